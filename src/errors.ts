@@ -1,0 +1,111 @@
+/**
+ * Errors with stable codes. One table maps each code to its HTTP status and the description text the
+ * service contract prescribes; every error body the service sends is built from this table.
+ */
+
+/** Stable error codes. Extend only additively: clients may switch on them. */
+export type ErrorCode =
+  | 'invalid_api_key'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'server_error'
+  | 'service_unavailable'
+  | 'invalid_request'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'upstream_error'
+  | 'timeout';
+
+interface ErrorTableRow {
+  readonly status: number;
+  /** Default description; the first four are exact texts from the service specification. */
+  readonly description: string;
+  readonly retryable: boolean;
+}
+
+/** Code → HTTP status and description. The spec texts are exact; do not reword them. */
+export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
+  invalid_api_key: { status: 401, description: 'Invalid or expired API key', retryable: false },
+  rate_limited: { status: 429, description: 'Too Many Requests', retryable: true },
+  quota_exceeded: { status: 433, description: 'Account is at / over message quota', retryable: false },
+  server_error: { status: 500, description: 'Server Error', retryable: true },
+  service_unavailable: { status: 503, description: 'Service Unavailable', retryable: true },
+  invalid_request: { status: 400, description: 'Bad Request', retryable: false },
+  not_found: { status: 404, description: 'Not Found', retryable: false },
+  method_not_allowed: { status: 405, description: 'Method Not Allowed', retryable: false },
+  payload_too_large: { status: 413, description: 'Payload Too Large', retryable: false },
+  unsupported_media_type: {
+    status: 415,
+    description: 'Unsupported Media Type: send Content-Type: application/json',
+    retryable: false,
+  },
+  // Upstream failures (search provider, model) surface as the spec's 500 unless mapped otherwise.
+  upstream_error: { status: 500, description: 'Server Error', retryable: true },
+  timeout: { status: 500, description: 'Server Error', retryable: true },
+};
+
+/** Options for {@link AgentSearchError}. */
+export interface AgentSearchErrorOptions {
+  /** Overrides the table's description (e.g. to name the invalid field of a 400). */
+  readonly description?: string;
+  /** For 429/503: how long the caller should wait; sent as `Retry-After` (seconds, rounded up). */
+  readonly retryAfterMs?: number;
+  /** Extra response headers (e.g. rate-limit headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error class of agent-search. `code` is stable, `status` is the HTTP status, `description` is the
+ * text sent in the `{"error":{"description"}}` body. Internal details belong in `message`/`cause`, which are
+ * logged but never sent to clients.
+ */
+export class AgentSearchError extends Error {
+  override readonly name = 'AgentSearchError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly description: string;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message?: string, options: AgentSearchErrorOptions = {}) {
+    const row = ERROR_TABLE[code];
+    super(message ?? options.description ?? row.description, { cause: options.cause });
+    this.code = code;
+    this.status = row.status;
+    this.description = options.description ?? row.description;
+    this.retryable = row.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Thrown by a {@link CreditStore} when the account cannot cover a reservation. */
+export class QuotaExceededError extends AgentSearchError {
+  readonly available: number;
+  constructor(available: number, requested: number) {
+    super('quota_exceeded', `available ${available} < requested ${requested}`);
+    this.available = available;
+  }
+}
+
+/** True for any {@link AgentSearchError}. Works across module copies by checking the shape. */
+export function isAgentSearchError(error: unknown): error is AgentSearchError {
+  return error instanceof AgentSearchError;
+}
+
+/** The spec's error body: `{"error":{"description": "..."}}`, plus an additive `code`. */
+export function errorBody(error: AgentSearchError): { error: { description: string; code: ErrorCode } } {
+  return { error: { description: error.description, code: error.code } };
+}
+
+/** Converts anything thrown into an AgentSearchError; unknown failures become a 500 `Server Error`. */
+export function toAgentSearchError(error: unknown): AgentSearchError {
+  if (error instanceof AgentSearchError) return error;
+  return new AgentSearchError('server_error', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Stage interfaces of the pipeline: search → fetch → extract → rank → answer.
+ * Each stage is replaceable through `createSearchEngine` options and usable on its own.
+ */
+
+/** Passed to every stage call. */
+export interface CallOptions {
+  /** Aborted when the request's deadline passes or the client disconnects. */
+  readonly signal: AbortSignal;
+  /** Correlates logs across stages. */
+  readonly requestId: string;
+}
+
+/** A conversation message. Only `role: "user"` messages are considered, as the spec says. */
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** Answer format: `text` = plain text with no Markdown syntax; `markdown` = rich Markdown. */
+export type ResponseType = 'text' | 'markdown';
+
+/** Optional search filters; a provider ignores what it cannot honour and documents it. */
+export interface SearchFilters {
+  readonly includeDomains?: readonly string[];
+  readonly excludeDomains?: readonly string[];
+  readonly language?: string;
+  readonly country?: string;
+  readonly fromDate?: string;
+  readonly toDate?: string;
+}
+
+/** One search query sent to a provider. */
+export interface SearchQuery {
+  readonly query: string;
+  /** Maximum number of hits wanted. */
+  readonly limit: number;
+  readonly filters?: SearchFilters;
+}
+
+/** One result from a search provider. */
+export interface SearchHit {
+  readonly url: string;
+  readonly title: string;
+  /** Short SERP text. Used as the page's text when the page cannot be fetched. */
+  readonly snippet?: string;
+  /** Full text when the provider already has it (e.g. the local index); the fetch is then skipped. */
+  readonly content?: string;
+  /** ISO 8601 date when known. */
+  readonly publishedAt?: string;
+  /** Provider-specific relevance score (higher is better); not comparable across providers. */
+  readonly score?: number;
+  /** Id of the provider that returned the hit. */
+  readonly provider?: string;
+}
+
+/** A web search backend. */
+export interface SearchProvider {
+  /** Short stable id, e.g. `searxng`, `brave`, `local`. */
+  readonly id: string;
+  search(query: SearchQuery, options: CallOptions): Promise<SearchHit[]>;
+  close?(): Promise<void>;
+}
+
+/** Raw bytes of a fetched page with what is needed to decode them. */
+export interface FetchedPage {
+  /** Final URL after redirects. */
+  readonly url: string;
+  /** URL originally requested. */
+  readonly requestedUrl: string;
+  readonly status: number;
+  /** Media type without parameters, lower-case, e.g. `text/html`. */
+  readonly contentType: string;
+  /** Charset from the Content-Type header, if any (the extractor also sniffs BOM and `<meta>`). */
+  readonly charset?: string;
+  readonly body: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Fetches untrusted URLs safely (SSRF guard, size and time limits, robots.txt). */
+export interface PageFetcher {
+  /** `deadline` is an epoch-ms instant after which the fetch must give up. */
+  fetch(url: URL, options: CallOptions & { readonly deadline: number }): Promise<FetchedPage>;
+  close?(): Promise<void>;
+}
+
+/** The main content of a page. */
+export interface ExtractedContent {
+  readonly url: string;
+  readonly title: string;
+  /** Plain text, paragraphs separated by blank lines. */
+  readonly text: string;
+  /** Markdown keeping headings, lists, tables, code and links. */
+  readonly markdown: string;
+  readonly lang?: string;
+  readonly publishedAt?: string;
+  readonly canonicalUrl?: string;
+  readonly byline?: string;
+  readonly siteName?: string;
+}
+
+/** Turns fetched bytes into main content; `null` when there is nothing worth reading. */
+export interface ContentExtractor {
+  extract(page: FetchedPage, options: CallOptions): Promise<ExtractedContent | null>;
+  close?(): Promise<void>;
+}
+
+/** A scored piece of a document. */
+export interface Passage {
+  readonly url: string;
+  readonly title: string;
+  readonly text: string;
+  /** Nearest heading above the passage, if any. */
+  readonly heading?: string;
+  /** Relevance to the query (higher is better). */
+  readonly score: number;
+}
+
+/** How much passage text may be handed to the answerer. */
+export interface TokenBudget {
+  /** Approximate tokens (1 token ≈ 4 characters of English). */
+  readonly maxTokens: number;
+}
+
+/** Selects the passages that matter, within a token budget, best first. */
+export interface PassageRanker {
+  rank(query: string, docs: readonly ExtractedContent[], budget: TokenBudget): Promise<Passage[]>;
+}
+
+/** Input of an {@link Answerer}. */
+export interface AnswerInput {
+  /** The user's prompt as sent. */
+  readonly prompt: string;
+  /** Earlier user messages (non-user roles already removed). */
+  readonly context: readonly ChatMessage[];
+  /** The standalone query the pipeline searched for. */
+  readonly query: string;
+  readonly responseType: ResponseType;
+  /** Selected passages, best first. */
+  readonly passages: readonly Passage[];
+}
+
+/** Output of an {@link Answerer}. */
+export interface AnswerOutput {
+  /** Formatted according to the response type, with `[n]` citations. */
+  readonly answer: string;
+  /** URLs actually cited, in citation order (`[1]` is `sources[0]`). */
+  readonly sources: string[];
+}
+
+/** Writes the answer from the selected passages. */
+export interface Answerer {
+  answer(input: AnswerInput, options: CallOptions): Promise<AnswerOutput>;
+}

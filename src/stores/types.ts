@@ -1,0 +1,119 @@
+/**
+ * Store interfaces: API keys, credits and rate limits. Every implementation (memory, SQLite, Redis,
+ * PostgreSQL, or a user's own) must pass the conformance suites in `agent-search/testing`.
+ *
+ * Times are epoch milliseconds. Credit amounts are non-negative safe integers.
+ */
+
+/** A stored API key. The raw key is never stored: only its SHA-256 hash. */
+export interface KeyRecord {
+  /** Stable id, e.g. `key_3f9c1a2b7d4e`; used to list and revoke. Never secret. */
+  readonly id: string;
+  /** The account whose credits this key spends. */
+  readonly accountId: string;
+  /** Optional human label. */
+  readonly name: string | null;
+  /** The first characters of the raw key (e.g. `as_7Hq2x`), safe to display so users can tell keys apart. */
+  readonly prefix: string;
+  readonly createdAt: number;
+  /** When the key stops working; `null` = never. */
+  readonly expiresAt: number | null;
+  /** When the key was revoked; `null` = active. */
+  readonly revokedAt: number | null;
+}
+
+/** Input of {@link KeyStore.create}. */
+export interface CreateKeyInput {
+  readonly accountId: string;
+  readonly name?: string | null;
+  /** Epoch ms after which the key is rejected; omit or `null` for no expiry. */
+  readonly expiresAt?: number | null;
+}
+
+/** API keys. Keys are high-entropy, prefixed (`as_`), shown once at creation and stored hashed. */
+export interface KeyStore {
+  /** Creates a key; the raw `key` is returned only here. */
+  create(input: CreateKeyInput): Promise<{ key: string; record: KeyRecord }>;
+  /** Returns the record for a raw key, or `null` when unknown, malformed, revoked or expired. */
+  verify(rawKey: string): Promise<KeyRecord | null>;
+  /** Revokes a key by id. Returns `false` if no such key (revoking twice returns `true` both times). */
+  revoke(id: string): Promise<boolean>;
+  /** Lists keys, optionally of one account, oldest first. */
+  list(accountId?: string): Promise<KeyRecord[]>;
+  close?(): Promise<void>;
+}
+
+/** A hold on credits, made before work starts and settled by commit or refund. */
+export interface Reservation {
+  readonly id: string;
+  readonly account: string;
+  readonly amount: number;
+  /** After this time an unsettled reservation lapses and its credits return to the account. */
+  readonly expiresAt: number;
+}
+
+/** Input of {@link CreditStore.reserve}. */
+export interface ReserveInput {
+  readonly account: string;
+  /** Caller-chosen unique id (the request id); commit and refund are idempotent by it. */
+  readonly id: string;
+  readonly amount: number;
+  /** How long the hold lasts if never settled (a crashed instance). */
+  readonly ttlMs: number;
+}
+
+/**
+ * Credits per account. `balance` is what can still be reserved: grants minus commits minus live holds.
+ * Check-and-change is atomic in every implementation: concurrent reservations never overspend.
+ */
+export interface CreditStore {
+  /** Creates the account with `initialCredits` if it does not exist. Returns `true` if it was created. */
+  openAccount(account: string, initialCredits: number): Promise<boolean>;
+  /** Whether the account exists. */
+  hasAccount(account: string): Promise<boolean>;
+  /** Available credits; 0 for an unknown account. */
+  balance(account: string): Promise<number>;
+  /** Adds credits (creating the account if needed); returns the new balance. */
+  grant(account: string, amount: number): Promise<number>;
+  /**
+   * Holds `amount` credits. Throws {@link QuotaExceededError} when the balance is below `amount`
+   * (an amount of 0 always succeeds). Reserving an id that already exists throws `TypeError`.
+   */
+  reserve(input: ReserveInput): Promise<Reservation>;
+  /**
+   * Charges the reservation: `actual` (default: the reserved amount, at most that) is spent and the rest
+   * returned. Returns `true` if this call settled it; `false` if it was already committed, refunded,
+   * lapsed, or unknown. Exactly one of commit/refund ever returns `true` for an id.
+   */
+  commit(id: string, actual?: number): Promise<boolean>;
+  /** Returns the reserved credits. Same settlement rules as {@link commit}. */
+  refund(id: string): Promise<boolean>;
+  close?(): Promise<void>;
+}
+
+/** Outcome of one {@link RateLimiter.consume}. */
+export interface RateLimitResult {
+  readonly allowed: boolean;
+  /** Requests allowed per window. */
+  readonly limit: number;
+  /** Requests still allowed right now. */
+  readonly remaining: number;
+  /** Epoch ms when the limiter is fully replenished. */
+  readonly resetAt: number;
+  /** When denied: ms until the next request would be allowed; 0 when allowed. */
+  readonly retryAfterMs: number;
+}
+
+/** Options shared by the built-in rate limiters. */
+export interface RateLimitOptions {
+  /** Requests allowed per window (also the burst size). @default 60 */
+  readonly limit: number;
+  /** Window length in ms. @default 60_000 */
+  readonly windowMs: number;
+}
+
+/** Per-key request limiter; accurate under concurrency. */
+export interface RateLimiter {
+  consume(key: string, cost?: number): Promise<RateLimitResult>;
+  close?(): Promise<void>;
+}
