@@ -1,0 +1,53 @@
+/**
+ * API key helpers shared by every KeyStore: key generation, hashing, display prefixes, ids and a cheap
+ * format check. Keys look like `as_` followed by 40 base62 characters (≈238 bits of entropy).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every raw API key starts with this. */
+export const API_KEY_PREFIX = 'as_';
+/** Number of random base62 characters after {@link API_KEY_PREFIX}. */
+export const API_KEY_RANDOM_LENGTH = 40;
+/** Length of the display prefix returned by {@link keyPrefix}. */
+export const KEY_PREFIX_LENGTH = 8;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+// Bytes at or above 248 (= 4 × 62) are rejected so that `byte % 62` is uniform.
+const UNBIASED_BYTE_LIMIT = 248;
+const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`);
+
+/** Generates a new raw API key: `as_` + 40 uniformly random base62 characters from `crypto.randomBytes`. */
+export function generateApiKey(): string {
+  let out = API_KEY_PREFIX;
+  while (out.length < API_KEY_PREFIX.length + API_KEY_RANDOM_LENGTH) {
+    for (const byte of randomBytes(48)) {
+      if (byte >= UNBIASED_BYTE_LIMIT) continue;
+      out += BASE62[byte % 62];
+      if (out.length === API_KEY_PREFIX.length + API_KEY_RANDOM_LENGTH) break;
+    }
+  }
+  return out;
+}
+
+/** Hex SHA-256 of a raw key: the only form in which stores keep keys. */
+export function hashApiKey(rawKey: string): string {
+  return createHash('sha256').update(rawKey, 'utf8').digest('hex');
+}
+
+/** The first {@link KEY_PREFIX_LENGTH} characters of a raw key (e.g. `as_7Hq2x`), safe to display. */
+export function keyPrefix(rawKey: string): string {
+  return rawKey.slice(0, KEY_PREFIX_LENGTH);
+}
+
+/** A new key id: `key_` + 12 random hex characters. Ids are public; they name keys for listing and revocation. */
+export function newKeyId(): string {
+  return `key_${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Cheap format check (`as_` + 40 base62 characters) so that malformed keys are rejected without a store
+ * lookup. Accepts `unknown` so callers can pass untrusted input directly.
+ */
+export function looksLikeApiKey(rawKey: unknown): rawKey is string {
+  return typeof rawKey === 'string' && API_KEY_PATTERN.test(rawKey);
+}

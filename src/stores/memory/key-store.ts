@@ -1,0 +1,86 @@
+import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
+import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+
+/** Options of {@link createMemoryKeyStore}. */
+export interface MemoryKeyStoreOptions {
+  /** Clock in epoch ms, injectable for tests. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** What a memory key store holds for one key: the record and the SHA-256 hash of the raw key. */
+export interface StoredKey {
+  readonly hash: string;
+  readonly record: KeyRecord;
+}
+
+/** An in-memory {@link KeyStore}; `dump()` shows exactly what it holds (hashes, never raw keys). */
+export interface MemoryKeyStore extends KeyStore {
+  /** A copy of every stored key, oldest first. For debugging and tests. */
+  dump(): StoredKey[];
+}
+
+/**
+ * Creates a {@link KeyStore} held in process memory. Keys are lost on restart; use the SQLite store to keep
+ * them. Only creation adds entries, so memory grows with the number of keys created, not with requests.
+ */
+export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): MemoryKeyStore {
+  const now = normaliseClock(options.now);
+  const byHash = new Map<string, KeyRecord>();
+  const hashById = new Map<string, string>();
+
+  return {
+    async create(input: CreateKeyInput) {
+      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const key = generateApiKey();
+      let id = newKeyId();
+      while (hashById.has(id)) id = newKeyId();
+      const record: KeyRecord = {
+        id,
+        accountId,
+        name,
+        prefix: keyPrefix(key),
+        createdAt: now(),
+        expiresAt,
+        revokedAt: null,
+      };
+      const hash = hashApiKey(key);
+      byHash.set(hash, record);
+      hashById.set(id, hash);
+      return { key, record: { ...record } };
+    },
+
+    async verify(rawKey: string) {
+      if (!looksLikeApiKey(rawKey)) return null;
+      const record = byHash.get(hashApiKey(rawKey));
+      if (!record || record.revokedAt !== null) return null;
+      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
+      return { ...record };
+    },
+
+    async revoke(id: string) {
+      assertId(id, 'key id');
+      const hash = hashById.get(id);
+      const record = hash === undefined ? undefined : byHash.get(hash);
+      if (hash === undefined || !record) return false;
+      if (record.revokedAt === null) byHash.set(hash, { ...record, revokedAt: now() });
+      return true;
+    },
+
+    async list(accountId?: string) {
+      if (accountId !== undefined) assertId(accountId, 'accountId');
+      const out: KeyRecord[] = [];
+      // Map iteration is insertion order, i.e. oldest first.
+      for (const record of byHash.values()) {
+        if (accountId === undefined || record.accountId === accountId) out.push({ ...record });
+      }
+      return out;
+    },
+
+    dump() {
+      return [...byHash].map(([hash, record]) => ({ hash, record: { ...record } }));
+    },
+
+    async close() {},
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Opens the SQLite database shared by the SQLite stores: WAL journal (readers never block the writer),
+ * a busy timeout (a second process such as the CLI waits for the lock instead of failing), and the schema,
+ * created idempotently and versioned with `PRAGMA user_version`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/** Schema version written to `PRAGMA user_version`. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** Options of {@link openSqliteDatabase}. */
+export interface OpenSqliteDatabaseOptions {
+  /** Database file; its directory is created if missing. `':memory:'` for a private in-memory database. */
+  readonly path: string;
+  /** How long a statement waits for another connection's write lock before failing. @default 5000 */
+  readonly busyTimeoutMs?: number;
+}
+
+// Each entry migrates from version `index` to `index + 1`. Statements are idempotent so that a database
+// created by hand or half-migrated by a crashed process still converges.
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    account_id TEXT NOT NULL,
+    name TEXT,
+    prefix TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    revoked_at INTEGER
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS api_keys_by_account ON api_keys (account_id);
+
+  CREATE TABLE IF NOT EXISTS credit_accounts (
+    account TEXT PRIMARY KEY,
+    available INTEGER NOT NULL CHECK (available >= 0),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE IF NOT EXISTS credit_reservations (
+    id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    amount INTEGER NOT NULL CHECK (amount >= 0),
+    status TEXT NOT NULL CHECK (status IN ('held', 'committed', 'refunded', 'lapsed')),
+    charged INTEGER CHECK (charged IS NULL OR (charged >= 0 AND charged <= amount)),
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    settled_at INTEGER
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS credit_reservations_held ON credit_reservations (expires_at) WHERE status = 'held';
+  CREATE INDEX IF NOT EXISTS credit_reservations_settled ON credit_reservations (settled_at) WHERE status <> 'held';
+
+  CREATE TABLE IF NOT EXISTS rate_limits (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    tat REAL NOT NULL,
+    PRIMARY KEY (scope, key)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS rate_limits_by_tat ON rate_limits (tat);
+  `,
+];
+
+/**
+ * Opens (creating if needed) the stores' database: WAL mode, `busy_timeout`, `synchronous=NORMAL` (durable
+ * across process crashes; WAL keeps it consistent across power loss), and the schema at
+ * {@link SQLITE_SCHEMA_VERSION}. Throws if the file was written by a newer schema version.
+ */
+export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): DatabaseSync {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const { path } = options;
+  if (typeof path !== 'string' || path.length === 0) throw new TypeError('path must be a non-empty string');
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  if (typeof busyTimeoutMs !== 'number') throw new TypeError('busyTimeoutMs must be a number');
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError('busyTimeoutMs must be a non-negative integer');
+  }
+  if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
+
+  const db = new DatabaseSync(path);
+  try {
+    // busy_timeout first, so that even switching to WAL waits for a concurrently starting process.
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    migrateSqliteDatabase(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Brings the schema to {@link SQLITE_SCHEMA_VERSION} in one immediate transaction. Idempotent. */
+export function migrateSqliteDatabase(db: DatabaseSync): void {
+  immediateTransaction(db, () => {
+    const row = db.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
+    const version = row?.user_version ?? 0;
+    if (version > SQLITE_SCHEMA_VERSION) {
+      throw new Error(
+        `database schema version ${version} is newer than this agent-search supports (${SQLITE_SCHEMA_VERSION})`,
+      );
+    }
+    for (let next = version; next < SQLITE_SCHEMA_VERSION; next++) db.exec(MIGRATIONS[next]!);
+    // Also re-run the current version's idempotent DDL: cheap, and repairs a dropped index.
+    if (version === SQLITE_SCHEMA_VERSION) db.exec(MIGRATIONS[SQLITE_SCHEMA_VERSION - 1]!);
+    db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
+  });
+}
+
+/**
+ * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so a read-check-write in
+ * `fn` cannot interleave with another connection or process. Rolls back if `fn` throws.
+ */
+export function immediateTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    // (`db.isTransaction` would say whether SQLite already rolled back, but needs Node ≥ 22.16.)
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // Already rolled back by SQLite (e.g. after SQLITE_FULL); the original error is what matters.
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * SQLite stores on `node:sqlite`: keys, credits and rate limits in one database file that survives restarts
+ * and can be shared with other processes (the `agent-search keys` CLI) while the server runs.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
+import { createSqliteCreditStore } from './credit-store.ts';
+import { openSqliteDatabase } from './database.ts';
+import { createSqliteKeyStore } from './key-store.ts';
+import { createSqliteRateLimiter } from './rate-limiter.ts';
+import { normaliseClock } from '../validation.ts';
+
+export { createSqliteKeyStore } from './key-store.ts';
+export { createSqliteCreditStore } from './credit-store.ts';
+export type { SqliteCreditStoreOptions } from './credit-store.ts';
+export { createSqliteRateLimiter } from './rate-limiter.ts';
+export type { SqliteRateLimiterOptions } from './rate-limiter.ts';
+export type { SqliteStoreOptions } from './connection.ts';
+export {
+  openSqliteDatabase,
+  migrateSqliteDatabase,
+  immediateTransaction,
+  SQLITE_SCHEMA_VERSION,
+} from './database.ts';
+export type { OpenSqliteDatabaseOptions } from './database.ts';
+
+/** Options of {@link createSqliteStores}. */
+export interface SqliteStoresOptions {
+  /** Database file, e.g. `.agent-search/agent-search.db`; created with its directory if missing. */
+  readonly path: string;
+  /** How long to wait for another process's write lock. @default 5000 */
+  readonly busyTimeoutMs?: number;
+  /** How long settled credit reservations are kept. @default 604_800_000 (7 days) */
+  readonly settledRetentionMs?: number;
+  /** Clock in epoch ms, injectable for tests. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The SQLite stores sharing one connection; `close()` closes it (the stores' own `close` do nothing). */
+export interface SqliteStores {
+  readonly keys: KeyStore;
+  readonly credits: CreditStore;
+  /** A rate limiter on the same database; limiters with different limits keep separate rows. */
+  rateLimiter(options?: Partial<RateLimitOptions> & { readonly scope?: string }): RateLimiter;
+  /** The underlying connection, for advanced use (e.g. backups). */
+  readonly database: DatabaseSync;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens one SQLite database and returns the key store, credit store and a rate-limiter factory on it.
+ *
+ * @example
+ * ```ts
+ * const stores = createSqliteStores({ path: '.agent-search/agent-search.db' });
+ * const { key } = await stores.keys.create({ accountId: 'acct_1' });
+ * await stores.credits.openAccount('acct_1', 1000);
+ * const limiter = stores.rateLimiter({ limit: 60, windowMs: 60_000 });
+ * await stores.close();
+ * ```
+ */
+export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const now = normaliseClock(options.now);
+  const database = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
+  let open = true;
+  try {
+    const keys = createSqliteKeyStore({ database, now });
+    const credits = createSqliteCreditStore({
+      database,
+      now,
+      settledRetentionMs: options.settledRetentionMs,
+    });
+    return {
+      keys,
+      credits,
+      database,
+      rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now }),
+      async close() {
+        if (open) database.close();
+        open = false;
+      },
+    };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}

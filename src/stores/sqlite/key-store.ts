@@ -1,0 +1,113 @@
+import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
+import { assertId, normaliseCreateKeyInput } from '../validation.ts';
+import { connectSqlite } from './connection.ts';
+import type { SqliteStoreOptions } from './connection.ts';
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+
+function toRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * Creates a {@link KeyStore} in SQLite. Only the SHA-256 hash of each key is stored. Each operation is a
+ * single statement, hence atomic, and safe while another process (the CLI) uses the same file.
+ * Times are stored as whole milliseconds (`expiresAt` rounded up).
+ */
+export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
+  const connection = connectSqlite(options);
+  const { db, now } = connection;
+  const insert = db.prepare(
+    `INSERT INTO api_keys (id, key_hash, account_id, name, prefix, created_at, expires_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`,
+  );
+  const byHash = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
+  const listAll = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, rowid`);
+  const listByAccount = db.prepare(
+    `SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
+  );
+
+  return {
+    async create(input: CreateKeyInput) {
+      const normalised = normaliseCreateKeyInput(input);
+      const expiresAt = normalised.expiresAt === null ? null : Math.ceil(normalised.expiresAt);
+      const key = generateApiKey();
+      const createdAt = Math.floor(now());
+      for (let attempt = 0; ; attempt++) {
+        const id = newKeyId();
+        try {
+          insert.run(
+            id,
+            hashApiKey(key),
+            normalised.accountId,
+            normalised.name,
+            keyPrefix(key),
+            createdAt,
+            expiresAt,
+          );
+        } catch (error) {
+          // A 48-bit id collision is rare but possible; draw another id.
+          if (attempt < 5 && (error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_PRIMARYKEY)
+            continue;
+          throw error;
+        }
+        const record: KeyRecord = {
+          id,
+          accountId: normalised.accountId,
+          name: normalised.name,
+          prefix: keyPrefix(key),
+          createdAt,
+          expiresAt,
+          revokedAt: null,
+        };
+        return { key, record };
+      }
+    },
+
+    async verify(rawKey: string) {
+      if (!looksLikeApiKey(rawKey)) return null;
+      const row = byHash.get(hashApiKey(rawKey)) as KeyRow | undefined;
+      if (!row || row.revoked_at !== null) return null;
+      if (row.expires_at !== null && now() >= row.expires_at) return null;
+      return toRecord(row);
+    },
+
+    async revoke(id: string) {
+      assertId(id, 'key id');
+      return Number(revoke.run(Math.floor(now()), id).changes) > 0;
+    },
+
+    async list(accountId?: string) {
+      if (accountId !== undefined) assertId(accountId, 'accountId');
+      const rows = (accountId === undefined
+        ? listAll.all()
+        : listByAccount.all(accountId)) as unknown as KeyRow[];
+      return rows.map(toRecord);
+    },
+
+    async close() {
+      connection.close();
+    },
+  };
+}

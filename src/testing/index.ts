@@ -1,0 +1,16 @@
+/**
+ * `agent-search/testing`: conformance suites for store implementations. Each `describeXxx(name, make)`
+ * registers a vitest `describe` block (vitest is a peer dependency of this entry point).
+ *
+ * @example
+ * ```ts
+ * import { describeCreditStore } from 'agent-search/testing';
+ * describeCreditStore('my store', () => createMyCreditStore({ url: process.env.DB_URL }));
+ * ```
+ */
+export { describeKeyStore } from './key-store-suite.ts';
+export type { MakeKeyStore } from './key-store-suite.ts';
+export { describeCreditStore } from './credit-store-suite.ts';
+export type { MakeCreditStore } from './credit-store-suite.ts';
+export { describeRateLimiter } from './rate-limiter-suite.ts';
+export type { MakeRateLimiter } from './rate-limiter-suite.ts';
