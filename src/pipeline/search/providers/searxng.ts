@@ -1,0 +1,165 @@
+/**
+ * SearXNG, the self-hosted metasearch engine, through its JSON output.
+ *
+ * Wire format follows the SearXNG documentation "Search API" (docs.searxng.org/dev/search_api.html) and
+ * "settings.yml › search" (docs.searxng.org/admin/settings/settings_search.html):
+ * `GET {base}/search?q=...&format=json[&categories=..&engines=..&language=..&safesearch=0|1|2&time_range=..&pageno=1]`
+ * answers `{ query, number_of_results, results: [{ url, title, content, engine, score, publishedDate? }],
+ * answers, suggestions, unresponsive_engines: [[engine, reason]] }`. An instance whose `search.formats` does
+ * not list `json` answers 403 Forbidden to `format=json`.
+ */
+import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import { SearchProviderError } from './errors.ts';
+import {
+  applyDomainFilters,
+  clampLimit,
+  DEFAULT_USER_AGENT,
+  expectArray,
+  expectObject,
+  finalizeHits,
+  htmlToText,
+  httpStatusError,
+  joinUrl,
+  numberField,
+  parseJsonBody,
+  requireBaseUrl,
+  resolveHttpOptions,
+  sendProviderRequest,
+  stringField,
+  toIsoDate,
+  withSiteOperators,
+  type HttpProviderOptions,
+} from './http.ts';
+
+/** Options of {@link createSearxngProvider}. */
+export interface SearxngProviderOptions extends HttpProviderOptions {
+  /** Base URL of the instance, e.g. `http://localhost:8080` (a path prefix such as `/searx` is kept). */
+  readonly baseUrl: string;
+  /** Engines to query (`engines=`), e.g. `['google', 'bing']`. @default the instance's defaults */
+  readonly engines?: readonly string[];
+  /** Categories to query (`categories=`). @default ['general'] */
+  readonly categories?: readonly string[];
+  /** Search language (`language=`), e.g. `en`, `de-CH`; overrides `filters.language`. @default filters.language, else the instance default */
+  readonly language?: string;
+  /** Safe search level: 0 none, 1 moderate, 2 strict. @default the instance default */
+  readonly safesearch?: 0 | 1 | 2;
+  /** Extra request headers, e.g. `Authorization` for an instance behind an authenticating proxy. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** @default 'agent-search/0.1' */
+  readonly userAgent?: string;
+}
+
+const ID = 'searxng';
+const LABEL = 'SearXNG';
+/** SearXNG has no result-count parameter; one page holds about 10–20 results. */
+const MAX_RESULTS = 50;
+
+const JSON_DISABLED_MESSAGE =
+  'SearXNG answered 403 Forbidden to format=json: JSON output is disabled on this instance. ' +
+  'Add `json` to `search.formats` in settings.yml (search:\n  formats:\n    - html\n    - json) and restart SearXNG. ' +
+  'If JSON is already enabled, the instance limiter/bot detection is refusing this client ' +
+  '(set `server.limiter: false` or add this host to `botdetection` pass_ip).';
+
+/** Maps a `fromDate` filter to SearXNG's coarse `time_range`. */
+function timeRangeFor(fromDate: string | undefined, now = Date.now()): string | undefined {
+  if (!fromDate) return undefined;
+  const from = Date.parse(fromDate);
+  if (Number.isNaN(from)) return undefined;
+  const days = (now - from) / 86_400_000;
+  if (days <= 1) return 'day';
+  if (days <= 7) return 'week';
+  if (days <= 31) return 'month';
+  if (days <= 366) return 'year';
+  return undefined;
+}
+
+/** Creates a {@link SearchProvider} backed by a SearXNG instance's JSON API. */
+export function createSearxngProvider(options: SearxngProviderOptions): SearchProvider {
+  const http = resolveHttpOptions(LABEL, options);
+  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl);
+  if (options.safesearch !== undefined && ![0, 1, 2].includes(options.safesearch)) {
+    throw new RangeError(`${LABEL}: safesearch must be 0, 1 or 2`);
+  }
+  const engines = options.engines?.map((e) => e.trim()).filter(Boolean) ?? [];
+  const categories = options.categories?.map((c) => c.trim()).filter(Boolean) ?? ['general'];
+  const headers = {
+    accept: 'application/json',
+    'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+    ...options.headers,
+  };
+
+  return {
+    id: ID,
+    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
+      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+      const url = joinUrl(baseUrl, 'search');
+      url.searchParams.set('q', withSiteOperators(query.query, query.filters));
+      url.searchParams.set('format', 'json');
+      url.searchParams.set('pageno', '1');
+      if (categories.length > 0) url.searchParams.set('categories', categories.join(','));
+      if (engines.length > 0) url.searchParams.set('engines', engines.join(','));
+      const language = options.language ?? query.filters?.language;
+      if (language) url.searchParams.set('language', language);
+      if (options.safesearch !== undefined) url.searchParams.set('safesearch', String(options.safesearch));
+      const timeRange = timeRangeFor(query.filters?.fromDate);
+      if (timeRange) url.searchParams.set('time_range', timeRange);
+
+      const response = await sendProviderRequest(http, {
+        providerId: ID,
+        label: LABEL,
+        url,
+        headers,
+        signal: call.signal,
+        describeError: (res) =>
+          res.status === 403
+            ? new SearchProviderError(ID, 'config', JSON_DISABLED_MESSAGE, { httpStatus: 403 })
+            : // No API key here, so 401 means an auth proxy in front of the instance.
+              res.status === 401
+              ? httpStatusError(
+                  ID,
+                  LABEL,
+                  res,
+                  'the instance requires authentication (set the `headers` option)',
+                )
+              : undefined,
+      });
+      const body = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const results = expectArray(ID, LABEL, body.results, 'results');
+
+      const hits: SearchHit[] = [];
+      for (const item of results) {
+        if (item === null || typeof item !== 'object') continue;
+        const record = item as Record<string, unknown>;
+        const url = stringField(record, 'url');
+        if (!url) continue;
+        const content = stringField(record, 'content');
+        hits.push({
+          url,
+          title: htmlToText(stringField(record, 'title') ?? url),
+          snippet: content ? htmlToText(content) : undefined,
+          publishedAt: toIsoDate(stringField(record, 'publishedDate')),
+          score: numberField(record, 'score'),
+          provider: ID,
+        });
+      }
+      if (hits.length === 0) {
+        // Every engine failing (CAPTCHA, timeouts) looks like "no results"; say what happened instead.
+        const unresponsive = Array.isArray(body.unresponsive_engines) ? body.unresponsive_engines : [];
+        if (unresponsive.length > 0) {
+          const list = unresponsive
+            .map((entry) =>
+              Array.isArray(entry) ? entry.filter((x) => typeof x === 'string').join(': ') : '',
+            )
+            .filter(Boolean)
+            .join(', ');
+          throw new SearchProviderError(
+            ID,
+            'blocked',
+            `SearXNG returned no results; its engines failed (${list})`,
+          );
+        }
+      }
+      return finalizeHits(applyDomainFilters(hits, query.filters), limit);
+    },
+  };
+}

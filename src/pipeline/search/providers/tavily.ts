@@ -1,0 +1,145 @@
+/**
+ * Tavily Search.
+ *
+ * Wire format follows Tavily's API reference "Tavily Search" (docs.tavily.com/documentation/api-reference/
+ * endpoint/search) and its error table: `POST https://api.tavily.com/search` with
+ * `Authorization: Bearer tvly-...` and a JSON body `{ query, max_results (0..20), search_depth, topic,
+ * include_domains, exclude_domains, start_date, end_date (YYYY-MM-DD), include_raw_content, include_answer }`.
+ * Success: `{ query, results: [{ title, url, content, score, raw_content?, published_date? }], response_time }`.
+ * Errors carry `{ "detail": { "error": "..." } }`: 400 bad request, 401 missing/invalid key, 429 rate limit,
+ * 432 plan usage limit, 433 pay-as-you-go limit, 500 server error. The key historically also went in the body
+ * as `api_key`; that is available through `sendKeyInBody` for old deployments and proxies.
+ */
+import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import { SearchProviderError } from './errors.ts';
+import {
+  applyDomainFilters,
+  clampLimit,
+  expectArray,
+  expectObject,
+  extractErrorDetail,
+  finalizeHits,
+  joinUrl,
+  numberField,
+  parseJsonBody,
+  redact,
+  requireApiKey,
+  requireBaseUrl,
+  resolveHttpOptions,
+  sendProviderRequest,
+  stringField,
+  toDay,
+  toIsoDate,
+  type HttpProviderOptions,
+} from './http.ts';
+
+/** Options of {@link createTavilyProvider}. */
+export interface TavilyProviderOptions extends HttpProviderOptions {
+  /** Tavily API key (`tvly-...`), sent as `Authorization: Bearer <key>`. */
+  readonly apiKey: string;
+  /** @default 'https://api.tavily.com' */
+  readonly baseUrl?: string;
+  /** Latency/relevance trade-off; `advanced` costs 2 credits. @default 'basic' */
+  readonly searchDepth?: 'basic' | 'advanced' | 'fast' | 'ultra-fast';
+  /** @default 'general' */
+  readonly topic?: 'general' | 'news' | 'finance';
+  /**
+   * Ask Tavily for each page's cleaned full text; it becomes the hit's `content` and the pipeline skips the fetch.
+   * @default false
+   */
+  readonly includeRawContent?: boolean | 'markdown' | 'text';
+  /** Also send the key as `api_key` in the body (legacy API). @default false */
+  readonly sendKeyInBody?: boolean;
+}
+
+const ID = 'tavily';
+const LABEL = 'Tavily';
+/** Documented maximum of `max_results`. */
+const MAX_RESULTS = 20;
+
+/** Creates a {@link SearchProvider} backed by the Tavily Search API. */
+export function createTavilyProvider(options: TavilyProviderOptions): SearchProvider {
+  const http = resolveHttpOptions(LABEL, options);
+  const apiKey = requireApiKey(LABEL, options.apiKey);
+  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl ?? 'https://api.tavily.com');
+  const searchDepth = options.searchDepth ?? 'basic';
+  if (!['basic', 'advanced', 'fast', 'ultra-fast'].includes(searchDepth)) {
+    throw new RangeError(`${LABEL}: searchDepth must be 'basic', 'advanced', 'fast' or 'ultra-fast'`);
+  }
+  const topic = options.topic ?? 'general';
+  if (!['general', 'news', 'finance'].includes(topic)) {
+    throw new RangeError(`${LABEL}: topic must be 'general', 'news' or 'finance'`);
+  }
+  const includeRawContent = options.includeRawContent ?? false;
+
+  return {
+    id: ID,
+    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
+      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+      const filters = query.filters;
+      const body: Record<string, unknown> = {
+        query: query.query,
+        max_results: limit,
+        search_depth: searchDepth,
+        topic,
+        include_answer: false,
+        include_images: false,
+        include_raw_content: includeRawContent,
+      };
+      if (options.sendKeyInBody) body.api_key = apiKey;
+      if (filters?.includeDomains?.length) body.include_domains = filters.includeDomains;
+      if (filters?.excludeDomains?.length) body.exclude_domains = filters.excludeDomains;
+      const from = toDay(filters?.fromDate);
+      const to = toDay(filters?.toDate);
+      if (from) body.start_date = from;
+      if (to) body.end_date = to;
+
+      const response = await sendProviderRequest(http, {
+        providerId: ID,
+        label: LABEL,
+        url: joinUrl(baseUrl, 'search'),
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          authorization: `Bearer ${apiKey}`,
+        },
+        body: JSON.stringify(body),
+        signal: call.signal,
+        secrets: [apiKey],
+        describeError: (res) => {
+          if (res.status !== 432 && res.status !== 433) return undefined;
+          const detail = extractErrorDetail(res.text);
+          const what =
+            res.status === 432 ? "the plan's usage limit is reached" : 'the pay-as-you-go limit is reached';
+          return new SearchProviderError(
+            ID,
+            'quota',
+            `${LABEL} refused the request: ${what} (${res.status})${detail ? `: ${redact(detail, [apiKey])}` : ''}`,
+            { httpStatus: res.status },
+          );
+        },
+      });
+      const answer = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const results = expectArray(ID, LABEL, answer.results, 'results');
+
+      const hits: SearchHit[] = [];
+      for (const item of results) {
+        if (item === null || typeof item !== 'object') continue;
+        const record = item as Record<string, unknown>;
+        const url = stringField(record, 'url');
+        if (!url) continue;
+        hits.push({
+          url,
+          title: stringField(record, 'title') ?? url,
+          snippet: stringField(record, 'content'),
+          content: includeRawContent ? stringField(record, 'raw_content') : undefined,
+          publishedAt: toIsoDate(stringField(record, 'published_date')),
+          score: numberField(record, 'score'),
+          provider: ID,
+        });
+      }
+      return finalizeHits(applyDomainFilters(hits, filters), limit);
+    },
+  };
+}
