@@ -1,0 +1,620 @@
+/**
+ * The page fetcher: the only module of agent-search that requests untrusted URLs.
+ *
+ * One fetch, top to bottom: validate the URL → serve from cache or join an identical fetch in flight →
+ * for each hop: check the address (SSRF guard) and robots.txt, wait for a per-host and a global slot,
+ * send the request over a guarded undici Agent (which re-checks every address at connection time), follow
+ * a redirect manually or check status and media type, then read the body while decoding and counting it.
+ */
+import { LRUCache } from 'lru-cache';
+import PQueue from 'p-queue';
+import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { CallOptions, FetchedPage, PageFetcher } from '../types.ts';
+import {
+  createAddressPolicy,
+  createGuardedConnector,
+  resolveChecked,
+  systemResolver,
+  type AddressPolicy,
+  type HostResolver,
+} from './address-guard.ts';
+import {
+  DEFAULT_CONTENT_TYPES,
+  SUPPORTED_ENCODINGS,
+  parseContentEncoding,
+  parseContentType,
+  readBody,
+  sniffContentType,
+} from './body.ts';
+import { FetchError } from './errors.ts';
+import {
+  createRobotsPolicy,
+  raceSignal,
+  resolveRobotsOptions,
+  type RobotsOptions,
+  type RobotsPolicy,
+  type RobotsResponse,
+} from './robots.ts';
+
+/** Version sent in the default user agent. */
+export const FETCHER_VERSION = '0.1.0';
+
+/** The default, honest user agent. Its product token (`agent-search`) is what robots.txt rules match. */
+export const DEFAULT_USER_AGENT = `agent-search/${FETCHER_VERSION} (+https://github.com/agent-search)`;
+
+/** Page cache options. */
+export interface PageCacheOptions {
+  /**
+   * Total bytes of cached bodies (plus a small per-entry overhead). Must be finite.
+   * @default 33_554_432 (32 MiB)
+   */
+  readonly maxBytes?: number;
+  /**
+   * How long a fetched page is served from the cache, in ms. Must be finite.
+   * @default 300_000 (5 minutes)
+   */
+  readonly ttlMs?: number;
+}
+
+/** Options of {@link createPageFetcher}. Every limit is on by default. */
+export interface PageFetcherOptions {
+  /**
+   * `User-Agent` header; its product token (before `/`) is matched against robots.txt groups.
+   * @default DEFAULT_USER_AGENT
+   */
+  readonly userAgent?: string;
+  /** `Accept-Language` header, if any. @default undefined */
+  readonly acceptLanguage?: string;
+  /** Requests in flight at once, over all hosts. @default 16 */
+  readonly concurrency?: number;
+  /** Requests in flight at once to one host (`host:port`). @default 4 */
+  readonly perHostConcurrency?: number;
+  /**
+   * Time allowed for one page, all hops included, in ms. The caller's `deadline` applies as well; the
+   * earlier one wins.
+   * @default 15_000
+   */
+  readonly pageTimeoutMs?: number;
+  /** Time allowed for TCP + TLS connect, in ms. @default 5_000 */
+  readonly connectTimeoutMs?: number;
+  /** Time allowed for the response headers after the request is sent, in ms. @default 10_000 */
+  readonly headersTimeoutMs?: number;
+  /** Longest pause between two body chunks, in ms. @default 10_000 */
+  readonly bodyIdleTimeoutMs?: number;
+  /** Cap on the decoded body, in bytes; larger pages fail with `too_large`. @default 5_242_880 (5 MiB) */
+  readonly maxBodyBytes?: number;
+  /** Redirects followed (every hop is re-checked). @default 5 */
+  readonly maxRedirects?: number;
+  /** Content-codings undone at most (e.g. `gzip, br` is two). @default 2 */
+  readonly maxContentEncodings?: number;
+  /** Media types accepted (without parameters). @default DEFAULT_CONTENT_TYPES */
+  readonly allowedContentTypes?: readonly string[];
+  /** robots.txt handling; `false` ignores robots.txt. @default {} (on, with its defaults) */
+  readonly robots?: RobotsOptions | false;
+  /** Page cache; `false` disables it. Concurrent fetches of one URL share one request either way. @default {} */
+  readonly cache?: PageCacheOptions | false;
+  /**
+   * Host names that may resolve to non-public addresses (SSRF guard relaxation, e.g. an intranet docs
+   * host). Exact, case-insensitive; redirects to other names are still checked.
+   * @default []
+   */
+  readonly allowPrivateHosts?: readonly string[];
+  /** Addresses or CIDR ranges any host may connect to (SSRF guard relaxation). @default [] */
+  readonly allowPrivateAddresses?: readonly string[];
+  /** Resolves host names to addresses; every answer is checked. @default system `dns.lookup` */
+  readonly resolver?: HostResolver;
+}
+
+/** Options of one {@link fetchPage} call: the fetcher's options plus the call's signal and deadline. */
+export interface FetchPageOptions extends PageFetcherOptions {
+  readonly signal?: AbortSignal;
+  /** Epoch-ms instant after which the fetch gives up. @default now + pageTimeoutMs */
+  readonly deadline?: number;
+  /** Correlates logs. @default 'fetchPage' */
+  readonly requestId?: string;
+}
+
+interface Settings {
+  readonly userAgent: string;
+  readonly acceptLanguage: string | undefined;
+  readonly concurrency: number;
+  readonly perHostConcurrency: number;
+  readonly pageTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyIdleTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxRedirects: number;
+  readonly maxContentEncodings: number;
+  readonly allowedContentTypes: ReadonlySet<string>;
+}
+
+function positiveInteger(name: string, value: unknown, fallback: number, min = 1): number {
+  const resolved = value ?? fallback;
+  if (typeof resolved !== 'number') throw new TypeError(`${name} must be a number`);
+  if (!Number.isSafeInteger(resolved) || resolved < min) {
+    throw new RangeError(`${name} must be a finite integer ≥ ${min}, got ${String(resolved)}`);
+  }
+  return resolved;
+}
+
+function resolveSettings(options: PageFetcherOptions): Settings {
+  if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\r\n]/.test(userAgent)) {
+    throw new TypeError('userAgent must be a non-empty single-line string');
+  }
+  if (options.acceptLanguage !== undefined && /[\r\n]/.test(options.acceptLanguage)) {
+    throw new TypeError('acceptLanguage must be a single-line string');
+  }
+  const types: unknown = options.allowedContentTypes ?? DEFAULT_CONTENT_TYPES;
+  const isMediaType = (type: unknown): type is string => typeof type === 'string' && type.includes('/');
+  if (!Array.isArray(types) || !(types as unknown[]).every(isMediaType)) {
+    throw new TypeError('allowedContentTypes must be a list of media types like "text/html"');
+  }
+  if (options.resolver !== undefined && typeof options.resolver !== 'function') {
+    throw new TypeError('resolver must be a function');
+  }
+  return {
+    userAgent,
+    acceptLanguage: options.acceptLanguage,
+    concurrency: positiveInteger('concurrency', options.concurrency, 16),
+    perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 4),
+    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 15_000),
+    connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5_000),
+    headersTimeoutMs: positiveInteger('headersTimeoutMs', options.headersTimeoutMs, 10_000),
+    bodyIdleTimeoutMs: positiveInteger('bodyIdleTimeoutMs', options.bodyIdleTimeoutMs, 10_000),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
+    maxRedirects: positiveInteger('maxRedirects', options.maxRedirects, 5, 0),
+    maxContentEncodings: positiveInteger('maxContentEncodings', options.maxContentEncodings, 2, 0),
+    allowedContentTypes: new Set((types as string[]).map((type) => type.trim().toLowerCase())),
+  };
+}
+
+function resolveCache(
+  options: PageCacheOptions | false | undefined,
+): LRUCache<string, FetchedPage> | undefined {
+  if (options === false) return undefined;
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError('cache must be an options object or false');
+  }
+  const maxBytes = positiveInteger('cache.maxBytes', options?.maxBytes, 32 * 1024 * 1024);
+  const ttlMs = positiveInteger('cache.ttlMs', options?.ttlMs, 300_000);
+  return new LRUCache<string, FetchedPage>({
+    maxSize: maxBytes,
+    ttl: ttlMs,
+    sizeCalculation: (page) => page.body.byteLength + page.url.length + 1024,
+  });
+}
+
+/** Validates a URL for fetching and returns a copy without its fragment. Throws `bad_url`. */
+export function toFetchableUrl(input: URL | string): URL {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch (error) {
+    throw new FetchError('bad_url', `not an absolute URL: ${String(input).slice(0, 200)}`, { cause: error });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new FetchError('bad_url', `scheme ${url.protocol} is not http or https`, { url: url.href });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new FetchError('bad_url', 'credentials in URLs are refused');
+  }
+  if (url.hostname === '') throw new FetchError('bad_url', 'URL has no host');
+  url.hash = '';
+  return url;
+}
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** Finds our own FetchError in an error's cause chain (undici and net may wrap it). */
+function findFetchError(error: unknown, depth = 0): FetchError | undefined {
+  if (error instanceof FetchError) return error;
+  if (depth > 4 || error === null || typeof error !== 'object') return undefined;
+  if (error instanceof AggregateError) {
+    for (const inner of error.errors) {
+      const found = findFetchError(inner, depth + 1);
+      if (found) return found;
+    }
+  }
+  return findFetchError((error as { cause?: unknown }).cause, depth + 1);
+}
+
+/** Maps anything thrown during a hop to a FetchError, preferring the abort reason when aborted. */
+function toFetchError(error: unknown, url: URL, signal: AbortSignal): FetchError {
+  if (signal.aborted && signal.reason instanceof FetchError) return signal.reason;
+  const own = findFetchError(error);
+  if (own) return own;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
+    return new FetchError('timeout', `${code} for ${url.href}`, { url: url.href, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new FetchError('network_error', `${message} (${url.href})`, { url: url.href, cause: error });
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === 'set-cookie') continue;
+    flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+type HopResult =
+  | { readonly kind: 'redirect'; readonly location: URL }
+  | {
+      readonly kind: 'page';
+      readonly status: number;
+      readonly headers: Record<string, string>;
+      readonly body: Uint8Array;
+      readonly contentType?: string;
+      readonly charset?: string;
+    };
+
+interface HopOptions {
+  /** robots.txt requests accept any status and media type and truncate at their cap. */
+  readonly forRobots: boolean;
+  readonly maxBytes: number;
+}
+
+/** A fetch shared by every caller asking for the same URL at the same time. */
+interface Flight {
+  readonly promise: Promise<FetchedPage>;
+  readonly controller: AbortController;
+  waiters: number;
+}
+
+/** A {@link PageFetcher} with its resources. */
+export interface PageFetcherInstance extends PageFetcher {
+  fetch(url: URL, options: CallOptions & { readonly deadline: number }): Promise<FetchedPage>;
+  /** Aborts fetches in flight, empties the caches, and closes connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the page fetcher. Throws TypeError/RangeError on invalid options (an unbounded cache included).
+ *
+ * @example
+ * const fetcher = createPageFetcher({ maxBodyBytes: 2 * 1024 * 1024 });
+ * const controller = new AbortController();
+ * const page = await fetcher.fetch(new URL('https://example.org/'), {
+ *   signal: controller.signal, requestId: 'r1', deadline: Date.now() + 8_000,
+ * });
+ * await fetcher.close();
+ */
+export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcherInstance {
+  const settings = resolveSettings(options);
+  const policy: AddressPolicy = createAddressPolicy({
+    allowPrivateHosts: options.allowPrivateHosts,
+    allowPrivateAddresses: options.allowPrivateAddresses,
+  });
+  const resolver = options.resolver ?? systemResolver;
+  const cache = resolveCache(options.cache);
+  const robotsSettings = options.robots === false ? undefined : resolveRobotsOptions(options.robots ?? {});
+
+  const agent = new Agent({
+    connect: createGuardedConnector({ policy, resolver, connectTimeoutMs: settings.connectTimeoutMs }),
+    headersTimeout: settings.headersTimeoutMs,
+    bodyTimeout: settings.bodyIdleTimeoutMs,
+    connections: settings.perHostConcurrency,
+    allowH2: false,
+  });
+  const globalQueue = new PQueue({ concurrency: settings.concurrency });
+  const hostQueues = new Map<string, PQueue>();
+  const flights = new Map<string, Flight>();
+  const closed = new AbortController();
+
+  const acceptHeader = [...settings.allowedContentTypes]
+    .map((type) => (type === 'text/html' ? type : `${type};q=0.9`))
+    .join(', ');
+  const requestHeaders: Record<string, string> = {
+    'user-agent': settings.userAgent,
+    accept: `${acceptHeader}, */*;q=0.1`,
+    'accept-encoding': settings.maxContentEncodings > 0 ? SUPPORTED_ENCODINGS.join(', ') : 'identity',
+    ...(settings.acceptLanguage ? { 'accept-language': settings.acceptLanguage } : {}),
+  };
+
+  /** Runs a hop once a slot for its host and a global slot are free; waiting does not hold a global slot. */
+  const withSlots = async <T>(host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> => {
+    let queue = hostQueues.get(host);
+    if (!queue) {
+      queue = new PQueue({ concurrency: settings.perHostConcurrency });
+      hostQueues.set(host, queue);
+    }
+    try {
+      return await queue.add(() => globalQueue.add(task, { signal }), { signal });
+    } finally {
+      if (queue.size === 0 && queue.pending === 0 && hostQueues.get(host) === queue) hostQueues.delete(host);
+    }
+  };
+
+  const hop = async (url: URL, signal: AbortSignal, hopOptions: HopOptions): Promise<HopResult> => {
+    const response = await agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: requestHeaders,
+      signal,
+    });
+    const { statusCode, headers, body } = response;
+    try {
+      if (REDIRECT_STATUSES.has(statusCode) && headerValue(headers, 'location')) {
+        const location = headerValue(headers, 'location') ?? '';
+        let target: URL;
+        try {
+          target = new URL(location, url);
+        } catch (error) {
+          throw new FetchError('bad_url', `invalid redirect Location ${location.slice(0, 200)}`, {
+            url: url.href,
+            cause: error,
+          });
+        }
+        await body.dump({ limit: 16_384, signal });
+        return { kind: 'redirect', location: target };
+      }
+      if (!hopOptions.forRobots && (statusCode < 200 || statusCode > 299)) {
+        throw new FetchError('bad_status', `HTTP ${statusCode}`, { url: url.href, status: statusCode });
+      }
+      const mediaType = parseContentType(headerValue(headers, 'content-type'));
+      if (
+        !hopOptions.forRobots &&
+        mediaType &&
+        !settings.allowedContentTypes.has(mediaType.type) &&
+        !isSniffable(mediaType.type)
+      ) {
+        throw new FetchError('unsupported_type', `media type ${mediaType.type} is not accepted`, {
+          url: url.href,
+        });
+      }
+      const codings = parseContentEncoding(
+        headerValue(headers, 'content-encoding'),
+        settings.maxContentEncodings,
+      );
+      const declaredLength = Number(headerValue(headers, 'content-length'));
+      if (
+        codings.length === 0 &&
+        !hopOptions.forRobots &&
+        Number.isFinite(declaredLength) &&
+        declaredLength > hopOptions.maxBytes
+      ) {
+        throw new FetchError('too_large', `Content-Length ${declaredLength} exceeds ${hopOptions.maxBytes}`, {
+          url: url.href,
+        });
+      }
+      const bytes = await readBody(body, {
+        codings,
+        maxBytes: hopOptions.maxBytes,
+        onOverflow: hopOptions.forRobots ? 'truncate' : 'throw',
+        signal,
+      });
+      const result = {
+        kind: 'page' as const,
+        status: statusCode,
+        headers: flattenHeaders(headers),
+        body: bytes,
+      };
+      if (hopOptions.forRobots) return result;
+      const contentType = decideContentType(mediaType?.type, bytes);
+      if (!contentType || !settings.allowedContentTypes.has(contentType)) {
+        throw new FetchError(
+          'unsupported_type',
+          `media type ${contentType ?? 'unknown (binary)'} is not accepted`,
+          { url: url.href },
+        );
+      }
+      return mediaType?.charset
+        ? { ...result, contentType, charset: mediaType.charset }
+        : { ...result, contentType };
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
+  };
+
+  /** Follows redirects manually; every hop is checked by the SSRF guard (and robots.txt for pages). */
+  const fetchWithRedirects = async (
+    start: URL,
+    signal: AbortSignal,
+    hopOptions: HopOptions,
+  ): Promise<{ url: URL; result: Extract<HopResult, { kind: 'page' }> }> => {
+    let current = start;
+    for (let redirects = 0; ; redirects++) {
+      try {
+        await raceSignal(resolveChecked(current.hostname, policy, resolver), signal);
+        if (robots && !hopOptions.forRobots && !(await robots.isAllowed(current, signal))) {
+          throw new FetchError('robots_disallowed', `robots.txt disallows ${current.href}`, {
+            url: current.href,
+          });
+        }
+        const target = current;
+        const result = await withSlots(current.host, signal, () => hop(target, signal, hopOptions));
+        if (result.kind === 'page') return { url: current, result };
+        if (redirects >= settings.maxRedirects) {
+          throw new FetchError('too_many_redirects', `more than ${settings.maxRedirects} redirects`, {
+            url: current.href,
+          });
+        }
+        current = toFetchableUrl(result.location);
+      } catch (error) {
+        const failure = toFetchError(error, current, signal);
+        throw failure.url === undefined
+          ? new FetchError(failure.code, failure.message, {
+              url: current.href,
+              status: failure.status,
+              cause: failure.cause,
+            })
+          : failure;
+      }
+    }
+  };
+
+  const loadRobots = async (robotsUrl: URL, signal: AbortSignal): Promise<RobotsResponse> => {
+    const { result } = await fetchWithRedirects(robotsUrl, signal, {
+      forRobots: true,
+      maxBytes: robotsSettings?.maxBytes ?? 512_000,
+    });
+    return { status: result.status, body: result.body };
+  };
+  const robots: RobotsPolicy | undefined = robotsSettings
+    ? createRobotsPolicy(loadRobots, settings.userAgent, robotsSettings, closed.signal)
+    : undefined;
+
+  const startFlight = (url: URL): Flight => {
+    const controller = new AbortController();
+    const pageTimer = setTimeout(() => {
+      controller.abort(
+        new FetchError('timeout', `page timeout of ${settings.pageTimeoutMs} ms`, { url: url.href }),
+      );
+    }, settings.pageTimeoutMs);
+    const signal = AbortSignal.any([controller.signal, closed.signal]);
+    const promise = fetchWithRedirects(url, signal, { forRobots: false, maxBytes: settings.maxBodyBytes })
+      .then(({ url: finalUrl, result }): FetchedPage => {
+        const page: FetchedPage = {
+          url: finalUrl.href,
+          requestedUrl: url.href,
+          status: result.status,
+          contentType: result.contentType ?? 'application/octet-stream',
+          ...(result.charset ? { charset: result.charset } : {}),
+          body: result.body,
+          headers: result.headers,
+        };
+        cache?.set(url.href, page);
+        return page;
+      })
+      .finally(() => {
+        clearTimeout(pageTimer);
+        if (flights.get(url.href) === flight) flights.delete(url.href);
+      });
+    // Nobody may be waiting any more when it fails (all callers gave up); that is not an unhandled error.
+    promise.catch(() => undefined);
+    const flight: Flight = { promise, controller, waiters: 0 };
+    return flight;
+  };
+
+  const fetchPage = async (
+    input: URL,
+    call: CallOptions & { readonly deadline: number },
+  ): Promise<FetchedPage> => {
+    if (!call || !(call.signal instanceof AbortSignal))
+      throw new TypeError('options.signal must be an AbortSignal');
+    if (typeof call.deadline !== 'number' || Number.isNaN(call.deadline))
+      throw new TypeError('options.deadline must be an epoch-ms number');
+    const url = toFetchableUrl(input);
+    if (closed.signal.aborted) throw new FetchError('aborted', 'the fetcher is closed', { url: url.href });
+    const cached = cache?.get(url.href);
+    if (cached) return cached;
+
+    let flight = flights.get(url.href);
+    if (!flight) {
+      flight = startFlight(url);
+      flights.set(url.href, flight);
+    }
+    flight.waiters++;
+    const joined = flight;
+    try {
+      return await waitWithDeadline(joined.promise, call.signal, call.deadline, url);
+    } finally {
+      joined.waiters--;
+      // The last caller gone: stop the request instead of finishing it for nobody.
+      if (joined.waiters === 0) {
+        if (flights.get(url.href) === joined) flights.delete(url.href);
+        joined.controller.abort(new FetchError('aborted', 'every caller gave up', { url: url.href }));
+      }
+    }
+  };
+
+  return {
+    fetch: fetchPage,
+    async close() {
+      closed.abort(new FetchError('aborted', 'the fetcher is closed'));
+      globalQueue.clear();
+      for (const queue of hostQueues.values()) queue.clear();
+      hostQueues.clear();
+      cache?.clear();
+      robots?.clear();
+      await agent.destroy();
+    },
+  };
+}
+
+/** Media types that may hide an accepted one and are sniffed (only PDFs are recognised in them). */
+function isSniffable(type: string): boolean {
+  return type === 'application/octet-stream' || type === 'binary/octet-stream' || type === 'unknown/unknown';
+}
+
+function decideContentType(declared: string | undefined, body: Uint8Array): string | undefined {
+  if (declared === undefined) return sniffContentType(body);
+  if (isSniffable(declared))
+    return sniffContentType(body) === 'application/pdf' ? 'application/pdf' : declared;
+  return declared;
+}
+
+/** Waits for a shared fetch, failing at this caller's own deadline or abort. */
+function waitWithDeadline<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  deadline: number,
+  url: URL,
+): Promise<T> {
+  if (signal.aborted)
+    return Promise.reject(
+      new FetchError('aborted', 'aborted by the caller', { url: url.href, cause: signal.reason }),
+    );
+  const remaining = deadline - Date.now();
+  if (remaining <= 0)
+    return Promise.reject(new FetchError('timeout', 'deadline already passed', { url: url.href }));
+  const controller = new AbortController();
+  const onCallerAbort = (): void =>
+    controller.abort(
+      new FetchError('aborted', 'aborted by the caller', { url: url.href, cause: signal.reason }),
+    );
+  signal.addEventListener('abort', onCallerAbort, { once: true });
+  // setTimeout caps at 2^31-1 ms; a far deadline is left to the page timeout.
+  const timer =
+    remaining < 2_147_483_647
+      ? setTimeout(
+          () => controller.abort(new FetchError('timeout', 'deadline passed', { url: url.href })),
+          remaining,
+        )
+      : undefined;
+  return raceSignal(promise, controller.signal).finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onCallerAbort);
+  });
+}
+
+/**
+ * Fetches one page with a throw-away fetcher (no cache shared between calls). For many pages, create one
+ * fetcher with {@link createPageFetcher} and reuse it: it keeps connections, robots.txt and the cache.
+ *
+ * @example
+ * const page = await fetchPage('https://example.org/', { maxBodyBytes: 1_000_000 });
+ * console.log(page.contentType, page.charset, page.body.byteLength);
+ */
+export async function fetchPage(url: URL | string, options: FetchPageOptions = {}): Promise<FetchedPage> {
+  const { signal, deadline, requestId, ...fetcherOptions } = options;
+  const fetcher = createPageFetcher({ ...fetcherOptions, cache: false });
+  try {
+    return await fetcher.fetch(toFetchableUrl(url), {
+      signal: signal ?? new AbortController().signal,
+      requestId: requestId ?? 'fetchPage',
+      deadline: deadline ?? Date.now() + (fetcherOptions.pageTimeoutMs ?? 15_000),
+    });
+  } finally {
+    await fetcher.close();
+  }
+}
