@@ -1,0 +1,55 @@
+/**
+ * Web-standard adapter: `(Request) => Promise<Response>` for runtimes and frameworks built on the Fetch
+ * API (Next.js route handlers, Hono, Bun, Deno, `node:http` via a bridge).
+ *
+ * ```ts
+ * const handler = createFetchHandler(engine, { basePath: '/api' });
+ * export const POST = handler; export const GET = handler;
+ * ```
+ */
+import type { SearchEngine } from '../src/engine.ts';
+import { AgentSearchError } from '../src/errors.ts';
+import { errorResponse, payloadTooLarge, stripBasePath, type ProtocolResponse } from '../src/http/handler.ts';
+
+/** Options of {@link createFetchHandler}. */
+export interface FetchHandlerOptions {
+  /** Path prefix the API is served under. @default '' */
+  readonly basePath?: string;
+}
+
+/** Returns a fetch-style handler. Paths outside `basePath` + `/v1` answer 404 in the spec shape. */
+export function createFetchHandler(
+  engine: SearchEngine,
+  options: FetchHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  const basePath = options.basePath ?? '';
+  return async (request) => {
+    const path = stripBasePath(new URL(request.url).pathname, basePath);
+    const response: ProtocolResponse =
+      path === null
+        ? errorResponse(new AgentSearchError('not_found'))
+        : await engine.handle({
+            method: request.method,
+            path,
+            header: (name) => request.headers.get(name) ?? undefined,
+            readBody: (limit) => readLimited(request, limit),
+            signal: request.signal,
+          });
+    return new Response(response.body, { status: response.status, headers: response.headers });
+  };
+}
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await request.body.cancel().catch(() => {});
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

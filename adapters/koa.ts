@@ -1,0 +1,30 @@
+/**
+ * Koa adapter: middleware serving the /v1 API; other paths go to `next()`. Works under `koa-mount` or a
+ * router prefix (it reads `ctx.path`), and after a body parser (it uses `ctx.request.body` when set).
+ *
+ * ```ts
+ * app.use(agentSearchKoa(engine));
+ * ```
+ */
+import type { Middleware } from 'koa';
+import type { SearchEngine } from '../src/engine.ts';
+import { isApiPath } from '../src/http/handler.ts';
+import { fromNodeRequest } from '../src/http/node.ts';
+
+/** Returns Koa middleware for the /v1 API. */
+export function agentSearchKoa(engine: SearchEngine): Middleware {
+  return async (ctx, next) => {
+    if (!isApiPath(ctx.path)) {
+      await next();
+      return;
+    }
+    const parsed = (ctx.request as { body?: unknown }).body;
+    const response = await engine.handle(fromNodeRequest(ctx.req, ctx.res, ctx.path, parsed));
+    ctx.status = response.status;
+    if (response.status === 433) ctx.message = 'Quota Exceeded';
+    ctx.set(response.headers);
+    ctx.body = response.body;
+    // Koa would replace our JSON content type for a string body; set it after assigning the body.
+    ctx.type = response.headers['content-type'] ?? 'application/json';
+  };
+}

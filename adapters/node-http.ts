@@ -1,0 +1,34 @@
+/**
+ * `node:http` adapter: a request listener serving the /v1 API.
+ *
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createSearchEngine } from 'agent-search';
+ * import { createNodeHandler } from 'agent-search/node';
+ * createServer(createNodeHandler(createSearchEngine())).listen(8787);
+ * ```
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SearchEngine } from '../src/engine.ts';
+import { AgentSearchError } from '../src/errors.ts';
+import { errorResponse, stripBasePath } from '../src/http/handler.ts';
+import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
+
+/** Options of {@link createNodeHandler}. */
+export interface NodeHandlerOptions {
+  /** Path prefix the API is served under, e.g. `/api` for `/api/v1/search`. @default '' */
+  readonly basePath?: string;
+}
+
+/** Returns a `(req, res)` listener for `http.createServer`. Every other path answers 404 in the spec shape. */
+export function createNodeHandler(
+  engine: SearchEngine,
+  options: NodeHandlerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const basePath = options.basePath ?? '';
+  return (req, res) => {
+    const path = stripBasePath(new URL(req.url ?? '/', 'http://localhost').pathname, basePath);
+    if (path === null) return writeNodeResponse(res, errorResponse(new AgentSearchError('not_found')));
+    void engine.handle(fromNodeRequest(req, res, path)).then((response) => writeNodeResponse(res, response));
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Configuration of the `agent-search` command: flags, then environment variables, then defaults.
+ * This is the only module that reads `process.env` (it is handed in, so it stays testable).
+ */
+import { delimiter, join, resolve } from 'node:path';
+
+/** Settings of `agent-search serve`. */
+export interface ServeConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Folders of the local index; empty = the package's docs/. */
+  readonly corpus: readonly string[];
+  readonly rateLimit: { readonly limit: number; readonly windowMs: number };
+  readonly creditCost: number;
+  readonly maintenance: boolean;
+  readonly logLevel: string;
+}
+
+/** Flags of `serve` as commander parses them (all optional strings). */
+export interface ServeFlags {
+  readonly port?: string;
+  readonly host?: string;
+  readonly dataDir?: string;
+  readonly corpus?: readonly string[];
+  readonly rateLimit?: string;
+  readonly creditCost?: string;
+  readonly maintenance?: boolean;
+  readonly logLevel?: string;
+}
+
+/** Environment variables understood by the CLI, with the flag each stands for. */
+export const ENVIRONMENT_VARIABLES = {
+  AGENT_SEARCH_PORT: '--port',
+  AGENT_SEARCH_HOST: '--host',
+  AGENT_SEARCH_DATA_DIR: '--data-dir',
+  AGENT_SEARCH_CORPUS: '--corpus (several folders separated by the path delimiter, ":" on Unix)',
+  AGENT_SEARCH_RATE_LIMIT: '--rate-limit',
+  AGENT_SEARCH_CREDIT_COST: '--credit-cost',
+  AGENT_SEARCH_MAINTENANCE: '--maintenance (1 or true)',
+  AGENT_SEARCH_LOG_LEVEL: '--log-level',
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Default data directory, relative to the working directory. */
+export const DEFAULT_DATA_DIR = '.agent-search';
+
+/** Resolves `serve` settings: flag, else environment variable, else default. Throws a readable Error. */
+export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
+  const corpusFromEnv = env.AGENT_SEARCH_CORPUS?.split(delimiter).filter(Boolean) ?? [];
+  return {
+    port: parsePort(flags.port ?? env.AGENT_SEARCH_PORT ?? '8787'),
+    host: flags.host ?? env.AGENT_SEARCH_HOST ?? '127.0.0.1',
+    dataDir: resolveDataDir(flags.dataDir, env),
+    corpus: (flags.corpus?.length ? flags.corpus : corpusFromEnv).map((dir) => resolve(dir)),
+    rateLimit: parseRateLimit(flags.rateLimit ?? env.AGENT_SEARCH_RATE_LIMIT ?? '60/1m'),
+    creditCost: parseNonNegativeInteger(
+      '--credit-cost',
+      flags.creditCost ?? env.AGENT_SEARCH_CREDIT_COST ?? '1',
+    ),
+    maintenance: flags.maintenance ?? isTruthy(env.AGENT_SEARCH_MAINTENANCE),
+    logLevel: flags.logLevel ?? env.AGENT_SEARCH_LOG_LEVEL ?? 'info',
+  };
+}
+
+/** The data directory from `--data-dir`, else `AGENT_SEARCH_DATA_DIR`, else `.agent-search`. */
+export function resolveDataDir(flag: string | undefined, env: Env): string {
+  return resolve(flag ?? env.AGENT_SEARCH_DATA_DIR ?? DEFAULT_DATA_DIR);
+}
+
+/** The SQLite database inside a data directory. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'agent-search.db');
+}
+
+const UNITS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1_000,
+  sec: 1_000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** Parses `500ms`, `30s`, `1m`, `2h`, `30d`, `1w` (a bare unit means 1 of it) into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)?\s*(ms|s|sec|m|min|h|d|w)$/i.exec(text.trim());
+  const unit = match?.[2] ? UNITS[match[2].toLowerCase()] : undefined;
+  if (!match || unit === undefined) {
+    throw new Error(`invalid duration "${text}": use a number and a unit, e.g. 30s, 1m, 12h, 30d`);
+  }
+  const value = match[1] === undefined ? 1 : Number(match[1]);
+  const ms = Math.round(value * unit);
+  if (ms <= 0) throw new Error(`invalid duration "${text}": must be positive`);
+  return ms;
+}
+
+/** Parses `N/DURATION`, e.g. `60/1m` or `10/s`, into a limit per window. */
+export function parseRateLimit(text: string): { limit: number; windowMs: number } {
+  const [count, window] = text.split('/');
+  if (count === undefined || window === undefined) {
+    throw new Error(`invalid rate limit "${text}": use REQUESTS/WINDOW, e.g. 60/1m`);
+  }
+  const limit = Number(count);
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new Error(`invalid rate limit "${text}": REQUESTS must be a positive integer`);
+  }
+  return { limit, windowMs: parseDuration(window) };
+}
+
+/** Parses a TCP port (0 = any free port). */
+export function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`invalid port "${text}"`);
+  return port;
+}
+
+/** Parses a non-negative integer option. */
+export function parseNonNegativeInteger(name: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
+    throw new Error(`invalid ${name} "${text}": must be a non-negative integer`);
+  }
+  return value;
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}

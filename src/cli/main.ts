@@ -1,0 +1,293 @@
+#!/usr/bin/env node
+/**
+ * The `agent-search` command: `serve`, `keys create|list|revoke`, `credits grant|balance`.
+ * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
+ * server runs.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { Command, InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine, DEFAULT_CORPUS, FREE_CREDITS } from '../engine.ts';
+import { createSqliteStores, type SqliteStores } from '../stores/sqlite/index.ts';
+import type { KeyRecord } from '../stores/types.ts';
+import {
+  databasePath,
+  ENVIRONMENT_VARIABLES,
+  parseDuration,
+  parseNonNegativeInteger,
+  resolveDataDir,
+  resolveServeConfig,
+  type ServeFlags,
+} from './config.ts';
+
+const env = process.env;
+
+/** Builds the command tree (exported for tests of `--help`). */
+export function buildProgram(): Command {
+  const program = new Command('agent-search')
+    .description('Web search answers for AI agents: a self-hostable /v1 search service and its admin tools.')
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      `\nEnvironment variables (a flag wins over its variable):\n${Object.entries(ENVIRONMENT_VARIABLES)
+        .map(([name, flag]) => `  ${name.padEnd(26)} ${flag}`)
+        .join('\n')}`,
+    );
+
+  program
+    .command('serve')
+    .description('Start the HTTP service (POST /v1/search, GET /v1/balance).')
+    .option('--port <port>', 'TCP port (default: 8787)')
+    .option('--host <host>', 'interface to listen on (default: 127.0.0.1)')
+    .option('--data-dir <dir>', 'where keys and credits are stored (default: .agent-search)')
+    .option('--corpus <dir...>', "folders the local index searches (default: the package's docs/)")
+    .option('--rate-limit <n/window>', 'search requests per key and window, e.g. 60/1m (default: 60/1m)')
+    .option('--credit-cost <n>', 'credits charged per search (default: 1)')
+    .option('--maintenance', 'answer every /v1 request with 503')
+    .option('--log-level <level>', 'pino log level: fatal, error, warn, info, debug, silent (default: info)')
+    .action(async (flags: ServeFlags) => serve(flags));
+
+  const keys = program.command('keys').description('Create, list and revoke API keys.');
+  keys
+    .command('create')
+    .description('Create an API key (printed once, as the last line of output).')
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--account <id>', 'account the key spends from (default: a new account)')
+    .option(
+      '--credits <n>',
+      `credits of a NEW account (default: ${FREE_CREDITS})`,
+      integerOption('--credits'),
+    )
+    .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
+    .option('--name <label>', 'a label to tell keys apart')
+    .action(
+      async (flags: {
+        dataDir?: string;
+        account?: string;
+        credits?: number;
+        expiresIn?: number;
+        name?: string;
+      }) => {
+        await withStores(flags.dataDir, async (stores) => {
+          const engine = createSearchEngine({
+            keys: stores.keys,
+            credits: stores.credits,
+            rateLimiter: false,
+          });
+          const { key, record, accountCreated } = await engine.createKey({
+            ...(flags.account ? { accountId: flags.account } : {}),
+            ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
+            ...(flags.name ? { name: flags.name } : {}),
+            ...(flags.expiresIn ? { expiresAt: Date.now() + flags.expiresIn } : {}),
+          });
+          const balance = await stores.credits.balance(record.accountId);
+          console.log(
+            `Created key ${record.id} for ${accountCreated ? 'new ' : ''}account ${record.accountId} ` +
+              `(${balance} credits${record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : ''}).`,
+          );
+          console.log('Store it now: the key cannot be shown again.');
+          console.log(key);
+        });
+      },
+    );
+  keys
+    .command('list')
+    .description('List keys (never the keys themselves, only their first characters).')
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--account <id>', 'only keys of this account')
+    .option('--json', 'print JSON')
+    .action(async (flags: { dataDir?: string; account?: string; json?: boolean }) => {
+      await withStores(flags.dataDir, async (stores) => {
+        const records = await stores.keys.list(flags.account);
+        if (flags.json) console.log(JSON.stringify(records, null, 2));
+        else printKeyTable(records);
+      });
+    });
+  keys
+    .command('revoke')
+    .description('Revoke a key by id (it stops working at once).')
+    .argument('<id>', 'key id, as shown by `keys list`')
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .action(async (id: string, flags: { dataDir?: string }) => {
+      await withStores(flags.dataDir, async (stores) => {
+        if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
+        console.log(`Revoked ${id}.`);
+      });
+    });
+
+  const credits = program.command('credits').description('Grant and inspect credits.');
+  credits
+    .command('grant')
+    .description('Add credits to an account (creating it if needed).')
+    .argument('<account>', 'account id')
+    .argument('<n>', 'credits to add', integerOption('<n>'))
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .action(async (account: string, amount: number, flags: { dataDir?: string }) => {
+      await withStores(flags.dataDir, async (stores) => {
+        const balance = await stores.credits.grant(account, amount);
+        console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+      });
+    });
+  credits
+    .command('balance')
+    .description('Show the available credits of an account.')
+    .argument('<account>', 'account id')
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .action(async (account: string, flags: { dataDir?: string }) => {
+      await withStores(flags.dataDir, async (stores) => {
+        if (!(await stores.credits.hasAccount(account))) throw new Error(`no account ${account}`);
+        console.log(String(await stores.credits.balance(account)));
+      });
+    });
+  return program;
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  const config = resolveServeConfig(flags, env);
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
+  const firstStart = !existsSync(databasePath(config.dataDir));
+  const stores = openStores(config.dataDir);
+  const engine = createSearchEngine({
+    keys: stores.keys,
+    credits: stores.credits,
+    rateLimiter: stores.rateLimiter(config.rateLimit),
+    corpus: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
+    creditCost: config.creditCost,
+    maintenance: config.maintenance,
+    logger,
+  });
+
+  if (firstStart && (await stores.keys.list()).length === 0) {
+    const { key, record } = await engine.createKey();
+    console.log(
+      `First start: created account ${record.accountId} with ${FREE_CREDITS} credits.\n` +
+        `Its API key is shown only this once; store it now:\n\n${key}\n`,
+    );
+  }
+
+  const server = createServer(createNodeHandler(engine));
+  // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await listen(server, config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  console.log(`agent-search listening on http://${formatHost(config.host)}:${port}`);
+  logger.info(
+    { port, host: config.host, dataDir: config.dataDir, corpus, maintenance: config.maintenance },
+    'ready',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
+    server.close(() => {
+      void engine
+        .close()
+        .then(() => stores.close())
+        .then(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => {
+      logger.warn('in-flight requests did not finish within 30 s; exiting');
+      process.exit(1);
+    }, 30_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function openStores(dataDir: string | undefined): SqliteStores {
+  const dir = resolveDataDir(dataDir, env);
+  mkdirSync(dir, { recursive: true });
+  return createSqliteStores({ path: databasePath(dir) });
+}
+
+async function withStores(
+  dataDir: string | undefined,
+  work: (stores: SqliteStores) => Promise<void>,
+): Promise<void> {
+  const stores = openStores(dataDir);
+  try {
+    await work(stores);
+  } finally {
+    await stores.close();
+  }
+}
+
+function printKeyTable(records: readonly KeyRecord[]): void {
+  if (records.length === 0) {
+    console.log('No keys.');
+    return;
+  }
+  const now = Date.now();
+  const rows = records.map((r) => [
+    r.id,
+    r.accountId,
+    `${r.prefix}…`,
+    r.name ?? '',
+    new Date(r.createdAt).toISOString().slice(0, 19) + 'Z',
+    r.expiresAt ? new Date(r.expiresAt).toISOString().slice(0, 19) + 'Z' : 'never',
+    r.revokedAt ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'active',
+  ]);
+  const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
+function integerOption(name: string) {
+  return (value: string): number => {
+    try {
+      return parseNonNegativeInteger(name, value);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+function durationOption(value: string): number {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** Runs the CLI; errors print one line to stderr and exit 1. */
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    console.error(`agent-search: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}
+
+if (import.meta.main) await main();

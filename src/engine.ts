@@ -1,0 +1,334 @@
+/**
+ * createSearchEngine(): wires the stores and the pipeline, and exposes the service as a library call
+ * (`search`, `balance`), as a framework-agnostic HTTP handler (`handle`, used by every adapter) and as
+ * account administration (`createKey`).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import PQueue from 'p-queue';
+import { AgentSearchError, toAgentSearchError } from './errors.ts';
+import {
+  handleProtocolRequest,
+  type ProtocolRequest,
+  type ProtocolResponse,
+  type ProtocolService,
+  type RequestInfo,
+} from './http/handler.ts';
+import {
+  parseSearchRequest,
+  type BalanceResponse,
+  type NormalizedSearchRequest,
+  type SearchRequest,
+  type SearchResponse,
+} from './http/schema.ts';
+import { createExtractiveAnswerer } from './pipeline/answer/index.ts';
+import { createBm25Ranker } from './pipeline/rank/index.ts';
+import { runPipeline, type PipelineStages } from './pipeline/run.ts';
+import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
+import type {
+  Answerer,
+  ContentExtractor,
+  PageFetcher,
+  PassageRanker,
+  SearchProvider,
+} from './pipeline/types.ts';
+import { createMemoryCreditStore } from './stores/memory/credit-store.ts';
+import { createMemoryKeyStore } from './stores/memory/key-store.ts';
+import { createMemoryRateLimiter } from './stores/memory/rate-limiter.ts';
+import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from './stores/types.ts';
+
+/** Credits a new account receives (the spec's free allowance). */
+export const FREE_CREDITS = 1000;
+
+/** The project's own documentation: the default corpus of the embedded local index. */
+export const DEFAULT_CORPUS = packageDocsFolder();
+
+/** `docs/` of this package, from the sources (`src/`) or from the build (`dist/src/`). */
+function packageDocsFolder(): string {
+  const candidates = ['../docs/', '../../docs/'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
+  return candidates.find((path) => existsSync(path)) ?? candidates[0]!;
+}
+
+/** A pino-compatible logger. */
+export interface Logger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
+
+/** Options of {@link createSearchEngine}. Every option has a working default. */
+export interface SearchEngineOptions {
+  /** Search backend. @default a local full-text index over `corpus` */
+  readonly search?: SearchProvider;
+  /** Folders indexed by the default local search provider. @default [DEFAULT_CORPUS] (the project's docs/) */
+  readonly corpus?: readonly string[];
+  /** Fetches result pages that the provider returned without text. @default none: snippets are used */
+  readonly fetcher?: PageFetcher;
+  /** Extracts main content from fetched pages. @default none */
+  readonly extractor?: ContentExtractor;
+  /** @default BM25 passage ranker */
+  readonly ranker?: PassageRanker;
+  /** @default the extractive answerer (no model needed) */
+  readonly answerer?: Answerer;
+  /** @default in-memory key store */
+  readonly keys?: KeyStore;
+  /** @default in-memory credit store */
+  readonly credits?: CreditStore;
+  /** Per-key limiter of search requests; `false` disables it. @default in-memory, `rateLimit` */
+  readonly rateLimiter?: RateLimiter | false;
+  /** Limits of the default rate limiter. @default { limit: 60, windowMs: 60_000 } */
+  readonly rateLimit?: RateLimitOptions;
+  /** Credits charged per successful search (a non-negative integer). @default 1 */
+  readonly creditCost?: number;
+  /** Searches running at once; more wait in a queue. @default 8 */
+  readonly maxConcurrentSearches?: number;
+  /** Searches allowed to wait; past this, 503. @default 64 */
+  readonly maxQueuedSearches?: number;
+  /** Deadline of one search, queueing included, in ms. @default 30_000 */
+  readonly requestTimeoutMs?: number;
+  /** Time allowed to fetch and extract one page, in ms. @default 8_000 */
+  readonly pageTimeoutMs?: number;
+  /** Search hits used per request. @default 5 */
+  readonly maxResults?: number;
+  /** Token budget of the passages given to the answerer. @default 2_000 */
+  readonly maxPassageTokens?: number;
+  /** Largest accepted request body in bytes. @default 1_048_576 */
+  readonly maxBodyBytes?: number;
+  /** Start in maintenance mode (every /v1 request answers 503). @default false */
+  readonly maintenance?: boolean;
+  /** Where request failures are logged. @default silent */
+  readonly logger?: Logger;
+}
+
+/** Options of one library search call. */
+export interface SearchCallOptions {
+  readonly apiKey: string;
+  /** Abort to cancel the search; the reservation is refunded. */
+  readonly signal?: AbortSignal;
+}
+
+/** Input of {@link SearchEngine.createKey}. */
+export interface CreateKeyOptions {
+  /** Existing or new account id. @default a new `acct_…` id */
+  readonly accountId?: string;
+  /** Credits of the account when it is new. @default FREE_CREDITS (1000) */
+  readonly credits?: number;
+  readonly name?: string;
+  /** Epoch ms after which the key stops working. @default never */
+  readonly expiresAt?: number;
+}
+
+/** The engine: library API, HTTP handler and administration of one agent-search service. */
+export interface SearchEngine {
+  /** Runs one search as the owner of `apiKey`. Throws {@link AgentSearchError} (status and description). */
+  search(request: SearchRequest, options: SearchCallOptions): Promise<SearchResponse>;
+  /** Credits still available to the owner of `apiKey`. */
+  balance(apiKey: string): Promise<BalanceResponse>;
+  /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
+  handle(request: ProtocolRequest): Promise<ProtocolResponse>;
+  /** Creates an API key, opening its account with `credits` if the account is new. */
+  createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
+  /** Turns maintenance mode on or off (503 for every /v1 request while on). */
+  setMaintenance(on: boolean): void;
+  readonly stores: {
+    readonly keys: KeyStore;
+    readonly credits: CreditStore;
+    readonly rateLimiter: RateLimiter | null;
+  };
+  /** Closes stores and stages that hold resources. */
+  close(): Promise<void>;
+}
+
+const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
+
+/** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
+export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
+  const creditCost = options.creditCost ?? 1;
+  if (!Number.isSafeInteger(creditCost) || creditCost < 0) {
+    throw new RangeError(`creditCost must be a non-negative integer, got ${String(creditCost)}`);
+  }
+  const maxConcurrent = positiveInteger('maxConcurrentSearches', options.maxConcurrentSearches, 8);
+  const maxQueued = nonNegativeInteger('maxQueuedSearches', options.maxQueuedSearches, 64);
+  const requestTimeoutMs = positiveInteger('requestTimeoutMs', options.requestTimeoutMs, 30_000);
+  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 1_048_576);
+  const settings = {
+    maxResults: positiveInteger('maxResults', options.maxResults, 5),
+    maxPassageTokens: positiveInteger('maxPassageTokens', options.maxPassageTokens, 2_000),
+    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 8_000),
+  };
+  const logger = options.logger ?? NO_LOGGER;
+
+  const keys = options.keys ?? createMemoryKeyStore();
+  const credits = options.credits ?? createMemoryCreditStore();
+  const rateLimiter =
+    options.rateLimiter === false
+      ? null
+      : (options.rateLimiter ??
+        createMemoryRateLimiter(options.rateLimit ?? { limit: 60, windowMs: 60_000 }));
+  const stages: PipelineStages = {
+    search: options.search ?? createLocalIndexProvider({ paths: options.corpus ?? [DEFAULT_CORPUS] }),
+    ranker: options.ranker ?? createBm25Ranker(),
+    answerer: options.answerer ?? createExtractiveAnswerer(),
+    ...(options.fetcher ? { fetcher: options.fetcher } : {}),
+    ...(options.extractor ? { extractor: options.extractor } : {}),
+  };
+  const queue = new PQueue({ concurrency: maxConcurrent });
+  let maintenance = options.maintenance ?? false;
+
+  const service: ProtocolService = {
+    maxBodyBytes,
+    assertAvailable() {
+      if (maintenance) {
+        throw new AgentSearchError('service_unavailable', 'maintenance mode', {
+          description: 'Service Unavailable: down for maintenance',
+          retryAfterMs: 60_000,
+        });
+      }
+    },
+    async authenticate(apiKey) {
+      const record = apiKey ? await keys.verify(apiKey) : null;
+      if (!record) throw new AgentSearchError('invalid_api_key');
+      return record;
+    },
+    async enforceRateLimit(key) {
+      if (!rateLimiter) return;
+      const result = await rateLimiter.consume(`key:${key.id}`);
+      if (!result.allowed) {
+        throw new AgentSearchError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs });
+      }
+    },
+    async balance(key) {
+      return { available_credits: await credits.balance(key.accountId) };
+    },
+    runSearch,
+    reportError(error, info) {
+      if (error.status >= 500) {
+        logger.error(
+          { requestId: info.requestId, code: error.code, err: error.cause ?? error },
+          error.message,
+        );
+      }
+    },
+  };
+
+  async function runSearch(
+    key: KeyRecord,
+    request: NormalizedSearchRequest,
+    info: RequestInfo,
+  ): Promise<SearchResponse> {
+    if (queue.pending >= maxConcurrent && queue.size >= maxQueued) {
+      throw new AgentSearchError('service_unavailable', 'search queue full', {
+        description: 'Service Unavailable: too many searches in progress, retry shortly',
+        retryAfterMs: 1_000,
+      });
+    }
+    const deadline = Date.now() + requestTimeoutMs;
+    const signal = AbortSignal.any([info.signal, AbortSignal.timeout(requestTimeoutMs)]);
+    // Reserve before any work; exactly one of commit/refund settles it below.
+    await credits.reserve({
+      account: key.accountId,
+      id: info.requestId,
+      amount: creditCost,
+      ttlMs: requestTimeoutMs + 60_000,
+    });
+    let result;
+    try {
+      result = await queue.add(
+        () => runPipeline(request, stages, settings, { signal, requestId: info.requestId, deadline }),
+        { signal },
+      );
+    } catch (thrown) {
+      await settle(() => credits.refund(info.requestId), info, 'refund');
+      throw pipelineError(thrown, signal);
+    }
+    await settle(() => credits.commit(info.requestId), info, 'commit');
+    return {
+      answer: result.answer,
+      response_type: request.responseType,
+      sources: result.sources,
+      response_time: Math.round(performance.now() - info.startedAt),
+    };
+  }
+
+  /** A failed settlement must not turn a delivered answer into an error; the hold lapses after its TTL. */
+  async function settle(action: () => Promise<boolean>, info: RequestInfo, what: string): Promise<void> {
+    try {
+      await action();
+    } catch (error) {
+      logger.error({ requestId: info.requestId, err: error }, `credit ${what} failed`);
+    }
+  }
+
+  function newRequestInfo(signal: AbortSignal | undefined): RequestInfo {
+    return {
+      requestId: randomUUID(),
+      startedAt: performance.now(),
+      signal: signal ?? new AbortController().signal,
+    };
+  }
+
+  return {
+    async search(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      service.assertAvailable();
+      const key = await service.authenticate(apiKey);
+      await service.enforceRateLimit(key);
+      return runSearch(key, parseSearchRequest(request), info);
+    },
+    async balance(apiKey) {
+      service.assertAvailable();
+      return service.balance(await service.authenticate(apiKey));
+    },
+    handle: (request) => handleProtocolRequest(service, request),
+    async createKey(input = {}) {
+      const accountId = input.accountId ?? `acct_${randomBytes(6).toString('hex')}`;
+      const accountCreated = await credits.openAccount(accountId, input.credits ?? FREE_CREDITS);
+      const created = await keys.create({
+        accountId,
+        name: input.name ?? null,
+        expiresAt: input.expiresAt ?? null,
+      });
+      return { ...created, accountCreated };
+    },
+    setMaintenance(on) {
+      maintenance = on;
+    },
+    stores: { keys, credits, rateLimiter },
+    async close() {
+      queue.clear();
+      await Promise.all([
+        keys.close?.(),
+        credits.close?.(),
+        rateLimiter?.close?.(),
+        stages.search.close?.(),
+        stages.fetcher?.close?.(),
+        stages.extractor?.close?.(),
+      ]);
+    },
+  };
+}
+
+/** A client that went away or a deadline that passed is not the pipeline's fault: say what happened. */
+function pipelineError(thrown: unknown, signal: AbortSignal): AgentSearchError {
+  if (signal.aborted && !(thrown instanceof AgentSearchError)) {
+    return new AgentSearchError('timeout', 'search aborted or past its deadline', { cause: signal.reason });
+  }
+  return toAgentSearchError(thrown);
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return resolved;
+}
+
+function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < 0) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
+  }
+  return resolved;
+}

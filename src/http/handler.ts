@@ -1,0 +1,208 @@
+/**
+ * The framework-agnostic HTTP protocol of /v1, written once. Adapters (node:http, Express, Koa, fetch)
+ * only translate their request into a {@link ProtocolRequest} and write back the {@link ProtocolResponse}.
+ *
+ * Order of checks for POST /v1/search: route → maintenance → auth (401) → rate limit (429) →
+ * content type (415) → body size (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
+ * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
+ */
+import { randomUUID } from 'node:crypto';
+import { AgentSearchError, errorBody, toAgentSearchError } from '../errors.ts';
+import type { KeyRecord } from '../stores/types.ts';
+import {
+  parseSearchRequest,
+  type BalanceResponse,
+  type NormalizedSearchRequest,
+  type SearchResponse,
+} from './schema.ts';
+
+/** A request as every adapter hands it to {@link handleProtocolRequest}. */
+export interface ProtocolRequest {
+  readonly method: string;
+  /** Path relative to where the API is mounted, without the query string, e.g. `/v1/search`. */
+  readonly path: string;
+  /** Returns a header value (case-insensitive name); repeated headers joined by `, `. */
+  header(name: string): string | undefined;
+  /**
+   * Reads the raw body, failing with 413 past `limit` bytes. Not called when `parsedBody` is present
+   * (a framework already parsed it, e.g. `express.json()`).
+   */
+  readBody(limit: number): Promise<Uint8Array>;
+  /** A body already parsed by the host framework; `undefined` when the raw body is still unread. */
+  readonly parsedBody?: unknown;
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+}
+
+/** What an adapter writes back. */
+export interface ProtocolResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Per-request information shared by the protocol and the engine. */
+export interface RequestInfo {
+  readonly requestId: string;
+  /** `performance.now()` when the request arrived; `response_time` is measured from here. */
+  readonly startedAt: number;
+  readonly signal: AbortSignal;
+}
+
+/** The engine operations the protocol layer needs. Implemented by the engine. */
+export interface ProtocolService {
+  readonly maxBodyBytes: number;
+  /** Throws 503 when in maintenance mode. */
+  assertAvailable(): void;
+  /** Throws 401 for a missing, malformed, unknown, revoked or expired key. */
+  authenticate(apiKey: string | undefined): Promise<KeyRecord>;
+  /** Throws 429 with `Retry-After` when the key is over its rate limit. */
+  enforceRateLimit(key: KeyRecord): Promise<void>;
+  runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;
+  balance(key: KeyRecord): Promise<BalanceResponse>;
+  /** Reports a failure (500s are logged with their cause; never with the API key). */
+  reportError(error: AgentSearchError, info: RequestInfo): void;
+}
+
+const ROUTES: Readonly<Record<string, string>> = { '/v1/search': 'POST', '/v1/balance': 'GET' };
+
+/** Whether a path belongs to this API (adapters mounted as middleware pass other paths on). */
+export function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
+
+/** Extracts the key from `Authorization: Bearer <key>`; `undefined` when absent or malformed. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  return match?.[1];
+}
+
+/** Runs one /v1 request through the protocol. Never throws: every failure becomes a spec error body. */
+export async function handleProtocolRequest(
+  service: ProtocolService,
+  request: ProtocolRequest,
+): Promise<ProtocolResponse> {
+  const info: RequestInfo = {
+    requestId: randomUUID(),
+    startedAt: performance.now(),
+    signal: request.signal,
+  };
+  try {
+    const result = await route(service, request, info);
+    return json(200, result, info);
+  } catch (thrown) {
+    const error = toAgentSearchError(thrown);
+    service.reportError(error, info);
+    return errorResponse(error, info.requestId);
+  }
+}
+
+async function route(
+  service: ProtocolService,
+  request: ProtocolRequest,
+  info: RequestInfo,
+): Promise<SearchResponse | BalanceResponse> {
+  const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
+  const allowed = ROUTES[path];
+  if (!allowed) throw new AgentSearchError('not_found', `no route ${path}`);
+  const method = request.method.toUpperCase();
+  if (method !== allowed) {
+    throw new AgentSearchError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
+  }
+
+  service.assertAvailable();
+  const key = await service.authenticate(bearerToken(request.header('authorization')));
+  if (path === '/v1/balance') return service.balance(key);
+
+  await service.enforceRateLimit(key);
+  const body = await readJsonBody(request, service.maxBodyBytes);
+  return service.runSearch(key, parseSearchRequest(body), info);
+}
+
+async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
+  const contentType = request.header('content-type');
+  if (!contentType || !isJsonMediaType(contentType)) {
+    throw new AgentSearchError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
+  }
+  const declared = Number(request.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new AgentSearchError('payload_too_large', undefined, {
+      description: `Payload Too Large: the body must be at most ${limit} bytes`,
+    });
+  }
+  // A host framework's body parser (e.g. express.json()) may have read the body already.
+  if (request.parsedBody !== undefined) return request.parsedBody;
+  const bytes = await request.readBody(limit);
+  if (bytes.byteLength === 0) {
+    throw new AgentSearchError('invalid_request', 'empty body', {
+      description: 'Invalid request: the body is required (a JSON object with a prompt)',
+    });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new AgentSearchError('invalid_request', 'body is not UTF-8', {
+      description: 'Invalid request: the body is not valid UTF-8',
+      cause,
+    });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new AgentSearchError('invalid_request', 'malformed JSON', {
+      description: 'Invalid request: the body is not valid JSON',
+      cause,
+    });
+  }
+}
+
+/** `application/json` or any `+json` type, parameters allowed; a charset other than UTF-8 is refused. */
+function isJsonMediaType(value: string): boolean {
+  const [type = '', ...params] = value.toLowerCase().split(';');
+  const media = type.trim();
+  if (media !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(media)) return false;
+  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='));
+  return !charset || /^charset="?utf-8"?$/.test(charset);
+}
+
+/** Error for a body past the limit, thrown by adapters' `readBody`. */
+export function payloadTooLarge(limit: number): AgentSearchError {
+  return new AgentSearchError('payload_too_large', undefined, {
+    description: `Payload Too Large: the body must be at most ${limit} bytes`,
+  });
+}
+
+function baseHeaders(requestId: string): Record<string, string> {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  };
+}
+
+function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
+  return { status, headers: baseHeaders(info.requestId), body: JSON.stringify(body) };
+}
+
+/**
+ * Strips the mount prefix from a pathname; `null` when the path is outside it.
+ * `stripBasePath('/api/v1/search', '/api')` → `/v1/search`.
+ */
+export function stripBasePath(pathname: string, basePath: string): string | null {
+  const base = basePath.replace(/\/+$/, '');
+  if (!base) return pathname;
+  if (pathname === base) return '/';
+  return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : null;
+}
+
+/** Builds the spec error response (body, `Retry-After`, `WWW-Authenticate`, extra headers). */
+export function errorResponse(error: AgentSearchError, requestId: string = randomUUID()): ProtocolResponse {
+  const headers: Record<string, string> = { ...baseHeaders(requestId), ...error.headers };
+  if (error.retryAfterMs !== undefined) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  }
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer';
+  return { status: error.status, headers, body: JSON.stringify(errorBody(error)) };
+}

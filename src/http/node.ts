@@ -1,0 +1,87 @@
+/**
+ * Translation between Node's `http` request/response and the protocol layer. Shared by the node:http,
+ * Express and Koa adapters, which all sit on Node's IncomingMessage/ServerResponse.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
+
+/** Builds a {@link ProtocolRequest} from Node's request. `path` is relative to the mount point. */
+export function fromNodeRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  parsedBody?: unknown,
+): ProtocolRequest {
+  const controller = new AbortController();
+  // The response closing before it finished means the client went away: abort the work (and refund).
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  return {
+    method: req.method ?? 'GET',
+    path,
+    header(name) {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+    ...(parsedBody === undefined ? {} : { parsedBody }),
+    signal: controller.signal,
+  };
+}
+
+/** Reads a request body, rejecting with 413 as soon as more than `limit` bytes arrived. */
+export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    // Someone (a body parser) already consumed the stream: there is nothing left to read.
+    if (req.readableEnded) {
+      resolve(new Uint8Array(0));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        cleanup();
+        // Stop buffering; the rest of the body is drained and discarded so the 413 can still be sent.
+        req.resume();
+        reject(payloadTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onAborted = () => onError(new Error('request aborted'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+/** Writes a protocol response to Node's response (no-op if the client is gone). */
+export function writeNodeResponse(res: ServerResponse, response: ProtocolResponse): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.statusCode = response.status;
+  // Node has no reason phrase for the spec's 433.
+  if (response.status === 433) res.statusMessage = 'Quota Exceeded';
+  // After a 413 the rest of the body is unwanted: close the connection instead of draining it.
+  if (response.status === 413) res.setHeader('connection', 'close');
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.setHeader('content-length', Buffer.byteLength(response.body));
+  res.end(response.body);
+}

@@ -1,0 +1,167 @@
+/**
+ * The default passage ranker: BM25 over the passages of all fetched pages, diversity across sources, and
+ * greedy packing into a token budget.
+ */
+import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
+import { Bm25Index, type Bm25Options } from './bm25.ts';
+import { splitPassages, type PassageChunk } from './passages.ts';
+import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { estimateTokens } from '../../text/tokens.ts';
+
+/** Options of {@link createBm25Ranker}. */
+export interface Bm25RankerOptions {
+  /**
+   * Upper bound of words per passage.
+   * @default 120
+   */
+  readonly maxWords?: number;
+  /**
+   * Maximum number of blocks (paragraphs, lists, ...) merged into one passage.
+   * @default 3
+   */
+  readonly maxBlocks?: number;
+  /**
+   * Passages taken from one URL before passages of other URLs get a turn; the remaining budget is then
+   * filled best first regardless of source.
+   * @default 3
+   */
+  readonly maxPerSource?: number;
+  /**
+   * Passages scoring at or below this are never selected (0 drops passages sharing no term with the query).
+   * @default 0
+   */
+  readonly minScore?: number;
+  /**
+   * A passage whose word set overlaps a selected passage's by at least this Jaccard similarity is skipped as
+   * a near-duplicate (pages often repeat the same text). 1 disables the check.
+   * @default 0.8
+   */
+  readonly duplicateThreshold?: number;
+  /**
+   * Index the page title and the passage's heading with its text, so that passages under a matching
+   * heading or title rank higher.
+   * @default true
+   */
+  readonly indexHeadings?: boolean;
+  /** BM25 parameters. */
+  readonly bm25?: Bm25Options;
+  /** Locale for sentence splitting and lower-casing; defaults to each document's `lang`. */
+  readonly locale?: string;
+}
+
+function checkFraction(name: string, value: number): void {
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+    throw new RangeError(`${name} must be between 0 and 1`);
+}
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let shared = 0;
+  for (const token of a) if (b.has(token)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+/** Tokens a passage costs in the budget: its heading line plus its text. */
+export function passageTokens(passage: { readonly text: string; readonly heading?: string }): number {
+  return estimateTokens(passage.heading === undefined ? passage.text : `${passage.heading}\n${passage.text}`);
+}
+
+/**
+ * Creates the BM25 passage ranker.
+ *
+ * `rank(query, docs, { maxTokens })` splits every document into passages (see {@link splitPassages}),
+ * scores them with BM25 against the query over the collection of all passages, and returns the best ones,
+ * best first, whose total {@link passageTokens} fit `maxTokens`. At most `maxPerSource` passages of one
+ * URL are taken before the other URLs get a turn, and near-duplicates are skipped.
+ *
+ * @throws RangeError on invalid options; `rank` throws RangeError when `maxTokens` is not a positive number.
+ */
+export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker {
+  const maxPerSource = options.maxPerSource ?? 3;
+  const minScore = options.minScore ?? 0;
+  const duplicateThreshold = options.duplicateThreshold ?? 0.8;
+  const indexHeadings = options.indexHeadings ?? true;
+  if (!Number.isInteger(maxPerSource) || maxPerSource < 1)
+    throw new RangeError('maxPerSource must be a positive integer');
+  if (typeof minScore !== 'number' || Number.isNaN(minScore))
+    throw new RangeError('minScore must be a number');
+  checkFraction('duplicateThreshold', duplicateThreshold);
+  // Validate the remaining options now rather than on the first request.
+  new Bm25Index(options.bm25);
+  splitPassages({ url: '', title: '', text: '', markdown: '' }, options);
+
+  return {
+    async rank(query: string, docs: readonly ExtractedContent[], budget: TokenBudget): Promise<Passage[]> {
+      const maxTokens = budget.maxTokens;
+      if (typeof maxTokens !== 'number' || !(maxTokens > 0))
+        throw new RangeError('maxTokens must be a positive number');
+
+      const chunks: PassageChunk[] = [];
+      const index = new Bm25Index(options.bm25);
+      const tokenSets: Set<string>[] = [];
+      for (const doc of docs) {
+        const locale = options.locale ?? doc.lang;
+        for (const chunk of splitPassages(doc, options)) {
+          const id = String(chunks.length);
+          chunks.push(chunk);
+          const tokens = tokenize(chunk.text, { locale });
+          tokenSets.push(new Set(tokens));
+          const extra = indexHeadings ? tokenize(`${chunk.title} ${chunk.heading ?? ''}`, { locale }) : [];
+          index.add(id, [...tokens, ...extra]);
+        }
+      }
+      const queryTokens = tokenizeQuery(query, { locale: options.locale });
+      const ranked = index.search(queryTokens).filter((match) => match.score > minScore);
+
+      const selected: { chunk: PassageChunk; score: number; tokens: Set<string> }[] = [];
+      const perSource = new Map<string, number>();
+      let remaining = maxTokens;
+      const tryTake = (chunkIndex: number, score: number): boolean => {
+        const chunk = chunks[chunkIndex];
+        const tokens = tokenSets[chunkIndex];
+        if (chunk === undefined || tokens === undefined) return false;
+        const cost = passageTokens(chunk);
+        if (cost > remaining) return false;
+        if (duplicateThreshold < 1 && selected.some((s) => jaccard(s.tokens, tokens) >= duplicateThreshold))
+          return true;
+        selected.push({ chunk, score, tokens });
+        perSource.set(chunk.url, (perSource.get(chunk.url) ?? 0) + 1);
+        remaining -= cost;
+        return true;
+      };
+
+      // First pass: best first, at most maxPerSource per URL; the rest waits for a second pass.
+      const deferred: { chunkIndex: number; score: number }[] = [];
+      for (const match of ranked) {
+        const chunkIndex = Number(match.id);
+        const url = chunks[chunkIndex]?.url ?? '';
+        if ((perSource.get(url) ?? 0) >= maxPerSource) deferred.push({ chunkIndex, score: match.score });
+        else tryTake(chunkIndex, match.score);
+      }
+      for (const { chunkIndex, score } of deferred) tryTake(chunkIndex, score);
+
+      return selected.map(({ chunk, score }) => {
+        const passage: Passage = { url: chunk.url, title: chunk.title, text: chunk.text, score };
+        return chunk.heading === undefined ? passage : { ...passage, heading: chunk.heading };
+      });
+    },
+  };
+}
+
+/** Options of {@link rankPassages}: the token budget plus the ranker's options. */
+export interface RankPassagesOptions extends Bm25RankerOptions, TokenBudget {}
+
+/**
+ * Ranks the passages of `docs` for `query` and returns the best that fit `maxTokens`, best first.
+ * A standalone shortcut for `createBm25Ranker(options).rank(query, docs, { maxTokens })`.
+ *
+ * @example
+ * const passages = await rankPassages('create an API key', [page], { maxTokens: 1500 });
+ */
+export async function rankPassages(
+  query: string,
+  docs: readonly ExtractedContent[],
+  options: RankPassagesOptions,
+): Promise<Passage[]> {
+  return createBm25Ranker(options).rank(query, docs, { maxTokens: options.maxTokens });
+}

@@ -1,0 +1,276 @@
+/**
+ * Small Markdown helpers shared by the local index, the passage ranker and the extractive answerer:
+ * a block splitter that knows headings, lists, tables, quotes and fenced code, and inline-syntax
+ * stripping for plain-text output. It handles the CommonMark constructs that page extraction and
+ * documentation produce; it is not a full CommonMark parser.
+ */
+
+/** Kind of a Markdown block. */
+export type MarkdownBlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code';
+
+/** One block of a Markdown document. */
+export interface MarkdownBlock {
+  readonly kind: MarkdownBlockKind;
+  /** Source text of the block (for lists, all items; for code, without the fences). */
+  readonly text: string;
+  /** Heading level 1–6, for headings only. */
+  readonly level?: number;
+  /** List items without their markers, for lists only. */
+  readonly items?: readonly string[];
+}
+
+const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+/;
+const TABLE_ROW = /^ {0,3}\|.*\|[ \t]*$/;
+const QUOTE = /^ {0,3}>[ \t]?/;
+const THEMATIC_BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+
+/** Splits Markdown into blocks. Blank lines separate paragraphs; fenced code is kept whole. */
+export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  const blocks: MarkdownBlock[] = [];
+  let paragraph: string[] = [];
+  let list: string[] = [];
+  let quote: string[] = [];
+  let table: string[] = [];
+
+  const flush = (): void => {
+    if (paragraph.length > 0) blocks.push({ kind: 'paragraph', text: paragraph.join('\n') });
+    if (list.length > 0) {
+      const items = list.map((item) => item.trim()).filter((item) => item.length > 0);
+      blocks.push({ kind: 'list', text: items.join('\n'), items });
+    }
+    if (quote.length > 0) blocks.push({ kind: 'quote', text: quote.join('\n') });
+    if (table.length > 0) blocks.push({ kind: 'table', text: table.join('\n') });
+    paragraph = [];
+    list = [];
+    quote = [];
+    table = [];
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const fence = FENCE.exec(line);
+    if (fence !== null) {
+      flush();
+      const marker = fence[1] ?? '```';
+      const code: string[] = [];
+      i++;
+      while (i < lines.length && !(lines[i] ?? '').trimStart().startsWith(marker))
+        code.push(lines[i++] ?? '');
+      blocks.push({ kind: 'code', text: code.join('\n') });
+      continue;
+    }
+    if (line.trim().length === 0) {
+      // A blank line ends a paragraph; a list continues across blank lines between its items.
+      if (paragraph.length > 0 || quote.length > 0 || table.length > 0) flush();
+      continue;
+    }
+    const heading = ATX_HEADING.exec(line);
+    if (heading !== null) {
+      flush();
+      blocks.push({ kind: 'heading', level: heading[1]?.length ?? 1, text: (heading[2] ?? '').trim() });
+      continue;
+    }
+    if (paragraph.length > 0 && SETEXT_UNDERLINE.test(line) && list.length === 0) {
+      const text = paragraph.join(' ').trim();
+      paragraph = [];
+      flush();
+      blocks.push({ kind: 'heading', level: line.includes('=') ? 1 : 2, text });
+      continue;
+    }
+    if (THEMATIC_BREAK.test(line)) {
+      flush();
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      if (paragraph.length > 0 || quote.length > 0 || table.length > 0) flush();
+      list.push(line.replace(LIST_ITEM, ''));
+      continue;
+    }
+    if (list.length > 0 && /^\s{2,}\S/.test(line)) {
+      // Continuation of the previous list item (indented), including nested lists.
+      list[list.length - 1] = `${list[list.length - 1] ?? ''} ${line.trim().replace(LIST_ITEM, '')}`;
+      continue;
+    }
+    if (TABLE_ROW.test(line)) {
+      if (table.length === 0) flush();
+      table.push(line.trim());
+      continue;
+    }
+    if (QUOTE.test(line)) {
+      if (quote.length === 0) flush();
+      quote.push(line.replace(QUOTE, ''));
+      continue;
+    }
+    if (list.length > 0 || table.length > 0 || quote.length > 0) flush();
+    paragraph.push(line.trim());
+  }
+  flush();
+  return blocks;
+}
+
+/** A part of a document under one heading. */
+export interface MarkdownSection {
+  /** Text of the heading that opens the section (inline syntax stripped); absent before the first heading. */
+  readonly heading?: string;
+  /** Heading level, 0 for the part before the first heading. */
+  readonly level: number;
+  /** Markdown of the section body, without its heading. */
+  readonly markdown: string;
+}
+
+/**
+ * Splits Markdown into sections at every heading. A heading directly followed by another heading gives
+ * a section with an empty body; text before the first heading gives a section without a heading.
+ */
+export function splitMarkdownSections(markdown: string): MarkdownSection[] {
+  const sections: MarkdownSection[] = [];
+  let current: { heading?: string; level: number; parts: string[] } = { level: 0, parts: [] };
+  const push = (): void => {
+    if (current.heading === undefined && current.parts.length === 0) return;
+    const section: MarkdownSection = { level: current.level, markdown: current.parts.join('\n\n') };
+    sections.push(current.heading === undefined ? section : { ...section, heading: current.heading });
+  };
+  for (const block of parseMarkdownBlocks(markdown)) {
+    if (block.kind === 'heading') {
+      push();
+      current = { heading: stripInlineMarkdown(block.text), level: block.level ?? 1, parts: [] };
+    } else {
+      current.parts.push(blockToMarkdown(block));
+    }
+  }
+  push();
+  return sections;
+}
+
+/** Re-serialises a block (lists as `- item` lines, code fenced). */
+export function blockToMarkdown(block: MarkdownBlock): string {
+  switch (block.kind) {
+    case 'heading':
+      return `${'#'.repeat(block.level ?? 1)} ${block.text}`;
+    case 'list':
+      return (block.items ?? []).map((item) => `- ${item}`).join('\n');
+    case 'code':
+      return `\`\`\`\n${block.text}\n\`\`\``;
+    case 'quote':
+      return block.text
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n');
+    default:
+      return block.text;
+  }
+}
+
+/** Inline HTML tags removed from text (other `<words>` such as `<id>` placeholders are kept). */
+const INLINE_HTML_TAG =
+  /<\/?(?:a|abbr|b|bdi|bdo|big|br|cite|code|del|dfn|div|em|font|i|img|ins|kbd|mark|p|q|s|samp|small|span|strike|strong|sub|sup|time|tt|u|var|wbr)(?:\s[^>]*)?\/?>/gi;
+
+const CODE_SPAN = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g;
+
+/**
+ * Applies `transform` to the parts of `text` outside code spans; code spans are passed to `code`
+ * (by default kept as they are), so that `<id>` or `**` inside code survive.
+ */
+export function mapOutsideCode(
+  text: string,
+  transform: (prose: string) => string,
+  code: (content: string, source: string) => string = (_content, source) => source,
+): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(CODE_SPAN)) {
+    out += transform(text.slice(last, match.index));
+    out += code((match[2] ?? '').trim(), match[0]);
+    last = match.index + match[0].length;
+  }
+  return out + transform(text.slice(last));
+}
+
+/** Removes links, images, footnote references and inline HTML tags, keeping link text; code spans untouched. */
+export function stripLinksAndHtml(text: string): string {
+  return mapOutsideCode(text, (prose) =>
+    prose
+      // Images: ![alt](src) → alt
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+      // Links: [text](url "title") and reference links [text][ref] → text
+      .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+      // Autolinks: <https://…> → https://…
+      .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
+      .replace(INLINE_HTML_TAG, '')
+      // Footnote references [^1]
+      .replace(/\[\^[^\]]+\]/g, ''),
+  );
+}
+
+/**
+ * Removes inline Markdown syntax, keeping the words: links and images become their text, code spans
+ * lose their backticks, emphasis markers, inline HTML tags and backslash escapes are dropped. Underscores
+ * inside words (`snake_case`, `as_…`) and text inside code spans are kept.
+ */
+export function stripInlineMarkdown(text: string): string {
+  return mapOutsideCode(
+    stripLinksAndHtml(text),
+    (prose) =>
+      prose
+        // Strong/emphasis/strikethrough with * and ~ anywhere, with _ only at word boundaries
+        .replace(/(\*{1,3}|~~)(?=\S)([\s\S]*?\S)\1/g, '$2')
+        .replace(/(^|[^\p{L}\p{N}_])(_{1,3})(?=\S)([\s\S]*?\S)\2(?![\p{L}\p{N}_])/gu, '$1$3')
+        // Backslash escapes
+        .replace(/\\([!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~])/g, '$1')
+        // Stray markers left by unbalanced syntax
+        .replace(/\*\*|`/g, ''),
+    (content) => content,
+  )
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
+/** Cells of a Markdown table row, inline syntax stripped; `null` for the `|---|---|` delimiter row. */
+export function tableRowCells(row: string): string[] | null {
+  const inner = row.trim().replace(/^\|/, '').replace(/\|$/, '');
+  const cells = inner.split(/(?<!\\)\|/).map((cell) => stripInlineMarkdown(cell.trim()));
+  if (cells.every((cell) => /^:?-+:?$/.test(cell))) return null;
+  return cells;
+}
+
+/**
+ * Converts Markdown to plain text: headings and list items become their own lines without markers,
+ * table rows become their cells joined by spaces (the delimiter row is dropped), code blocks keep their
+ * content, and blocks are separated by blank lines.
+ */
+export function markdownToText(markdown: string): string {
+  const out: string[] = [];
+  for (const block of parseMarkdownBlocks(markdown)) {
+    switch (block.kind) {
+      case 'code':
+        out.push(block.text);
+        break;
+      case 'list':
+        out.push((block.items ?? []).map(stripInlineMarkdown).join('\n'));
+        break;
+      case 'table': {
+        const rows = block.text.split('\n').map(tableRowCells);
+        out.push(
+          rows
+            .filter((cells): cells is string[] => cells !== null)
+            .map((cells) => cells.join(' '))
+            .join('\n'),
+        );
+        break;
+      }
+      default:
+        out.push(
+          block.text
+            .split('\n')
+            .map(stripInlineMarkdown)
+            .join(block.kind === 'quote' ? '\n' : ' '),
+        );
+    }
+  }
+  return out.filter((part) => part.length > 0).join('\n\n');
+}

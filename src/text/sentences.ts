@@ -1,0 +1,58 @@
+/** Sentence splitting with `Intl.Segmenter`. */
+
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function sentenceSegmenter(locale: string | undefined): Intl.Segmenter {
+  const key = locale ?? '';
+  let segmenter = segmenters.get(key);
+  if (segmenter === undefined) {
+    let resolved: string | undefined = locale;
+    try {
+      if (resolved !== undefined) Intl.getCanonicalLocales(resolved);
+    } catch {
+      resolved = undefined; // an invalid tag (e.g. from a page's lang attribute) falls back to the default
+    }
+    segmenter = new Intl.Segmenter(resolved, { granularity: 'sentence' });
+    segmenters.set(key, segmenter);
+  }
+  return segmenter;
+}
+
+// Abbreviations after which Intl.Segmenter (ICU) wrongly ends a sentence in English text.
+const ABBREVIATION =
+  /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|Prof|St|No|Fig|Inc|Ltd|Jr|Sr)\.$/i;
+
+/**
+ * Splits text into sentences using `Intl.Segmenter` with sentence granularity for the given locale
+ * (BCP 47 tag such as `en` or `de-CH`; invalid tags fall back to the runtime default).
+ * Sentences are trimmed, empty ones dropped, and a split after a common abbreviation ("e.g.", "Dr.")
+ * is undone, and so is a split before a lower-case letter (ICU ends a sentence after `?"` even when the
+ * sentence goes on). Line breaks inside a paragraph do not end a sentence; blank lines do.
+ */
+export function splitSentences(text: string, locale?: string): string[] {
+  const sentences: string[] = [];
+  const segmenter = sentenceSegmenter(locale);
+  for (const paragraph of text.split(/\n[ \t]*\n/)) {
+    const flat = paragraph.replace(/\s*\n\s*/g, ' ').trim();
+    if (flat.length === 0) continue;
+    let pending = '';
+    const start = sentences.length;
+    for (const { segment } of segmenter.segment(flat)) {
+      const piece = segment.trim();
+      if (piece.length === 0) continue;
+      // A "sentence" starting in lower case continues the previous one (ICU splits after `?"` in
+      // 'the prompt "How tall is it?" searches for…').
+      if (pending.length === 0 && sentences.length > start && /^\p{Ll}/u.test(piece)) {
+        pending = `${sentences.pop() ?? ''} ${piece}`;
+      } else {
+        pending = pending.length === 0 ? piece : `${pending} ${piece}`;
+      }
+      if (!ABBREVIATION.test(pending)) {
+        sentences.push(pending);
+        pending = '';
+      }
+    }
+    if (pending.length > 0) sentences.push(pending);
+  }
+  return sentences;
+}

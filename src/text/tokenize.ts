@@ -1,0 +1,132 @@
+/**
+ * Word tokenizer for full-text scoring: NFKC-normalised, lower-cased runs of Unicode letters and digits,
+ * with an optional small English stop-word list and an optional light English stemmer.
+ */
+
+/** Options of {@link tokenize}. */
+export interface TokenizeOptions {
+  /**
+   * Drop very common English words ("the", "how", "is", ...).
+   * @default true
+   */
+  readonly removeStopWords?: boolean;
+  /**
+   * Apply {@link stem} to every token (English only; tokens with non-ASCII letters are left unchanged).
+   * @default true
+   */
+  readonly stem?: boolean;
+  /**
+   * Locale used for lower-casing (e.g. `tr` lower-cases `I` to dotless `ı`).
+   * @default undefined (locale-independent lower-casing)
+   */
+  readonly locale?: string;
+}
+
+/**
+ * Small English stop-word list: function words that carry no topic. Question words are included because
+ * the pipeline scores prompts such as "How do I create an API key?" against documentation text.
+ */
+export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again all am an and any are as at be because been before being below between both ' +
+    'but by can could did do does doing down during each few for from further had has have having he her ' +
+    'here hers herself him himself his how i if in into is it its itself just me more most my myself no nor ' +
+    'not of off on once only or other our ours ourselves out over own same she should so some such than that ' +
+    'the their theirs them themselves then there these they this those through to too under until up very was ' +
+    'we were what when where which while who whom why will with would you your yours yourself yourselves ' +
+    's t don doesn didn isn aren wasn weren cannot dont doesnt didnt isnt arent wasnt werent cant wont'
+  ).split(' '),
+);
+
+// Runs of letters (with combining marks) and digits; an apostrophe inside a word is kept so that "don't"
+// stays one token and possessive "'s" can be dropped below.
+const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
+const ASCII_WORD = /^[a-z]+$/;
+// Scripts written without spaces between words: runs of them are split with Intl.Segmenter's dictionaries.
+const UNSPACED_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+let wordSegmenter: Intl.Segmenter | undefined;
+
+function segmentWords(run: string): string[] {
+  wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const words: string[] = [];
+  for (const { segment, isWordLike } of wordSegmenter.segment(run)) if (isWordLike) words.push(segment);
+  return words;
+}
+const VOWEL = /[aeiouy]/;
+
+/**
+ * Light English suffix stripping (plural, `-ing`, `-ed`, final `-e`), in the spirit of Porter's step 1
+ * without its measure rules. It only needs to map inflections of one word to the same key
+ * ("create", "creates", "created", "creating" → "creat"), not to produce real words.
+ * Tokens containing anything other than ASCII letters are returned unchanged.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || !ASCII_WORD.test(word)) return word;
+  let w = word;
+  // Plurals and third-person -s.
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  // -ing / -ed, only when a syllable remains ("sing", "need", "bed" stay).
+  let stripped = false;
+  if (w.endsWith('ing') && w.length > 5 && VOWEL.test(w.slice(0, -3))) {
+    w = w.slice(0, -3);
+    stripped = true;
+  } else if (w.endsWith('ed') && !w.endsWith('eed') && w.length > 4 && VOWEL.test(w.slice(0, -2))) {
+    w = w.slice(0, -2);
+    stripped = true;
+  }
+  if (stripped) {
+    // "stopped" → "stopp" → "stop", but "called" keeps its "ll".
+    const last = w.at(-1);
+    if (last !== undefined && last === w.at(-2) && !'lsz'.includes(last) && !VOWEL.test(last))
+      w = w.slice(0, -1);
+    // "studied" → "studi" → "study", matching "study"/"studies".
+    else if (w.endsWith('i') && w.length > 3) w = `${w.slice(0, -1)}y`;
+  }
+  // Final silent e, so that "create" and "creating" meet at "creat".
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+/**
+ * Splits text into normalised word tokens.
+ *
+ * Text is NFKC-normalised (full-width letters, ligatures and compatibility forms fold to their plain
+ * forms), lower-cased, split into runs of Unicode letters and digits (so `--rate-limit` gives `rate`,
+ * `limit` and `as_1f2e` gives `as`, `1f2e`), possessive `'s` is dropped, then stop words are removed and
+ * tokens stemmed unless disabled. Runs of Chinese, Japanese, Thai, Lao, Khmer or Burmese text, which
+ * have no spaces between words, are split into words with `Intl.Segmenter` (word granularity).
+ *
+ * @example tokenize('How do I create API keys?') // ['creat', 'api', 'key']
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const removeStopWords = options.removeStopWords ?? true;
+  const applyStem = options.stem ?? true;
+  const normalised = text.normalize('NFKC');
+  const lower =
+    options.locale === undefined ? normalised.toLowerCase() : normalised.toLocaleLowerCase(options.locale);
+  const tokens: string[] = [];
+  for (const match of lower.matchAll(WORD)) {
+    const words = UNSPACED_SCRIPT.test(match[0]) ? segmentWords(match[0]) : [match[0]];
+    for (const word of words) {
+      let token = word.replace(/['’]s$/u, '').replace(/['’]/gu, '');
+      if (token.length === 0) continue;
+      if (removeStopWords && ENGLISH_STOP_WORDS.has(token)) continue;
+      if (applyStem) token = stem(token);
+      tokens.push(token);
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Tokenizes a query: like {@link tokenize}, but if removing stop words leaves nothing (e.g. "Who is
+ * The Who?"), the stop words are kept so that the query still matches something.
+ */
+export function tokenizeQuery(text: string, options: TokenizeOptions = {}): string[] {
+  const tokens = tokenize(text, options);
+  if (tokens.length > 0 || options.removeStopWords === false) return tokens;
+  return tokenize(text, { ...options, removeStopWords: false });
+}

@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDuration, parseRateLimit, resolveServeConfig } from '../../src/cli/config.ts';
+
+describe('CLI configuration', () => {
+  it('uses the documented defaults', () => {
+    expect(resolveServeConfig({}, {})).toEqual({
+      port: 8787,
+      host: '127.0.0.1',
+      dataDir: resolve('.agent-search'),
+      corpus: [],
+      rateLimit: { limit: 60, windowMs: 60_000 },
+      creditCost: 1,
+      maintenance: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads environment variables, and flags win over them', () => {
+    const env = {
+      AGENT_SEARCH_PORT: '9000',
+      AGENT_SEARCH_HOST: '0.0.0.0',
+      AGENT_SEARCH_DATA_DIR: '/tmp/as-data',
+      AGENT_SEARCH_CORPUS: '/a:/b',
+      AGENT_SEARCH_RATE_LIMIT: '10/1s',
+      AGENT_SEARCH_CREDIT_COST: '2',
+      AGENT_SEARCH_MAINTENANCE: 'true',
+      AGENT_SEARCH_LOG_LEVEL: 'warn',
+    };
+    const fromEnv = resolveServeConfig({}, env);
+    expect(fromEnv).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/tmp/as-data',
+      corpus: ['/a', '/b'],
+      rateLimit: { limit: 10, windowMs: 1000 },
+      creditCost: 2,
+      maintenance: true,
+      logLevel: 'warn',
+    });
+    const fromFlags = resolveServeConfig(
+      { port: '1234', rateLimit: '5/1h', corpus: ['/c'], maintenance: false },
+      env,
+    );
+    expect(fromFlags).toMatchObject({
+      port: 1234,
+      rateLimit: { limit: 5, windowMs: 3_600_000 },
+      corpus: ['/c'],
+    });
+  });
+
+  it('parses durations and rate limits, and rejects nonsense', () => {
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('30s')).toBe(30_000);
+    expect(parseDuration('1m')).toBe(60_000);
+    expect(parseDuration('12h')).toBe(43_200_000);
+    expect(parseDuration('30d')).toBe(2_592_000_000);
+    expect(parseDuration('m')).toBe(60_000);
+    expect(parseRateLimit('60/1m')).toEqual({ limit: 60, windowMs: 60_000 });
+    expect(parseRateLimit('10/s')).toEqual({ limit: 10, windowMs: 1000 });
+    for (const bad of ['', 'soon', '5', '-1s', '0s', '1y'])
+      expect(() => parseDuration(bad)).toThrow(/invalid duration/);
+    for (const bad of ['lots', '0/1m', '1.5/1m', '10']) expect(() => parseRateLimit(bad)).toThrow(/invalid/);
+    expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/invalid port/);
+    expect(() => resolveServeConfig({ creditCost: '-1' }, {})).toThrow(/invalid --credit-cost/);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../../src/pipeline/rank/bm25.ts';
+
+describe('Bm25Index', () => {
+  const build = () => {
+    const index = new Bm25Index();
+    index.add('cats', ['cat', 'sit', 'mat', 'cat']);
+    index.add('dogs', ['dog', 'bark', 'loud']);
+    index.add('both', ['cat', 'dog', 'friend', 'play', 'garden', 'sun', 'run']);
+    return index;
+  };
+
+  it('matches the BM25 formula with Lucene idf', () => {
+    const index = build();
+    const k1 = 1.2;
+    const b = 0.75;
+    const avgdl = (4 + 3 + 7) / 3;
+    const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
+    const expected = (idf * 2 * (k1 + 1)) / (2 + k1 * (1 - b + (b * 4) / avgdl));
+    expect(index.score('cats', ['cat'])).toBeCloseTo(expected, 12);
+    expect(index.search(['cat'])[0]).toEqual({ id: 'cats', score: index.score('cats', ['cat']) });
+  });
+
+  it('ranks by term frequency, rarity and length, and omits documents without query terms', () => {
+    const index = build();
+    expect(index.search(['cat']).map((m) => m.id)).toEqual(['cats', 'both']);
+    // "bark" is rarer than "cat", so the dog document wins a two-term query.
+    expect(index.search(['bark', 'cat']).map((m) => m.id)[0]).toBe('dogs');
+    expect(index.search(['unknown'])).toEqual([]);
+  });
+
+  it('counts repeated query terms once and breaks ties by id', () => {
+    const index = build();
+    expect(index.search(['cat', 'cat'])).toEqual(index.search(['cat']));
+    const tie = new Bm25Index();
+    tie.add('b', ['x']);
+    tie.add('a', ['x']);
+    expect(tie.search(['x']).map((m) => m.id)).toEqual(['a', 'b']);
+  });
+
+  it('replaces and removes documents, updating statistics', () => {
+    const index = build();
+    expect(index.documentFrequency('cat')).toBe(2);
+    index.add('cats', ['mouse']);
+    expect(index.documentFrequency('cat')).toBe(1);
+    expect(index.size).toBe(3);
+    expect(index.remove('cats')).toBe(true);
+    expect(index.remove('cats')).toBe(false);
+    expect(index.size).toBe(2);
+    expect(index.documentFrequency('mouse')).toBe(0);
+    expect(index.averageLength).toBe(5);
+    expect(index.search(['mouse'])).toEqual([]);
+  });
+
+  it('respects the limit and rejects bad parameters', () => {
+    expect(build().search(['cat', 'dog'], 1)).toHaveLength(1);
+    expect(() => new Bm25Index({ k1: -1 })).toThrow(RangeError);
+    expect(() => new Bm25Index({ b: 2 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createBm25Ranker,
+  passageTokens,
+  rankPassages,
+  splitPassages,
+} from '../../src/pipeline/rank/index.ts';
+import type { ExtractedContent } from '../../src/pipeline/types.ts';
+
+function doc(url: string, markdown: string, title = url): ExtractedContent {
+  return { url, title, markdown, text: markdown };
+}
+
+const filler = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `Sentence ${i} is about ${topic} and nothing else matters here.`).join(
+    ' ',
+  );
+
+describe('splitPassages', () => {
+  it('never crosses a heading and remembers the nearest one', () => {
+    const passages = splitPassages(
+      doc('u', '# Title\n\nIntro.\n\n## Install\n\nRun npm install.\n\nThen start.\n\n## Use\n\nCall it.'),
+    );
+    expect(passages.map((p) => [p.heading, p.text])).toEqual([
+      ['Title', 'Intro.'],
+      ['Install', 'Run npm install.\n\nThen start.'],
+      ['Use', 'Call it.'],
+    ]);
+  });
+
+  it('keeps passages within maxWords, cutting long paragraphs at sentence boundaries', () => {
+    const long = filler('rivers', 40); // 40 sentences of 10 words
+    const passages = splitPassages(doc('u', `## Rivers\n\n${long}`), { maxWords: 120 });
+    expect(passages.length).toBeGreaterThan(3);
+    for (const p of passages) {
+      expect(p.text.split(/\s+/).length).toBeLessThanOrEqual(120);
+      expect(p.text).toMatch(/\.$/);
+      expect(p.heading).toBe('Rivers');
+    }
+    expect(passages.map((p) => p.text).join(' ')).toBe(long);
+  });
+
+  it('merges at most maxBlocks short paragraphs and falls back to text when there is no Markdown', () => {
+    const paragraphs = ['One.', 'Two.', 'Three.', 'Four.'].join('\n\n');
+    expect(splitPassages(doc('u', paragraphs), { maxBlocks: 3 }).map((p) => p.text)).toEqual([
+      'One.\n\nTwo.\n\nThree.',
+      'Four.',
+    ]);
+    expect(splitPassages({ url: 'u', title: 't', text: 'Plain text only.', markdown: '' })[0]?.text).toBe(
+      'Plain text only.',
+    );
+  });
+});
+
+describe('createBm25Ranker', () => {
+  const docs = [
+    doc(
+      'https://a.test/volcano',
+      `# Volcanoes\n\n## Eruptions\n\nVolcanic eruptions eject ash and lava.\n\n## Other\n\n${filler('rocks', 5)}\n\n## More eruptions\n\nEruptions of ash clouds disrupt flights.\n\n## Even more\n\nAsh eruptions can last weeks.\n\n## Last\n\nAsh eruptions again and eruptions.`,
+    ),
+    doc('https://b.test/ash', `# Weather\n\nSome volcanic ash fell. ${filler('weather', 3)}`),
+    doc('https://c.test/bread', '# Bread\n\nBread needs flour and water.'),
+  ];
+
+  it('returns relevant passages best first with scores and headings, skipping irrelevant ones', async () => {
+    const passages = await createBm25Ranker().rank('volcanic ash eruptions', docs, { maxTokens: 10_000 });
+    expect(passages.length).toBeGreaterThan(0);
+    expect(passages.every((p) => p.url !== 'https://c.test/bread')).toBe(true);
+    expect(passages.every((p) => p.score > 0)).toBe(true);
+    expect(passages.find((p) => p.url === 'https://a.test/volcano')?.heading).toBeDefined();
+  });
+
+  it('gives other sources a turn after maxPerSource passages of one URL', async () => {
+    const passages = await createBm25Ranker({ maxPerSource: 2 }).rank('ash eruptions', docs, {
+      maxTokens: 10_000,
+    });
+    const firstThree = passages.slice(0, 3).map((p) => p.url);
+    expect(firstThree.filter((u) => u === 'https://a.test/volcano')).toHaveLength(2);
+    expect(firstThree).toContain('https://b.test/ash');
+    // Without the cap, the volcano page takes the first three places.
+    const uncapped = await createBm25Ranker({ maxPerSource: 10 }).rank('ash eruptions', docs, {
+      maxTokens: 10_000,
+    });
+    expect(uncapped.slice(0, 3).every((p) => p.url === 'https://a.test/volcano')).toBe(true);
+  });
+
+  it('respects the token budget', async () => {
+    const big = [
+      doc(
+        'https://big.test',
+        Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${filler('ash', 8)}`).join('\n\n'),
+      ),
+    ];
+    for (const maxTokens of [150, 300, 1000]) {
+      const passages = await rankPassages('ash', big, { maxTokens });
+      const used = passages.reduce((sum, p) => sum + passageTokens(p), 0);
+      expect(used).toBeLessThanOrEqual(maxTokens);
+      expect(passages.length).toBeGreaterThan(0);
+    }
+    expect(await rankPassages('ash', big, { maxTokens: 5 })).toEqual([]);
+  });
+
+  it('skips near-duplicate passages', async () => {
+    const text = 'Glaciers carve valleys slowly over thousands of years.';
+    const copies = [doc('https://x.test', `# X\n\n${text}`), doc('https://y.test', `# X\n\n${text}`)];
+    expect(await rankPassages('glaciers valleys', copies, { maxTokens: 1000 })).toHaveLength(1);
+    expect(
+      await rankPassages('glaciers valleys', copies, { maxTokens: 1000, duplicateThreshold: 1 }),
+    ).toHaveLength(2);
+  });
+
+  it('rejects bad options and budgets', async () => {
+    expect(() => createBm25Ranker({ maxPerSource: 0 })).toThrow(RangeError);
+    expect(() => createBm25Ranker({ maxWords: 0 })).toThrow(RangeError);
+    expect(() => createBm25Ranker({ duplicateThreshold: 2 })).toThrow(RangeError);
+    await expect(createBm25Ranker().rank('x', docs, { maxTokens: 0 })).rejects.toThrow(RangeError);
+  });
+});

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+  estimateTokens,
+  markdownToText,
+  parseMarkdownBlocks,
+  splitMarkdownSections,
+  splitSentences,
+  stem,
+  stripInlineMarkdown,
+  tokenize,
+  tokenizeQuery,
+} from '../../src/text/index.ts';
+
+describe('tokenize', () => {
+  it('lower-cases, splits on non-letters and drops stop words', () => {
+    expect(tokenize('How do I create an API key?')).toEqual(['creat', 'api', 'key']);
+    expect(tokenize('--rate-limit 60/1m')).toEqual(['rat', 'limit', '60', '1m']);
+  });
+
+  it('applies NFKC so compatibility forms match their plain forms', () => {
+    expect(tokenize('Ｆｕｌｌ ﬁle')).toEqual(tokenize('full file'));
+  });
+
+  it('keeps non-Latin words whole and lower-cases them', () => {
+    expect(tokenize('Größe Москва')).toEqual(['größe', 'москва']);
+  });
+
+  it('splits scripts without spaces into words', () => {
+    const tokens = tokenize('東京都に住んでいます');
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens).toContain('東京');
+    expect(tokenize('สวัสดีครับ').length).toBeGreaterThan(1);
+  });
+
+  it('drops possessive apostrophes and can keep stop words or skip stemming', () => {
+    expect(tokenize("the user's keys", { removeStopWords: false, stem: false })).toEqual([
+      'the',
+      'user',
+      'keys',
+    ]);
+  });
+
+  it('honours a locale for lower-casing', () => {
+    expect(tokenize('KIZ', { locale: 'tr', stem: false })).toEqual(['kız']);
+  });
+
+  it('tokenizeQuery keeps stop words when nothing else is left', () => {
+    expect(tokenize('Who is the Who?')).toEqual([]);
+    expect(tokenizeQuery('Who is the Who?')).toEqual(['who', 'is', 'the', 'who']);
+  });
+});
+
+describe('stem', () => {
+  it('maps inflections of a word to one key', () => {
+    const groups = [
+      ['create', 'creates', 'created', 'creating'],
+      ['key', 'keys'],
+      ['limit', 'limits', 'limited', 'limiting'],
+      ['revoke', 'revoked', 'revokes', 'revoking'],
+      ['study', 'studies', 'studied'],
+      ['stop', 'stops', 'stopped', 'stopping'],
+      ['policy', 'policies'],
+      ['call', 'calls', 'called'],
+    ];
+    for (const group of groups) expect(new Set(group.map(stem)).size, group.join()).toBe(1);
+  });
+
+  it('leaves short words, -ss/-us/-is words and non-ASCII words alone', () => {
+    expect(stem('bus')).toBe('bus');
+    expect(stem('class')).toBe('class');
+    expect(stem('status')).toBe('status');
+    expect(stem('analysis')).toBe('analysis');
+    expect(stem('need')).toBe('need');
+    expect(stem('größe')).toBe('größe');
+  });
+});
+
+describe('splitSentences', () => {
+  it('splits with Intl.Segmenter and undoes splits after abbreviations', () => {
+    expect(splitSentences('Run it, e.g. now. Dr. Smith agreed! Is it done? Yes.', 'en')).toEqual([
+      'Run it, e.g. now.',
+      'Dr. Smith agreed!',
+      'Is it done?',
+      'Yes.',
+    ]);
+  });
+
+  it('joins lines of a paragraph and splits paragraphs', () => {
+    expect(splitSentences('First line\ncontinues here.\n\nSecond paragraph')).toEqual([
+      'First line continues here.',
+      'Second paragraph',
+    ]);
+  });
+
+  it('does not end a sentence at a quoted question that goes on', () => {
+    expect(splitSentences('The prompt "How tall is it?" searches for the tower. Next.', 'en')).toEqual([
+      'The prompt "How tall is it?" searches for the tower.',
+      'Next.',
+    ]);
+  });
+
+  it('segments other languages and survives an invalid locale tag', () => {
+    expect(splitSentences('Das ist gut. Wirklich gut.', 'de')).toEqual(['Das ist gut.', 'Wirklich gut.']);
+    expect(splitSentences('これは文です。これも文です。', 'ja')).toEqual([
+      'これは文です。',
+      'これも文です。',
+    ]);
+    expect(splitSentences('One. Two.', 'not a locale!')).toEqual(['One.', 'Two.']);
+  });
+});
+
+describe('estimateTokens', () => {
+  it('is characters / 4 rounded up, counting code points', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+    expect(estimateTokens('😀😀😀😀')).toBe(1);
+  });
+});
+
+describe('markdown helpers', () => {
+  const doc = [
+    '# Title',
+    '',
+    'Intro with **bold** and a [link](https://example.com).',
+    '',
+    '## Section *one*',
+    '',
+    '- item one',
+    '- item two',
+    '  continued',
+    '',
+    '| a | b |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+    '```sh',
+    '# not a heading',
+    '```',
+    '',
+    'Setext heading',
+    '--------------',
+    '',
+    '> quoted',
+  ].join('\n');
+
+  it('parses blocks, keeping fenced code whole', () => {
+    expect(parseMarkdownBlocks(doc).map((b) => b.kind)).toEqual([
+      'heading',
+      'paragraph',
+      'heading',
+      'list',
+      'table',
+      'code',
+      'heading',
+      'quote',
+    ]);
+    expect(parseMarkdownBlocks(doc)[3]?.items).toEqual(['item one', 'item two continued']);
+    expect(parseMarkdownBlocks(doc)[5]?.text).toBe('# not a heading');
+  });
+
+  it('splits sections at headings, with stripped heading text', () => {
+    const sections = splitMarkdownSections(doc);
+    expect(sections.map((s) => [s.heading, s.level])).toEqual([
+      ['Title', 1],
+      ['Section one', 2],
+      ['Setext heading', 2],
+    ]);
+    expect(sections[1]?.markdown).toContain('# not a heading');
+  });
+
+  it('strips inline syntax but keeps words, identifiers and code contents', () => {
+    expect(
+      stripInlineMarkdown(
+        'Use **bold**, _it_, `keys revoke <id>`, [docs](x.md), ![alt](a.png), <b>x</b>, as_key_1 and 2\\*3',
+      ),
+    ).toBe('Use bold, it, keys revoke <id>, docs, alt, x, as_key_1 and 2*3');
+  });
+
+  it('converts Markdown to plain text', () => {
+    const text = markdownToText(doc);
+    expect(text).not.toMatch(/\*\*|`|\]\(|^## |^\s*[-*] |^\|/m);
+    expect(text).toContain('Intro with bold and a link.');
+    expect(text).toContain('item two continued');
+    expect(text).toContain('1 2');
+    expect(text).not.toContain('---');
+  });
+});
