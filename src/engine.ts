@@ -23,6 +23,8 @@ import {
   type SearchResponse,
 } from './http/schema.ts';
 import { createExtractiveAnswerer } from './pipeline/answer/index.ts';
+import { createContentExtractor } from './pipeline/extract/index.ts';
+import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
 import { runPipeline, type PipelineStages } from './pipeline/run.ts';
 import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
@@ -63,10 +65,16 @@ export interface SearchEngineOptions {
   readonly search?: SearchProvider;
   /** Folders indexed by the default local search provider. @default [DEFAULT_CORPUS] (the project's docs/) */
   readonly corpus?: readonly string[];
-  /** Fetches result pages that the provider returned without text. @default none: snippets are used */
-  readonly fetcher?: PageFetcher;
-  /** Extracts main content from fetched pages. @default none */
-  readonly extractor?: ContentExtractor;
+  /**
+   * Fetches result pages that the provider returned without text; `false` answers from snippets only.
+   * @default createPageFetcher() (SSRF guard, robots.txt, limits), created on first use
+   */
+  readonly fetcher?: PageFetcher | false;
+  /**
+   * Extracts main content from fetched pages; `false` answers from snippets only.
+   * @default createContentExtractor() (worker pool), created on first use
+   */
+  readonly extractor?: ContentExtractor | false;
   /** @default BM25 passage ranker */
   readonly ranker?: PassageRanker;
   /** @default the extractive answerer (no model needed) */
@@ -170,8 +178,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     search: options.search ?? createLocalIndexProvider({ paths: options.corpus ?? [DEFAULT_CORPUS] }),
     ranker: options.ranker ?? createBm25Ranker(),
     answerer: options.answerer ?? createExtractiveAnswerer(),
-    ...(options.fetcher ? { fetcher: options.fetcher } : {}),
-    ...(options.extractor ? { extractor: options.extractor } : {}),
+    ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
+    ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
   };
   const queue = new PQueue({ concurrency: maxConcurrent });
   let maintenance = options.maintenance ?? false;
@@ -306,6 +314,25 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         stages.extractor?.close?.(),
       ]);
     },
+  };
+}
+
+// The default fetcher and extractor are created on first use, so they cost nothing (no connection pool,
+// no worker threads) for engines whose provider already returns page text, like the local index.
+
+function lazyPageFetcher(): PageFetcher {
+  let fetcher: PageFetcher | undefined;
+  return {
+    fetch: (url, call) => (fetcher ??= createPageFetcher()).fetch(url, call),
+    close: async () => fetcher?.close?.(),
+  };
+}
+
+function lazyContentExtractor(): ContentExtractor {
+  let extractor: ContentExtractor | undefined;
+  return {
+    extract: (page, call) => (extractor ??= createContentExtractor()).extract(page, call),
+    close: async () => extractor?.close?.(),
   };
 }
 

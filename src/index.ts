@@ -1,0 +1,112 @@
+/**
+ * agent-search: web search answers for AI agents.
+ *
+ * ```ts
+ * import { createSearchEngine } from 'agent-search';
+ * const engine = createSearchEngine();                 // local docs index + extractive answers, in memory
+ * const { key } = await engine.createKey();            // new account with 1,000 credits
+ * const result = await engine.search({ prompt: 'How do I create an API key?' }, { apiKey: key });
+ * ```
+ *
+ * Adapters live in subpaths: `agent-search/node`, `/express`, `/koa`, `/fetch`; stores in `/sqlite`
+ * (and `/redis`, `/postgres`); conformance suites in `/testing`.
+ */
+
+// The engine
+export {
+  createSearchEngine,
+  DEFAULT_CORPUS,
+  FREE_CREDITS,
+  type CreateKeyOptions,
+  type Logger,
+  type SearchCallOptions,
+  type SearchEngine,
+  type SearchEngineOptions,
+} from './engine.ts';
+export {
+  runPipeline,
+  type PipelineResult,
+  type PipelineSettings,
+  type PipelineStages,
+} from './pipeline/run.ts';
+
+// Errors
+export {
+  AgentSearchError,
+  ERROR_TABLE,
+  QuotaExceededError,
+  errorBody,
+  isAgentSearchError,
+  toAgentSearchError,
+  type AgentSearchErrorOptions,
+  type ErrorCode,
+} from './errors.ts';
+
+// The HTTP protocol (for writing an adapter of your own)
+export {
+  bearerToken,
+  errorResponse,
+  handleProtocolRequest,
+  isApiPath,
+  stripBasePath,
+  type ProtocolRequest,
+  type ProtocolResponse,
+} from './http/handler.ts';
+export {
+  parseSearchRequest,
+  searchRequestSchema,
+  MAX_CONTEXT_MESSAGES,
+  MAX_MESSAGE_CHARS,
+  MAX_PROMPT_CHARS,
+  type BalanceResponse,
+  type NormalizedSearchRequest,
+  type SearchRequest,
+  type SearchResponse,
+} from './http/schema.ts';
+
+// Stage interfaces
+export type * from './pipeline/types.ts';
+
+// Stage: query planning
+export { planQuery } from './pipeline/query.ts';
+
+// Stage: search
+export * from './pipeline/search/providers/index.ts';
+export {
+  createFallbackProvider,
+  createFusionProvider,
+  dedupeHits,
+  fuseRankings,
+  type FallbackProviderOptions,
+  type FusionProviderOptions,
+} from './pipeline/search/combine.ts';
+export { canonicalizeUrl, isHttpUrl, isTrackingParam } from './pipeline/search/url.ts';
+export {
+  LocalIndex,
+  createLocalIndexProvider,
+  type LocalIndexProvider,
+  type LocalIndexProviderOptions,
+} from './pipeline/search/local-index.ts';
+
+// Stage: fetch
+export * from './pipeline/fetch/index.ts';
+
+// Stage: extract
+export {
+  createContentExtractor,
+  extractContent,
+  type ContentExtractorOptions,
+  type ExtractContentOptions,
+} from './pipeline/extract/index.ts';
+
+// Stage: rank
+export * from './pipeline/rank/index.ts';
+
+// Stage: answer
+export * from './pipeline/answer/index.ts';
+
+// Text utilities
+export { estimateTokens, splitSentences, tokenize } from './text/index.ts';
+
+// Stores: interfaces, key helpers, memory stores (SQLite: `agent-search/sqlite`)
+export * from './stores/index.ts';
