@@ -35,8 +35,25 @@ export function createFetchHandler(
             readBody: (limit) => readLimited(request, limit),
             signal: request.signal,
           });
-    return new Response(response.body, { status: response.status, headers: response.headers });
+    const body = typeof response.body === 'string' ? response.body : toReadableStream(response.body);
+    return new Response(body, { status: response.status, headers: response.headers });
   };
+}
+
+/** A byte stream of the chunks; cancelling it (the client left) stops the producer, refunding the search. */
+function toReadableStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const iterator: AsyncIterator<string, unknown> = chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {

@@ -6,6 +6,7 @@
  * app.use(agentSearchKoa(engine));
  * ```
  */
+import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { SearchEngine } from '../src/engine.ts';
 import { isApiPath } from '../src/http/handler.ts';
@@ -23,7 +24,8 @@ export function agentSearchKoa(engine: SearchEngine): Middleware {
     ctx.status = response.status;
     if (response.status === 433) ctx.message = 'Quota Exceeded';
     ctx.set(response.headers);
-    ctx.body = response.body;
+    // A streamed body becomes a Readable; Koa destroys it (cancelling the search) if the client leaves.
+    ctx.body = typeof response.body === 'string' ? response.body : Readable.from(response.body);
     // Koa would replace our JSON content type for a string body; set it after assigning the body.
     ctx.type = response.headers['content-type'] ?? 'application/json';
   };

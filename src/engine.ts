@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
-import { AgentSearchError, toAgentSearchError } from './errors.ts';
+import { AgentSearchError, errorBody, toAgentSearchError } from './errors.ts';
 import {
   handleProtocolRequest,
   type ProtocolRequest,
@@ -21,15 +21,17 @@ import {
   type NormalizedSearchRequest,
   type SearchRequest,
   type SearchResponse,
+  type SearchStreamEvent,
 } from './http/schema.ts';
 import { createExtractiveAnswerer } from './pipeline/answer/index.ts';
 import { createContentExtractor } from './pipeline/extract/index.ts';
 import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
-import { runPipeline, type PipelineStages } from './pipeline/run.ts';
+import { runPipeline, streamPipeline, type PipelineStages } from './pipeline/run.ts';
 import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
 import type {
   Answerer,
+  CallOptions,
   ContentExtractor,
   PageFetcher,
   PassageRanker,
@@ -131,6 +133,11 @@ export interface CreateKeyOptions {
 export interface SearchEngine {
   /** Runs one search as the owner of `apiKey`. Throws {@link AgentSearchError} (status and description). */
   search(request: SearchRequest, options: SearchCallOptions): Promise<SearchResponse>;
+  /**
+   * Runs one search with a streamed answer: `sources`, `delta`s, then `done` with the spec body (or `error`).
+   * Errors before the stream starts (401, 429, 433, 503) are thrown. Stop iterating to cancel (refunded).
+   */
+  searchStream(request: SearchRequest, options: SearchCallOptions): Promise<AsyncIterable<SearchStreamEvent>>;
   /** Credits still available to the owner of `apiKey`. */
   balance(apiKey: string): Promise<BalanceResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
@@ -210,6 +217,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       return { available_credits: await credits.balance(key.accountId) };
     },
     runSearch,
+    runSearchStream,
     reportError(error, info) {
       if (error.status >= 500) {
         logger.error(
@@ -220,41 +228,111 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
   };
 
-  async function runSearch(
+  /** Refuses when overloaded, then reserves the search's credits. Returns the search's call options. */
+  async function reserveSearch(
     key: KeyRecord,
-    request: NormalizedSearchRequest,
     info: RequestInfo,
-  ): Promise<SearchResponse> {
+  ): Promise<CallOptions & { readonly deadline: number }> {
     if (queue.pending >= maxConcurrent && queue.size >= maxQueued) {
       throw new AgentSearchError('service_unavailable', 'search queue full', {
         description: 'Service Unavailable: too many searches in progress, retry shortly',
         retryAfterMs: 1_000,
       });
     }
-    const deadline = Date.now() + requestTimeoutMs;
-    const signal = AbortSignal.any([info.signal, AbortSignal.timeout(requestTimeoutMs)]);
-    // Reserve before any work; exactly one of commit/refund settles it below.
+    const call = {
+      signal: AbortSignal.any([info.signal, AbortSignal.timeout(requestTimeoutMs)]),
+      requestId: info.requestId,
+      deadline: Date.now() + requestTimeoutMs,
+    };
+    // Reserve before any work; exactly one of commit/refund settles it.
     await credits.reserve({
       account: key.accountId,
       id: info.requestId,
       amount: creditCost,
       ttlMs: requestTimeoutMs + 60_000,
     });
+    return call;
+  }
+
+  async function runSearch(
+    key: KeyRecord,
+    request: NormalizedSearchRequest,
+    info: RequestInfo,
+  ): Promise<SearchResponse> {
+    const call = await reserveSearch(key, info);
     let result;
     try {
-      result = await queue.add(
-        () => runPipeline(request, stages, settings, { signal, requestId: info.requestId, deadline }),
-        { signal },
-      );
+      result = await queue.add(() => runPipeline(request, stages, settings, call), { signal: call.signal });
     } catch (thrown) {
       await settle(() => credits.refund(info.requestId), info, 'refund');
-      throw pipelineError(thrown, signal);
+      throw pipelineError(thrown, call.signal);
     }
     await settle(() => credits.commit(info.requestId), info, 'commit');
+    return responseBody(request, result.answer, result.sources, info);
+  }
+
+  async function runSearchStream(
+    key: KeyRecord,
+    request: NormalizedSearchRequest,
+    info: RequestInfo,
+  ): Promise<AsyncIterable<SearchStreamEvent>> {
+    const call = await reserveSearch(key, info);
+    return streamSearch(request, info, call);
+  }
+
+  /**
+   * The streamed search, after its credits are reserved. It commits just before the `done` event and
+   * refunds on failure, and also when the consumer stops early (a client that disconnected).
+   */
+  async function* streamSearch(
+    request: NormalizedSearchRequest,
+    info: RequestInfo,
+    call: CallOptions & { readonly deadline: number },
+  ): AsyncGenerator<SearchStreamEvent> {
+    let release: (() => void) | undefined;
+    let settled = false;
+    try {
+      release = await acquireSlot(call.signal);
+      for await (const event of streamPipeline(request, stages, settings, call)) {
+        if (event.type !== 'done') {
+          yield event;
+          continue;
+        }
+        settled = true;
+        await settle(() => credits.commit(info.requestId), info, 'commit');
+        yield { type: 'done', body: responseBody(request, event.answer, [...event.sources], info) };
+      }
+    } catch (thrown) {
+      if (!settled) {
+        settled = true;
+        await settle(() => credits.refund(info.requestId), info, 'refund');
+      }
+      const error = pipelineError(thrown, call.signal);
+      service.reportError(error, info);
+      yield { type: 'error', error: errorBody(error).error };
+    } finally {
+      release?.();
+      if (!settled) await settle(() => credits.refund(info.requestId), info, 'refund');
+    }
+  }
+
+  /** Waits for a search slot and holds it until the returned function is called. */
+  function acquireSlot(signal: AbortSignal): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      queue.add(() => new Promise<void>((done) => resolve(done)), { signal }).catch(reject);
+    });
+  }
+
+  function responseBody(
+    request: NormalizedSearchRequest,
+    answer: string,
+    sources: string[],
+    info: RequestInfo,
+  ): SearchResponse {
     return {
-      answer: result.answer,
+      answer,
       response_type: request.responseType,
-      sources: result.sources,
+      sources,
       response_time: Math.round(performance.now() - info.startedAt),
     };
   }
@@ -283,6 +361,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const key = await service.authenticate(apiKey);
       await service.enforceRateLimit(key);
       return runSearch(key, parseSearchRequest(request), info);
+    },
+    async searchStream(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      service.assertAvailable();
+      const key = await service.authenticate(apiKey);
+      await service.enforceRateLimit(key);
+      return runSearchStream(key, parseSearchRequest(request), info);
     },
     async balance(apiKey) {
       service.assertAvailable();

@@ -14,6 +14,7 @@ import {
   type BalanceResponse,
   type NormalizedSearchRequest,
   type SearchResponse,
+  type SearchStreamEvent,
 } from './schema.ts';
 
 /** A request as every adapter hands it to {@link handleProtocolRequest}. */
@@ -34,11 +35,12 @@ export interface ProtocolRequest {
   readonly signal: AbortSignal;
 }
 
-/** What an adapter writes back. */
+/** What an adapter writes back: a whole body, or (for streamed searches) chunks to write as they come. */
 export interface ProtocolResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** Adapters must stop iterating when the client goes away (which refunds an unfinished search). */
+  readonly body: string | AsyncIterable<string>;
 }
 
 /** Per-request information shared by the protocol and the engine. */
@@ -59,6 +61,11 @@ export interface ProtocolService {
   /** Throws 429 with `Retry-After` when the key is over its rate limit. */
   enforceRateLimit(key: KeyRecord): Promise<void>;
   runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;
+  runSearchStream(
+    key: KeyRecord,
+    request: NormalizedSearchRequest,
+    info: RequestInfo,
+  ): Promise<AsyncIterable<SearchStreamEvent>>;
   balance(key: KeyRecord): Promise<BalanceResponse>;
   /** Reports a failure (500s are logged with their cause; never with the API key). */
   reportError(error: AgentSearchError, info: RequestInfo): void;
@@ -90,6 +97,7 @@ export async function handleProtocolRequest(
   };
   try {
     const result = await route(service, request, info);
+    if (isAsyncIterable(result)) return eventStream(result, info);
     return json(200, result, info);
   } catch (thrown) {
     const error = toAgentSearchError(thrown);
@@ -102,7 +110,7 @@ async function route(
   service: ProtocolService,
   request: ProtocolRequest,
   info: RequestInfo,
-): Promise<SearchResponse | BalanceResponse> {
+): Promise<SearchResponse | BalanceResponse | AsyncIterable<SearchStreamEvent>> {
   const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
   const allowed = ROUTES[path];
   if (!allowed) throw new AgentSearchError('not_found', `no route ${path}`);
@@ -117,7 +125,33 @@ async function route(
 
   await service.enforceRateLimit(key);
   const body = await readJsonBody(request, service.maxBodyBytes);
-  return service.runSearch(key, parseSearchRequest(body), info);
+  const search = parseSearchRequest(body);
+  return search.stream ? service.runSearchStream(key, search, info) : service.runSearch(key, search, info);
+}
+
+function isAsyncIterable(value: object): value is AsyncIterable<SearchStreamEvent> {
+  return Symbol.asyncIterator in value;
+}
+
+/** Server-sent events: one `event:` per {@link SearchStreamEvent}, its payload as JSON `data:`. */
+function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo): ProtocolResponse {
+  async function* frames(): AsyncGenerator<string> {
+    for await (const event of events) {
+      const { type, ...payload } = event;
+      const data = type === 'done' ? event.body : type === 'error' ? { error: event.error } : payload;
+      yield `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    }
+  }
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+      'x-request-id': info.requestId,
+    },
+    body: frames(),
+  };
 }
 
 async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {

@@ -76,6 +76,10 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8
 /** Writes a protocol response to Node's response (no-op if the client is gone). */
 export function writeNodeResponse(res: ServerResponse, response: ProtocolResponse): void {
   if (res.destroyed || res.writableEnded) return;
+  if (typeof response.body !== 'string') {
+    void writeNodeStream(res, response, response.body);
+    return;
+  }
   res.statusCode = response.status;
   // Node has no reason phrase for the spec's 433.
   if (response.status === 433) res.statusMessage = 'Quota Exceeded';
@@ -84,4 +88,22 @@ export function writeNodeResponse(res: ServerResponse, response: ProtocolRespons
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.setHeader('content-length', Buffer.byteLength(response.body));
   res.end(response.body);
+}
+
+/** Writes chunks as they come; stops (which cancels the producer) as soon as the client is gone. */
+async function writeNodeStream(
+  res: ServerResponse,
+  response: ProtocolResponse,
+  chunks: AsyncIterable<string>,
+): Promise<void> {
+  res.writeHead(response.status, response.headers);
+  res.flushHeaders();
+  try {
+    for await (const chunk of chunks) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  } finally {
+    res.end();
+  }
 }

@@ -31,6 +31,8 @@ export const searchRequestSchema = z.object(
       .max(MAX_CONTEXT_MESSAGES, `must have at most ${MAX_CONTEXT_MESSAGES} messages`)
       .optional(),
     response_type: z.enum(['text', 'markdown'], { error: 'must be "text" or "markdown"' }).optional(),
+    /** Extension: stream the answer as server-sent events. */
+    stream: z.boolean({ error: 'must be a boolean' }).optional(),
   },
   { error: 'must be a JSON object' },
 );
@@ -44,7 +46,20 @@ export interface NormalizedSearchRequest {
   /** Only `role: "user"` messages, in order. */
   readonly context: readonly ChatMessage[];
   readonly responseType: ResponseType;
+  /** Extension: answer as a `text/event-stream` (see {@link SearchStreamEvent}). */
+  readonly stream: boolean;
 }
+
+/**
+ * Events of a streamed search (`"stream": true`), sent as server-sent events named by `type`:
+ * `sources` first, then `delta`s of answer text, then `done` with the full spec body — or `error` with the
+ * spec's error body if the search fails after the stream started (the credits are refunded).
+ */
+export type SearchStreamEvent =
+  | { readonly type: 'sources'; readonly sources: readonly string[] }
+  | { readonly type: 'delta'; readonly text: string }
+  | { readonly type: 'done'; readonly body: SearchResponse }
+  | { readonly type: 'error'; readonly error: { readonly description: string; readonly code: string } };
 
 /** The spec's 200 body of `POST /v1/search`. */
 export interface SearchResponse {
@@ -73,8 +88,9 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     const description = field ? `Invalid request: ${field} ${message}` : `Invalid request: body ${message}`;
     throw new AgentSearchError('invalid_request', description, { description });
   }
-  const { prompt, context = [], response_type = 'markdown' } = result.data;
+  const { prompt, context = [], response_type = 'markdown', stream = false } = result.data;
   return {
+    stream,
     prompt,
     // The spec: only messages with role `user` are considered when building the context.
     context: context.filter((m) => m.role === 'user'),

@@ -9,6 +9,8 @@
  */
 import type {
   Answerer,
+  AnswerEvent,
+  AnswerInput,
   AnswerOutput,
   CallOptions,
   ContentExtractor,
@@ -56,7 +58,40 @@ export async function runPipeline(
   call: CallOptions & { readonly deadline: number },
 ): Promise<PipelineResult> {
   const clock = stopwatch();
+  const { input, timings } = await selectPassages(request, stages, settings, call, clock);
+  const output = await stages.answerer.answer(input, call);
+  return { ...output, query: input.query, timings: { ...timings, answer: clock.lap() } };
+}
 
+/**
+ * Runs the pipeline with a streamed answer: `sources`, then `delta`s, then `done`. An answerer without
+ * `stream` is streamed as one delta.
+ */
+export async function* streamPipeline(
+  request: NormalizedSearchRequest,
+  stages: PipelineStages,
+  settings: PipelineSettings,
+  call: CallOptions & { readonly deadline: number },
+): AsyncGenerator<AnswerEvent> {
+  const { input } = await selectPassages(request, stages, settings, call, stopwatch());
+  if (stages.answerer.stream) {
+    yield* stages.answerer.stream(input, call);
+    return;
+  }
+  const output = await stages.answerer.answer(input, call);
+  yield { type: 'sources', sources: output.sources };
+  yield { type: 'delta', text: output.answer };
+  yield { type: 'done', answer: output.answer, sources: output.sources };
+}
+
+/** Plan → search → gather → rank: everything before the answer. */
+async function selectPassages(
+  request: NormalizedSearchRequest,
+  stages: PipelineStages,
+  settings: PipelineSettings,
+  call: CallOptions & { readonly deadline: number },
+  clock: { lap(): number },
+): Promise<{ input: AnswerInput; timings: Omit<PipelineResult['timings'], 'answer'> }> {
   const query = planQuery(request.prompt, request.context);
   const plan = clock.lap();
 
@@ -70,13 +105,14 @@ export async function runPipeline(
   const rank = clock.lap();
 
   call.signal.throwIfAborted();
-  const output = await stages.answerer.answer(
-    { prompt: request.prompt, context: request.context, query, responseType: request.responseType, passages },
-    call,
-  );
-  const answer = clock.lap();
-
-  return { ...output, query, timings: { plan, search, gather, rank, answer } };
+  const input: AnswerInput = {
+    prompt: request.prompt,
+    context: request.context,
+    query,
+    responseType: request.responseType,
+    passages,
+  };
+  return { input, timings: { plan, search, gather, rank } };
 }
 
 /** One document per hit: the provider's own text, else the fetched and extracted page, else the snippet. */

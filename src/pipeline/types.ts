@@ -148,7 +148,18 @@ export interface AnswerOutput {
   readonly sources: string[];
 }
 
+/**
+ * One event of a streamed answer: first the candidate `sources`, then text `delta`s whose concatenation is
+ * the answer, then `done` with the final answer and the sources actually cited.
+ */
+export type AnswerEvent =
+  | { readonly type: 'sources'; readonly sources: readonly string[] }
+  | { readonly type: 'delta'; readonly text: string }
+  | { readonly type: 'done'; readonly answer: string; readonly sources: readonly string[] };
+
 /** Writes the answer from the selected passages. */
 export interface Answerer {
   answer(input: AnswerInput, options: CallOptions): Promise<AnswerOutput>;
+  /** Streams the answer; answerers without it are streamed as one delta. */
+  stream?(input: AnswerInput, options: CallOptions): AsyncIterable<AnswerEvent>;
 }

@@ -35,6 +35,18 @@ function blockingProvider(onCall: () => void): SearchProvider {
   };
 }
 
+/** Parses a server-sent event stream into `{ event, data }` pairs (data as JSON). */
+function parseEvents(text: string): Array<{ event: string; data: unknown }> {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.trim())
+    .map((frame) => {
+      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(frame)?.[1] ?? 'null';
+      return { event, data: JSON.parse(data) as unknown };
+    });
+}
+
 for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
   describe(`/v1 contract via ${adapterName}`, () => {
     const running: Harness[] = [];
@@ -301,6 +313,65 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       expect(statuses.filter((s) => s === 433)).toHaveLength(15);
       await Promise.all(responses.map((r) => r.arrayBuffer()));
       expect(await balance(h)).toBe(0);
+    });
+
+    it('"stream": true answers as server-sent events: sources, deltas, then the spec body', async () => {
+      const h = await setup();
+      const response = await search(h, { prompt: 'How tall is Mount Etna?', stream: true });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events = parseEvents(await response.text());
+      expect(events[0]?.event).toBe('sources');
+      expect(events.at(-1)?.event).toBe('done');
+      const done = events.at(-1)!.data as Record<string, unknown>;
+      expect(Object.keys(done).sort()).toEqual(['answer', 'response_time', 'response_type', 'sources']);
+      const deltas = events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text);
+      expect(deltas.join('')).toBe(done.answer);
+      expect(done.answer).toMatch(/3,357/);
+      expect(await balance(h)).toBe(999);
+    });
+
+    it('a streamed search that fails after it started ends with an error event and is refunded', async () => {
+      const answerer: Answerer = {
+        answer: () => Promise.reject(new Error('unused')),
+        async *stream() {
+          yield { type: 'sources', sources: ['https://example.com/'] };
+          throw new Error('model connection reset');
+        },
+      };
+      const h = await setup({ answerer });
+      const response = await search(h, { prompt: 'tea', stream: true });
+      const events = parseEvents(await response.text());
+      expect(events.map((e) => e.event)).toEqual(['sources', 'error']);
+      expect(events[1]?.data).toEqual({ error: { description: SPEC_ERRORS[500], code: 'server_error' } });
+      expect(await balance(h)).toBe(1000);
+      await expectError(await search(h, { prompt: 'tea', stream: 'yes' }), 400);
+    });
+
+    it('a client that disconnects from a stream is refunded and the answer is aborted', async () => {
+      let aborted = false;
+      const answerer: Answerer = {
+        answer: () => Promise.reject(new Error('unused')),
+        async *stream(_input, { signal }) {
+          yield { type: 'sources', sources: ['https://example.com/'] };
+          yield { type: 'delta', text: 'Partial ' };
+          await new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              resolve();
+            }),
+          );
+        },
+      };
+      const h = await setup({ answerer });
+      const controller = new AbortController();
+      const response = await search(h, { prompt: 'tea', stream: true }, { signal: controller.signal });
+      const reader = response.body!.getReader();
+      await reader.read();
+      controller.abort();
+      await reader.cancel().catch(() => {});
+      await expect.poll(() => aborted, { timeout: 5_000 }).toBe(true);
+      await expect.poll(() => balance(h), { timeout: 5_000 }).toBe(1000);
     });
 
     it('a client that disconnects mid-search is refunded', async () => {

@@ -56,7 +56,12 @@ function fetchBridge(handler: (request: Request) => Promise<Response>) {
     void handler(request).then(async (response) => {
       res.statusCode = response.status;
       response.headers.forEach((value, name) => res.setHeader(name, value));
-      res.end(Buffer.from(await response.arrayBuffer()));
+      if (!response.body) return res.end();
+      // Stream the body through, and cancel it when the client goes away, as a real runtime does.
+      const reader = response.body.getReader();
+      res.once('close', () => void reader.cancel().catch(() => {}));
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
+      res.end();
     });
   };
 }
