@@ -1,71 +1,24 @@
 /**
  * The `agent-search` command as a user runs it: real processes, a real data directory, real HTTP.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 
-const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
+type Server = ServeProcess;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+function run(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  return runCli(args, env);
 }
 
-function run(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-interface Server {
-  child: ChildProcessWithoutNullStreams;
-  baseUrl: string;
-  output: () => string;
-}
-
-/** Starts `serve` on a free port and waits for its "listening" line. */
-async function startServer(dataDir: string, extra: readonly string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [
-    CLI,
-    'serve',
-    '--port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--log-level',
-    'warn',
-    ...extra,
-  ]);
-  let output = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  return { child, baseUrl, output: () => output };
+function startServer(dataDir: string, extra: readonly string[] = []): Promise<Server> {
+  return startServe(['--data-dir', dataDir, ...extra]);
 }
 
 function stop(server: Server): Promise<number | null> {
-  return new Promise((resolve) => {
-    server.child.once('exit', (code) => resolve(code));
-    server.child.kill('SIGTERM');
-  });
+  return server.stop();
 }
 
 async function balance(baseUrl: string, key: string): Promise<Response> {
@@ -84,7 +37,7 @@ describe('agent-search CLI', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agent-search-cli-'));
     server = await startServer(dataDir);
-    firstKey = /^(as_[A-Za-z0-9]+)$/m.exec(server.output())?.[1] ?? '';
+    firstKey = server.firstKey() ?? '';
   });
 
   afterAll(async () => {

@@ -3,19 +3,18 @@
  * boilerplate-laden pages (one of which never answers), the real fetcher, the real extractor, the
  * default ranker and answerer, over real HTTP — from the library and from the CLI.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine } from '../../src/engine.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/index.ts';
+import { startServe } from '../support/cli.ts';
 
 const BOILERPLATE = `
   <header><nav><a href="/">Home</a> <a href="/news">News</a> <form><input name="q"></form></nav></header>
@@ -101,7 +100,7 @@ describe('live web pipeline on loopback', () => {
     const engine = createSearchEngine({
       search: createSearxngProvider({ baseUrl: searchUrl }),
       fetcher: createPageFetcher({ allowPrivateHosts: ['127.0.0.1'] }),
-      pageTimeoutMs: 1_500,
+      pageTimeoutMs: 5_000,
     });
     const { key } = await engine.createKey();
     const server = createServer(createNodeHandler(engine));
@@ -128,16 +127,9 @@ describe('live web pipeline on loopback', () => {
 
   it('the CLI serves it with --search searxng --searxng-url --allow-private-hosts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-web-'));
-    const cli = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
-    const child = spawn(process.execPath, [
-      cli,
-      'serve',
-      '--port',
-      '0',
+    const server = await startServe([
       '--data-dir',
       dataDir,
-      '--log-level',
-      'warn',
       '--search',
       'searxng',
       '--searxng-url',
@@ -146,16 +138,8 @@ describe('live web pipeline on loopback', () => {
       '127.0.0.1',
     ]);
     try {
-      let output = '';
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /listening on (http:\/\/\S+)/.exec(output);
-          if (match?.[1]) resolve(match[1]);
-        });
-        child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-      });
-      const key = /^(as_\w+)$/m.exec(output)?.[1] ?? '';
+      const base = server.baseUrl;
+      const key = server.firstKey() ?? '';
       const response = await fetch(`${base}/v1/search`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -166,8 +150,7 @@ describe('live web pipeline on loopback', () => {
       expect(body.answer).toMatch(/40 metres per day/);
       expect(body.sources).toContain(`${webUrl}/glaciers`);
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -1,0 +1,68 @@
+/** Runs the `agent-search` command as a user would: real processes on loopback. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The package's bin script. */
+export const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to completion. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface ServeProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly baseUrl: string;
+  /** Everything printed so far (stdout and stderr). */
+  output(): string;
+  /** The API key printed on first start, if any. */
+  firstKey(): string | undefined;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `agent-search serve --port 0 …` and resolves once it prints its address. */
+export async function startServe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+    env: { ...process.env, ...env },
+  });
+  let output = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  return {
+    child,
+    baseUrl,
+    output: () => output,
+    firstKey: () => /^(as_[A-Za-z0-9]+)$/m.exec(output)?.[1],
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
