@@ -25,16 +25,29 @@ export function agentSearchExpress(engine: SearchEngine): [RequestHandler, Error
       .handle(fromNodeRequest(req, res, req.path, parsed))
       .then((response) => writeNodeResponse(res, response), next);
   };
-  const errorHandler: ErrorRequestHandler = (error: { type?: string; status?: number }, req, res, next) => {
-    if (!isApiPath(req.path) || typeof error?.type !== 'string' || !error.type.startsWith('entity.')) {
-      return next(error);
-    }
+  // Body-parser failures (express.json() and friends) on our routes become spec errors: every client 4xx
+  // they raise (bad JSON, too large, unsupported charset or encoding, a failed decompression…) is an
+  // http-errors 4xx with a `type` or `expose: true`.
+  const errorHandler: ErrorRequestHandler = (
+    error: { type?: unknown; status?: unknown; expose?: unknown },
+    req,
+    res,
+    next,
+  ) => {
+    const status = typeof error?.status === 'number' ? error.status : 0;
+    const clientError = status >= 400 && status <= 499 && (typeof error.type === 'string' || error.expose === true);
+    if (!isApiPath(req.path) || !clientError) return next(error);
     const mapped =
-      error.type === 'entity.too.large'
+      status === 413
         ? new AgentSearchError('payload_too_large')
-        : new AgentSearchError('invalid_request', error.type, {
-            description: 'Invalid request: the body is not valid JSON',
-          });
+        : status === 415
+          ? new AgentSearchError('unsupported_media_type', String(error.type))
+          : new AgentSearchError('invalid_request', String(error.type ?? 'body'), {
+              description:
+                error.type === 'entity.parse.failed'
+                  ? 'Invalid request: the body is not valid JSON'
+                  : 'Invalid request: the body could not be read',
+            });
     writeNodeResponse(res, errorResponse(mapped));
   };
   return [handler, errorHandler];

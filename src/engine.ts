@@ -18,6 +18,7 @@ import {
 import {
   parseSearchRequest,
   type BalanceResponse,
+  type Citation,
   type NormalizedSearchRequest,
   type SearchRequest,
   type SearchResponse,
@@ -27,20 +28,37 @@ import { createExtractiveAnswerer } from './pipeline/answer/index.ts';
 import { createContentExtractor } from './pipeline/extract/index.ts';
 import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
-import { runPipeline, streamPipeline, type PipelineStages } from './pipeline/run.ts';
+import {
+  runPipeline,
+  streamPipeline,
+  type PipelineResult,
+  type PipelineStages,
+  type QueryPlanner,
+  type StageTimings,
+} from './pipeline/run.ts';
 import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
 import type {
   Answerer,
   CallOptions,
   ContentExtractor,
   PageFetcher,
+  Passage,
   PassageRanker,
   SearchProvider,
 } from './pipeline/types.ts';
 import { createMemoryCreditStore } from './stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from './stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from './stores/memory/rate-limiter.ts';
-import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from './stores/types.ts';
+import type {
+  CreditStore,
+  KeyRecord,
+  KeyStore,
+  RateLimiter,
+  RateLimitOptions,
+  RateLimitResult,
+} from './stores/types.ts';
+import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/idempotency.ts';
+import type { EngineMetrics } from './observability/types.ts';
 
 /** Credits a new account receives (the spec's free allowance). */
 export const FREE_CREDITS = 1000;
@@ -63,6 +81,11 @@ export interface Logger {
 
 /** Options of {@link createSearchEngine}. Every option has a working default. */
 export interface SearchEngineOptions {
+  /**
+   * Turns prompt + conversation into search queries (a model planner can also propose sub-queries).
+   * @default deterministicPlanner
+   */
+  readonly planner?: QueryPlanner;
   /** Search backend. @default a local full-text index over `corpus` */
   readonly search?: SearchProvider;
   /** Folders indexed by the default local search provider. @default [DEFAULT_CORPUS] (the project's docs/) */
@@ -87,8 +110,16 @@ export interface SearchEngineOptions {
   readonly credits?: CreditStore;
   /** Per-key limiter of search requests; `false` disables it. @default in-memory, `rateLimit` */
   readonly rateLimiter?: RateLimiter | false;
-  /** Limits of the default rate limiter. @default { limit: 60, windowMs: 60_000 } */
+  /**
+   * Limits of the default rate limiter; with a custom `rateLimiter`, the policy announced in the
+   * `RateLimit-Policy` header. @default { limit: 60, windowMs: 60_000 }
+   */
   readonly rateLimit?: RateLimitOptions;
+  /**
+   * Remembers searches sent with an `Idempotency-Key` header so a retry replays the response instead of
+   * charging again; `false` ignores the header. @default an in-memory store (24 h, 10,000 keys)
+   */
+  readonly idempotency?: IdempotencyStore | false;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
   /** Searches running at once; more wait in a queue. @default 8 */
@@ -109,6 +140,8 @@ export interface SearchEngineOptions {
   readonly maintenance?: boolean;
   /** Where request failures are logged. @default silent */
   readonly logger?: Logger;
+  /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (agent-search/observability). @default none */
+  readonly metrics?: EngineMetrics;
 }
 
 /** Options of one library search call. */
@@ -155,6 +188,25 @@ export interface SearchEngine {
   close(): Promise<void>;
 }
 
+const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 60, windowMs: 60_000 };
+
+/**
+ * `RateLimit` and `RateLimit-Policy` headers (IETF draft-ietf-httpapi-ratelimit-headers): remaining quota
+ * and seconds until it is replenished; the policy when the window is known.
+ */
+function rateLimitHeaders(
+  result: RateLimitResult,
+  policy: RateLimitOptions | undefined,
+): Record<string, string> {
+  const resetSeconds = Math.max(0, Math.ceil((result.resetAt - Date.now()) / 1000));
+  return {
+    ratelimit: `"per-key";r=${Math.max(0, Math.floor(result.remaining))};t=${resetSeconds}`,
+    ...(policy
+      ? { 'ratelimit-policy': `"per-key";q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}` }
+      : {}),
+  };
+}
+
 const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
 
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
@@ -179,9 +231,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const rateLimiter =
     options.rateLimiter === false
       ? null
-      : (options.rateLimiter ??
-        createMemoryRateLimiter(options.rateLimit ?? { limit: 60, windowMs: 60_000 }));
+      : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  const idempotency =
+    options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
   const stages: PipelineStages = {
+    ...(options.planner ? { planner: options.planner } : {}),
     search: options.search ?? createLocalIndexProvider({ paths: options.corpus ?? [DEFAULT_CORPUS] }),
     ranker: options.ranker ?? createBm25Ranker(),
     answerer: options.answerer ?? createExtractiveAnswerer(),
@@ -207,17 +261,26 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       return record;
     },
     async enforceRateLimit(key) {
-      if (!rateLimiter) return;
+      if (!rateLimiter) return {};
       const result = await rateLimiter.consume(`key:${key.id}`);
+      const headers = rateLimitHeaders(
+        result,
+        options.rateLimit ?? (options.rateLimiter ? undefined : DEFAULT_RATE_LIMIT),
+      );
       if (!result.allowed) {
-        throw new AgentSearchError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs });
+        throw new AgentSearchError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs, headers });
       }
+      return headers;
     },
+    idempotency,
     async balance(key) {
       return { available_credits: await credits.balance(key.accountId) };
     },
     runSearch,
     runSearchStream,
+    ...(options.metrics?.observeRequest
+      ? { observeRequest: options.metrics.observeRequest.bind(options.metrics) }
+      : {}),
     reportError(error, info) {
       if (error.status >= 500) {
         logger.error(
@@ -260,15 +323,18 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     info: RequestInfo,
   ): Promise<SearchResponse> {
     const call = await reserveSearch(key, info);
-    let result;
+    let result: PipelineResult;
     try {
       result = await queue.add(() => runPipeline(request, stages, settings, call), { signal: call.signal });
     } catch (thrown) {
       await settle(() => credits.refund(info.requestId), info, 'refund');
-      throw pipelineError(thrown, call.signal);
+      const error = pipelineError(thrown, call.signal);
+      observeSearch(info, false, error);
+      throw error;
     }
     await settle(() => credits.commit(info.requestId), info, 'commit');
-    return responseBody(request, result.answer, result.sources, info);
+    observeSearch(info, false, undefined, result.timings);
+    return responseBody(key, request, result, info);
   }
 
   async function runSearchStream(
@@ -277,7 +343,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>> {
     const call = await reserveSearch(key, info);
-    return streamSearch(request, info, call);
+    return streamSearch(key, request, info, call);
   }
 
   /**
@@ -285,6 +351,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
    * refunds on failure, and also when the consumer stops early (a client that disconnected).
    */
   async function* streamSearch(
+    key: KeyRecord,
     request: NormalizedSearchRequest,
     info: RequestInfo,
     call: CallOptions & { readonly deadline: number },
@@ -293,14 +360,18 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     let settled = false;
     try {
       release = await acquireSlot(call.signal);
-      for await (const event of streamPipeline(request, stages, settings, call)) {
+      let passages: readonly Passage[] = [];
+      const events = streamPipeline(request, stages, settings, call, (selected) => (passages = selected));
+      for await (const event of events) {
         if (event.type !== 'done') {
           yield event;
           continue;
         }
         settled = true;
         await settle(() => credits.commit(info.requestId), info, 'commit');
-        yield { type: 'done', body: responseBody(request, event.answer, [...event.sources], info) };
+        observeSearch(info, true);
+        const result = { answer: event.answer, sources: [...event.sources], passages };
+        yield { type: 'done', body: await responseBody(key, request, result, info) };
       }
     } catch (thrown) {
       if (!settled) {
@@ -309,6 +380,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       }
       const error = pipelineError(thrown, call.signal);
       service.reportError(error, info);
+      observeSearch(info, true, error);
       yield { type: 'error', error: errorBody(error).error };
     } finally {
       release?.();
@@ -323,18 +395,43 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     });
   }
 
-  function responseBody(
+  /** The spec body, plus the fields the request asked for with `include`. */
+  async function responseBody(
+    key: KeyRecord,
     request: NormalizedSearchRequest,
-    answer: string,
-    sources: string[],
+    result: Pick<PipelineResult, 'answer' | 'sources' | 'passages'> & { timings?: StageTimings },
     info: RequestInfo,
-  ): SearchResponse {
-    return {
-      answer,
+  ): Promise<SearchResponse> {
+    const responseTime = Math.round(performance.now() - info.startedAt);
+    const body: SearchResponse = {
+      answer: result.answer,
       response_type: request.responseType,
-      sources,
-      response_time: Math.round(performance.now() - info.startedAt),
+      sources: result.sources,
+      response_time: responseTime,
     };
+    if (request.include.includes('citations')) body.citations = citationsOf(result.sources, result.passages);
+    if (request.include.includes('usage')) {
+      body.usage = { credits_charged: creditCost, credits_remaining: await credits.balance(key.accountId) };
+    }
+    if (request.include.includes('timings')) body.timings = { ...result.timings, total: responseTime };
+    return body;
+  }
+
+  /** Reports a settled search to the opt-in metrics hook. */
+  function observeSearch(
+    info: RequestInfo,
+    stream: boolean,
+    error?: AgentSearchError,
+    timings?: StageTimings,
+  ): void {
+    options.metrics?.observeSearch?.({
+      outcome: error ? 'error' : 'success',
+      stream,
+      creditsCharged: error ? 0 : creditCost,
+      durationMs: performance.now() - info.startedAt,
+      ...(timings ? { timings } : {}),
+      ...(error ? { errorCode: error.code } : {}),
+    });
   }
 
   /** A failed settlement must not turn a delivered answer into an error; the hold lapses after its TTL. */
@@ -419,6 +516,14 @@ function lazyContentExtractor(): ContentExtractor {
     extract: (page, call) => (extractor ??= createContentExtractor()).extract(page, call),
     close: async () => extractor?.close?.(),
   };
+}
+
+/** Each cited source with the best passage of it that the answerer was given. */
+function citationsOf(sources: readonly string[], passages: readonly Passage[]): Citation[] {
+  return sources.map((url, index) => {
+    const passage = passages.find((p) => p.url === url);
+    return { index: index + 1, url, title: passage?.title ?? '', quote: passage?.text ?? '' };
+  });
 }
 
 /** A client that went away or a deadline that passed is not the pipeline's fault: say what happened. */

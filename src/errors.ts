@@ -16,7 +16,9 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'upstream_error'
-  | 'timeout';
+  | 'timeout'
+  | 'idempotency_in_progress'
+  | 'idempotency_mismatch';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -44,6 +46,16 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
   // Upstream failures (search provider, model) surface as the spec's 500 unless mapped otherwise.
   upstream_error: { status: 500, description: 'Server Error', retryable: true },
   timeout: { status: 500, description: 'Server Error', retryable: true },
+  idempotency_in_progress: {
+    status: 409,
+    description: 'Conflict: a request with this Idempotency-Key is still in progress',
+    retryable: true,
+  },
+  idempotency_mismatch: {
+    status: 422,
+    description: 'Unprocessable: this Idempotency-Key was already used with a different request body',
+    retryable: false,
+  },
 };
 
 /** Options for {@link AgentSearchError}. */

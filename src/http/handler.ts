@@ -7,8 +7,10 @@
  * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
  */
 import { randomUUID } from 'node:crypto';
-import { AgentSearchError, errorBody, toAgentSearchError } from '../errors.ts';
+import { AgentSearchError, errorBody, toAgentSearchError, type ErrorCode } from '../errors.ts';
+import { openApiDocument } from './openapi.ts';
 import type { KeyRecord } from '../stores/types.ts';
+import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
 import {
   parseSearchRequest,
   type BalanceResponse,
@@ -58,8 +60,13 @@ export interface ProtocolService {
   assertAvailable(): void;
   /** Throws 401 for a missing, malformed, unknown, revoked or expired key. */
   authenticate(apiKey: string | undefined): Promise<KeyRecord>;
-  /** Throws 429 with `Retry-After` when the key is over its rate limit. */
-  enforceRateLimit(key: KeyRecord): Promise<void>;
+  /**
+   * Throws 429 with `Retry-After` when the key is over its rate limit; otherwise returns the
+   * `RateLimit`/`RateLimit-Policy` headers to send.
+   */
+  enforceRateLimit(key: KeyRecord): Promise<Readonly<Record<string, string>>>;
+  /** Replays searches retried with the same `Idempotency-Key`; without it the header is ignored. */
+  readonly idempotency?: IdempotencyStore;
   runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;
   runSearchStream(
     key: KeyRecord,
@@ -69,9 +76,28 @@ export interface ProtocolService {
   balance(key: KeyRecord): Promise<BalanceResponse>;
   /** Reports a failure (500s are logged with their cause; never with the API key). */
   reportError(error: AgentSearchError, info: RequestInfo): void;
+  /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
+  observeRequest?(observation: RequestObservation): void;
 }
 
-const ROUTES: Readonly<Record<string, string>> = { '/v1/search': 'POST', '/v1/balance': 'GET' };
+/** A handled /v1 request, as reported to {@link ProtocolService.observeRequest}. */
+export interface RequestObservation {
+  /** The matched route (`/v1/search`, …) or `unmatched`, so labels stay few. */
+  readonly route: string;
+  readonly method: string;
+  readonly status: number;
+  /** The error code of an error response. */
+  readonly errorCode?: ErrorCode;
+  /** Time to build the response (for a stream: until it started), in ms. */
+  readonly durationMs: number;
+}
+
+const ROUTES: Readonly<Record<string, string>> = {
+  '/v1/search': 'POST',
+  '/v1/balance': 'GET',
+  // The OpenAPI document: public (no API key), served even in maintenance mode.
+  '/v1/openapi.json': 'GET',
+};
 
 /** Whether a path belongs to this API (adapters mounted as middleware pass other paths on). */
 export function isApiPath(path: string): boolean {
@@ -95,22 +121,34 @@ export async function handleProtocolRequest(
     startedAt: performance.now(),
     signal: request.signal,
   };
+  let response: ProtocolResponse;
+  let errorCode: ErrorCode | undefined;
   try {
-    const result = await route(service, request, info);
-    if (isAsyncIterable(result)) return eventStream(result, info);
-    return json(200, result, info);
+    response = await route(service, request, info);
   } catch (thrown) {
     const error = toAgentSearchError(thrown);
     service.reportError(error, info);
-    return errorResponse(error, info.requestId);
+    errorCode = error.code;
+    response = errorResponse(error, info.requestId);
   }
+  if (service.observeRequest) {
+    const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
+    service.observeRequest({
+      route: ROUTES[path] ? path : 'unmatched',
+      method: request.method.toUpperCase(),
+      status: response.status,
+      ...(errorCode ? { errorCode } : {}),
+      durationMs: performance.now() - info.startedAt,
+    });
+  }
+  return response;
 }
 
 async function route(
   service: ProtocolService,
   request: ProtocolRequest,
   info: RequestInfo,
-): Promise<SearchResponse | BalanceResponse | AsyncIterable<SearchStreamEvent>> {
+): Promise<ProtocolResponse> {
   const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
   const allowed = ROUTES[path];
   if (!allowed) throw new AgentSearchError('not_found', `no route ${path}`);
@@ -118,19 +156,75 @@ async function route(
   if (method !== allowed) {
     throw new AgentSearchError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
   }
+  if (path === '/v1/openapi.json') return json(200, openApiDocument(), info);
 
   service.assertAvailable();
   const key = await service.authenticate(bearerToken(request.header('authorization')));
-  if (path === '/v1/balance') return service.balance(key);
+  if (path === '/v1/balance') return json(200, await service.balance(key), info);
 
-  await service.enforceRateLimit(key);
+  const limitHeaders = await service.enforceRateLimit(key);
   const body = await readJsonBody(request, service.maxBodyBytes);
   const search = parseSearchRequest(body);
-  return search.stream ? service.runSearchStream(key, search, info) : service.runSearch(key, search, info);
+  const idempotencyKey = request.header('idempotency-key');
+  if (search.stream) {
+    if (idempotencyKey) {
+      throw new AgentSearchError('invalid_request', 'idempotency with stream', {
+        description: 'Invalid request: Idempotency-Key cannot be used with "stream": true',
+      });
+    }
+    return withHeaders(eventStream(await service.runSearchStream(key, search, info), info), limitHeaders);
+  }
+  const run = async () =>
+    withHeaders(json(200, await service.runSearch(key, search, info), info), limitHeaders);
+  if (!idempotencyKey || !service.idempotency) return run();
+  return replayable(service.idempotency, `${key.id}:${checkIdempotencyKey(idempotencyKey)}`, body, run);
 }
 
-function isAsyncIterable(value: object): value is AsyncIterable<SearchStreamEvent> {
-  return Symbol.asyncIterator in value;
+/**
+ * Runs a search once per Idempotency-Key: a retry with the same body replays the stored 200 (no second
+ * charge); the same key with another body is a 422; a duplicate while the first still runs is a 409.
+ * Failed searches are forgotten, so they can be retried.
+ */
+async function replayable(
+  store: IdempotencyStore,
+  scope: string,
+  body: unknown,
+  run: () => Promise<ProtocolResponse>,
+): Promise<ProtocolResponse> {
+  const fingerprint = fingerprintBody(body);
+  const found = await store.begin(scope, fingerprint);
+  if (found.state !== 'new' && found.fingerprint !== fingerprint) {
+    throw new AgentSearchError('idempotency_mismatch');
+  }
+  if (found.state === 'in_progress')
+    throw new AgentSearchError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
+  if (found.state === 'done') {
+    return { ...found.response, headers: { ...found.response.headers, 'idempotent-replayed': 'true' } };
+  }
+  try {
+    const response = await run();
+    if (isReplayable(response)) await store.complete(scope, response);
+    return response;
+  } catch (error) {
+    await store.abandon(scope);
+    throw error;
+  }
+}
+
+function checkIdempotencyKey(value: string): string {
+  if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw new AgentSearchError('invalid_request', 'bad idempotency key', {
+      description: 'Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters',
+    });
+  }
+  return value;
+}
+
+function withHeaders(
+  response: ProtocolResponse,
+  headers: Readonly<Record<string, string>>,
+): ProtocolResponse {
+  return { ...response, headers: { ...response.headers, ...headers } };
 }
 
 /** Server-sent events: one `event:` per {@link SearchStreamEvent}, its payload as JSON `data:`. */

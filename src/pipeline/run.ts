@@ -16,15 +16,33 @@ import type {
   ContentExtractor,
   ExtractedContent,
   PageFetcher,
+  Passage,
   PassageRanker,
   SearchHit,
   SearchProvider,
 } from './types.ts';
+import { fuseRankings } from './search/combine.ts';
+import { applyDomainFilters } from './search/providers/http.ts';
 import type { NormalizedSearchRequest } from '../http/schema.ts';
 import { planQuery } from './query.ts';
 
+/**
+ * Turns the prompt and the user messages of the conversation into search queries: one standalone query,
+ * or several sub-queries for a broad question. The first query is the main one.
+ */
+export type QueryPlanner = (
+  prompt: string,
+  context: NormalizedSearchRequest['context'],
+  call: CallOptions,
+) => Promise<string[]>;
+
+/** The deterministic planner: one standalone query (a follow-up gets the entity it refers to). */
+export const deterministicPlanner: QueryPlanner = async (prompt, context) => [planQuery(prompt, context)];
+
 /** The stages one search runs through. */
 export interface PipelineStages {
+  /** @default deterministicPlanner */
+  readonly planner?: QueryPlanner;
   readonly search: SearchProvider;
   /** Without a fetcher (or extractor), hits without `content` are answered from their snippets. */
   readonly fetcher?: PageFetcher;
@@ -35,7 +53,7 @@ export interface PipelineStages {
 
 /** Tuning of one pipeline run. */
 export interface PipelineSettings {
-  /** Search hits to use. */
+  /** Search hits to use (a request's `max_sources` lowers it). */
   readonly maxResults: number;
   /** Token budget of the passages handed to the answerer. */
   readonly maxPassageTokens: number;
@@ -43,11 +61,16 @@ export interface PipelineSettings {
   readonly pageTimeoutMs: number;
 }
 
+/** Milliseconds spent per stage. */
+export type StageTimings = Readonly<Record<'plan' | 'search' | 'gather' | 'rank' | 'answer', number>>;
+
 /** Result of {@link runPipeline}. */
 export interface PipelineResult extends AnswerOutput {
+  /** The main search query. */
   readonly query: string;
-  /** Milliseconds spent per stage. */
-  readonly timings: Readonly<Record<'plan' | 'search' | 'gather' | 'rank' | 'answer', number>>;
+  /** The passages the answerer was given, best first. */
+  readonly passages: readonly Passage[];
+  readonly timings: StageTimings;
 }
 
 /** Runs one search request through the stages. Throws on failure; the caller refunds. */
@@ -60,20 +83,27 @@ export async function runPipeline(
   const clock = stopwatch();
   const { input, timings } = await selectPassages(request, stages, settings, call, clock);
   const output = await stages.answerer.answer(input, call);
-  return { ...output, query: input.query, timings: { ...timings, answer: clock.lap() } };
+  return {
+    ...output,
+    query: input.query,
+    passages: input.passages,
+    timings: { ...timings, answer: clock.lap() },
+  };
 }
 
 /**
  * Runs the pipeline with a streamed answer: `sources`, then `delta`s, then `done`. An answerer without
- * `stream` is streamed as one delta.
+ * `stream` is streamed as one delta. `onPassages` sees the passages before the answer starts.
  */
 export async function* streamPipeline(
   request: NormalizedSearchRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: CallOptions & { readonly deadline: number },
+  onPassages?: (passages: readonly Passage[]) => void,
 ): AsyncGenerator<AnswerEvent> {
   const { input } = await selectPassages(request, stages, settings, call, stopwatch());
+  onPassages?.(input.passages);
   if (stages.answerer.stream) {
     yield* stages.answerer.stream(input, call);
     return;
@@ -91,14 +121,23 @@ async function selectPassages(
   settings: PipelineSettings,
   call: CallOptions & { readonly deadline: number },
   clock: { lap(): number },
-): Promise<{ input: AnswerInput; timings: Omit<PipelineResult['timings'], 'answer'> }> {
-  const query = planQuery(request.prompt, request.context);
+): Promise<{ input: AnswerInput; timings: Omit<StageTimings, 'answer'> }> {
+  const planned = await (stages.planner ?? deterministicPlanner)(request.prompt, request.context, call);
+  const queries = subQueries(planned, request);
+  const query = queries[0] ?? request.prompt;
   const plan = clock.lap();
 
-  const hits = await stages.search.search({ query, limit: settings.maxResults }, call);
+  const limit = Math.min(request.maxSources ?? settings.maxResults, settings.maxResults * 2);
+  // Domain filters hold even for providers that cannot filter by themselves (like custom ones).
+  const hits = applyDomainFilters(
+    await searchAll(queries, limit, request, stages.search, call),
+    request.filters,
+  );
   const search = clock.lap();
 
-  const docs = await gatherDocuments(hits.slice(0, settings.maxResults), stages, settings, call);
+  // `fast` answers from what the search returned (snippets or provider text), without fetching pages.
+  const reader = request.depth === 'fast' ? { ...stages, fetcher: undefined } : stages;
+  const docs = await gatherDocuments(hits.slice(0, limit), reader, settings, call);
   const gather = clock.lap();
 
   const passages = await stages.ranker.rank(query, docs, { maxTokens: settings.maxPassageTokens });
@@ -113,6 +152,31 @@ async function selectPassages(
     passages,
   };
   return { input, timings: { plan, search, gather, rank } };
+}
+
+/** `deep` searches every planned sub-query, plus the prompt as written; other depths the main query. */
+function subQueries(planned: readonly string[], request: NormalizedSearchRequest): string[] {
+  const queries = planned.map((q) => q.trim()).filter(Boolean);
+  if (request.depth !== 'deep') return queries.slice(0, 1);
+  return [...new Set([...queries, request.prompt.trim()])].slice(0, 4);
+}
+
+/** One query, or several fused by reciprocal rank (a URL found by several queries ranks higher). */
+async function searchAll(
+  queries: readonly string[],
+  limit: number,
+  request: NormalizedSearchRequest,
+  provider: SearchProvider,
+  call: CallOptions,
+): Promise<SearchHit[]> {
+  const filters = Object.keys(request.filters).length ? { filters: request.filters } : {};
+  const lists = await Promise.all(
+    queries.map(async (query, index) => ({
+      providerId: `query-${index}`,
+      hits: await provider.search({ query, limit, ...filters }, call),
+    })),
+  );
+  return lists.length === 1 ? (lists[0]?.hits ?? []) : fuseRankings(lists);
 }
 
 /** One document per hit: the provider's own text, else the fetched and extracted page, else the snippet. */

@@ -1,0 +1,369 @@
+/**
+ * The OpenAPI 3.1 document of the /v1 API, generated from the zod schemas that validate requests (so the
+ * document cannot drift from what the service accepts) and from response schemas checked against the
+ * response types at compile time. Served at `GET /v1/openapi.json`.
+ */
+import { z } from 'zod';
+import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
+import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
+
+/** The interface version of the service contract. */
+export const API_VERSION = '1.0.0';
+
+/** Request fields of the service specification; every other request field is an opt-in extension. */
+const SPEC_REQUEST_FIELDS: Readonly<Record<string, string>> = {
+  prompt: 'The search query.',
+  context:
+    'Conversation context for the LLM. Order is significant. Only messages with role `user` are considered.',
+  response_type:
+    '`text` returns plain text without formatting; `markdown` (the default) returns rich formatting.',
+};
+
+/** Descriptions of the extension fields (all optional; absent → exact spec behaviour). */
+const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  stream: 'Stream the answer as server-sent events (`text/event-stream`): `sources`, `delta`s, then `done`.',
+  include_domains: 'Only use results from these domains (and their subdomains).',
+  exclude_domains: 'Never use results from these domains (and their subdomains).',
+  time_range: 'Only results published within this period before now.',
+  from_date: 'Only results published on or after this date (YYYY-MM-DD).',
+  to_date: 'Only results published on or before this date (YYYY-MM-DD).',
+  max_sources: 'Read at most this many sources.',
+  depth: '`fast`: search snippets only; `standard`: fetch and read pages; `deep`: several sub-queries.',
+  country: 'Two-letter country code (ISO 3166-1) to localise results.',
+  language: 'Language of the results (e.g. `en`, `pt-BR`).',
+  include: 'Extra response fields: `citations`, `usage`, `timings`.',
+};
+
+const searchResponseSchema = z
+  .object({
+    answer: z.string().meta({ description: 'The generated answer, formatted according to `response_type`.' }),
+    response_type: z.string().meta({ description: 'The format of the answer, as requested by the caller.' }),
+    sources: z.array(z.string()).meta({ description: 'The sources (URLs) used to generate the answer.' }),
+    response_time: z
+      .number()
+      .meta({ description: 'Total time taken to generate the response, in milliseconds.' }),
+    citations: z
+      .array(
+        z.object({
+          index: z.number().int().meta({ description: 'The `[n]` of the answer.' }),
+          url: z.string(),
+          title: z.string(),
+          quote: z.string().meta({ description: 'The passage of the source given to the answerer.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Extension (optional), with `include: ["citations"]`: the cited sources.' }),
+    usage: z
+      .object({ credits_charged: z.number(), credits_remaining: z.number() })
+      .optional()
+      .meta({ description: 'Extension (optional), with `include: ["usage"]`: credits charged and left.' }),
+    timings: z
+      .record(z.string(), z.number())
+      .optional()
+      .meta({ description: 'Extension (optional), with `include: ["timings"]`: milliseconds per stage.' }),
+  })
+  .meta({ description: 'SearchResponse: the answer, its format, its sources and the time taken.' });
+
+const balanceSchema = z
+  .object({ available_credits: z.number().meta({ description: 'Credits remaining on the account.' }) })
+  .meta({ description: 'Balance of the account.' });
+
+const ERROR_CODES = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
+
+const errorSchema = z
+  .object({
+    error: z.object({
+      description: z.string().meta({ description: 'Human-readable message.' }),
+      code: z
+        .enum(ERROR_CODES)
+        .optional()
+        .meta({ description: 'Extension: a stable machine-readable code (additive to the spec).' }),
+    }),
+  })
+  .meta({ description: 'The body of every error response.' });
+
+const streamEventSchema = z
+  .union([
+    z.object({ sources: z.array(z.string()) }).meta({ title: 'sources', description: '`event: sources`' }),
+    z.object({ text: z.string() }).meta({ title: 'delta', description: '`event: delta`: more answer text.' }),
+    searchResponseSchema.meta({ title: 'done', description: '`event: done`: the full SearchResponse.' }),
+    errorSchema.meta({ title: 'error', description: '`event: error`: the search failed (refunded).' }),
+  ])
+  .meta({ description: 'The JSON `data:` of one server-sent event of a streamed search.' });
+
+// Compile-time guards: every field the service sends is documented, and documented fields are real.
+type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const documentsSearchResponse: Equals<keyof z.infer<typeof searchResponseSchema>, keyof SearchResponse> =
+  true;
+const documentsBalance: Equals<keyof z.infer<typeof balanceSchema>, keyof BalanceResponse> = true;
+void documentsSearchResponse;
+void documentsBalance;
+
+/**
+ * JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema, without the `$schema` marker. Always the
+ * `input` view: objects stay open (no `additionalProperties: false`), so clients tolerate new fields.
+ */
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const io = 'input';
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+/** The request schema, with each field described and the extensions marked as such. */
+function requestJsonSchema(): Record<string, unknown> {
+  const schema = jsonSchema(searchRequestSchema);
+  const properties = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, property] of Object.entries(properties)) {
+    const specDescription = SPEC_REQUEST_FIELDS[name];
+    property['description'] =
+      specDescription ?? `Extension (optional): ${EXTENSION_DESCRIPTIONS[name] ?? 'see the README.'}`;
+  }
+  return {
+    ...schema,
+    description: 'SearchRequest. Only `prompt` is required; unknown fields are ignored.',
+    examples: [{ prompt: 'What is the capital of France?' }],
+  };
+}
+
+interface ErrorExample {
+  /** Example name. @default the code */
+  readonly name?: string;
+  readonly code: ErrorCode;
+  readonly description?: string;
+}
+
+function errorExample({ code, description }: ErrorExample) {
+  return { value: { error: { description: description ?? ERROR_TABLE[code].description, code } } };
+}
+
+const REQUEST_ID_HEADER = { $ref: '#/components/headers/X-Request-Id' };
+const RETRY_AFTER_HEADER = { $ref: '#/components/headers/Retry-After' };
+
+/** An error response whose examples carry the exact description texts. */
+function errorResponse(
+  summary: string,
+  examples: readonly ErrorExample[],
+  headers: Record<string, unknown> = {},
+) {
+  return {
+    description: summary,
+    headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...headers },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: Object.fromEntries(
+          examples.map((example) => [example.name ?? example.code, errorExample(example)]),
+        ),
+      },
+    },
+  };
+}
+
+const RESPONSES = {
+  BadRequest: errorResponse('The body or one of its fields is invalid; the description names the field.', [
+    { code: 'invalid_request', description: 'Invalid request: prompt must not be empty' },
+  ]),
+  Unauthorized: errorResponse('Missing, invalid or expired API key.', [{ code: 'invalid_api_key' }], {
+    'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } },
+  }),
+  PayloadTooLarge: errorResponse('The body is too large.', [
+    { code: 'payload_too_large', description: 'Payload Too Large: the body must be at most 1048576 bytes' },
+  ]),
+  UnsupportedMediaType: errorResponse('The body is not JSON.', [{ code: 'unsupported_media_type' }]),
+  TooManyRequests: errorResponse(
+    'Too many requests: slow down, retry after `Retry-After` seconds.',
+    [{ code: 'rate_limited' }],
+    {
+      'Retry-After': RETRY_AFTER_HEADER,
+    },
+  ),
+  QuotaExceeded: errorResponse('Account is at or over its message quota (credits exhausted).', [
+    { code: 'quota_exceeded' },
+  ]),
+  ServerError: errorResponse('Server error; retry later.', [{ code: 'server_error' }]),
+  ServiceUnavailable: errorResponse(
+    'Service down (maintenance, or too many searches in progress); retry after `Retry-After` seconds.',
+    [
+      { code: 'service_unavailable' },
+      {
+        name: 'maintenance',
+        code: 'service_unavailable',
+        description: 'Service Unavailable: down for maintenance',
+      },
+    ],
+    { 'Retry-After': RETRY_AFTER_HEADER },
+  ),
+};
+
+const ref = (name: keyof typeof RESPONSES) => ({ $ref: `#/components/responses/${name}` });
+
+/** Options of {@link createOpenApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /** Base URL written in `servers` (where `/v1` is mounted). @default none: relative to the host serving it */
+  readonly serverUrl?: string;
+}
+
+/** Builds the OpenAPI 3.1 document of the /v1 API. */
+export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const searchExample = {
+    answer: 'Paris is the capital of France [1].',
+    response_type: 'markdown',
+    sources: ['https://en.wikipedia.org/wiki/Paris'],
+    response_time: 1234,
+  } satisfies SearchResponse;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'agent-search',
+      version: API_VERSION,
+      description:
+        'Web search for AI agents: one call searches, reads and answers with sources. Usage is metered in ' +
+        'credits. Fields and headers marked "Extension" are opt-in: a client of the specification never sees them.',
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/v1/search': {
+        post: {
+          operationId: 'search',
+          summary: 'Search the web and answer the prompt with sources',
+          description:
+            'Charges one search worth of credits when it succeeds; a failed or cancelled search is refunded.',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/SearchRequest' },
+                examples: {
+                  spec: { summary: 'A question', value: { prompt: 'What is the capital of France?' } },
+                  context: {
+                    summary: 'With conversation context, as plain text',
+                    value: {
+                      prompt: 'And its population?',
+                      context: [{ role: 'user', content: 'Tell me about Paris.' }],
+                      response_type: 'text',
+                    },
+                  },
+                  stream: {
+                    summary: 'Extension: streamed answer',
+                    value: { prompt: 'What is the capital of France?', stream: true },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description:
+                'Search executed. With the `stream` extension the body is `text/event-stream` instead: events ' +
+                '`sources`, `delta` (repeated), then `done` with the SearchResponse, or `error` with the Error body.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/SearchResponse' },
+                  examples: { answer: { value: searchExample } },
+                },
+                'text/event-stream': {
+                  schema: {
+                    type: 'string',
+                    description: 'Server-sent events; each `data:` is a StreamEvent.',
+                  },
+                  examples: {
+                    stream: {
+                      value:
+                        'event: sources\ndata: {"sources":["https://en.wikipedia.org/wiki/Paris"]}\n\n' +
+                        'event: delta\ndata: {"text":"Paris is the capital of France [1]."}\n\n' +
+                        `event: done\ndata: ${JSON.stringify(searchExample)}\n\n`,
+                    },
+                  },
+                },
+              },
+            },
+            '400': ref('BadRequest'),
+            '401': ref('Unauthorized'),
+            '413': ref('PayloadTooLarge'),
+            '415': ref('UnsupportedMediaType'),
+            '429': ref('TooManyRequests'),
+            '433': ref('QuotaExceeded'),
+            '500': ref('ServerError'),
+            '503': ref('ServiceUnavailable'),
+          },
+        },
+      },
+      '/v1/balance': {
+        get: {
+          operationId: 'getBalance',
+          summary: 'Credits still available to the account',
+          responses: {
+            '200': {
+              description: 'Balance returned.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/Balance' },
+                  examples: { balance: { value: { available_credits: 999 } satisfies BalanceResponse } },
+                },
+              },
+            },
+            '401': ref('Unauthorized'),
+            '500': ref('ServerError'),
+            '503': ref('ServiceUnavailable'),
+          },
+        },
+      },
+      '/v1/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This document (no API key needed)',
+          security: [],
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1 document.',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <API_KEY>. Keys are created with `agent-search keys create`.',
+        },
+      },
+      headers: {
+        'X-Request-Id': {
+          description: 'Extension: identifies the request in the service logs.',
+          schema: { type: 'string' },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
+      schemas: {
+        SearchRequest: requestJsonSchema(),
+        SearchResponse: jsonSchema(searchResponseSchema),
+        Balance: jsonSchema(balanceSchema),
+        Error: jsonSchema(errorSchema),
+        StreamEvent: jsonSchema(streamEventSchema),
+      },
+      responses: RESPONSES,
+    },
+  };
+}
+
+/** An OpenAPI 3.1 document (a JSON object). */
+export type OpenApiDocument = Record<string, unknown>;
+
+let cached: OpenApiDocument | undefined;
+
+/** The document served at `GET /v1/openapi.json`, built once. */
+export function openApiDocument(): OpenApiDocument {
+  return (cached ??= createOpenApiDocument());
+}

@@ -1,0 +1,260 @@
+/**
+ * Opt-in request extensions, RateLimit headers and Idempotency-Key, over real HTTP (node:http adapter;
+ * the adapters themselves are covered by the contract suite).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
+import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+
+const PAGES = [
+  {
+    url: 'https://a.example.com/etna',
+    title: 'Etna',
+    content: 'Mount Etna is 3,357 metres high and erupts often.',
+  },
+  {
+    url: 'https://b.example.org/etna',
+    title: 'Etna facts',
+    content: 'Etna is the tallest active volcano in Europe.',
+  },
+  { url: 'https://c.example.net/fuji', title: 'Fuji', snippet: 'Mount Fuji is 3,776 metres high.' },
+];
+
+/** A provider that records its queries and serves fixed hits. */
+function recordingProvider(queries: SearchQuery[]): SearchProvider {
+  return {
+    id: 'fixed',
+    async search(query) {
+      queries.push(query);
+      return PAGES.slice(0, query.limit);
+    },
+  };
+}
+
+/** A fetcher that records its calls and serves a small HTML page. */
+function recordingFetcher(urls: string[]): PageFetcher {
+  return {
+    async fetch(url): Promise<FetchedPage> {
+      urls.push(url.href);
+      const html =
+        '<html><body><article><p>Mount Fuji is an active volcano 3,776 metres high in Japan.</p></article></body></html>';
+      return {
+        url: url.href,
+        requestedUrl: url.href,
+        status: 200,
+        contentType: 'text/html',
+        body: Buffer.from(html),
+        headers: {},
+      };
+    },
+  };
+}
+
+describe('request extensions, rate-limit headers and idempotency', () => {
+  const running: Array<{ engine: SearchEngine; server: RunningServer }> = [];
+  afterEach(async () => {
+    for (const { engine, server } of running.splice(0)) {
+      await server.close();
+      await engine.close();
+    }
+  });
+
+  async function setup(options: SearchEngineOptions = {}) {
+    const queries: SearchQuery[] = [];
+    const fetched: string[] = [];
+    const engine = createSearchEngine({
+      search: recordingProvider(queries),
+      fetcher: recordingFetcher(fetched),
+      extractor: {
+        extract: async (page) => ({
+          url: page.url,
+          title: 'Fuji',
+          text: Buffer.from(page.body)
+            .toString()
+            .replace(/<[^>]+>/g, ''),
+          markdown: '',
+        }),
+      },
+      ...options,
+    });
+    const { key } = await engine.createKey({ credits: 100 });
+    const server = await ADAPTERS['node:http']!(engine);
+    running.push({ engine, server });
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${server.baseUrl}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const balance = async () =>
+      (
+        (await (
+          await fetch(`${server.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as {
+          available_credits: number;
+        }
+      ).available_credits;
+    return { engine, queries, fetched, post, balance };
+  }
+
+  it('include adds citations, usage and timings; without it the body is exactly the spec', async () => {
+    const { post } = await setup();
+    const plain = (await (await post({ prompt: 'How high is Mount Etna?' })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(plain).sort()).toEqual(['answer', 'response_time', 'response_type', 'sources']);
+
+    const response = await post({
+      prompt: 'How high is Mount Etna?',
+      include: ['citations', 'usage', 'timings'],
+    });
+    const body = (await response.json()) as {
+      sources: string[];
+      citations: Array<{ index: number; url: string; title: string; quote: string }>;
+      usage: { credits_charged: number; credits_remaining: number };
+      timings: Record<string, number>;
+    };
+    expect(body.citations.length).toBe(body.sources.length);
+    expect(body.citations[0]).toMatchObject({ index: 1, url: body.sources[0] });
+    expect(body.citations[0]!.quote).toMatch(/Etna/);
+    expect(body.usage).toEqual({ credits_charged: 1, credits_remaining: 98 });
+    expect(Object.keys(body.timings).sort()).toEqual(['answer', 'gather', 'plan', 'rank', 'search', 'total']);
+  });
+
+  it('include_domains / exclude_domains reach the provider and hold even when it ignores them', async () => {
+    const { post, queries } = await setup();
+    const only = (await (await post({ prompt: 'Etna height', include_domains: ['example.com'] })).json()) as {
+      sources: string[];
+    };
+    expect(queries.at(-1)?.filters?.includeDomains).toEqual(['example.com']);
+    expect(only.sources.every((url) => new URL(url).hostname.endsWith('example.com'))).toBe(true);
+    const without = (await (
+      await post({ prompt: 'Etna height', exclude_domains: ['A.Example.com'] })
+    ).json()) as {
+      sources: string[];
+    };
+    expect(queries.at(-1)?.filters?.excludeDomains).toEqual(['a.example.com']);
+    expect(without.sources).not.toContain(PAGES[0]!.url);
+  });
+
+  it('time_range, dates, country and language become provider filters', async () => {
+    const { post, queries } = await setup();
+    await post({ prompt: 'Etna', time_range: 'week', country: 'it', language: 'it' });
+    const filters = queries.at(-1)?.filters;
+    expect(filters?.country).toBe('IT');
+    expect(filters?.language).toBe('it');
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+    expect(filters?.fromDate).toBe(weekAgo);
+    await post({ prompt: 'Etna', from_date: '2024-01-01', to_date: '2024-12-31' });
+    expect(queries.at(-1)?.filters).toMatchObject({ fromDate: '2024-01-01', toDate: '2024-12-31' });
+  });
+
+  it('max_sources bounds the sources; depth fast skips fetching, standard fetches, deep runs sub-queries', async () => {
+    const { post, queries, fetched } = await setup();
+    const one = (await (await post({ prompt: 'Etna height', max_sources: 1 })).json()) as {
+      sources: string[];
+    };
+    expect(queries.at(-1)?.limit).toBe(1);
+    expect(one.sources.length).toBeLessThanOrEqual(1);
+
+    await post({ prompt: 'How high is Mount Fuji?', depth: 'fast' });
+    expect(fetched).toEqual([]);
+    const standard = (await (await post({ prompt: 'How high is Mount Fuji?' })).json()) as { answer: string };
+    expect(fetched).toEqual([PAGES[2]!.url]);
+    expect(standard.answer).toMatch(/Japan/);
+
+    const before = queries.length;
+    await post({
+      prompt: 'and how high is it?',
+      context: [{ role: 'user', content: 'Tell me about Mount Fuji' }],
+      depth: 'deep',
+    });
+    const deepQueries = queries.slice(before).map((q) => q.query);
+    expect(deepQueries.length).toBeGreaterThanOrEqual(2);
+    expect(deepQueries).toContain('and how high is it?');
+  });
+
+  it('invalid extension values are 400s naming the field, and charge nothing', async () => {
+    const { post, balance } = await setup();
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
+      [{ include: ['everything'] }, /include\[0\] entries must be citations, usage or timings/],
+      [{ country: 'USA' }, /country must be a two-letter country code/],
+      [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
+      [{ from_date: '2024-13-45' }, /from_date must be a valid date/],
+      [
+        { time_range: 'week', from_date: '2024-01-01' },
+        /time_range cannot be combined with from_date or to_date/,
+      ],
+      [{ depth: 'infinite' }, /depth must be fast, standard or deep/],
+    ];
+    for (const [extra, description] of cases) {
+      const response = await post({ prompt: 'Etna', ...extra });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { description: string } }).error.description).toMatch(
+        description,
+      );
+    }
+    expect(await balance()).toBe(100);
+  });
+
+  it('sends RateLimit and RateLimit-Policy headers', async () => {
+    const { post } = await setup({ rateLimit: { limit: 3, windowMs: 60_000 } });
+    const first = await post({ prompt: 'Etna' });
+    expect(first.headers.get('ratelimit-policy')).toBe('"per-key";q=3;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"per-key";r=2;t=\d+$/);
+    await post({ prompt: 'Etna' });
+    await post({ prompt: 'Etna' });
+    const limited = await post({ prompt: 'Etna' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
+  });
+
+  it('Idempotency-Key: a retry replays without a second charge; another body is 422; failures are not kept', async () => {
+    const { post, balance } = await setup();
+    const first = await post({ prompt: 'Etna height' }, { 'idempotency-key': 'order-42' });
+    const firstBody = await first.text();
+    const replay = await post({ prompt: 'Etna height' }, { 'idempotency-key': 'order-42' });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.text()).toBe(firstBody);
+    expect(await balance()).toBe(99);
+
+    const other = await post({ prompt: 'Fuji height' }, { 'idempotency-key': 'order-42' });
+    expect(other.status).toBe(422);
+    expect(await balance()).toBe(99);
+
+    const streamed = await post({ prompt: 'Etna', stream: true }, { 'idempotency-key': 'order-43' });
+    expect(streamed.status).toBe(400);
+    const badKey = await post({ prompt: 'Etna' }, { 'idempotency-key': 'x'.repeat(300) });
+    expect(badKey.status).toBe(400);
+  });
+
+  it('Idempotency-Key: a concurrent duplicate is 409; a failed search can be retried', async () => {
+    let fail = true;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { post, balance } = await setup({
+      answerer: {
+        async answer() {
+          await gate;
+          if (fail) throw new Error('upstream down');
+          return { answer: 'ok', sources: [] };
+        },
+      },
+    });
+    const pending = post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' });
+    await expect
+      .poll(async () => (await post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' })).status)
+      .toBe(409);
+    release();
+    expect((await pending).status).toBe(500);
+    fail = false;
+    const retried = await post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await balance()).toBe(99);
+  });
+});
