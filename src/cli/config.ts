@@ -15,6 +15,28 @@ export interface ServeConfig {
   readonly creditCost: number;
   readonly maintenance: boolean;
   readonly logLevel: string;
+  /** Where keys and credits (and, for Redis/SQLite, limits) live: a store URL; absent = SQLite in dataDir. */
+  readonly store: string | undefined;
+  /** Where rate limits live when not in `store`: `redis://…` or `memory:`. */
+  readonly limitsStore: string | undefined;
+  /** Search provider spec: names joined by `,` (fallback) or `+` (fusion); `local` is the corpus index. */
+  readonly search: string;
+  /** Settings of the web search providers (keys come only from the environment). */
+  readonly providers: {
+    readonly searxngUrl?: string;
+    readonly braveApiKey?: string;
+    readonly tavilyApiKey?: string;
+    readonly serperApiKey?: string;
+    readonly exaApiKey?: string;
+    readonly wikipediaLanguage: string;
+    readonly timeoutMs: number;
+  };
+  /** Hosts the page fetcher may reach although they resolve to private addresses (SSRF guard relaxation). */
+  readonly allowPrivateHosts: readonly string[];
+  /** Search hits used per request. */
+  readonly maxResults: number;
+  /** Deadline of one search request, in ms. */
+  readonly requestTimeoutMs: number;
 }
 
 /** Flags of `serve` as commander parses them (all optional strings). */
@@ -27,6 +49,15 @@ export interface ServeFlags {
   readonly creditCost?: string;
   readonly maintenance?: boolean;
   readonly logLevel?: string;
+  readonly store?: string;
+  readonly limitsStore?: string;
+  readonly search?: string;
+  readonly searxngUrl?: string;
+  readonly wikipediaLang?: string;
+  readonly searchTimeout?: string;
+  readonly allowPrivateHosts?: string;
+  readonly maxResults?: string;
+  readonly requestTimeout?: string;
 }
 
 /** Environment variables understood by the CLI, with the flag each stands for. */
@@ -39,6 +70,19 @@ export const ENVIRONMENT_VARIABLES = {
   AGENT_SEARCH_CREDIT_COST: '--credit-cost',
   AGENT_SEARCH_MAINTENANCE: '--maintenance (1 or true)',
   AGENT_SEARCH_LOG_LEVEL: '--log-level',
+  AGENT_SEARCH_STORE: '--store (redis://…, postgres://…, sqlite:PATH)',
+  AGENT_SEARCH_LIMITS_STORE: '--limits-store (redis://… or memory:)',
+  AGENT_SEARCH_SEARCH: '--search',
+  SEARXNG_URL: '--searxng-url',
+  BRAVE_API_KEY: 'Brave Search API key (also BRAVE_SEARCH_API_KEY)',
+  TAVILY_API_KEY: 'Tavily API key',
+  SERPER_API_KEY: 'Serper API key',
+  EXA_API_KEY: 'Exa API key',
+  AGENT_SEARCH_WIKIPEDIA_LANG: '--wikipedia-lang',
+  AGENT_SEARCH_SEARCH_TIMEOUT: '--search-timeout',
+  AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
+  AGENT_SEARCH_MAX_RESULTS: '--max-results',
+  AGENT_SEARCH_REQUEST_TIMEOUT: '--request-timeout',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -61,7 +105,47 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
     ),
     maintenance: flags.maintenance ?? isTruthy(env.AGENT_SEARCH_MAINTENANCE),
     logLevel: flags.logLevel ?? env.AGENT_SEARCH_LOG_LEVEL ?? 'info',
+    store: resolveStore(flags.store, env),
+    limitsStore: flags.limitsStore ?? (env.AGENT_SEARCH_LIMITS_STORE || undefined),
+    search: flags.search ?? env.AGENT_SEARCH_SEARCH ?? 'local',
+    providers: {
+      ...optional('searxngUrl', flags.searxngUrl ?? env.SEARXNG_URL),
+      ...optional('braveApiKey', env.BRAVE_API_KEY ?? env.BRAVE_SEARCH_API_KEY),
+      ...optional('tavilyApiKey', env.TAVILY_API_KEY),
+      ...optional('serperApiKey', env.SERPER_API_KEY),
+      ...optional('exaApiKey', env.EXA_API_KEY),
+      wikipediaLanguage: flags.wikipediaLang ?? env.AGENT_SEARCH_WIKIPEDIA_LANG ?? 'en',
+      timeoutMs: parseDuration(flags.searchTimeout ?? env.AGENT_SEARCH_SEARCH_TIMEOUT ?? '10s'),
+    },
+    allowPrivateHosts: splitList(flags.allowPrivateHosts ?? env.AGENT_SEARCH_ALLOW_PRIVATE_HOSTS ?? ''),
+    maxResults: parsePositiveInteger(
+      '--max-results',
+      flags.maxResults ?? env.AGENT_SEARCH_MAX_RESULTS ?? '5',
+    ),
+    requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.AGENT_SEARCH_REQUEST_TIMEOUT ?? '30s'),
   };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value ? ({ [key]: value } as Record<K, string>) : {};
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function parsePositiveInteger(name: string, text: string): number {
+  const value = parseNonNegativeInteger(name, text);
+  if (value < 1) throw new Error(`invalid ${name} "${text}": must be a positive integer`);
+  return value;
+}
+
+/** The store URL from `--store`, else `AGENT_SEARCH_STORE`, else undefined (SQLite in the data directory). */
+export function resolveStore(flag: string | undefined, env: Env): string | undefined {
+  return flag ?? (env.AGENT_SEARCH_STORE || undefined);
 }
 
 /** The data directory from `--data-dir`, else `AGENT_SEARCH_DATA_DIR`, else `.agent-search`. */

@@ -4,21 +4,30 @@
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, DEFAULT_CORPUS, FREE_CREDITS } from '../engine.ts';
-import { createSqliteStores, type SqliteStores } from '../stores/sqlite/index.ts';
+import { createSearchEngine, DEFAULT_CORPUS, FREE_CREDITS, type Logger } from '../engine.ts';
+import { createPageFetcher } from '../pipeline/fetch/index.ts';
+import { createSearchProviderFromSpec } from '../pipeline/search/providers/index.ts';
+import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import { indexFilePath } from '../index-builder/store.ts';
+import { registerIndexCommand } from './index-command.ts';
+import { createServeListener, registerMcpCommand } from './mcp-command.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import type { EngineMetrics } from '../observability/types.ts';
+import type { SearchProvider } from '../pipeline/types.ts';
+import { openCliStores, type CliStores } from './stores.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
-  databasePath,
   ENVIRONMENT_VARIABLES,
   parseDuration,
   parseNonNegativeInteger,
   resolveDataDir,
   resolveServeConfig,
+  resolveStore,
+  type ServeConfig,
   type ServeFlags,
 } from './config.ts';
 
@@ -47,13 +56,34 @@ export function buildProgram(): Command {
     .option('--credit-cost <n>', 'credits charged per search (default: 1)')
     .option('--maintenance', 'answer every /v1 request with 503')
     .option('--log-level <level>', 'pino log level: fatal, error, warn, info, debug, silent (default: info)')
-    .action(async (flags: ServeFlags) => serve(flags));
+    .option('--store <url>', STORE_HELP)
+    .option(
+      '--limits-store <url>',
+      'where rate limits live if not in --store: redis://… (shared) or memory: (per instance; the default for postgres://)',
+    )
+    .option(
+      '--search <spec>',
+      'search providers: local, searxng, brave, tavily, serper, exa, wikipedia, duckduckgo; "a,b" = fallback, ' +
+        '"a+b" = fusion (default: local)',
+    )
+    .option('--searxng-url <url>', 'base URL of your SearXNG instance (JSON output enabled)')
+    .option('--wikipedia-lang <code>', 'Wikipedia language edition (default: en)')
+    .option('--search-timeout <duration>', 'per-provider timeout (default: 10s)')
+    .option('--max-results <n>', 'search hits used per request (default: 5)')
+    .option('--request-timeout <duration>', 'deadline of one search request (default: 30s)')
+    .option(
+      '--allow-private-hosts <hosts>',
+      'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki (default: none)',
+    )
+    .option('--metrics-path <path>', 'serve Prometheus metrics at this path, e.g. /metrics (default: off)')
+    .action(async (flags: ServeFlags & { metricsPath?: string }) => serve(flags));
 
   const keys = program.command('keys').description('Create, list and revoke API keys.');
   keys
     .command('create')
     .description('Create an API key (printed once, as the last line of output).')
     .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--store <url>', STORE_HELP)
     .option('--account <id>', 'account the key spends from (default: a new account)')
     .option(
       '--credits <n>',
@@ -70,7 +100,7 @@ export function buildProgram(): Command {
         expiresIn?: number;
         name?: string;
       }) => {
-        await withStores(flags.dataDir, async (stores) => {
+        await withStores(flags, async (stores) => {
           const engine = createSearchEngine({
             keys: stores.keys,
             credits: stores.credits,
@@ -96,10 +126,11 @@ export function buildProgram(): Command {
     .command('list')
     .description('List keys (never the keys themselves, only their first characters).')
     .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--store <url>', STORE_HELP)
     .option('--account <id>', 'only keys of this account')
     .option('--json', 'print JSON')
     .action(async (flags: { dataDir?: string; account?: string; json?: boolean }) => {
-      await withStores(flags.dataDir, async (stores) => {
+      await withStores(flags, async (stores) => {
         const records = await stores.keys.list(flags.account);
         if (flags.json) console.log(JSON.stringify(records, null, 2));
         else printKeyTable(records);
@@ -110,8 +141,9 @@ export function buildProgram(): Command {
     .description('Revoke a key by id (it stops working at once).')
     .argument('<id>', 'key id, as shown by `keys list`')
     .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--store <url>', STORE_HELP)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      await withStores(flags.dataDir, async (stores) => {
+      await withStores(flags, async (stores) => {
         if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
         console.log(`Revoked ${id}.`);
       });
@@ -124,8 +156,9 @@ export function buildProgram(): Command {
     .argument('<account>', 'account id')
     .argument('<n>', 'credits to add', integerOption('<n>'))
     .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--store <url>', STORE_HELP)
     .action(async (account: string, amount: number, flags: { dataDir?: string }) => {
-      await withStores(flags.dataDir, async (stores) => {
+      await withStores(flags, async (stores) => {
         const balance = await stores.credits.grant(account, amount);
         console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
       });
@@ -135,29 +168,64 @@ export function buildProgram(): Command {
     .description('Show the available credits of an account.')
     .argument('<account>', 'account id')
     .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--store <url>', STORE_HELP)
     .action(async (account: string, flags: { dataDir?: string }) => {
-      await withStores(flags.dataDir, async (stores) => {
+      await withStores(flags, async (stores) => {
         if (!(await stores.credits.hasAccount(account))) throw new Error(`no account ${account}`);
         console.log(String(await stores.credits.balance(account)));
       });
     });
+  program
+    .command('migrate')
+    .description('Apply pending schema migrations of the --store database (PostgreSQL), then exit.')
+    .option('--store <url>', STORE_HELP)
+    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .action(async (flags: StoreFlags) => {
+      await withStores(flags, async (stores) => {
+        console.log(`${stores.description}: ${await stores.migrate()}.`);
+      });
+    });
+  registerIndexCommand(program);
+  registerMcpCommand(program, (config, logger) => openEngine(config, logger));
   return program;
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
-  const config = resolveServeConfig(flags, env);
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
-  const firstStart = !existsSync(databasePath(config.dataDir));
-  const stores = openStores(config.dataDir);
+const STORE_HELP =
+  'where keys and credits live: redis://…, postgres://…, sqlite:PATH (default: SQLite in the data dir; ' +
+  'env AGENT_SEARCH_STORE)';
+
+/** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
+function openEngine(config: ServeConfig, logger: Logger, metrics?: EngineMetrics) {
+  const stores = openStores({
+    dataDir: config.dataDir,
+    store: config.store,
+    limitsStore: config.limitsStore,
+  });
   const engine = createSearchEngine({
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
-    corpus: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
+    search: searchProviderFor(config),
+    ...(config.allowPrivateHosts.length
+      ? { fetcher: createPageFetcher({ allowPrivateHosts: config.allowPrivateHosts }) }
+      : {}),
     creditCost: config.creditCost,
+    maxResults: config.maxResults,
+    requestTimeoutMs: config.requestTimeoutMs,
     maintenance: config.maintenance,
     logger,
+    ...(metrics ? { metrics } : {}),
   });
+  return { engine, stores, close: () => engine.close().then(() => stores.close()) };
+}
+
+async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void> {
+  const config = resolveServeConfig(flags, env);
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
+  const metrics = flags.metricsPath ? createMetrics() : undefined;
+  const { engine, stores } = openEngine(config, logger, metrics?.hook);
+  // A shared store may already hold keys made elsewhere: the list check below decides.
+  const firstStart = stores.createdLocalDatabase || config.store !== undefined;
 
   if (firstStart && (await stores.keys.list()).length === 0) {
     const { key, record } = await engine.createKey();
@@ -167,7 +235,10 @@ async function serve(flags: ServeFlags): Promise<void> {
     );
   }
 
-  const server = createServer(createNodeHandler(engine));
+  // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
+  const server = createServer(
+    createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+  );
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
@@ -178,7 +249,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   console.log(`agent-search listening on http://${formatHost(config.host)}:${port}`);
   logger.info(
-    { port, host: config.host, dataDir: config.dataDir, corpus, maintenance: config.maintenance },
+    {
+      port,
+      host: config.host,
+      dataDir: config.dataDir,
+      search: config.search,
+      corpus,
+      maintenance: config.maintenance,
+    },
     'ready',
   );
 
@@ -204,6 +282,27 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
+function searchProviderFor(config: ServeConfig): SearchProvider {
+  const { providers } = config;
+  return createSearchProviderFromSpec(config.search, {
+    timeoutMs: providers.timeoutMs,
+    ...(providers.searxngUrl ? { searxng: { baseUrl: providers.searxngUrl } } : {}),
+    ...(providers.braveApiKey ? { brave: { apiKey: providers.braveApiKey } } : {}),
+    ...(providers.tavilyApiKey ? { tavily: { apiKey: providers.tavilyApiKey } } : {}),
+    ...(providers.serperApiKey ? { serper: { apiKey: providers.serperApiKey } } : {}),
+    ...(providers.exaApiKey ? { exa: { apiKey: providers.exaApiKey } } : {}),
+    wikipedia: { language: providers.wikipediaLanguage },
+    providers: {
+      local: createLocalIndexProvider({
+        paths: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
+        // The index built by `agent-search index` (if any), re-read when it changes.
+        indexFiles: [indexFilePath(config.dataDir)],
+      }),
+    },
+  });
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -218,17 +317,21 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function openStores(dataDir: string | undefined): SqliteStores {
-  const dir = resolveDataDir(dataDir, env);
-  mkdirSync(dir, { recursive: true });
-  return createSqliteStores({ path: databasePath(dir) });
+interface StoreFlags {
+  readonly dataDir?: string;
+  readonly store?: string;
+  readonly limitsStore?: string;
 }
 
-async function withStores(
-  dataDir: string | undefined,
-  work: (stores: SqliteStores) => Promise<void>,
-): Promise<void> {
-  const stores = openStores(dataDir);
+function openStores(flags: StoreFlags): CliStores {
+  const dataDir = resolveDataDir(flags.dataDir, env);
+  const store = resolveStore(flags.store, env);
+  if (!store) mkdirSync(dataDir, { recursive: true });
+  return openCliStores({ dataDir, store, limitsStore: flags.limitsStore });
+}
+
+async function withStores(flags: StoreFlags, work: (stores: CliStores) => Promise<void>): Promise<void> {
+  const stores = openStores(flags);
   try {
     await work(stores);
   } finally {

@@ -13,6 +13,11 @@ describe('CLI configuration', () => {
       creditCost: 1,
       maintenance: false,
       logLevel: 'info',
+      search: 'local',
+      providers: { wikipediaLanguage: 'en', timeoutMs: 10_000 },
+      allowPrivateHosts: [],
+      maxResults: 5,
+      requestTimeoutMs: 30_000,
     });
   });
 
@@ -26,6 +31,12 @@ describe('CLI configuration', () => {
       AGENT_SEARCH_CREDIT_COST: '2',
       AGENT_SEARCH_MAINTENANCE: 'true',
       AGENT_SEARCH_LOG_LEVEL: 'warn',
+      AGENT_SEARCH_SEARCH: 'wikipedia,duckduckgo',
+      SEARXNG_URL: 'http://searx.local',
+      BRAVE_API_KEY: 'brave-secret',
+      AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: 'wiki.corp, intranet',
+      AGENT_SEARCH_MAX_RESULTS: '8',
+      AGENT_SEARCH_REQUEST_TIMEOUT: '45s',
     };
     const fromEnv = resolveServeConfig({}, env);
     expect(fromEnv).toMatchObject({
@@ -37,6 +48,11 @@ describe('CLI configuration', () => {
       creditCost: 2,
       maintenance: true,
       logLevel: 'warn',
+      search: 'wikipedia,duckduckgo',
+      providers: { searxngUrl: 'http://searx.local', braveApiKey: 'brave-secret', wikipediaLanguage: 'en' },
+      allowPrivateHosts: ['wiki.corp', 'intranet'],
+      maxResults: 8,
+      requestTimeoutMs: 45_000,
     });
     const fromFlags = resolveServeConfig(
       { port: '1234', rateLimit: '5/1h', corpus: ['/c'], maintenance: false },

@@ -254,6 +254,18 @@ export class LocalIndex {
    * @throws TypeError when the data is not a serialised local index of a known version.
    */
   static fromJSON(data: unknown, options: LocalIndexOptions = {}): LocalIndex {
+    const index = new LocalIndex(options);
+    index.importJSON(data);
+    return index;
+  }
+
+  /**
+   * Adds the documents of a serialised index ({@link LocalIndex.toJSON} output; fields it does not know
+   * are ignored), replacing documents with the same URL. Everything is validated before anything is added.
+   * @returns the URLs of the imported documents.
+   * @throws TypeError when the data is not a serialised local index of a known version.
+   */
+  importJSON(data: unknown): string[] {
     const serialized = data as Partial<SerializedLocalIndex> | null;
     if (
       serialized === null ||
@@ -263,7 +275,7 @@ export class LocalIndex {
     ) {
       throw new TypeError('not a serialised LocalIndex (version 1)');
     }
-    const index = new LocalIndex(options);
+    const documents: LocalDocument[] = [];
     for (const raw of serialized.documents as readonly unknown[]) {
       const document = raw as Partial<LocalDocument> | null;
       const valid =
@@ -271,14 +283,29 @@ export class LocalIndex {
         typeof document.title === 'string' &&
         typeof document.content === 'string' &&
         (document.format === 'markdown' || document.format === 'text') &&
+        (document.publishedAt === undefined || typeof document.publishedAt === 'string') &&
         Array.isArray(document.sections) &&
         document.sections.every(
-          (section) => typeof (section as { text?: unknown } | null)?.text === 'string',
+          (section) =>
+            typeof (section as { text?: unknown } | null)?.text === 'string' &&
+            ['undefined', 'string'].includes(typeof (section as { heading?: unknown }).heading),
         );
       if (!valid) throw new TypeError('invalid document in serialised LocalIndex');
-      index.#insert(document as LocalDocument);
+      const { url, title, content, format, publishedAt, sections } = document as LocalDocument;
+      // Copy the known fields only, so that extra fields of a file are not kept (nor written back).
+      documents.push({
+        url,
+        title,
+        content,
+        format,
+        ...(publishedAt === undefined ? {} : { publishedAt }),
+        sections: sections.map((s) =>
+          s.heading === undefined ? { text: s.text } : { heading: s.heading, text: s.text },
+        ),
+      });
     }
-    return index;
+    for (const document of documents) this.#insert(document);
+    return documents.map((document) => document.url);
   }
 }
 
@@ -301,6 +328,15 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    * @default 5_000_000
    */
   readonly maxFileBytes?: number;
+  /**
+   * Persisted index files (serialised {@link LocalIndex}es, such as the `index.json` that
+   * `agent-search index` writes) searched together with `paths`. A file is read on load and read again by
+   * the first search after its modification time or size changed, so a rebuilt index is picked up without a
+   * restart; a missing file counts as empty. When a changed file cannot be parsed, its previous documents
+   * stay until it changes again.
+   * @default []
+   */
+  readonly indexFiles?: readonly string[];
 }
 
 /** The `local` search provider, with access to its index. */
@@ -376,12 +412,16 @@ async function readDocument(file: string, url: string): Promise<LocalDocumentInp
  * fetch them; filters other than `includeDomains`/`excludeDomains` (matched against the URL's host, which
  * only `baseUrl` URLs have) are ignored.
  *
- * @throws TypeError when `paths` is empty or `baseUrl` is not an absolute URL.
+ * @throws TypeError when `paths` is empty (and no `indexFiles` are given) or `baseUrl` is not an absolute URL.
  */
 export function createLocalIndexProvider(options: LocalIndexProviderOptions): LocalIndexProvider {
+  const indexFiles: readonly string[] = options?.indexFiles ?? [];
+  const isPathList = (value: unknown): value is readonly string[] =>
+    Array.isArray(value) && value.every((f) => typeof f === 'string' && f.length > 0);
+  if (!isPathList(indexFiles)) throw new TypeError('indexFiles must be an array of file paths');
   if (
     !Array.isArray(options?.paths) ||
-    options.paths.length === 0 ||
+    (options.paths.length === 0 && indexFiles.length === 0) ||
     !options.paths.every((p) => typeof p === 'string')
   ) {
     throw new TypeError('paths must be a non-empty array of folder paths');
@@ -395,6 +435,56 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const roots = options.paths.map((p) => path.resolve(p));
   const index = new LocalIndex(options);
   let loading: Promise<LoadReport> | undefined;
+
+  // Persisted index files: what each one last contributed, keyed by its path, and the file version
+  // (mtime, size, inode) it was read at. One sync runs at a time; concurrent searches share it.
+  const indexFileStates = new Map<string, { version: string; urls: ReadonlySet<string> }>();
+  const resolvedIndexFiles = indexFiles.map((file) => path.resolve(file));
+  let folderUrls: ReadonlySet<string> = new Set();
+  let syncing: Promise<{ file: string; reason: string }[]> | undefined;
+  const indexFileUrls = (): Set<string> =>
+    new Set([...indexFileStates.values()].flatMap((state) => [...state.urls]));
+
+  const syncIndexFilesOnce = async (): Promise<{ file: string; reason: string }[]> => {
+    const failures: { file: string; reason: string }[] = [];
+    for (const file of resolvedIndexFiles) {
+      const previous = indexFileStates.get(file);
+      let version = 'missing';
+      try {
+        const info = await stat(file);
+        version = `${info.mtimeMs}:${info.size}:${info.ino}`;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+          failures.push({ file, reason: error instanceof Error ? error.message : String(error) });
+          continue;
+        }
+      }
+      if (previous?.version === version) continue;
+      let urls: ReadonlySet<string>;
+      try {
+        urls =
+          version === 'missing'
+            ? new Set()
+            : new Set(index.importJSON(JSON.parse(await readFile(file, 'utf8'))));
+      } catch (error) {
+        // Keep what the file gave before; try again once it changes.
+        indexFileStates.set(file, { version, urls: previous?.urls ?? new Set() });
+        failures.push({ file, reason: error instanceof Error ? error.message : String(error) });
+        continue;
+      }
+      indexFileStates.set(file, { version, urls });
+      const stillProvided = new Set([...folderUrls, ...indexFileUrls()]);
+      for (const url of previous?.urls ?? []) if (!stillProvided.has(url)) index.removeDocument(url);
+    }
+    return failures;
+  };
+  const syncIndexFiles = (): Promise<{ file: string; reason: string }[]> => {
+    if (resolvedIndexFiles.length === 0) return Promise.resolve([]);
+    syncing ??= syncIndexFilesOnce().finally(() => {
+      syncing = undefined;
+    });
+    return syncing;
+  };
 
   const readAll = async (): Promise<LoadReport> => {
     const skipped: { file: string; reason: string }[] = [];
@@ -419,7 +509,10 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
         }
       }
     }
-    for (const url of index.urls()) if (!seen.has(url)) index.removeDocument(url);
+    for (const url of index.urls())
+      if (!seen.has(url) && !indexFileUrls().has(url)) index.removeDocument(url);
+    folderUrls = seen;
+    skipped.push(...(await syncIndexFiles()));
     return { documents: index.size, skipped };
   };
 
@@ -446,6 +539,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
       call.signal.throwIfAborted();
       await provider.load();
+      await syncIndexFiles();
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;

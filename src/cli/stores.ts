@@ -1,0 +1,141 @@
+/**
+ * Opens the stores the CLI runs on, from a `--store` URL: `redis://…` (keys, credits and limits in Redis),
+ * `postgres://…` (keys and credits in PostgreSQL; limits per instance in memory unless `--limits-store`
+ * names a Redis), `sqlite:PATH`, or nothing (SQLite in the data directory, the single-machine default).
+ * `postgres://…?schema=NAME` picks the schema (default `agent_search`); `redis://…?prefix=P` the key prefix.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
+import { createPostgresStores } from '../stores/postgres/index.ts';
+import { createRedisStores } from '../stores/redis/index.ts';
+import { createSqliteStores } from '../stores/sqlite/index.ts';
+import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
+import { databasePath } from './config.ts';
+
+/** The stores of one CLI process. */
+export interface CliStores {
+  readonly keys: KeyStore;
+  readonly credits: CreditStore;
+  /** A rate limiter on the limits store. */
+  rateLimiter(options: RateLimitOptions): RateLimiter;
+  /** Where keys and credits live, for logs (credentials removed). */
+  readonly description: string;
+  /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
+  readonly createdLocalDatabase: boolean;
+  /** Applies pending schema migrations (PostgreSQL); returns what it did, for printing. */
+  migrate(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Where the stores live. */
+export interface CliStoreSettings {
+  /** `redis://…`, `rediss://…`, `postgres://…`, `postgresql://…`, `sqlite:PATH`; absent = SQLite in dataDir. */
+  readonly store?: string | undefined;
+  /** Where rate limits live when not in `store`: `redis://…` or `memory:`. @default the store, else memory */
+  readonly limitsStore?: string | undefined;
+  /** Data directory of the default SQLite store. */
+  readonly dataDir: string;
+}
+
+type Kind = 'redis' | 'postgres' | 'sqlite' | 'memory';
+
+/** The kind of store a URL names; throws a readable Error for anything else. */
+export function storeKind(url: string): Kind {
+  if (/^rediss?:\/\//i.test(url)) return 'redis';
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^sqlite:/i.test(url)) return 'sqlite';
+  if (/^memory:?$/i.test(url)) return 'memory';
+  throw new Error(
+    `unsupported store "${redact(url)}": use redis://…, postgres://…, sqlite:PATH (or memory: for --limits-store)`,
+  );
+}
+
+/** A URL without its password, safe to print. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/** Opens the stores for `settings`. */
+export function openCliStores(settings: CliStoreSettings): CliStores {
+  const kind = settings.store ? storeKind(settings.store) : 'sqlite';
+  if (kind === 'memory')
+    throw new Error('--store memory: would lose keys and credits on exit; use it only for --limits-store');
+  const limitsKind = settings.limitsStore ? storeKind(settings.limitsStore) : undefined;
+  if (limitsKind === 'postgres' || limitsKind === 'sqlite') {
+    throw new Error('--limits-store must be redis://… or memory:');
+  }
+
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+
+  let keys: KeyStore;
+  let credits: CreditStore;
+  let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
+  let migrate: () => Promise<string> = async () => 'nothing to migrate';
+  let createdLocalDatabase = false;
+  let description: string;
+
+  if (kind === 'redis') {
+    const { url, option: prefix } = takeParameter(settings.store!, 'prefix');
+    const stores = createRedisStores({ url, ...(prefix ? { prefix } : {}) });
+    closers.push(() => stores.close());
+    ({ keys, credits } = stores);
+    ownLimiter = (options) => stores.rateLimiter(options);
+    description = redact(settings.store!);
+  } else if (kind === 'postgres') {
+    const { url, option: schema } = takeParameter(settings.store!, 'schema');
+    const stores = createPostgresStores({ connectionString: url, ...(schema ? { schema } : {}) });
+    closers.push(() => stores.close());
+    ({ keys, credits } = stores);
+    migrate = async () => {
+      const applied = await stores.migrate();
+      return applied.length ? `applied migrations ${applied.join(', ')}` : 'schema up to date';
+    };
+    description = redact(settings.store!);
+  } else {
+    const path = settings.store
+      ? resolve(settings.store.replace(/^sqlite:(\/\/)?/i, ''))
+      : databasePath(settings.dataDir);
+    mkdirSync(dirname(path), { recursive: true });
+    createdLocalDatabase = !existsSync(path);
+    const stores = createSqliteStores({ path });
+    closers.push(() => stores.close());
+    ({ keys, credits } = stores);
+    ownLimiter = (options) => stores.rateLimiter(options);
+    description = `sqlite:${path}`;
+  }
+
+  let limiter: (options: RateLimitOptions) => RateLimiter;
+  if (limitsKind === 'redis') {
+    const { url, option: prefix } = takeParameter(settings.limitsStore!, 'prefix');
+    const limits = createRedisStores({ url, ...(prefix ? { prefix } : {}) });
+    closers.push(() => limits.close());
+    limiter = (options) => limits.rateLimiter(options);
+  } else if (limitsKind === 'memory' || !ownLimiter) {
+    limiter = (options) => createMemoryRateLimiter(options);
+  } else {
+    limiter = ownLimiter;
+  }
+
+  return {
+    keys,
+    credits,
+    rateLimiter: limiter,
+    description,
+    createdLocalDatabase,
+    migrate,
+    close: closeAll,
+  };
+}
+
+/** Removes our own query parameter (`?schema=` for PostgreSQL, `?prefix=` for Redis) from a store URL. */
+export function takeParameter(url: string, name: string): { url: string; option: string | undefined } {
+  const parsed = new URL(url);
+  const option = parsed.searchParams.get(name) ?? undefined;
+  if (option === undefined) return { url, option };
+  parsed.searchParams.delete(name);
+  return { url: parsed.toString(), option };
+}

@@ -1,0 +1,213 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireIndexLock, buildIndex, IndexStore, indexFilePath } from '../../src/index-builder/index.ts';
+import { createLocalIndexProvider, LocalIndex } from '../../src/pipeline/search/local-index.ts';
+import { tinyPdf } from './site.ts';
+
+const call = () => ({ signal: new AbortController().signal, requestId: 't' });
+
+describe('folders and the persisted store', () => {
+  let dir: string;
+  let docs: string;
+  let file: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-search-index-'));
+    docs = join(dir, 'docs');
+    mkdirSync(join(docs, 'guide'), { recursive: true });
+    mkdirSync(join(docs, '.hidden'));
+    writeFileSync(
+      join(docs, 'alpacas.md'),
+      '# Alpacas\n\nAlpacas hum when they are curious.\n\n## Wool\n\nTheir fleece has no lanolin.\n',
+    );
+    writeFileSync(join(docs, 'notes.txt'), 'Bison can run at fifty kilometres per hour.\n');
+    writeFileSync(
+      join(docs, 'guide', 'cheetah.html'),
+      '<html><head><title>Cheetahs</title></head><body><article><h1>Cheetahs</h1><p>Cheetahs cannot roar; they purr and chirp instead. They are the fastest land animals and hunt by day.</p></article></body></html>',
+    );
+    writeFileSync(
+      join(docs, 'guide', 'dingo.pdf'),
+      tinyPdf(['Dingoes howl rather than bark.'], 'Dingo facts'),
+    );
+    writeFileSync(join(docs, '.hidden', 'secret.md'), '# Hidden\n\nElephants never forget.\n');
+    writeFileSync(join(docs, 'image.png'), new Uint8Array([0x89, 0x50]));
+    writeFileSync(join(docs, 'empty.md'), '   \n');
+    file = indexFilePath(join(dir, 'data'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('indexes Markdown, text, HTML and PDF files of a folder, skipping hidden and other files', async () => {
+    const store = await IndexStore.open(file);
+    const summary = await buildIndex({ store, sources: [docs] });
+    const url = (path: string) => pathToFileURL(join(docs, path)).href;
+    expect(store.index.urls().sort()).toEqual(
+      [url('alpacas.md'), url('guide/cheetah.html'), url('guide/dingo.pdf'), url('notes.txt')].sort(),
+    );
+    expect(summary).toMatchObject({ added: 4, skipped: { no_text: 1 } });
+    expect(store.index.search('dingoes howl', 1)[0]?.url).toBe(url('guide/dingo.pdf'));
+    expect(store.index.search('cheetahs purr', 1)[0]?.title).toBe('Cheetahs');
+    expect(store.index.search('fleece lanolin', 1)[0]?.heading).toBe('Wool');
+    expect(store.index.getDocument(url('notes.txt'))?.format).toBe('text');
+    expect(store.index.search('elephants', 5)).toEqual([]);
+  });
+
+  it('include/exclude patterns apply to paths relative to the folder', async () => {
+    const store = await IndexStore.open(file);
+    await buildIndex({ store, sources: [docs], include: ['guide/'], exclude: ['**/*.pdf'] });
+    expect(store.index.urls()).toEqual([pathToFileURL(join(docs, 'guide', 'cheetah.html')).href]);
+  });
+
+  it('persists atomically and round-trips: documents, sources and records survive a reopen', async () => {
+    const store = await IndexStore.open(file);
+    await buildIndex({ store, sources: [docs], label: 'zoo' });
+    await store.save();
+    expect(readdirSync(join(dir, 'data'))).toEqual(['index.json']); // no temporary file left behind
+
+    const reopened = await IndexStore.open(file);
+    expect(reopened.index.urls()).toEqual(store.index.urls());
+    expect(reopened.sources()).toEqual([
+      expect.objectContaining({ source: docs, kind: 'folder', label: 'zoo', documents: 4 }),
+    ]);
+    expect(reopened.index.search('bison', 1)[0]?.url).toBe(pathToFileURL(join(docs, 'notes.txt')).href);
+    // The file is a serialised LocalIndex: the search provider (and LocalIndex.fromJSON) read it as is.
+    expect(LocalIndex.fromJSON(JSON.parse(readFileSync(file, 'utf8'))).size).toBe(4);
+  });
+
+  it('re-indexing updates changed files in place, keeps unchanged ones, and drops deleted ones', async () => {
+    const store = await IndexStore.open(file);
+    await buildIndex({ store, sources: [docs] });
+    await store.save();
+
+    writeFileSync(join(docs, 'notes.txt'), 'Bison are the heaviest land animals of North America.\n');
+    rmSync(join(docs, 'guide', 'dingo.pdf'));
+    const again = await IndexStore.open(file);
+    const summary = await buildIndex({ store: again, sources: [docs] });
+    expect(summary).toMatchObject({ added: 0, updated: 1, unchanged: 2, removed: 1 });
+    expect(again.index.size).toBe(3);
+    expect(again.index.search('heaviest bison', 1)[0]?.content).toMatch(/North America/);
+    expect(again.index.search('fifty kilometres', 5)).toEqual([]);
+
+    // Files are not read again when their modification time and size are unchanged (--rebuild forces it).
+    const alpacas = join(docs, 'alpacas.md');
+    const seconds = statSync(alpacas).mtimeMs / 1000;
+    writeFileSync(alpacas, readFileSync(alpacas, 'utf8').replace('curious', 'CURIOUS'));
+    utimesSync(alpacas, seconds, seconds);
+    expect(await buildIndex({ store: again, sources: [docs] })).toMatchObject({ unchanged: 3, updated: 0 });
+    expect(again.index.search('alpacas', 1)[0]?.content).toContain('curious');
+    const rebuilt = await IndexStore.open(file, { fresh: true });
+    await buildIndex({ store: rebuilt, sources: [docs] });
+    expect(rebuilt.index.search('alpacas', 1)[0]?.content).toContain('CURIOUS');
+  });
+
+  it('--rebuild semantics: a fresh store ignores the old file; removeByPrefix removes by URL prefix', async () => {
+    const store = await IndexStore.open(file);
+    await buildIndex({ store, sources: [docs] });
+    await store.save();
+    const fresh = await IndexStore.open(file, { fresh: true });
+    expect(fresh.index.size).toBe(0);
+
+    const removed = store.removeByPrefix(`${pathToFileURL(join(docs, 'guide')).href}/`);
+    expect(removed).toHaveLength(2);
+    expect(store.index.size).toBe(2);
+    expect(store.removeByPrefix(pathToFileURL(docs).href)).toHaveLength(2);
+    expect(store.sources()).toEqual([]);
+  });
+
+  it('a missing source is reported, others are still indexed', async () => {
+    const store = await IndexStore.open(file);
+    const summary = await buildIndex({ store, sources: [join(dir, 'nope'), join(docs, 'alpacas.md')] });
+    expect(summary.sourceErrors.map((e) => e.source)).toEqual([join(dir, 'nope')]);
+    expect(summary.sourceErrors[0]?.message).toMatch(/ENOENT/);
+    expect(store.index.size).toBe(1);
+    expect(store.sources()[0]).toMatchObject({ kind: 'file', documents: 1 });
+  });
+
+  it('refuses a file that is not an index, and a second writer while the lock is held', async () => {
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(file, '{"hello":1}');
+    await expect(IndexStore.open(file)).rejects.toThrow(/not an agent-search index/);
+
+    const lock = await acquireIndexLock(file);
+    await expect(acquireIndexLock(file)).rejects.toThrow(/another agent-search index run/);
+    await lock.release();
+    // A lock left by a process that is gone is taken over.
+    writeFileSync(`${file}.lock`, '2147483646');
+    const taken = await acquireIndexLock(file);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(String(process.pid));
+    await taken.release();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
+describe('the local search provider with a persisted index file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-search-provider-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const writeIndex = async (file: string, docs: Record<string, string>) => {
+    const store = await IndexStore.open(file, { fresh: true });
+    for (const [url, content] of Object.entries(docs)) store.put('test', { url, content });
+    await store.save();
+  };
+
+  it('searches the file with the corpus folders and picks up a rewritten file on the next search', async () => {
+    const folder = join(dir, 'corpus');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'owls.md'), '# Owls\n\nOwls turn their heads far around.\n');
+    const file = join(dir, 'index.json');
+    const provider = createLocalIndexProvider({ paths: [folder], indexFiles: [file] });
+
+    // No file yet: only the folder.
+    expect((await provider.search({ query: 'owls', limit: 5 }, call())).map((h) => h.title)).toEqual([
+      'Owls',
+    ]);
+    await writeIndex(file, {
+      'https://example.test/penguins': '# Penguins\n\nPenguins propose with pebbles.',
+    });
+    const hits = await provider.search({ query: 'penguins pebbles', limit: 5 }, call());
+    expect(hits.map((h) => h.url)).toEqual(['https://example.test/penguins']);
+
+    await writeIndex(file, { 'https://example.test/quokkas': '# Quokkas\n\nQuokkas smile a lot.' });
+    expect(await provider.search({ query: 'penguins', limit: 5 }, call())).toEqual([]);
+    expect((await provider.search({ query: 'quokkas', limit: 5 }, call()))[0]?.url).toBe(
+      'https://example.test/quokkas',
+    );
+    expect((await provider.search({ query: 'owls', limit: 5 }, call())).length).toBe(1);
+
+    // A corrupt file keeps what the last good version gave.
+    writeFileSync(file, '{ not json');
+    expect((await provider.search({ query: 'quokkas', limit: 5 }, call())).length).toBe(1);
+    // A deleted file empties its part.
+    rmSync(file);
+    expect(await provider.search({ query: 'quokkas', limit: 5 }, call())).toEqual([]);
+  });
+
+  it('works with index files only, and reports an unreadable one on load', async () => {
+    const file = join(dir, 'index.json');
+    await writeIndex(file, { 'https://example.test/r': '# Ravens\n\nRavens solve puzzles.' });
+    const provider = createLocalIndexProvider({ paths: [], indexFiles: [file] });
+    expect((await provider.load()).documents).toBe(1);
+    expect(() => createLocalIndexProvider({ paths: [] })).toThrow(TypeError);
+
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '[]');
+    const report = await createLocalIndexProvider({ paths: [], indexFiles: [broken] }).load();
+    expect(report.skipped.map((s) => s.file)).toEqual([broken]);
+    expect(report.skipped[0]?.reason).toMatch(/not a serialised LocalIndex/);
+  });
+});
