@@ -1,0 +1,158 @@
+/**
+ * Post-filter of Readability's output. Readability keeps whole containers; inside them sit blocks a reader
+ * skips: captions and photo credits, bylines and timestamps, "read more"/related-link lists, share bars
+ * and the headline itself. Each rule was kept only if it raised F1 on the article benchmark.
+ */
+import type { PageMetadata } from './metadata.ts';
+
+/** Names of the clean-up rules, applied in this order. */
+export const BOILERPLATE_RULES = ['captions', 'headline', 'linkDense', 'labels', 'datelines'] as const;
+
+/** One clean-up rule name. */
+export type BoilerplateRule = (typeof BOILERPLATE_RULES)[number];
+
+/** Block-level tags: a "leaf block" is one of these with none of them inside. */
+const LEAF_BLOCK_TAGS = new Set(
+  'P H1 H2 H3 H4 H5 H6 LI DIV SECTION FIGURE FIGCAPTION BLOCKQUOTE DT DD PRE ASIDE HEADER FOOTER TD TH'.split(
+    ' ',
+  ),
+);
+
+function normalizedText(element: Element): string {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function linkTextLength(element: Element): number {
+  let length = 0;
+  for (const link of Array.from(element.querySelectorAll('a'))) length += normalizedText(link).length;
+  return length;
+}
+
+function hasBlockChild(element: Element): boolean {
+  for (const child of Array.from(element.querySelectorAll('*'))) {
+    if (LEAF_BLOCK_TAGS.has(child.tagName.toUpperCase())) return true;
+  }
+  return false;
+}
+
+/** Block elements that contain no other block element: the paragraphs as a reader sees them. */
+function leafBlocks(root: Element): Element[] {
+  return Array.from(root.querySelectorAll('*')).filter(
+    (element) => LEAF_BLOCK_TAGS.has(element.tagName.toUpperCase()) && !hasBlockChild(element),
+  );
+}
+
+const CAPTION_CLASS =
+  /(?:^|[\s_-])(?:caption|credit|photo-?credit|image-?credit|wp-caption-text|gallery|slideshow|byline|dateline|timestamp|share|social|related|newsletter|promo|tags?)(?:$|[\s_-])/i;
+
+function removeCaptions(root: Element): void {
+  for (const element of Array.from(root.querySelectorAll('figcaption'))) element.remove();
+  for (const figure of Array.from(root.querySelectorAll('figure'))) {
+    if (normalizedText(figure).length < 400) figure.remove();
+  }
+  for (const element of Array.from(root.querySelectorAll('[class]'))) {
+    if (!root.contains(element)) continue;
+    const className = element.getAttribute('class') ?? '';
+    if (CAPTION_CLASS.test(className) && normalizedText(element).length < 300) element.remove();
+  }
+}
+
+function comparable(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function removeHeadline(root: Element, title: string | undefined): void {
+  for (const heading of Array.from(root.querySelectorAll('h1'))) heading.remove();
+  if (!title) return;
+  const wanted = comparable(title);
+  for (const heading of Array.from(root.querySelectorAll('h2, h3, p')).slice(0, 3)) {
+    const text = comparable(normalizedText(heading));
+    if (text.length > 10 && (wanted.startsWith(text) || text === wanted)) heading.remove();
+  }
+}
+
+function removeLinkDense(root: Element): void {
+  for (const list of Array.from(root.querySelectorAll('ul, ol, div, section, aside, p, li, table'))) {
+    if (!root.contains(list)) continue;
+    const text = normalizedText(list);
+    if (text.length === 0) continue;
+    const density = linkTextLength(list) / text.length;
+    const tag = list.tagName.toUpperCase();
+    const threshold = tag === 'P' || tag === 'LI' ? 0.8 : 0.5;
+    if (density > threshold && text.length < 1500) list.remove();
+  }
+}
+
+const LABEL_PATTERN =
+  /^(?:advert(?:isement)?|ad|sponsored|read more|see more|see also|more from\b.*|related(?: articles| stories| posts| content)?|recommended|you may also like|you might also like|don'?t miss|most popular|trending|share(?: this)?(?: article| story| on .*)?|tags?|comments?|subscribe|sign in|sign up|log in|close|caption|continue reading(?: below)?|skip to content|image \d+ of \/? ?\d+|photo: .*|credit: .*|\(?image(?: credit)?: .*\)?|click here.*|follow us.*|print|email|whatsapp.*|facebook.*|twitter.*|this slideshow requires javascript\.?|loading.*|watch:? .*|listen:? .*)$/i;
+
+/** Caption-like lines: end in an image credit, or a copyright notice. */
+const CREDIT_PATTERN =
+  /(?:\((?:image|photo|picture|pic|foto|video)s?(?: credit)?\s*:[^)]*\)|\bcredit\s*:\s*[^.]{0,60}|^\s*©.{0,80})$/i;
+
+/** Cookie-consent banners. */
+const COOKIE_PATTERN = /\bcookies?\b.*\b(?:accept|consent|agree|opt[- ]out|policy|settings)\b/i;
+
+function removeLabels(root: Element): void {
+  for (const block of leafBlocks(root)) {
+    const text = normalizedText(block);
+    if (text.length === 0) {
+      if (!block.querySelector('img, video, pre, code')) block.remove();
+      continue;
+    }
+    if ((text.length <= 80 && LABEL_PATTERN.test(text)) || (text.length <= 400 && CREDIT_PATTERN.test(text)))
+      block.remove();
+    else if (text.length <= 400 && COOKIE_PATTERN.test(text)) block.remove();
+    else if (
+      /^(?:read more|see more|related|more|also read|watch|listen|recommended|don'?t miss)\s*[:»|>-]/i.test(
+        text,
+      ) &&
+      text.length < 250
+    ) {
+      block.remove();
+    }
+  }
+}
+
+const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?';
+const DATE_LIKE = new RegExp(
+  `(?:\\b\\d{1,2}:\\d{2}\\b|\\b${MONTH}\\s+\\d{1,2}\\b|\\b\\d{1,2}\\s+${MONTH}\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}/\\d{1,2}/\\d{2,4}\\b|\\b(?:minutes?|hours?|days?) ago\\b)`,
+  'i',
+);
+
+/** Quoted material (embedded posts, pull quotes) is content even when it looks like a dateline. */
+function isQuoted(element: Element): boolean {
+  return element.closest('blockquote') !== null;
+}
+
+function removeDatelines(root: Element, byline: string | undefined): void {
+  const bylineText = byline ? comparable(byline) : '';
+  for (const block of leafBlocks(root)) {
+    if (isQuoted(block)) continue;
+    const text = normalizedText(block);
+    if (text.length === 0 || text.length > 140) continue;
+    const startsLikeMeta =
+      /^(?:\|?\s*)(?:by\s|published|updated|posted|last updated|written by|author|\d+ min read)/i.test(text);
+    const isDateOnly = DATE_LIKE.test(text) && text.split(/\s+/).length <= 12;
+    const isByline = bylineText.length > 3 && comparable(text).includes(bylineText) && text.length < 80;
+    if ((startsLikeMeta && (isDateOnly || text.length < 80)) || isDateOnly || isByline) block.remove();
+  }
+}
+
+/** Removes boilerplate blocks from the article element in place. */
+export function removeBoilerplate(
+  root: Element,
+  metadata: PageMetadata & { readonly readabilityTitle?: string },
+  rules: readonly BoilerplateRule[] = BOILERPLATE_RULES,
+): void {
+  for (const rule of rules) {
+    if (rule === 'captions') removeCaptions(root);
+    else if (rule === 'headline') removeHeadline(root, metadata.readabilityTitle ?? metadata.title);
+    else if (rule === 'linkDense') removeLinkDense(root);
+    else if (rule === 'labels') removeLabels(root);
+    else removeDatelines(root, metadata.byline);
+  }
+}

@@ -1,0 +1,111 @@
+/** `extractContent`: dispatches bytes or text by content type to the HTML, PDF or plain-text path. */
+import type { ExtractedContent } from '../types.ts';
+import { parseContentType } from '../fetch/body.ts';
+import { decodeBytes } from './decode.ts';
+import type { DomImplementation } from './dom.ts';
+import { extractHtml } from './html.ts';
+import { extractPdf } from './pdf.ts';
+import { tidyText } from './render.ts';
+
+/** Options of {@link extractContent}. */
+export interface ExtractContentOptions {
+  /** URL of the page: resolves relative links and is returned as `url`. */
+  readonly url: string;
+  /**
+   * Media type, optionally with parameters (`text/html; charset=utf-8`). When absent it is sniffed:
+   * `%PDF-` → PDF, markup → HTML, otherwise plain text.
+   */
+  readonly contentType?: string;
+  /** Charset from the HTTP header; wins over the one inside `contentType`. */
+  readonly charset?: string;
+  /** DOM used for HTML. `jsdom` is slower but a full browser-grade DOM. @default 'linkedom' */
+  readonly dom?: DomImplementation;
+  /** Remove share/related/caption/link-dense blocks left by Readability. @default true */
+  readonly cleanBoilerplate?: boolean;
+}
+
+/** The kinds of input the extractor handles. */
+export type ContentKind = 'html' | 'pdf' | 'markdown' | 'text';
+
+const HTML_TYPES = new Set([
+  'text/html',
+  'application/xhtml+xml',
+  'application/xml',
+  'text/xml',
+  'application/html',
+]);
+const MARKDOWN_TYPES = new Set(['text/markdown', 'text/x-markdown', 'text/md']);
+
+function startsWithPdfMagic(input: string | Uint8Array): boolean {
+  if (typeof input === 'string') return input.startsWith('%PDF-');
+  return (
+    input[0] === 0x25 && input[1] === 0x50 && input[2] === 0x44 && input[3] === 0x46 && input[4] === 0x2d
+  );
+}
+
+/** Markup at the start: a doctype, comment, XML declaration or a common HTML element. */
+const HTML_START =
+  /^\s*(?:<!doctype html|<!--|<\?xml[^>]*>\s*<(?:!doctype )?html|<(?:html|head|body|meta|title|link|base|style|script|div|p|article|section|main|header|nav|h[1-6]|table|ul|ol|span|a|img|br|form|pre|blockquote)[\s/>])/i;
+
+function looksLikeHtml(input: string | Uint8Array): boolean {
+  const head =
+    typeof input === 'string'
+      ? input.slice(0, 1024)
+      : new TextDecoder('latin1').decode(input.subarray(0, 1024));
+  return HTML_START.test(head.replace(/^\uFEFF|^ï»¿/, ''));
+}
+
+/** Decides how to read the input from its media type, falling back to sniffing the bytes. */
+export function contentKind(input: string | Uint8Array, mediaType: string): ContentKind | undefined {
+  if (mediaType === 'application/pdf' || mediaType === 'application/x-pdf') return 'pdf';
+  if (HTML_TYPES.has(mediaType)) return 'html';
+  if (MARKDOWN_TYPES.has(mediaType)) return 'markdown';
+  if (mediaType === 'text/plain') return 'text';
+  if (mediaType === '' || mediaType === 'application/octet-stream') {
+    if (startsWithPdfMagic(input)) return 'pdf';
+    return looksLikeHtml(input) ? 'html' : 'text';
+  }
+  return undefined;
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((line) => line.trim() !== '') ?? '')
+    .replace(/^#+\s*/, '')
+    .trim()
+    .slice(0, 200);
+}
+
+/**
+ * Extracts the main content of a page. HTML/XHTML goes through the hidden-text pre-pass and Readability,
+ * PDF through unpdf, plain text and Markdown pass through. Bytes are decoded BOM > charset > `<meta>` >
+ * UTF-8-if-valid > windows-1252. Returns null for unsupported media types and pages with no text.
+ */
+export async function extractContent(
+  input: string | Uint8Array,
+  options: ExtractContentOptions,
+): Promise<ExtractedContent | null> {
+  if (typeof options?.url !== 'string') throw new TypeError('extractContent: options.url must be a string');
+  const parsedType = parseContentType(options.contentType);
+  const mediaType = parsedType?.type ?? '';
+  const typeCharset = parsedType?.charset;
+  const kind = contentKind(input, mediaType);
+  if (!kind) return null;
+  if (kind === 'pdf') {
+    if (typeof input === 'string') return null;
+    return extractPdf(input, options.url);
+  }
+  const text =
+    typeof input === 'string'
+      ? input
+      : decodeBytes(input, { charset: options.charset ?? typeCharset, sniffMeta: kind === 'html' }).text;
+  if (kind === 'html') {
+    return extractHtml(text, {
+      url: options.url,
+      ...(options.dom ? { dom: options.dom } : {}),
+      ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
+    });
+  }
+  const body = tidyText(text.replace(/\r\n?/g, '\n'));
+  if (body === '') return null;
+  return { url: options.url, title: firstLine(body), text: body, markdown: body };
+}

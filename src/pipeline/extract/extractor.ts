@@ -1,0 +1,100 @@
+/** `createContentExtractor`: the pipeline's ContentExtractor, running extraction on a worker pool. */
+import { availableParallelism } from 'node:os';
+import { AgentSearchError } from '../../errors.ts';
+import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
+import type { DomImplementation } from './dom.ts';
+import { extractContent, type ExtractContentOptions } from './extract.ts';
+import { createWorkerPool, type WorkerPool } from './pool.ts';
+import type { ExtractTaskPayload } from './worker.ts';
+
+/** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+
+/** Options of {@link createContentExtractor}. */
+export interface ContentExtractorOptions {
+  /**
+   * Worker threads running extraction off the main thread; `0` extracts in the calling thread.
+   * @default Math.min(2, availableParallelism())
+   */
+  readonly workers?: number;
+  /** Extractions allowed to wait for a worker before calls are refused (`service_unavailable`). @default 256 */
+  readonly maxQueue?: number;
+  /** Time limit per page, on top of the call's signal. @default 10_000 */
+  readonly timeoutMs?: number;
+  /** Larger bodies are refused with `payload_too_large`. @default 10 * 1024 * 1024 */
+  readonly maxInputBytes?: number;
+  /** DOM for HTML pages. @default 'linkedom' */
+  readonly dom?: DomImplementation;
+  /** Remove share/related/caption/byline blocks left inside Readability's output. @default true */
+  readonly cleanBoilerplate?: boolean;
+}
+
+function checkPositiveInteger(name: string, value: number, minimum: number): void {
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new RangeError(`createContentExtractor: ${name} must be an integer >= ${minimum}`);
+  }
+}
+
+/**
+ * Creates the content extractor used by the pipeline. HTML, XHTML, PDF, Markdown and plain text are
+ * handled; other media types give `null`. Rejects with the signal's reason when aborted or timed out
+ * (`AgentSearchError` code `timeout`), and with `payload_too_large` for oversized bodies.
+ */
+export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
+  const workers = options.workers ?? Math.min(2, availableParallelism());
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxInputBytes = options.maxInputBytes ?? 10 * 1024 * 1024;
+  checkPositiveInteger('workers', workers, 0);
+  checkPositiveInteger('timeoutMs', timeoutMs, 1);
+  checkPositiveInteger('maxInputBytes', maxInputBytes, 1);
+  if (options.dom !== undefined && options.dom !== 'linkedom' && options.dom !== 'jsdom') {
+    throw new TypeError("createContentExtractor: dom must be 'linkedom' or 'jsdom'");
+  }
+  const pool: WorkerPool<ExtractTaskPayload, ExtractedContent | null> | undefined =
+    workers > 0
+      ? createWorkerPool({
+          workerUrl: WORKER_URL,
+          size: workers,
+          ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+        })
+      : undefined;
+
+  return {
+    async extract(page: FetchedPage, call: CallOptions): Promise<ExtractedContent | null> {
+      if (page.body.byteLength > maxInputBytes) {
+        throw new AgentSearchError(
+          'payload_too_large',
+          `page body of ${page.body.byteLength} bytes exceeds ${maxInputBytes}`,
+        );
+      }
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = AbortSignal.any([call.signal, timeout]);
+      const extractOptions: ExtractContentOptions = {
+        url: page.url,
+        contentType: page.contentType,
+        ...(page.charset ? { charset: page.charset } : {}),
+        ...(options.dom ? { dom: options.dom } : {}),
+        ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
+      };
+      try {
+        if (!pool) {
+          signal.throwIfAborted();
+          const result = await extractContent(page.body, extractOptions);
+          signal.throwIfAborted();
+          return result;
+        }
+        return await pool.run({ input: page.body, options: extractOptions }, { signal });
+      } catch (error) {
+        if (timeout.aborted && !call.signal.aborted) {
+          throw new AgentSearchError('timeout', `extraction of ${page.url} took over ${timeoutMs} ms`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    },
+    async close() {
+      await pool?.close();
+    },
+  };
+}

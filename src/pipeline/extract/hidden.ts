@@ -1,0 +1,118 @@
+/**
+ * Pre-pass removing what a reader never sees, before Readability scores the page. Only inline signals are
+ * visible here (attributes and `style=""`); text hidden by a stylesheet class is not detected.
+ */
+
+/** Elements whose content is never rendered as page text. */
+const NEVER_RENDERED =
+  'script, style, template, noscript, link, object, embed, iframe, canvas, dialog:not([open])';
+
+/** `style` declarations, lower-cased, later ones winning. */
+function parseInlineStyle(style: string): Map<string, string> {
+  const declarations = new Map<string, string>();
+  for (const declaration of style.split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon <= 0) continue;
+    const property = declaration.slice(0, colon).trim().toLowerCase();
+    const value = declaration
+      .slice(colon + 1)
+      .replace(/!important/i, '')
+      .trim()
+      .toLowerCase();
+    if (property) declarations.set(property, value);
+  }
+  return declarations;
+}
+
+function lengthIsZero(value: string | undefined): boolean {
+  return value !== undefined && /^-?0+(?:\.0+)?(?:[a-z%]+)?$/.test(value);
+}
+
+/** Parses `-9999px`, `-100em`...; returns px-ish magnitude (em/rem counted as 16px) or undefined. */
+function lengthInPixels(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const match = /^(-?\d+(?:\.\d+)?)(px|em|rem|pt|vw|vh|%)?$/.exec(value);
+  if (!match?.[1]) return undefined;
+  const number = Number(match[1]);
+  const unit = match[2] ?? 'px';
+  if (unit === 'em' || unit === 'rem') return number * 16;
+  if (unit === 'vw' || unit === 'vh' || unit === '%') return number * 10;
+  return number;
+}
+
+const OFF_SCREEN_PX = -500;
+
+/** True when an inline style makes the element invisible to a reader. */
+export function isHiddenByInlineStyle(style: string): boolean {
+  const css = parseInlineStyle(style);
+  if (css.get('display') === 'none') return true;
+  const visibility = css.get('visibility');
+  if (visibility === 'hidden' || visibility === 'collapse') return true;
+  if (lengthIsZero(css.get('opacity'))) return true;
+  if (lengthIsZero(css.get('font-size'))) return true;
+  if (lengthIsZero(css.get('max-height')) && css.get('overflow') === 'hidden') return true;
+  const zeroWidth = lengthIsZero(css.get('width')) || lengthIsZero(css.get('max-width'));
+  const zeroHeight = lengthIsZero(css.get('height')) || lengthIsZero(css.get('max-height'));
+  if (zeroWidth && zeroHeight) return true;
+  const position = css.get('position');
+  if (position === 'absolute' || position === 'fixed') {
+    for (const side of ['left', 'top', 'right', 'bottom']) {
+      const offset = lengthInPixels(css.get(side));
+      if (offset !== undefined && offset <= OFF_SCREEN_PX) return true;
+    }
+    // The "visually hidden" pattern: clip to nothing.
+    const clip = css.get('clip')?.replace(/\s+/g, '');
+    if (clip === 'rect(0,0,0,0)' || clip === 'rect(0000)' || clip === 'rect(1px,1px,1px,1px)') return true;
+    if (css.get('clip-path')?.replace(/\s+/g, '') === 'inset(50%)') return true;
+  }
+  const indent = lengthInPixels(css.get('text-indent'));
+  if (indent !== undefined && indent <= OFF_SCREEN_PX) return true;
+  const transform = css.get('transform');
+  if (transform && /scale\(\s*0(?:\.0+)?\s*\)/.test(transform)) return true;
+  const color = css.get('color');
+  if (color === 'transparent') return true;
+  return false;
+}
+
+/** True when an element is hidden by attributes or its inline style. */
+export function isHiddenElement(element: Element): boolean {
+  const hidden = element.getAttribute('hidden');
+  if (hidden !== null && hidden.toLowerCase() !== 'until-found') return true;
+  if (element.getAttribute('aria-hidden')?.trim().toLowerCase() === 'true') return true;
+  const style = element.getAttribute('style');
+  return style !== null && style !== '' && isHiddenByInlineStyle(style);
+}
+
+/** Removes never-rendered and hidden elements from the document in place. Returns how many were removed. */
+export function removeHiddenContent(document: Document): number {
+  let removed = 0;
+  for (const element of Array.from(document.querySelectorAll(NEVER_RENDERED))) {
+    element.remove();
+    removed++;
+  }
+  const candidates = document.querySelectorAll('[hidden], [aria-hidden], [style]');
+  for (const element of Array.from(candidates)) {
+    if (element.isConnected && isHiddenElement(element)) {
+      element.remove();
+      removed++;
+    }
+  }
+  for (const input of Array.from(document.querySelectorAll('input[type="hidden" i]'))) input.remove();
+  // hidden="until-found" content is revealed by find-in-page; Readability would drop any [hidden].
+  for (const element of Array.from(document.querySelectorAll('[hidden]'))) element.removeAttribute('hidden');
+  return removed;
+}
+
+/**
+ * Invisible formatting characters: zero-width space, word joiner, BOM, soft hyphen, Mongolian vowel separator,
+ * and every bidi control (marks, embeddings, overrides, isolates).
+ */
+const INVISIBLE_CHARACTERS =
+  /[\u00AD\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u061C]/g;
+/** ZWJ/ZWNJ are kept between two non-ASCII characters (emoji sequences, Persian, Indic scripts). */
+const JOINERS_OUTSIDE_SCRIPTS = /(?<![^\p{ASCII}])[\u200C\u200D]|[\u200C\u200D](?![^\p{ASCII}])/gu;
+
+/** Strips zero-width and bidi-control characters that can hide or disguise text. */
+export function stripInvisibleCharacters(text: string): string {
+  return text.replace(INVISIBLE_CHARACTERS, '').replace(JOINERS_OUTSIDE_SCRIPTS, '');
+}

@@ -1,0 +1,169 @@
+/** Page metadata read before Readability mutates the document: meta tags, JSON-LD, `<time>`, `<link>`. */
+
+/** Metadata found in a page's markup. */
+export interface PageMetadata {
+  readonly title?: string;
+  readonly lang?: string;
+  readonly publishedAt?: string;
+  readonly canonicalUrl?: string;
+  readonly byline?: string;
+  readonly siteName?: string;
+  /** `articleBody` of a JSON-LD article, when present. */
+  readonly articleBody?: string;
+}
+
+const ARTICLE_TYPES =
+  /^(?:Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|ReportageNewsArticle|OpinionNewsArticle|ReviewNewsArticle|BackgroundNewsArticle|LiveBlogPosting|SocialMediaPosting|WebPage|Review)$/;
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (Array.isArray(value)) return asText(value[0]);
+  if (isObject(value)) return asText(value.name);
+  return undefined;
+}
+
+function typesOf(node: JsonObject): string[] {
+  const type = node['@type'];
+  return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string');
+}
+
+/** Article-like JSON-LD objects, articles first, then web pages. */
+function jsonLdArticles(document: Document): JsonObject[] {
+  const found: JsonObject[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 6) return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+      return;
+    }
+    if (!isObject(value)) return;
+    if (typesOf(value).some((type) => ARTICLE_TYPES.test(type))) found.push(value);
+    if ('@graph' in value) visit(value['@graph'], depth + 1);
+    if (isObject(value.mainEntity)) visit(value.mainEntity, depth + 1);
+  };
+  for (const script of Array.from(document.getElementsByTagName('script'))) {
+    if (script.getAttribute('type')?.trim().toLowerCase() !== 'application/ld+json') continue;
+    try {
+      // Some sites wrap JSON-LD in CDATA or comments.
+      const json = (script.textContent ?? '').replace(
+        /^\s*(?:<!--|\/\/<!\[CDATA\[)|(?:-->|\/\/\]\]>)\s*$/g,
+        '',
+      );
+      visit(JSON.parse(json), 0);
+    } catch {
+      // Invalid JSON-LD is common; it simply contributes nothing.
+    }
+  }
+  const rank = (node: JsonObject): number =>
+    typesOf(node).some((t) => t !== 'WebPage' && t !== 'Review') ? 0 : 1;
+  return found.sort((a, b) => rank(a) - rank(b));
+}
+
+/** Every `<meta>` content keyed by lower-cased `property`, `name`, `itemprop` and `http-equiv` (first wins). */
+function collectMeta(document: Document): Map<string, string> {
+  const meta = new Map<string, string>();
+  for (const element of Array.from(document.getElementsByTagName('meta'))) {
+    const content = element.getAttribute('content')?.trim();
+    if (!content) continue;
+    for (const attribute of ['property', 'name', 'itemprop', 'http-equiv']) {
+      const key = element.getAttribute(attribute)?.trim().toLowerCase();
+      if (key && !meta.has(key)) meta.set(key, content);
+    }
+  }
+  return meta;
+}
+
+function firstOf(meta: ReadonlyMap<string, string>, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = meta.get(key);
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** ISO 8601 when the date parses; otherwise undefined (never a guess). */
+export function normalizeDate(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  // Date-only values stay date-only so no time zone is invented.
+  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return trimmed;
+  const time = Date.parse(trimmed);
+  if (Number.isNaN(time)) return undefined;
+  const year = new Date(time).getUTCFullYear();
+  if (year < 1990 || year > 2100) return undefined;
+  return new Date(time).toISOString();
+}
+
+function resolveUrl(value: string | undefined | null, base: string): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The base URL for resolving links: `<base href>` resolved against the page URL. */
+export function documentBaseUrl(document: Document, pageUrl: string): string {
+  const base = document.querySelector('base[href]')?.getAttribute('href');
+  return resolveUrl(base, pageUrl) ?? pageUrl;
+}
+
+/** Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body. */
+export function readMetadata(document: Document, pageUrl: string): PageMetadata {
+  const articles = jsonLdArticles(document);
+  const meta = collectMeta(document);
+  const fromJsonLd = (key: string): unknown =>
+    articles.map((article) => article[key]).find((v) => v !== undefined);
+  const html = document.documentElement;
+  const lang =
+    html?.getAttribute('lang')?.trim() ||
+    html?.getAttribute('xml:lang')?.trim() ||
+    firstOf(meta, ['content-language', 'og:locale'])?.replace('_', '-') ||
+    undefined;
+  const timeElement = document.querySelector('article time[datetime], time[datetime]');
+  const publishedAt =
+    normalizeDate(
+      firstOf(meta, [
+        'article:published_time',
+        'datepublished',
+        'og:published_time',
+        'pubdate',
+        'publishdate',
+        'dc.date',
+        'dcterms.created',
+        'date',
+      ]),
+    ) ??
+    normalizeDate(asText(fromJsonLd('datePublished'))) ??
+    normalizeDate(
+      document.querySelector('[itemprop="datePublished"][datetime]')?.getAttribute('datetime') ?? undefined,
+    ) ??
+    normalizeDate(timeElement?.getAttribute('datetime') ?? undefined);
+  const canonicalUrl =
+    resolveUrl(document.querySelector('link[rel~="canonical" i][href]')?.getAttribute('href'), pageUrl) ??
+    resolveUrl(meta.get('og:url'), pageUrl);
+  const byline = firstOf(meta, ['author', 'article:author']) ?? asText(fromJsonLd('author'));
+  const siteName = firstOf(meta, ['og:site_name', 'application-name']) ?? asText(fromJsonLd('publisher'));
+  const title =
+    firstOf(meta, ['og:title', 'twitter:title']) ??
+    asText(fromJsonLd('headline')) ??
+    (document.querySelector('title')?.textContent?.trim() || undefined);
+  const body = fromJsonLd('articleBody');
+  const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = {};
+  if (title) result.title = title;
+  if (lang) result.lang = lang;
+  if (publishedAt) result.publishedAt = publishedAt;
+  if (canonicalUrl) result.canonicalUrl = canonicalUrl;
+  if (byline && !/^https?:/.test(byline)) result.byline = byline;
+  if (siteName) result.siteName = siteName;
+  if (typeof body === 'string' && body.trim()) result.articleBody = body.trim();
+  return result;
+}
