@@ -1,3 +1,18 @@
-/** Answerers: the extractive answerer (no model). */
+/** Answerers: the extractive answerer (no model) and the model answerer, with their prompt and filters. */
 export { createExtractiveAnswerer } from './extractive.ts';
 export type { ExtractiveAnswererOptions } from './extractive.ts';
+export { createModelAnswerer, isRetryableModelError } from './model.ts';
+export type { ModelAnswerer, ModelAnswererOptions } from './model.ts';
+export { buildAnswerPrompt, groupSources, neutralizeUntrusted } from './prompt.ts';
+export type { AnswerPrompt, AnswerPromptOptions, PromptSource } from './prompt.ts';
+export { createCitationFilter, filterCitations, citationNumbers, normalizeUrl } from './citations.ts';
+export type { CitationFilter, CitationFilterOptions, StreamingFilter } from './citations.ts';
+export {
+  createAnswerFilter,
+  createPlainTextFilter,
+  createWhitespaceFilter,
+  formatAnswer,
+  pipeFilters,
+  toPlainText,
+} from './format.ts';
+export type { AnswerFilterOptions, WhitespaceFilterOptions } from './format.ts';

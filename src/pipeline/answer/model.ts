@@ -1,0 +1,279 @@
+/**
+ * The model answerer: writes the answer with any AI SDK `LanguageModel` (OpenAI, Anthropic, Google,
+ * OpenAI-compatible servers) from the numbered sources, then validates its citations and strips what it
+ * must not contain (see `citations.ts`, `format.ts`). Transient model errors are retried inside the
+ * request's deadline; a failed answer is an `upstream_error` (HTTP 500, credits refunded) or, when a
+ * fallback answerer is configured, the fallback's answer.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APICallError, RetryError, generateText, streamText, type LanguageModel } from 'ai';
+import type { AnswerEvent, AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
+import { AgentSearchError } from '../../errors.ts';
+import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
+import { createAnswerFilter } from './format.ts';
+
+type GenerateTextOptions = Parameters<typeof generateText>[0];
+
+/** Options of {@link createModelAnswerer}. */
+export interface ModelAnswererOptions {
+  /** Any AI SDK language model, e.g. `openai('gpt-4.1-mini')` or one from `resolveModel('ollama:…')`. */
+  readonly model: LanguageModel;
+  /**
+   * Most tokens the model may write.
+   * @default 1024
+   */
+  readonly maxOutputTokens?: number;
+  /** Sampling temperature; the provider's default when absent (some reasoning models reject it). */
+  readonly temperature?: number;
+  /**
+   * Retries of a transient model error (HTTP 408/409/429/5xx, network), with jittered exponential
+   * backoff, as long as the request's deadline leaves time for another attempt.
+   * @default 2
+   */
+  readonly maxRetries?: number;
+  /**
+   * Base delay of the backoff in ms: attempt k waits a random time up to `retryDelayMs × 2^k` (capped by
+   * `maxRetryDelayMs`), or the server's `Retry-After` when it says so and the deadline allows.
+   * @default 500
+   */
+  readonly retryDelayMs?: number;
+  /** @default 4000 */
+  readonly maxRetryDelayMs?: number;
+  /**
+   * A retry is only started when at least this many ms remain before the request's deadline after the delay.
+   * @default 1000
+   */
+  readonly minAttemptMs?: number;
+  /** Answerer used when the model fails (e.g. `createExtractiveAnswerer()`); otherwise the request fails. */
+  readonly fallback?: Answerer;
+  /**
+   * Answer when no passages were found (the model is not called).
+   * @default 'The available sources do not contain an answer to this question.'
+   */
+  readonly noAnswerText?: string;
+  /** Prompt options (context length, extra instructions). */
+  readonly prompt?: Omit<AnswerPromptOptions, 'nonce'>;
+  /** Provider-specific options passed to the AI SDK, e.g. `{ openai: { reasoningEffort: 'low' } }`. */
+  readonly providerOptions?: GenerateTextOptions['providerOptions'];
+  /** Extra HTTP headers for the model provider. */
+  readonly headers?: Record<string, string>;
+  /** Called on every failed model attempt (for logging); never receives prompt text. */
+  readonly onError?: (
+    error: unknown,
+    details: { readonly attempt: number; readonly willRetry: boolean },
+  ) => void;
+}
+
+/** The model answerer: an {@link Answerer} with streaming. */
+export interface ModelAnswerer extends Answerer {
+  stream(input: AnswerInput, options: CallOptions): AsyncIterable<AnswerEvent>;
+}
+
+/** True for errors worth another attempt: the provider marks them retryable, or the network failed. */
+export function isRetryableModelError(error: unknown): boolean {
+  if (RetryError.isInstance(error)) return isRetryableModelError(error.lastError);
+  if (APICallError.isInstance(error)) return error.isRetryable;
+  if (typeof error === 'object' && error !== null) {
+    const retryable = (error as { isRetryable?: unknown }).isRetryable;
+    if (typeof retryable === 'boolean') return retryable;
+    const code = (error as { code?: unknown; cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === 'string' && /^(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR_SOCKET)$/.test(code))
+      return true;
+    if (error instanceof TypeError && error.message === 'fetch failed') return true;
+  }
+  return false;
+}
+
+/** Milliseconds the server asked us to wait (`retry-after-ms` or `retry-after`), if it did. */
+function retryAfterMs(error: unknown): number | undefined {
+  const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (!APICallError.isInstance(cause)) return undefined;
+  const headers = cause.responseHeaders ?? {};
+  const ms = Number.parseFloat(headers['retry-after-ms'] ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers['retry-after'];
+  if (value === undefined) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+class EmptyAnswerError extends Error {
+  override readonly name = 'EmptyAnswerError';
+}
+
+function checkNonNegativeInteger(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
+}
+
+function checkPositive(name: string, value: number): void {
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
+    throw new RangeError(`${name} must be a positive number`);
+}
+
+/**
+ * Creates the model answerer.
+ *
+ * `answer` builds the prompt ({@link buildAnswerPrompt}), calls `generateText` with the request's
+ * `AbortSignal` (the AI SDK's own retries are off: retries here respect the request deadline), and
+ * post-processes the text: citations validated and renumbered, invented links and images stripped, plain
+ * text for `response_type: "text"`. `stream` yields the candidate sources, then filtered deltas from
+ * `streamText`, then `done`; the concatenated deltas equal `done.answer`. A failure before any text was
+ * streamed is retried or falls back like `answer`; after text went out, it fails the stream.
+ *
+ * @throws TypeError / RangeError on invalid options.
+ */
+export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
+  if (
+    options === null ||
+    typeof options !== 'object' ||
+    options.model === undefined ||
+    options.model === null
+  )
+    throw new TypeError('model is required');
+  const maxOutputTokens = options.maxOutputTokens ?? 1024;
+  const maxRetries = options.maxRetries ?? 2;
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 4000;
+  const minAttemptMs = options.minAttemptMs ?? 1000;
+  const noAnswerText =
+    options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
+  checkNonNegativeInteger('maxOutputTokens', maxOutputTokens);
+  if (maxOutputTokens === 0) throw new RangeError('maxOutputTokens must be a positive integer');
+  checkNonNegativeInteger('maxRetries', maxRetries);
+  checkPositive('retryDelayMs', retryDelayMs);
+  checkPositive('maxRetryDelayMs', maxRetryDelayMs);
+  if (typeof minAttemptMs !== 'number' || !(minAttemptMs >= 0))
+    throw new RangeError('minAttemptMs must be a non-negative number');
+  if (
+    options.temperature !== undefined &&
+    (typeof options.temperature !== 'number' || !(options.temperature >= 0))
+  )
+    throw new RangeError('temperature must be a non-negative number');
+  if (options.fallback !== undefined && typeof options.fallback.answer !== 'function')
+    throw new TypeError('fallback must be an Answerer');
+  if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)
+    throw new TypeError('noAnswerText must be a non-empty string');
+  buildAnswerPrompt(
+    { prompt: '', context: [], query: '', responseType: 'text', passages: [] },
+    options.prompt,
+  );
+
+  const callSettings = (prompt: AnswerPrompt, signal: AbortSignal) =>
+    ({
+      model: options.model,
+      instructions: prompt.system,
+      prompt: prompt.user,
+      maxOutputTokens,
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      maxRetries: 0,
+      abortSignal: signal,
+      ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
+    }) satisfies GenerateTextOptions;
+
+  /** Delay before the next attempt, or `null` when the error is final. */
+  const nextDelay = (error: unknown, attempt: number, call: CallOptions): number | null => {
+    const deadline = (call as CallOptions & { readonly deadline?: number }).deadline;
+    let delay: number | null = null;
+    if (!call.signal.aborted && attempt < maxRetries && isRetryableModelError(error)) {
+      const cap = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** attempt);
+      delay = Math.max(retryAfterMs(error) ?? 0, Math.random() * cap);
+      if (typeof deadline === 'number' && Date.now() + delay + minAttemptMs > deadline) delay = null;
+    }
+    options.onError?.(error, { attempt, willRetry: delay !== null });
+    return delay;
+  };
+
+  /** The error to throw (or the fallback answer to give) once the model has failed for good. */
+  const failure = async (error: unknown, input: AnswerInput, call: CallOptions): Promise<AnswerOutput> => {
+    if (call.signal.aborted) throw call.signal.reason ?? error;
+    if (options.fallback) return options.fallback.answer(input, call);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new AgentSearchError('upstream_error', `model answer failed: ${message}`, { cause: error });
+  };
+
+  return {
+    async answer(input: AnswerInput, call: CallOptions): Promise<AnswerOutput> {
+      call.signal.throwIfAborted();
+      if (input.passages.length === 0) return { answer: noAnswerText, sources: [] };
+      const prompt = buildAnswerPrompt(input, options.prompt);
+      const sources = prompt.sources.map((source) => source.url);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result = await generateText(callSettings(prompt, call.signal));
+          const filter = createAnswerFilter({ sources, responseType: input.responseType });
+          const answer = filter.push(result.text) + filter.end();
+          if (answer.length === 0) throw new EmptyAnswerError('the model returned an empty answer');
+          return { answer, sources: [...filter.cited] };
+        } catch (error) {
+          const delay = nextDelay(error, attempt, call);
+          if (delay === null) return failure(error, input, call);
+          await sleep(delay, undefined, { signal: call.signal });
+        }
+      }
+    },
+
+    async *stream(input: AnswerInput, call: CallOptions): AsyncGenerator<AnswerEvent> {
+      call.signal.throwIfAborted();
+      const prompt = buildAnswerPrompt(input, options.prompt);
+      const sources = prompt.sources.map((source) => source.url);
+      yield { type: 'sources', sources };
+      if (input.passages.length === 0) {
+        yield { type: 'delta', text: noAnswerText };
+        yield { type: 'done', answer: noAnswerText, sources: [] };
+        return;
+      }
+      for (let attempt = 0; ; attempt++) {
+        // Our own controller, so that a consumer that stops reading also ends the model call.
+        const controller = new AbortController();
+        const signal = AbortSignal.any([call.signal, controller.signal]);
+        const filter = createAnswerFilter({ sources, responseType: input.responseType });
+        let answer = '';
+        try {
+          const result = streamText({ ...callSettings(prompt, signal), onError: () => {} });
+          for await (const part of result.fullStream) {
+            if (part.type === 'text-delta') {
+              const text = filter.push(part.text);
+              if (text.length > 0) {
+                answer += text;
+                yield { type: 'delta', text };
+              }
+            } else if (part.type === 'error') {
+              throw part.error;
+            } else if (part.type === 'abort') {
+              call.signal.throwIfAborted();
+              throw new Error('model stream aborted');
+            }
+          }
+          const tail = filter.end();
+          if (tail.length > 0) {
+            answer += tail;
+            yield { type: 'delta', text: tail };
+          }
+          if (answer.length === 0) throw new EmptyAnswerError('the model returned an empty answer');
+          yield { type: 'done', answer, sources: [...filter.cited] };
+          return;
+        } catch (error) {
+          if (answer.length > 0) {
+            // Text already went out: neither a retry nor a fallback can take it back.
+            if (call.signal.aborted) throw call.signal.reason ?? error;
+            const message = error instanceof Error ? error.message : String(error);
+            throw new AgentSearchError('upstream_error', `model stream failed: ${message}`, { cause: error });
+          }
+          const delay = nextDelay(error, attempt, call);
+          if (delay === null) {
+            const output = await failure(error, input, call);
+            yield { type: 'delta', text: output.answer };
+            yield { type: 'done', answer: output.answer, sources: output.sources };
+            return;
+          }
+          await sleep(delay, undefined, { signal: call.signal });
+        } finally {
+          controller.abort();
+        }
+      }
+    },
+  };
+}
