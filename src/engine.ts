@@ -24,7 +24,11 @@ import {
   type SearchResponse,
   type SearchStreamEvent,
 } from './http/schema.ts';
-import { createExtractiveAnswerer } from './pipeline/answer/index.ts';
+import type { EmbeddingModel, LanguageModel } from 'ai';
+import { createExtractiveAnswerer, createModelAnswerer } from './pipeline/answer/index.ts';
+import { createModelQueryPlanner } from './pipeline/query-model.ts';
+import { withAnswererResilience } from './resilience/index.ts';
+import { createEmbeddingReranker } from './pipeline/rank/embeddings.ts';
 import { createContentExtractor } from './pipeline/extract/index.ts';
 import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
@@ -33,7 +37,7 @@ import {
   streamPipeline,
   type PipelineResult,
   type PipelineStages,
-  type QueryPlanner,
+  type PipelinePlanner,
   type StageTimings,
 } from './pipeline/run.ts';
 import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
@@ -82,10 +86,22 @@ export interface Logger {
 /** Options of {@link createSearchEngine}. Every option has a working default. */
 export interface SearchEngineOptions {
   /**
-   * Turns prompt + conversation into search queries (a model planner can also propose sub-queries).
-   * @default deterministicPlanner
+   * An AI SDK language model (OpenAI, Anthropic, Google, or any OpenAI-compatible server). With it, answers
+   * are written by the model with validated citations, and follow-ups are rewritten by it.
+   * @default none: extractive answers, deterministic query planning
    */
-  readonly planner?: QueryPlanner;
+  readonly model?: LanguageModel;
+  /** Model for query planning; `false` keeps the deterministic planner. @default `model` */
+  readonly queryModel?: LanguageModel | false;
+  /** Embedding model that re-ranks BM25's passages by meaning. @default none */
+  readonly embeddingModel?: EmbeddingModel;
+  /** When the model fails after its retries, answer extractively instead of failing (500). @default false */
+  readonly modelFallback?: boolean;
+  /**
+   * Turns prompt + conversation into search queries (a model planner can also propose sub-queries).
+   * @default with a model: the model planner (called for follow-ups and `deep`); else deterministicPlanner
+   */
+  readonly planner?: PipelinePlanner;
   /** Search backend. @default a local full-text index over `corpus` */
   readonly search?: SearchProvider;
   /** Folders indexed by the default local search provider. @default [DEFAULT_CORPUS] (the project's docs/) */
@@ -188,6 +204,9 @@ export interface SearchEngine {
   close(): Promise<void>;
 }
 
+/** Call options of one search, with its deadline and the function that releases its timer. */
+type SearchCall = CallOptions & { readonly deadline: number; done(): void };
+
 const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 60, windowMs: 60_000 };
 
 /**
@@ -234,11 +253,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   const idempotency =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
+  const planner = options.planner ?? modelPlanner(options.queryModel ?? options.model);
+  const bm25 = options.ranker ?? createBm25Ranker();
   const stages: PipelineStages = {
-    ...(options.planner ? { planner: options.planner } : {}),
+    ...(planner ? { planner } : {}),
     search: options.search ?? createLocalIndexProvider({ paths: options.corpus ?? [DEFAULT_CORPUS] }),
-    ranker: options.ranker ?? createBm25Ranker(),
-    answerer: options.answerer ?? createExtractiveAnswerer(),
+    ranker: options.embeddingModel
+      ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
+      : bm25,
+    answerer: options.answerer ?? defaultAnswerer(options),
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
     ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
   };
@@ -291,29 +314,42 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
   };
 
-  /** Refuses when overloaded, then reserves the search's credits. Returns the search's call options. */
-  async function reserveSearch(
-    key: KeyRecord,
-    info: RequestInfo,
-  ): Promise<CallOptions & { readonly deadline: number }> {
+  /**
+   * Refuses when overloaded, then reserves the search's credits. Returns the search's call options; the
+   * caller must call `done()` when the search settles (it clears the deadline timer).
+   */
+  async function reserveSearch(key: KeyRecord, info: RequestInfo): Promise<SearchCall> {
     if (queue.pending >= maxConcurrent && queue.size >= maxQueued) {
       throw new AgentSearchError('service_unavailable', 'search queue full', {
         description: 'Service Unavailable: too many searches in progress, retry shortly',
         retryAfterMs: 1_000,
       });
     }
-    const call = {
-      signal: AbortSignal.any([info.signal, AbortSignal.timeout(requestTimeoutMs)]),
+    // A timer cleared on settlement, not AbortSignal.timeout(), which would hold every finished search's
+    // signal in memory until its deadline.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('search deadline passed', 'TimeoutError')),
+      requestTimeoutMs,
+    );
+    const call: SearchCall = {
+      signal: AbortSignal.any([info.signal, deadline.signal]),
       requestId: info.requestId,
       deadline: Date.now() + requestTimeoutMs,
+      done: () => clearTimeout(timer),
     };
-    // Reserve before any work; exactly one of commit/refund settles it.
-    await credits.reserve({
-      account: key.accountId,
-      id: info.requestId,
-      amount: creditCost,
-      ttlMs: requestTimeoutMs + 60_000,
-    });
+    try {
+      // Reserve before any work; exactly one of commit/refund settles it.
+      await credits.reserve({
+        account: key.accountId,
+        id: info.requestId,
+        amount: creditCost,
+        ttlMs: requestTimeoutMs + 60_000,
+      });
+    } catch (error) {
+      call.done();
+      throw error;
+    }
     return call;
   }
 
@@ -331,6 +367,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const error = pipelineError(thrown, call.signal);
       observeSearch(info, false, error);
       throw error;
+    } finally {
+      call.done();
     }
     await settle(() => credits.commit(info.requestId), info, 'commit');
     observeSearch(info, false, undefined, result.timings);
@@ -354,7 +392,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     key: KeyRecord,
     request: NormalizedSearchRequest,
     info: RequestInfo,
-    call: CallOptions & { readonly deadline: number },
+    call: SearchCall,
   ): AsyncGenerator<SearchStreamEvent> {
     let release: (() => void) | undefined;
     let settled = false;
@@ -383,6 +421,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       observeSearch(info, true, error);
       yield { type: 'error', error: errorBody(error).error };
     } finally {
+      call.done();
       release?.();
       if (!settled) await settle(() => credits.refund(info.requestId), info, 'refund');
     }
@@ -497,6 +536,31 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       ]);
     },
   };
+}
+
+/** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
+function defaultAnswerer(options: SearchEngineOptions): Answerer {
+  const extractive = createExtractiveAnswerer();
+  if (!options.model) return extractive;
+  const model = createModelAnswerer({
+    model: options.model,
+    ...(options.modelFallback ? { fallback: extractive } : {}),
+  });
+  // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
+  // that is down answers 503 at once instead of every request waiting for its retries.
+  return withAnswererResilience(model, { retries: 0, upstream: 'model' });
+}
+
+/**
+ * With a model, follow-ups are rewritten by it and `deep` requests get its sub-queries; a plain first
+ * question is searched as written, saving a model call.
+ */
+function modelPlanner(model: LanguageModel | false | undefined): PipelinePlanner | undefined {
+  if (!model) return undefined;
+  const forFollowUps = createModelQueryPlanner({ model, onlyWithContext: true });
+  const withSubQueries = createModelQueryPlanner({ model });
+  return (prompt, context, signal, depth) =>
+    (depth === 'deep' ? withSubQueries : forFollowUps)(prompt, context, signal);
 }
 
 // The default fetcher and extractor are created on first use, so they cost nothing (no connection pool,

@@ -24,10 +24,14 @@ export {
   type SearchEngineOptions,
 } from './engine.ts';
 export {
+  deterministicPlanner,
   runPipeline,
+  streamPipeline,
+  type PipelinePlanner,
   type PipelineResult,
   type PipelineSettings,
   type PipelineStages,
+  type StageTimings,
 } from './pipeline/run.ts';
 
 // Errors
@@ -60,15 +64,28 @@ export {
   MAX_PROMPT_CHARS,
   type BalanceResponse,
   type NormalizedSearchRequest,
+  type Citation,
+  type IncludeField,
   type SearchRequest,
   type SearchResponse,
+  type SearchStreamEvent,
 } from './http/schema.ts';
+export {
+  createMemoryIdempotencyStore,
+  type IdempotencyStore,
+  type MemoryIdempotencyStoreOptions,
+} from './http/idempotency.ts';
 
 // Stage interfaces
 export type * from './pipeline/types.ts';
 
 // Stage: query planning
 export { planQuery } from './pipeline/query.ts';
+export {
+  createModelQueryPlanner,
+  type ModelQueryPlannerOptions,
+  type QueryPlanner,
+} from './pipeline/query-model.ts';
 
 // Stage: search
 export * from './pipeline/search/providers/index.ts';
@@ -101,12 +118,26 @@ export {
 
 // Stage: rank
 export * from './pipeline/rank/index.ts';
+export {
+  cosineSimilarity,
+  createEmbeddingReranker,
+  type EmbeddingRerankerOptions,
+} from './pipeline/rank/embeddings.ts';
+
+// Models: `provider:model-id` specs → AI SDK models
+export * from './models/index.ts';
 
 // Stage: answer
 export * from './pipeline/answer/index.ts';
 
 // Text utilities
 export { estimateTokens, splitSentences, tokenize } from './text/index.ts';
+
+// Resilience: retries within the deadline and circuit breakers for upstreams
+export * from './resilience/index.ts';
+
+// The OpenAPI 3.1 document of the /v1 API (also served at GET /v1/openapi.json)
+export { createOpenApiDocument, openApiDocument } from './http/openapi.ts';
 
 // Stores: interfaces, key helpers, memory stores (SQLite: `agent-search/sqlite`)
 export * from './stores/index.ts';

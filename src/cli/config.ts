@@ -37,6 +37,14 @@ export interface ServeConfig {
   readonly maxResults: number;
   /** Deadline of one search request, in ms. */
   readonly requestTimeoutMs: number;
+  /** `provider:model-id` of the answer model; undefined = extractive answers. */
+  readonly model?: string;
+  /** Base URL for the model provider (OpenAI-compatible servers). */
+  readonly modelBaseUrl?: string;
+  /** `provider:model-id` of the embedding model. */
+  readonly embeddingModel?: string;
+  /** Answer extractively when the model fails. */
+  readonly modelFallback: boolean;
 }
 
 /** Flags of `serve` as commander parses them (all optional strings). */
@@ -58,6 +66,10 @@ export interface ServeFlags {
   readonly allowPrivateHosts?: string;
   readonly maxResults?: string;
   readonly requestTimeout?: string;
+  readonly model?: string;
+  readonly modelBaseUrl?: string;
+  readonly embeddingModel?: string;
+  readonly modelFallback?: boolean;
 }
 
 /** Environment variables understood by the CLI, with the flag each stands for. */
@@ -83,6 +95,11 @@ export const ENVIRONMENT_VARIABLES = {
   AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
   AGENT_SEARCH_MAX_RESULTS: '--max-results',
   AGENT_SEARCH_REQUEST_TIMEOUT: '--request-timeout',
+  AGENT_SEARCH_MODEL: '--model',
+  AGENT_SEARCH_MODEL_BASE_URL: '--model-base-url',
+  AGENT_SEARCH_EMBEDDING_MODEL: '--embedding-model',
+  AGENT_SEARCH_MODEL_FALLBACK: '--model-fallback (1 or true)',
+  OPENAI_API_KEY: 'key of openai: models (also ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY)',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -123,6 +140,10 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
       flags.maxResults ?? env.AGENT_SEARCH_MAX_RESULTS ?? '5',
     ),
     requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.AGENT_SEARCH_REQUEST_TIMEOUT ?? '30s'),
+    ...optional('model', flags.model ?? env.AGENT_SEARCH_MODEL),
+    ...optional('modelBaseUrl', flags.modelBaseUrl ?? env.AGENT_SEARCH_MODEL_BASE_URL),
+    ...optional('embeddingModel', flags.embeddingModel ?? env.AGENT_SEARCH_EMBEDDING_MODEL),
+    modelFallback: flags.modelFallback ?? isTruthy(env.AGENT_SEARCH_MODEL_FALLBACK),
   };
 }
 

@@ -8,16 +8,23 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { createSearchEngine, DEFAULT_CORPUS, FREE_CREDITS, type Logger } from '../engine.ts';
+import {
+  createSearchEngine,
+  DEFAULT_CORPUS,
+  FREE_CREDITS,
+  type Logger,
+  type SearchEngineOptions,
+} from '../engine.ts';
+import { modelEnvironment, resolveEmbeddingModel, resolveModel } from '../models/index.ts';
+import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
 import { createSearchProviderFromSpec } from '../pipeline/search/providers/index.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import { indexFilePath } from '../index-builder/store.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { createServeListener, registerMcpCommand } from './mcp-command.ts';
-import { createMetrics } from '../observability/metrics.ts';
-import type { EngineMetrics } from '../observability/types.ts';
-import type { SearchProvider } from '../pipeline/types.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
@@ -67,6 +74,20 @@ export function buildProgram(): Command {
         '"a+b" = fusion (default: local)',
     )
     .option('--searxng-url <url>', 'base URL of your SearXNG instance (JSON output enabled)')
+    .option(
+      '--model <provider:model-id>',
+      'answer with a model: openai:gpt-4o-mini, anthropic:claude-…, google:gemini-…, ollama:llama3.2, ' +
+        'openai-compatible:<id> with --model-base-url (default: extractive answers, no model)',
+    )
+    .option(
+      '--model-base-url <url>',
+      'base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio)',
+    )
+    .option(
+      '--embedding-model <provider:model-id>',
+      're-rank passages with embeddings, e.g. openai:text-embedding-3-small',
+    )
+    .option('--model-fallback', 'answer extractively when the model fails, instead of a 500')
     .option('--wikipedia-lang <code>', 'Wikipedia language edition (default: en)')
     .option('--search-timeout <duration>', 'per-provider timeout (default: 10s)')
     .option('--max-results <n>', 'search hits used per request (default: 5)')
@@ -195,7 +216,8 @@ const STORE_HELP =
   'env AGENT_SEARCH_STORE)';
 
 /** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
-function openEngine(config: ServeConfig, logger: Logger, metrics?: EngineMetrics) {
+async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
+  const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
     store: config.store,
@@ -206,24 +228,52 @@ function openEngine(config: ServeConfig, logger: Logger, metrics?: EngineMetrics
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
     search: searchProviderFor(config),
-    ...(config.allowPrivateHosts.length
-      ? { fetcher: createPageFetcher({ allowPrivateHosts: config.allowPrivateHosts }) }
-      : {}),
+    ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
     requestTimeoutMs: config.requestTimeoutMs,
     maintenance: config.maintenance,
     logger,
-    ...(metrics ? { metrics } : {}),
+    ...models,
+    ...(metrics ? { metrics: metrics.hook } : {}),
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
+}
+
+/** The answer and embedding models of `--model` / `--embedding-model`, keys from the providers' variables. */
+async function modelsFor(
+  config: ServeConfig,
+): Promise<Pick<SearchEngineOptions, 'model' | 'embeddingModel' | 'modelFallback'>> {
+  const connection = (spec: string) => ({
+    ...modelEnvironment(spec, env),
+    ...(config.modelBaseUrl ? { baseUrl: config.modelBaseUrl } : {}),
+  });
+  return {
+    ...(config.model ? { model: await resolveModel(config.model, connection(config.model)) } : {}),
+    ...(config.embeddingModel
+      ? {
+          embeddingModel: await resolveEmbeddingModel(
+            config.embeddingModel,
+            modelEnvironment(config.embeddingModel, env),
+          ),
+        }
+      : {}),
+    modelFallback: config.modelFallback,
+  };
+}
+
+/** The page fetcher of `serve`: created on first use, counted when metrics are on. */
+function fetcherFor(config: ServeConfig, metrics: Metrics | undefined): PageFetcher {
+  const create = () =>
+    createPageFetcher(config.allowPrivateHosts.length ? { allowPrivateHosts: config.allowPrivateHosts } : {});
+  return metrics ? metrics.instrumentFetcher(create) : create();
 }
 
 async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void> {
   const config = resolveServeConfig(flags, env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = flags.metricsPath ? createMetrics() : undefined;
-  const { engine, stores } = openEngine(config, logger, metrics?.hook);
+  const { engine, stores } = await openEngine(config, logger, metrics);
   // A shared store may already hold keys made elsewhere: the list check below decides.
   const firstStart = stores.createdLocalDatabase || config.store !== undefined;
 
@@ -286,6 +336,8 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
 function searchProviderFor(config: ServeConfig): SearchProvider {
   const { providers } = config;
   return createSearchProviderFromSpec(config.search, {
+    // Each web provider gets its own retries (within the deadline) and circuit breaker.
+    wrapProvider: (provider) => withResilience(provider),
     timeoutMs: providers.timeoutMs,
     ...(providers.searxngUrl ? { searxng: { baseUrl: providers.searxngUrl } } : {}),
     ...(providers.braveApiKey ? { brave: { apiKey: providers.braveApiKey } } : {}),

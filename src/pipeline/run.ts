@@ -28,21 +28,23 @@ import { planQuery } from './query.ts';
 
 /**
  * Turns the prompt and the user messages of the conversation into search queries: one standalone query,
- * or several sub-queries for a broad question. The first query is the main one.
+ * or several sub-queries for a broad question (the first is the main one). `depth` lets a planner spend
+ * more (e.g. a model call) only for `deep` requests. Any `QueryPlanner` (query-model.ts) fits.
  */
-export type QueryPlanner = (
+export type PipelinePlanner = (
   prompt: string,
   context: NormalizedSearchRequest['context'],
-  call: CallOptions,
+  signal: AbortSignal,
+  depth: NormalizedSearchRequest['depth'],
 ) => Promise<string[]>;
 
 /** The deterministic planner: one standalone query (a follow-up gets the entity it refers to). */
-export const deterministicPlanner: QueryPlanner = async (prompt, context) => [planQuery(prompt, context)];
+export const deterministicPlanner: PipelinePlanner = async (prompt, context) => [planQuery(prompt, context)];
 
 /** The stages one search runs through. */
 export interface PipelineStages {
   /** @default deterministicPlanner */
-  readonly planner?: QueryPlanner;
+  readonly planner?: PipelinePlanner;
   readonly search: SearchProvider;
   /** Without a fetcher (or extractor), hits without `content` are answered from their snippets. */
   readonly fetcher?: PageFetcher;
@@ -122,7 +124,8 @@ async function selectPassages(
   call: CallOptions & { readonly deadline: number },
   clock: { lap(): number },
 ): Promise<{ input: AnswerInput; timings: Omit<StageTimings, 'answer'> }> {
-  const planned = await (stages.planner ?? deterministicPlanner)(request.prompt, request.context, call);
+  const planner = stages.planner ?? deterministicPlanner;
+  const planned = await planner(request.prompt, request.context, call.signal, request.depth);
   const queries = subQueries(planned, request);
   const query = queries[0] ?? request.prompt;
   const plan = clock.lap();

@@ -86,6 +86,11 @@ export interface SearchProviderConfig {
   readonly fetch?: FetchFunction;
   /** User-Agent for the keyless providers (Wikipedia, DuckDuckGo, SearXNG). @default 'agent-search/0.1' */
   readonly userAgent?: string;
+  /**
+   * Wraps each built-in provider before they are combined (not the `providers` extras), e.g. with
+   * `withResilience` so every upstream gets its own retries and circuit breaker.
+   */
+  readonly wrapProvider?: (provider: SearchProvider) => SearchProvider;
   /** Extra providers usable by name in a spec, e.g. `{ local: localIndexProvider }`. */
   readonly providers?: Readonly<Record<string, SearchProvider>>;
   /** Options of the fallback ladder built for `,`. */
@@ -111,6 +116,15 @@ export function createSearchProvider(name: string, config: SearchProviderConfig 
   const normalized = normalizeName(name);
   const custom = config.providers?.[normalized];
   if (custom) return custom;
+  const provider = createBuiltInProvider(normalized, name, config);
+  return config.wrapProvider ? config.wrapProvider(provider) : provider;
+}
+
+function createBuiltInProvider(
+  normalized: string,
+  name: string,
+  config: SearchProviderConfig,
+): SearchProvider {
   const common = { timeoutMs: config.timeoutMs, fetch: config.fetch };
   const withUserAgent = { ...common, userAgent: config.userAgent };
   switch (normalized) {

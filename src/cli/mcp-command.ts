@@ -1,0 +1,131 @@
+/**
+ * `agent-search mcp`: the MCP server over stdio, for Claude Desktop-style clients. It runs the engine
+ * in-process with the same settings as `serve` (data dir, stores, search providers, …) and searches as the
+ * owner of `--api-key`; with `--url` it forwards to a running service instead.
+ *
+ * Also the request listener of `serve`: /v1 API, MCP (Streamable HTTP) at `/mcp`, opt-in metrics path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { engineBackend, type AgentSearchBackend } from '../client/backend.ts';
+import { createClient } from '../client/client.ts';
+import type { Logger, SearchEngine } from '../engine.ts';
+import { createMcpHttpHandler } from '../mcp/http.ts';
+import { createMcpServer } from '../mcp/server.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { resolveServeConfig, type ServeConfig, type ServeFlags } from './config.ts';
+
+/** Where the MCP endpoint of `serve` is mounted. */
+export const MCP_PATH = '/mcp';
+
+/** Opens the engine as `serve` does; `close` releases the engine and its stores. */
+export type OpenEngine = (
+  config: ServeConfig,
+  logger: Logger,
+) => Promise<{ readonly engine: SearchEngine; close(): Promise<void> }>;
+
+interface McpFlags extends ServeFlags {
+  readonly apiKey?: string;
+  readonly url?: string;
+}
+
+/** `serve` options that make no sense for a stdio server. */
+const SERVE_ONLY_OPTIONS = new Set(['--port', '--host', '--maintenance', '--metrics-path']);
+
+/**
+ * Registers `agent-search mcp`, copying the engine options of the already registered `serve` command so the
+ * two stay configured alike.
+ */
+export function registerMcpCommand(program: Command, openEngine: OpenEngine): void {
+  const command = program
+    .command('mcp')
+    .description(
+      'Run the MCP server (tools web_search, get_balance) over stdio, for Claude Desktop-style clients.',
+    )
+    .option('--api-key <key>', 'API key the tools search with (env AGENT_SEARCH_API_KEY)')
+    .option('--url <baseUrl>', 'forward to a running agent-search service instead of searching in-process');
+  const serve = program.commands.find((c) => c.name() === 'serve');
+  for (const option of serve?.options ?? []) {
+    if (!SERVE_ONLY_OPTIONS.has(option.long ?? '')) command.addOption(option);
+  }
+  command.action(async (flags: McpFlags) => runMcpStdio(flags, openEngine));
+}
+
+async function runMcpStdio(flags: McpFlags, openEngine: OpenEngine): Promise<void> {
+  const env = process.env;
+  const apiKey = flags.apiKey ?? env['AGENT_SEARCH_API_KEY'];
+  if (!apiKey) throw new Error('an API key is required: --api-key <key> or AGENT_SEARCH_API_KEY');
+  let backend: AgentSearchBackend;
+  let close = async () => {};
+  if (flags.url) {
+    backend = createClient({ baseUrl: flags.url, apiKey });
+  } else {
+    const config = resolveServeConfig(flags, env);
+    // stdout carries the protocol: logs go to stderr.
+    const logger = pino(
+      { level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] },
+      pino.destination(2),
+    );
+    const opened = await openEngine(config, logger);
+    close = () => opened.close();
+    backend = engineBackend(opened.engine, apiKey);
+  }
+  // Fail now, with a readable message, rather than on the first tool call.
+  try {
+    await backend.balance();
+  } catch (error) {
+    await close();
+    const description = (error as { description?: string }).description ?? String(error);
+    throw new Error(`cannot use this API key: ${description}`, { cause: error });
+  }
+  const server = createMcpServer(backend);
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await server.close().catch(() => {});
+    await close();
+    process.exit(0);
+  };
+  transport.onclose = () => void shutdown();
+  process.stdin.once('end', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+  await server.connect(transport);
+}
+
+/** Options of {@link createServeListener}. */
+export interface ServeListenerOptions {
+  /** Serve Prometheus metrics at this path (no API key: keep it off public networks). @default off */
+  readonly metricsPath?: string;
+  readonly metrics?: Metrics;
+}
+
+/** The request listener of `serve`: `/v1` (and 404s), MCP at {@link MCP_PATH}, metrics at `metricsPath`. */
+export function createServeListener(
+  engine: SearchEngine,
+  options: ServeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  if (options.metricsPath !== undefined && !options.metricsPath.startsWith('/')) {
+    throw new TypeError(`metricsPath must start with "/", got ${options.metricsPath}`);
+  }
+  if (options.metricsPath !== undefined && !options.metrics) throw new TypeError('metricsPath needs metrics');
+  const api = createNodeHandler(engine);
+  const mcp = createMcpHttpHandler(engine);
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
+    if (path === MCP_PATH) {
+      void mcp(req, res);
+      return;
+    }
+    if (options.metrics && path === options.metricsPath) {
+      options.metrics.handler(req, res);
+      return;
+    }
+    api(req, res);
+  };
+}
