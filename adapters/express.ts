@@ -35,14 +35,18 @@ export function agentSearchExpress(engine: SearchEngine): [RequestHandler, Error
     next,
   ) => {
     const status = typeof error?.status === 'number' ? error.status : 0;
-    const clientError = status >= 400 && status <= 499 && (typeof error.type === 'string' || error.expose === true);
+    const clientError =
+      status >= 400 && status <= 499 && (typeof error.type === 'string' || error.expose === true);
     if (!isApiPath(req.path) || !clientError) return next(error);
     const mapped =
       status === 413
         ? new AgentSearchError('payload_too_large')
         : status === 415
-          ? new AgentSearchError('unsupported_media_type', String(error.type))
-          : new AgentSearchError('invalid_request', String(error.type ?? 'body'), {
+          ? new AgentSearchError(
+              'unsupported_media_type',
+              typeof error.type === 'string' ? error.type : 'body',
+            )
+          : new AgentSearchError('invalid_request', typeof error.type === 'string' ? error.type : 'body', {
               description:
                 error.type === 'entity.parse.failed'
                   ? 'Invalid request: the body is not valid JSON'

@@ -141,6 +141,10 @@ function errorExample({ code, description }: ErrorExample) {
 
 const REQUEST_ID_HEADER = { $ref: '#/components/headers/X-Request-Id' };
 const RETRY_AFTER_HEADER = { $ref: '#/components/headers/Retry-After' };
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+};
 
 /** An error response whose examples carry the exact description texts. */
 function errorResponse(
@@ -176,9 +180,15 @@ const RESPONSES = {
   TooManyRequests: errorResponse(
     'Too many requests: slow down, retry after `Retry-After` seconds.',
     [{ code: 'rate_limited' }],
-    {
-      'Retry-After': RETRY_AFTER_HEADER,
-    },
+    { 'Retry-After': RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },
+  ),
+  IdempotencyInProgress: errorResponse(
+    'Extension: a request with the same `Idempotency-Key` is still running; retry once it finished.',
+    [{ code: 'idempotency_in_progress' }],
+  ),
+  IdempotencyMismatch: errorResponse(
+    'Extension: the `Idempotency-Key` was already used with a different request body.',
+    [{ code: 'idempotency_mismatch' }],
   ),
   QuotaExceeded: errorResponse('Account is at or over its message quota (credits exhausted).', [
     { code: 'quota_exceeded' },
@@ -232,6 +242,18 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           summary: 'Search the web and answer the prompt with sources',
           description:
             'Charges one search worth of credits when it succeeds; a failed or cancelled search is refunded.',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'Extension (optional): a retry with the same key and body replays the stored 200 without a ' +
+                'second charge (`Idempotent-Replayed: true`); a different body is 422; a duplicate while the ' +
+                'first runs is 409. Not with `stream`.',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
           requestBody: {
             required: true,
             content: {
@@ -260,7 +282,14 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
               description:
                 'Search executed. With the `stream` extension the body is `text/event-stream` instead: events ' +
                 '`sources`, `delta` (repeated), then `done` with the SearchResponse, or `error` with the Error body.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+              headers: {
+                'X-Request-Id': REQUEST_ID_HEADER,
+                ...RATE_LIMIT_HEADERS,
+                'Idempotent-Replayed': {
+                  description: 'Extension: `true` when this is the stored response of an earlier request.',
+                  schema: { type: 'string', const: 'true' },
+                },
+              },
               content: {
                 'application/json': {
                   schema: { $ref: '#/components/schemas/SearchResponse' },
@@ -287,6 +316,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
             '413': ref('PayloadTooLarge'),
             '415': ref('UnsupportedMediaType'),
             '429': ref('TooManyRequests'),
+            '409': ref('IdempotencyInProgress'),
+            '422': ref('IdempotencyMismatch'),
             '433': ref('QuotaExceeded'),
             '500': ref('ServerError'),
             '503': ref('ServiceUnavailable'),
@@ -344,6 +375,16 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         'Retry-After': {
           description: 'Seconds to wait before retrying.',
           schema: { type: 'integer', minimum: 1 },
+        },
+        RateLimit: {
+          description:
+            'Extension (IETF RateLimit header fields draft): requests left in the window and seconds until reset, ' +
+            'e.g. `"per-key";r=59;t=60`.',
+          schema: { type: 'string' },
+        },
+        'RateLimit-Policy': {
+          description: 'Extension: the limit and its window in seconds, e.g. `"per-key";q=60;w=60`.',
+          schema: { type: 'string' },
         },
       },
       schemas: {

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PageFetcher } from '../pipeline/types.ts';
 import type { EngineMetrics } from './types.ts';
 
 /** Options of {@link createMetrics}. */
@@ -28,6 +29,12 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
   /** A node:http handler answering with {@link render} (GET and HEAD only). */
   handler(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Wraps a page fetcher (or a factory, called on first use) to count pages fetched from the network or
+   * reused (cache hit, or shared with an identical fetch in flight), and failures by reason. Pass the result
+   * as the engine's `fetcher`.
+   */
+  instrumentFetcher(fetcher: PageFetcher | (() => PageFetcher)): PageFetcher;
 }
 
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -82,6 +89,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets,
     registers: [registry],
   });
+  const pageFetches = new Counter({
+    name: `${prefix}page_fetches_total`,
+    help: 'Pages returned by the fetcher: from the network, or reused (cache hit or a shared fetch in flight).',
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  const fetchFailures = new Counter({
+    name: `${prefix}fetch_failures_total`,
+    help: 'Page fetches that failed, by reason (timeout, robots_disallowed, blocked_address, bad_status, …).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const credits = new Counter({
     name: `${prefix}credits_charged_total`,
     help: 'Credits committed by successful searches.',
@@ -114,10 +133,34 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
 
+  function instrumentFetcher(fetcherOrFactory: PageFetcher | (() => PageFetcher)): PageFetcher {
+    let inner: PageFetcher | undefined =
+      typeof fetcherOrFactory === 'function' ? undefined : fetcherOrFactory;
+    const get = () => (inner ??= (fetcherOrFactory as () => PageFetcher)());
+    // The fetcher hands out the same page object for a cache hit or a joined fetch: seeing it again means reuse.
+    const seen = new WeakSet<object>();
+    return {
+      async fetch(url, options) {
+        try {
+          const page = await get().fetch(url, options);
+          pageFetches.inc({ source: seen.has(page) ? 'reused' : 'network' });
+          seen.add(page);
+          return page;
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          fetchFailures.inc({ reason: typeof code === 'string' ? code : 'unknown' });
+          throw error;
+        }
+      },
+      close: async () => inner?.close?.(),
+    };
+  }
+
   return {
     registry,
     hook,
     render,
+    instrumentFetcher,
     handler(req, res) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { allow: 'GET, HEAD' }).end();

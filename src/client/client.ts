@@ -1,0 +1,185 @@
+/**
+ * A small typed client of the /v1 HTTP API: `search`, `searchStream` and `balance`, with the spec's error
+ * responses thrown as {@link AgentSearchApiError}. It uses the global `fetch` (or the one you pass).
+ */
+import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+import { AgentSearchApiError, errorFromResponse } from './errors.ts';
+import { readServerSentEvents } from './sse.ts';
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** Where the API is mounted, without `/v1`, e.g. `http://127.0.0.1:8787` or `https://example.com/api`. */
+  readonly baseUrl: string | URL;
+  /** The API key, sent as `Authorization: Bearer <apiKey>`. */
+  readonly apiKey: string;
+  /** The fetch implementation. @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /**
+   * Time allowed for one call, in ms; for `searchStream`, until the response headers arrive.
+   * @default 60_000 (the server's own search deadline is 30 s)
+   */
+  readonly timeoutMs?: number;
+  /** Extra headers sent with every request (e.g. a tracing header). @default {} */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Options of one client call. */
+export interface ClientCallOptions {
+  /** Abort to cancel the call (a cancelled search is refunded by the server). */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link AgentSearchClient.search}. */
+export interface ClientSearchOptions extends ClientCallOptions {
+  /**
+   * Extension: sent as `Idempotency-Key`, so that retrying the same request (after a timeout, say) replays the
+   * stored answer instead of charging twice. @default none
+   */
+  readonly idempotencyKey?: string;
+}
+
+/**
+ * A client of one agent-search service and API key. `search` and `searchStream` have the same shape as the
+ * engine's, so the client and an in-process engine are interchangeable (see `AgentSearchBackend`).
+ */
+export interface AgentSearchClient {
+  /** `POST /v1/search`. Throws {@link AgentSearchApiError} on an error response. */
+  search(request: SearchRequest, options?: ClientSearchOptions): Promise<SearchResponse>;
+  /**
+   * `POST /v1/search` with `"stream": true`: resolves once the stream starts (errors before that are thrown),
+   * then yields `sources`, `delta`s, and `done` with the spec body — or an `error` event. Stop iterating to
+   * cancel the search.
+   */
+  searchStream(
+    request: SearchRequest,
+    options?: ClientCallOptions,
+  ): Promise<AsyncIterable<SearchStreamEvent>>;
+  /** `GET /v1/balance`. */
+  balance(options?: ClientCallOptions): Promise<BalanceResponse>;
+}
+
+/** Creates a client. Throws TypeError for a missing key or a base URL that is not http(s). */
+export function createClient(options: ClientOptions): AgentSearchClient {
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new TypeError('apiKey is required');
+  }
+  const base = new URL(String(options.baseUrl));
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new TypeError(`baseUrl must be an http(s) URL, got ${String(options.baseUrl)}`);
+  }
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new RangeError(`timeoutMs must be a positive number, got ${String(options.timeoutMs)}`);
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const root = base.href.replace(/\/+$/, '');
+  const headers = { ...options.headers, authorization: `Bearer ${options.apiKey}` };
+
+  /** Sends one request; `keepTimerUntil` decides whether the timeout also covers the body. */
+  async function send(
+    path: string,
+    init: RequestInit,
+    call: ClientCallOptions | undefined,
+    consume: (response: Response) => Promise<unknown>,
+  ): Promise<unknown> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
+    const signal = call?.signal ? AbortSignal.any([call.signal, controller.signal]) : controller.signal;
+    try {
+      const response = await fetchImpl(`${root}${path}`, { ...init, signal });
+      if (!response.ok) throw await errorFromResponse(response);
+      return await consume(response);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    async search(request, call) {
+      return (await send(
+        '/v1/search',
+        {
+          method: 'POST',
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(call?.idempotencyKey ? { 'idempotency-key': call.idempotencyKey } : {}),
+          },
+          // A plain search sends the spec body only (no `stream` field).
+          body: JSON.stringify(withoutStream(request)),
+        },
+        call,
+        (response) => response.json(),
+      )) as SearchResponse;
+    },
+    async searchStream(request, call) {
+      const response = (await send(
+        '/v1/search',
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ ...request, stream: true }),
+        },
+        call,
+        async (response) => response,
+      )) as Response;
+      return streamEvents(response);
+    },
+    async balance(call) {
+      return (await send(
+        '/v1/balance',
+        { method: 'GET', headers: { ...headers, accept: 'application/json' } },
+        call,
+        (response) => response.json(),
+      )) as BalanceResponse;
+    },
+  };
+}
+
+function withoutStream(request: SearchRequest): SearchRequest {
+  const { stream: _stream, ...spec } = request;
+  return spec;
+}
+
+/** Parses the event stream of a streamed search; cancels the body when the consumer stops early. */
+async function* streamEvents(response: Response): AsyncGenerator<SearchStreamEvent> {
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('text/event-stream')) {
+    // A server without the stream extension answers with the plain JSON body: present it as one `done`.
+    const body = (await response.json()) as SearchResponse;
+    yield { type: 'sources', sources: body.sources };
+    yield { type: 'done', body };
+    return;
+  }
+  if (!response.body) return;
+  const body = response.body;
+  try {
+    for await (const { event, data } of readServerSentEvents(body)) {
+      yield toStreamEvent(event, data);
+    }
+  } finally {
+    await body.cancel().catch(() => {});
+  }
+}
+
+function toStreamEvent(event: string, data: string): SearchStreamEvent {
+  const payload = JSON.parse(data) as Record<string, unknown>;
+  switch (event) {
+    case 'sources':
+      return { type: 'sources', sources: payload['sources'] as string[] };
+    case 'delta':
+      return { type: 'delta', text: payload['text'] as string };
+    case 'done':
+      return { type: 'done', body: payload as unknown as SearchResponse };
+    case 'error': {
+      const error = payload['error'] as { description: string; code: string };
+      return { type: 'error', error };
+    }
+    default:
+      throw new AgentSearchApiError({ status: 200, description: `unexpected stream event "${event}"` });
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The client's error: one class for every error response of the /v1 API, carrying the spec's fields.
+ */
+
+/** Options of {@link AgentSearchApiError}. */
+export interface AgentSearchApiErrorOptions {
+  readonly status: number;
+  /** The spec's `error.description`, e.g. `Invalid or expired API key`. */
+  readonly description: string;
+  /** The additive `error.code` (e.g. `rate_limited`); `undefined` when the server did not send one. */
+  readonly code?: string | undefined;
+  /** From the `Retry-After` header (429, 503), in milliseconds. */
+  readonly retryAfterMs?: number | undefined;
+  /** From the `X-Request-Id` header: quote it when reporting a problem. */
+  readonly requestId?: string | undefined;
+  readonly cause?: unknown;
+}
+
+/**
+ * An error answered by an agent-search service: `status` is the HTTP status (401, 429, 433, 500, 503, …),
+ * `description` the spec's text, `code` the stable error code, `retryAfterMs` how long to wait before a retry.
+ */
+export class AgentSearchApiError extends Error {
+  override readonly name = 'AgentSearchApiError';
+  readonly status: number;
+  readonly description: string;
+  readonly code: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(options: AgentSearchApiErrorOptions) {
+    super(`${options.status} ${options.description}`, { cause: options.cause });
+    this.status = options.status;
+    this.description = options.description;
+    this.code = options.code;
+    this.retryAfterMs = options.retryAfterMs;
+    this.requestId = options.requestId;
+  }
+
+  /** True for statuses worth retrying later: 429, 500 and 503 (as the spec advises), and 409. */
+  get retryable(): boolean {
+    return this.status === 409 || this.status === 429 || this.status >= 500;
+  }
+}
+
+/** True for an {@link AgentSearchApiError}. */
+export function isAgentSearchApiError(error: unknown): error is AgentSearchApiError {
+  return error instanceof AgentSearchApiError;
+}
+
+/**
+ * Parses `Retry-After` (delay in seconds, or an HTTP date) into milliseconds from `now`;
+ * `undefined` when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Builds the error of a non-2xx response from its body (the spec's `{"error":{"description"}}`). */
+export async function errorFromResponse(response: Response): Promise<AgentSearchApiError> {
+  const text = await response.text().catch(() => '');
+  let description: string | undefined;
+  let code: string | undefined;
+  try {
+    const body = JSON.parse(text) as { error?: { description?: unknown; code?: unknown } };
+    if (typeof body.error?.description === 'string') description = body.error.description;
+    if (typeof body.error?.code === 'string') code = body.error.code;
+  } catch {
+    // Not the spec's JSON (a proxy's error page, say): fall back to the status text.
+  }
+  return new AgentSearchApiError({
+    status: response.status,
+    description: description ?? (text.trim().slice(0, 200) || response.statusText || 'HTTP error'),
+    code,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    requestId: response.headers.get('x-request-id') ?? undefined,
+  });
+}

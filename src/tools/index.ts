@@ -1,0 +1,21 @@
+/**
+ * `agent-search/tools`: agent-search as an AI SDK tool.
+ *
+ * ```ts
+ * import { generateText, isStepCount } from 'ai';
+ * import { webSearchTool } from 'agent-search/tools';
+ * const { text } = await generateText({
+ *   model,
+ *   tools: { web_search: webSearchTool(engine, { apiKey }) },
+ *   stopWhen: isStepCount(3),
+ *   prompt: 'What changed in the latest Node.js release?',
+ * });
+ * ```
+ */
+export { webSearchTool, type WebSearchToolOutput, type WebSearchToolOptions } from './web-search-tool.ts';
+export {
+  toSearchRequest,
+  webSearchInputShape,
+  webSearchToolInput,
+  type WebSearchToolInput,
+} from './input.ts';

@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServeListener } from '../../src/cli/mcp-command.ts';
+import { CLI, runCli } from '../support/cli.ts';
+import { startTestService, type TestService } from './support.ts';
+
+interface SearchStructured {
+  answer: string;
+  response_type: string;
+  sources: string[];
+  response_time: number;
+}
+
+function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
+  const content = result.content as { type: string; text?: string }[];
+  return content.map((part) => part.text ?? '').join('');
+}
+
+describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({}, (engine) => createServeListener(engine));
+  });
+  afterAll(() => service.close());
+
+  async function connect(apiKey: string): Promise<Client> {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    });
+    await client.connect(transport);
+    return client;
+  }
+
+  it('lists the tools and answers web_search with text and structured content', async () => {
+    const client = await connect(service.apiKey);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_balance', 'web_search']);
+      const webSearch = tools.find((t) => t.name === 'web_search')!;
+      expect(webSearch.inputSchema.required).toEqual(['prompt']);
+      expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
+        'context',
+        'depth',
+        'exclude_domains',
+        'include_domains',
+        'prompt',
+        'response_type',
+        'time_range',
+      ]);
+
+      const before = await client.callTool({ name: 'get_balance', arguments: {} });
+      const credits = (before.structuredContent as { available_credits: number }).available_credits;
+
+      const result = await client.callTool({
+        name: 'web_search',
+        arguments: { prompt: 'How do I create an API key?', context: ['I run agent-search myself.'] },
+      });
+      expect(result.isError).toBeFalsy();
+      const structured = result.structuredContent as SearchStructured;
+      expect(structured.answer.length).toBeGreaterThan(0);
+      expect(structured.sources.length).toBeGreaterThan(0);
+      expect(structured.response_type).toBe('markdown');
+      const text = textOf(result);
+      expect(text.startsWith(structured.answer)).toBe(true);
+      expect(text).toContain(`Sources:\n[1] ${structured.sources[0]}`);
+
+      const after = await client.callTool({ name: 'get_balance', arguments: {} });
+      expect((after.structuredContent as { available_credits: number }).available_credits).toBe(credits - 1);
+      expect(textOf(after)).toBe(`${credits - 1} credits available`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reports a failed search as a tool error with the spec description', async () => {
+    const { key } = await service.engine.createKey({ credits: 0 });
+    const client = await connect(key);
+    try {
+      const result = await client.callTool({ name: 'web_search', arguments: { prompt: 'anything' } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe('web search failed (HTTP 433): Account is at / over message quota.');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rejects a wrong or missing API key with the spec 401 before any MCP work', async () => {
+    await expect(connect('as_not_a_key')).rejects.toThrow(/401|Invalid or expired API key/);
+    const response = await fetch(`${service.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await response.json()).toEqual({
+      error: { description: 'Invalid or expired API key', code: 'invalid_api_key' },
+    });
+    const get = await fetch(`${service.baseUrl}/mcp`, {
+      headers: { authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('leaves /v1 working beside it', async () => {
+    const response = await fetch(`${service.baseUrl}/v1/balance`, {
+      headers: { authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('agent-search mcp over stdio (the SDK client spawns the CLI)', () => {
+  let dataDir: string;
+  let apiKey: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'agent-search-mcp-'));
+    const created = await runCli(['keys', 'create', '--data-dir', dataDir]);
+    expect(created.code).toBe(0);
+    apiKey = created.stdout.trim().split('\n').at(-1)!;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves web_search and get_balance with the engine in-process', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--api-key', apiKey, '--data-dir', dataDir, '--log-level', 'warn'],
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_balance', 'web_search']);
+      const result = await client.callTool({
+        name: 'web_search',
+        arguments: { prompt: 'How are credits charged?', response_type: 'text' },
+      });
+      expect(result.isError).toBeFalsy();
+      const structured = result.structuredContent as SearchStructured;
+      expect(structured.response_type).toBe('text');
+      expect(structured.sources.length).toBeGreaterThan(0);
+      const balance = await client.callTool({ name: 'get_balance', arguments: {} });
+      expect(balance.structuredContent).toEqual({ available_credits: 999 });
+    } finally {
+      await client.close();
+    }
+    // The search was charged in the shared SQLite store, as `serve` would charge it.
+    const accounts = await runCli(['keys', 'list', '--data-dir', dataDir, '--json']);
+    const [record] = JSON.parse(accounts.stdout) as { accountId: string }[];
+    const balance = await runCli(['credits', 'balance', record!.accountId, '--data-dir', dataDir]);
+    expect(balance.stdout.trim()).toBe('999');
+  });
+
+  it('refuses to start with an invalid key, saying why on stderr', async () => {
+    const result = await runCli(['mcp', '--api-key', 'as_wrong', '--data-dir', dataDir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot use this API key: Invalid or expired API key');
+    const missing = await runCli(['mcp', '--data-dir', dataDir], { AGENT_SEARCH_API_KEY: '' });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('an API key is required');
+  });
+});
