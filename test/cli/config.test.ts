@@ -18,6 +18,7 @@ describe('CLI configuration', () => {
       allowPrivateHosts: [],
       maxResults: 5,
       requestTimeoutMs: 30_000,
+      modelFallback: false,
     });
   });
 
