@@ -274,8 +274,9 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = flags.metricsPath ? createMetrics() : undefined;
   const { engine, stores } = await openEngine(config, logger, metrics);
-  // A shared store may already hold keys made elsewhere: the list check below decides.
-  const firstStart = stores.createdLocalDatabase || config.store !== undefined;
+  // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
+  // start at once, so its keys are made with `agent-search keys create --store …`.
+  const firstStart = stores.createdLocalDatabase;
 
   if (firstStart && (await stores.keys.list()).length === 0) {
     const { key, record } = await engine.createKey();
@@ -441,7 +442,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     await buildProgram().parseAsync(argv);
   } catch (error) {
     console.error(`agent-search: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
+    // Exit now: an open store connection (Redis, PostgreSQL) would otherwise keep the process alive.
+    process.exit(1);
   }
 }
 

@@ -1,0 +1,117 @@
+import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
+import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import {
+  openPostgresConnection,
+  toNumber,
+  type PostgresConnection,
+  type PostgresConnectionOptions,
+} from './connection.ts';
+
+/** Options of {@link createPostgresKeyStore}. */
+export interface PostgresKeyStoreOptions extends PostgresConnectionOptions {
+  /** Clock for createdAt/revokedAt and expiry checks, injectable for tests. @default Date.now */
+  readonly now?: () => number;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+const COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
+
+function toRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: toNumber(row.created_at),
+    expiresAt: row.expires_at === null ? null : toNumber(row.expires_at),
+    revokedAt: row.revoked_at === null ? null : toNumber(row.revoked_at),
+  };
+}
+
+/**
+ * Creates a {@link KeyStore} in PostgreSQL (table `api_keys`, only SHA-256 hashes). Every `verify` is one
+ * indexed query, so a revocation is visible to every instance at once.
+ */
+export function createPostgresKeyStore(options: PostgresKeyStoreOptions): KeyStore {
+  const now = normaliseClock(options.now);
+  return buildPostgresKeyStore(openPostgresConnection(options), now, true);
+}
+
+/** @internal Builds the key store on an open connection. */
+export function buildPostgresKeyStore(
+  connection: PostgresConnection,
+  now: () => number,
+  ownsConnection: boolean,
+): KeyStore {
+  const { schema } = connection;
+  return {
+    async create(input: CreateKeyInput) {
+      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const key = generateApiKey();
+      for (;;) {
+        const record: KeyRecord = {
+          id: newKeyId(),
+          accountId,
+          name,
+          prefix: keyPrefix(key),
+          createdAt: Math.round(now()),
+          expiresAt: expiresAt === null ? null : Math.ceil(expiresAt),
+          revokedAt: null,
+        };
+        const { rowCount } = await connection.query(
+          `INSERT INTO ${schema}.api_keys (id, hash, account_id, name, prefix, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+          [record.id, hashApiKey(key), accountId, name, record.prefix, record.createdAt, record.expiresAt],
+        );
+        if (rowCount === 1) return { key, record };
+      }
+    },
+
+    async verify(rawKey: string) {
+      if (!looksLikeApiKey(rawKey)) return null;
+      const { rows } = await connection.query<KeyRow>(
+        `SELECT ${COLUMNS} FROM ${schema}.api_keys WHERE hash = $1`,
+        [hashApiKey(rawKey)],
+      );
+      const record = rows[0] ? toRecord(rows[0]) : null;
+      if (!record || record.revokedAt !== null) return null;
+      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
+      return record;
+    },
+
+    async revoke(id: string) {
+      assertId(id, 'key id');
+      const { rowCount } = await connection.query(
+        `UPDATE ${schema}.api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`,
+        [id, Math.round(now())],
+      );
+      return rowCount === 1;
+    },
+
+    async list(accountId?: string) {
+      if (accountId !== undefined) assertId(accountId, 'accountId');
+      const { rows } =
+        accountId === undefined
+          ? await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${schema}.api_keys ORDER BY seq`)
+          : await connection.query<KeyRow>(
+              `SELECT ${COLUMNS} FROM ${schema}.api_keys WHERE account_id = $1 ORDER BY seq`,
+              [accountId],
+            );
+      return rows.map(toRecord);
+    },
+
+    async close() {
+      if (ownsConnection) await connection.close();
+    },
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Versioned schema migrations of the PostgreSQL stores. Each migration runs once, in order, inside one
+ * transaction that holds an advisory lock, so several instances starting together apply it exactly once.
+ * Never edit a released migration: add a new version.
+ */
+import type pg from 'pg';
+
+/** One schema migration; `sql` receives the quoted schema name. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  sql(schema: string): string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'keys, credit accounts, reservations and ledger',
+    sql: (s) => `
+CREATE TABLE ${s}.api_keys (
+  seq bigserial UNIQUE,
+  id text PRIMARY KEY,
+  hash text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  name text,
+  prefix text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint,
+  revoked_at bigint
+);
+CREATE INDEX api_keys_account ON ${s}.api_keys (account_id, seq);
+
+CREATE TABLE ${s}.credit_accounts (
+  account text PRIMARY KEY,
+  -- What can still be reserved. The CHECK is the last line of defence: no statement can overspend.
+  available bigint NOT NULL CHECK (available >= 0 AND available <= 9007199254740991),
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+CREATE TABLE ${s}.credit_reservations (
+  id text PRIMARY KEY,
+  account text NOT NULL,
+  amount bigint NOT NULL CHECK (amount >= 0),
+  status text NOT NULL CHECK (status IN ('held', 'committed', 'refunded', 'lapsed')),
+  charged bigint CHECK (charged >= 0 AND charged <= amount),
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  settled_at bigint
+);
+CREATE INDEX credit_reservations_held ON ${s}.credit_reservations (account, expires_at) WHERE status = 'held';
+
+-- Every change of a balance is a row: available = SUM(delta) per account; charged = credits spent for good.
+CREATE TABLE ${s}.credit_ledger (
+  seq bigserial PRIMARY KEY,
+  account text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('open', 'grant', 'reserve', 'commit', 'refund', 'lapse')),
+  reservation_id text,
+  delta bigint NOT NULL,
+  charged bigint NOT NULL DEFAULT 0 CHECK (charged >= 0),
+  at bigint NOT NULL
+);
+CREATE INDEX credit_ledger_account ON ${s}.credit_ledger (account, seq);
+-- A reservation is held once and settled (commit, refund or lapse) at most once.
+CREATE UNIQUE INDEX credit_ledger_reserved_once ON ${s}.credit_ledger (reservation_id) WHERE kind = 'reserve';
+CREATE UNIQUE INDEX credit_ledger_settled_once ON ${s}.credit_ledger (reservation_id)
+  WHERE kind IN ('commit', 'refund', 'lapse');
+
+-- The database's clock, in epoch ms: every instance agrees on it.
+CREATE FUNCTION ${s}.now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+
+-- Returns the held credits of lapsed reservations of one account; called first by every write.
+CREATE FUNCTION ${s}.sweep(p_account text, p_now bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE v_back bigint;
+BEGIN
+  WITH lapsed AS (
+    UPDATE ${s}.credit_reservations SET status = 'lapsed', settled_at = p_now
+    WHERE account = p_account AND status = 'held' AND expires_at <= p_now
+    RETURNING id, amount
+  ), logged AS (
+    INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, at)
+    SELECT p_account, 'lapse', id, amount, p_now FROM lapsed
+  )
+  SELECT COALESCE(sum(amount), 0) INTO v_back FROM lapsed;
+  IF v_back > 0 THEN
+    UPDATE ${s}.credit_accounts SET available = available + v_back, updated_at = p_now
+    WHERE account = p_account;
+  END IF;
+  RETURN v_back;
+END $$;
+
+CREATE FUNCTION ${s}.open_account(p_account text, p_credits bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms();
+BEGIN
+  INSERT INTO ${s}.credit_accounts (account, available, created_at, updated_at)
+  VALUES (p_account, p_credits, v_now, v_now) ON CONFLICT (account) DO NOTHING;
+  IF NOT FOUND THEN RETURN false; END IF;
+  INSERT INTO ${s}.credit_ledger (account, kind, delta, at) VALUES (p_account, 'open', p_credits, v_now);
+  RETURN true;
+END $$;
+
+-- Adds credits (creating the account); returns the new balance, or -1 if it would pass 2^53 - 1.
+CREATE FUNCTION ${s}.grant_credits(p_account text, p_amount bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms(); v_balance bigint;
+BEGIN
+  PERFORM ${s}.sweep(p_account, v_now);
+  INSERT INTO ${s}.credit_accounts AS a (account, available, created_at, updated_at)
+  VALUES (p_account, p_amount, v_now, v_now)
+  ON CONFLICT (account) DO UPDATE SET available = a.available + EXCLUDED.available, updated_at = v_now
+    WHERE a.available + EXCLUDED.available <= 9007199254740991
+  RETURNING a.available INTO v_balance;
+  IF NOT FOUND THEN RETURN -1; END IF;
+  INSERT INTO ${s}.credit_ledger (account, kind, delta, at) VALUES (p_account, 'grant', p_amount, v_now);
+  RETURN v_balance;
+END $$;
+
+-- Holds p_amount credits: the conditional UPDATE is the check-and-change (never below zero). A duplicate
+-- id fails the INSERT (unique_violation), which rolls back the whole call.
+CREATE FUNCTION ${s}.reserve(p_id text, p_account text, p_amount bigint, p_ttl_ms double precision,
+  OUT o_reserved boolean, OUT o_available bigint, OUT o_expires_at bigint) LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms();
+BEGIN
+  PERFORM ${s}.sweep(p_account, v_now);
+  IF p_amount > 0 THEN
+    UPDATE ${s}.credit_accounts SET available = available - p_amount, updated_at = v_now
+    WHERE account = p_account AND available >= p_amount
+    RETURNING available INTO o_available;
+    IF NOT FOUND THEN
+      o_reserved := false;
+      SELECT available INTO o_available FROM ${s}.credit_accounts WHERE account = p_account;
+      o_available := COALESCE(o_available, 0);
+      RETURN;
+    END IF;
+  END IF;
+  o_expires_at := ceil(v_now + p_ttl_ms)::bigint;
+  INSERT INTO ${s}.credit_reservations (id, account, amount, status, created_at, expires_at)
+  VALUES (p_id, p_account, p_amount, 'held', v_now, o_expires_at);
+  INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, at)
+  VALUES (p_account, 'reserve', p_id, -p_amount, v_now);
+  o_reserved := true;
+END $$;
+
+-- Settles a live hold once: commit spends LEAST(p_actual, amount) (all if NULL) and returns the rest;
+-- refund returns everything. The row lock on the reservation makes exactly one concurrent caller win.
+CREATE FUNCTION ${s}.settle(p_id text, p_commit boolean, p_actual bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms(); v_account text; v_amount bigint; v_charged bigint;
+BEGIN
+  UPDATE ${s}.credit_reservations r
+  SET status = CASE WHEN p_commit THEN 'committed' ELSE 'refunded' END,
+      charged = CASE WHEN p_commit THEN LEAST(COALESCE(p_actual, r.amount), r.amount) ELSE 0 END,
+      settled_at = v_now
+  WHERE r.id = p_id AND r.status = 'held' AND r.expires_at > v_now
+  RETURNING r.account, r.amount, r.charged INTO v_account, v_amount, v_charged;
+  IF NOT FOUND THEN RETURN false; END IF;
+  IF v_amount > v_charged THEN
+    UPDATE ${s}.credit_accounts SET available = available + (v_amount - v_charged), updated_at = v_now
+    WHERE account = v_account;
+  END IF;
+  INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, charged, at)
+  VALUES (v_account, CASE WHEN p_commit THEN 'commit' ELSE 'refund' END, p_id, v_amount - v_charged,
+          v_charged, v_now);
+  RETURN true;
+END $$;
+`,
+  },
+];
+
+/** The newest schema version. */
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/**
+ * Applies pending migrations to `schema` (creating it). Safe to run concurrently from many processes: an
+ * advisory lock serialises them and each migration is recorded in the same transaction that applies it.
+ * Returns the versions this call applied (empty when up to date).
+ */
+export async function migratePostgres(pool: pg.Pool, schema: string): Promise<number[]> {
+  const quoted = quoteIdentifier(schema);
+  const client = await pool.connect();
+  let failed = false;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agent-search:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
+         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ version: number }>(
+      `SELECT COALESCE(max(version), 0) AS version FROM ${quoted}.schema_migrations`,
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > POSTGRES_SCHEMA_VERSION) {
+      throw new Error(
+        `schema ${schema} is at version ${current}, newer than this agent-search (${POSTGRES_SCHEMA_VERSION})`,
+      );
+    }
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql(quoted));
+      await client.query(`INSERT INTO ${quoted}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+      applied.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    failed = true;
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release(failed);
+  }
+}
+
+/** Validates a schema name (letters, digits, underscore) and quotes it. */
+export function quoteIdentifier(name: string): string {
+  if (typeof name !== 'string') throw new TypeError('schema must be a string');
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new RangeError('schema must be 1–63 letters, digits or underscores, not starting with a digit');
+  }
+  return `"${name}"`;
+}

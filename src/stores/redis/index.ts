@@ -1,0 +1,96 @@
+/**
+ * `agent-search/redis`: keys, credits and rate limits in Redis (ioredis), for several agent-search
+ * instances sharing one truth. Every check-and-change is one Lua script on the server's clock, with keys
+ * hash-tagged per account so the stores also run on Redis Cluster.
+ */
+import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
+import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
+import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
+import { buildRedisCreditStore, normaliseRedisCreditSettings } from './credit-store.ts';
+import { buildRedisKeyStore } from './key-store.ts';
+import { buildRedisRateLimiter } from './rate-limiter.ts';
+
+export { createRedisKeyStore } from './key-store.ts';
+export type { RedisKeyStoreOptions } from './key-store.ts';
+export { createRedisCreditStore } from './credit-store.ts';
+export type { RedisCreditStoreOptions } from './credit-store.ts';
+export { createRedisRateLimiter } from './rate-limiter.ts';
+export type { RedisRateLimiterOptions } from './rate-limiter.ts';
+export type { RedisClient, RedisConnectionOptions } from './connection.ts';
+export { SCRIPTS as REDIS_SCRIPTS } from './scripts.ts';
+
+/** Options of {@link createRedisStores}. */
+export interface RedisStoresOptions extends RedisConnectionOptions {
+  /** How long a verified key is cached in this process (bounds revocation delay on other instances). @default 5_000 */
+  readonly keyCacheMs?: number;
+  /** How long an unknown key is cached as unknown. @default 1_000 */
+  readonly negativeCacheMs?: number;
+  /** Most keys cached per process. @default 10_000 */
+  readonly keyCacheSize?: number;
+  /** How long settled reservation ids are remembered. @default 86_400_000 (24 h) */
+  readonly settledRetentionMs?: number;
+  /** How long commit/refund retry while Redis is unreachable. @default 5_000 */
+  readonly settleRetryMs?: number;
+  /** Clock for key timestamps and expiry (credits and limits use the Redis server's clock). @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The Redis stores sharing one client; `close()` closes the client if the stores created it. */
+export interface RedisStores {
+  readonly keys: KeyStore;
+  readonly credits: CreditStore;
+  /** A rate limiter on the same client; limiters with different limits keep separate keys. */
+  rateLimiter(options?: Partial<RateLimitOptions>): RateLimiter;
+  readonly client: RedisClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Redis (or adopts `client`) and returns the key store, credit store and a rate-limiter factory.
+ * Commands fail fast while Redis is unreachable (no offline queue, a 2 s command timeout): every store call
+ * then throws a 503 `AgentSearchError` (`service_unavailable`), so searches fail closed; the client keeps
+ * reconnecting and the stores work again as soon as Redis is back.
+ *
+ * @example
+ * ```ts
+ * import { createRedisStores } from 'agent-search/redis';
+ * const stores = createRedisStores({ url: 'redis://127.0.0.1:6379' });
+ * const engine = createSearchEngine({
+ *   keys: stores.keys,
+ *   credits: stores.credits,
+ *   rateLimiter: stores.rateLimiter({ limit: 60, windowMs: 60_000 }),
+ * });
+ * ```
+ */
+export function createRedisStores(options: RedisStoresOptions): RedisStores {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const creditSettings = normaliseRedisCreditSettings(options);
+  const now = normaliseClock(options.now);
+  // Validate the key-cache options the same way the standalone factory does, before connecting.
+  const keySettings = validateKeySettings(options, now);
+  const connection = openRedisConnection(options);
+  return {
+    keys: buildRedisKeyStore(connection, keySettings, false),
+    credits: buildRedisCreditStore(connection, creditSettings, false),
+    rateLimiter: (limits = {}) => buildRedisRateLimiter(connection, normaliseRateLimitOptions(limits), false),
+    client: connection.client,
+    close: () => connection.close(),
+  };
+}
+
+function validateKeySettings(options: RedisStoresOptions, now: () => number) {
+  const keyCacheMs = options.keyCacheMs ?? 5_000;
+  const negativeCacheMs = options.negativeCacheMs ?? 1_000;
+  const keyCacheSize = options.keyCacheSize ?? 10_000;
+  for (const [name, value] of [
+    ['keyCacheMs', keyCacheMs],
+    ['negativeCacheMs', negativeCacheMs],
+  ] as const) {
+    if (typeof value !== 'number') throw new TypeError(`${name} must be a number`);
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative number`);
+  }
+  if (!Number.isSafeInteger(keyCacheSize) || keyCacheSize < 1) {
+    throw new RangeError('keyCacheSize must be a positive integer');
+  }
+  return { keyCacheMs, negativeCacheMs, keyCacheSize, now };
+}

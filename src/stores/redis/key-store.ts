@@ -1,0 +1,161 @@
+import { LRUCache } from 'lru-cache';
+import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
+import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import {
+  hashTag,
+  openRedisConnection,
+  type RedisConnection,
+  type RedisConnectionOptions,
+} from './connection.ts';
+
+/** Options of {@link createRedisKeyStore}. */
+export interface RedisKeyStoreOptions extends RedisConnectionOptions {
+  /**
+   * How long a verified key is served from this process's cache. A key revoked on another instance keeps
+   * working here for at most this long (revoking through this store takes effect here at once).
+   * `0` disables the cache. @default 5_000
+   */
+  readonly keyCacheMs?: number;
+  /**
+   * How long an unknown key is remembered as unknown, so floods of bad keys do not reach Redis. A key created
+   * on another instance is accepted here at most this long after its creation. @default 1_000
+   */
+  readonly negativeCacheMs?: number;
+  /** Most keys cached. @default 10_000 */
+  readonly keyCacheSize?: number;
+  /** Clock for createdAt/revokedAt and expiry checks, injectable for tests. @default Date.now */
+  readonly now?: () => number;
+}
+
+interface CacheEntry {
+  /** The record (revocation included), or null for a key Redis does not know. */
+  readonly record: KeyRecord | null;
+}
+
+/** Redis keys of the key store: one hash tag, so every script's keys share a Cluster slot. */
+function keyStoreKeys(prefix: string) {
+  const base = `${prefix}keys${hashTag('keys')}`;
+  return {
+    records: `${base}:records`,
+    revoked: `${base}:revoked`,
+    ids: `${base}:ids`,
+    order: `${base}:order`,
+    seq: `${base}:seq`,
+    account: (accountId: string) => `${base}:account:${accountId}`,
+  };
+}
+
+/**
+ * Creates a {@link KeyStore} in Redis. Only the SHA-256 of a key is stored. `verify` is served from a small
+ * bounded in-process LRU cache for `keyCacheMs` (unknown keys for `negativeCacheMs`), so a revocation made
+ * on another instance is visible everywhere within `keyCacheMs`; key expiry is checked on every call.
+ */
+export function createRedisKeyStore(options: RedisKeyStoreOptions): KeyStore {
+  const keyCacheMs = nonNegative(options.keyCacheMs ?? 5_000, 'keyCacheMs');
+  const negativeCacheMs = nonNegative(options.negativeCacheMs ?? 1_000, 'negativeCacheMs');
+  const keyCacheSize = options.keyCacheSize ?? 10_000;
+  if (!Number.isSafeInteger(keyCacheSize) || keyCacheSize < 1) {
+    throw new RangeError('keyCacheSize must be a positive integer');
+  }
+  const now = normaliseClock(options.now);
+  const connection = openRedisConnection(options);
+  return buildRedisKeyStore(connection, { keyCacheMs, negativeCacheMs, keyCacheSize, now }, true);
+}
+
+/** @internal Builds the key store on an open connection; `ownsConnection` decides whether close() closes it. */
+export function buildRedisKeyStore(
+  connection: RedisConnection,
+  settings: { keyCacheMs: number; negativeCacheMs: number; keyCacheSize: number; now: () => number },
+  ownsConnection: boolean,
+): KeyStore {
+  const { keyCacheMs, negativeCacheMs, now } = settings;
+  const keys = keyStoreKeys(connection.prefix);
+  const cache =
+    keyCacheMs > 0 || negativeCacheMs > 0
+      ? new LRUCache<string, CacheEntry>({ max: settings.keyCacheSize, ttl: Math.max(keyCacheMs, 1) })
+      : null;
+
+  function fromRedis(json: string, revokedAt: string | null): KeyRecord {
+    const stored = JSON.parse(json) as KeyRecord;
+    return { ...stored, revokedAt: revokedAt ? Number(revokedAt) : null };
+  }
+
+  async function lookup(hash: string): Promise<KeyRecord | null> {
+    const cached = cache?.get(hash);
+    if (cached) return cached.record;
+    const [json, revokedAt] = await connection.call((client) =>
+      Promise.all([client.hget(keys.records, hash), client.hget(keys.revoked, hash)]),
+    );
+    const record = json ? fromRedis(json, revokedAt) : null;
+    const ttl = record ? keyCacheMs : negativeCacheMs;
+    if (cache && ttl > 0) cache.set(hash, { record }, { ttl });
+    return record;
+  }
+
+  const allKeys = () => [keys.records, keys.revoked, keys.ids];
+
+  return {
+    async create(input: CreateKeyInput) {
+      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const key = generateApiKey();
+      const hash = hashApiKey(key);
+      for (;;) {
+        const record: KeyRecord = {
+          id: newKeyId(),
+          accountId,
+          name,
+          prefix: keyPrefix(key),
+          createdAt: now(),
+          expiresAt,
+          revokedAt: null,
+        };
+        const created = await connection.run(
+          'agentSearchKeyCreate',
+          [...allKeys(), keys.order, keys.seq, keys.account(accountId)],
+          [hash, record.id, JSON.stringify(record)],
+        );
+        if (created === 1) {
+          cache?.delete(hash);
+          return { key, record: { ...record } };
+        }
+      }
+    },
+
+    async verify(rawKey: string) {
+      if (!looksLikeApiKey(rawKey)) return null;
+      const record = await lookup(hashApiKey(rawKey));
+      if (!record || record.revokedAt !== null) return null;
+      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
+      return { ...record };
+    },
+
+    async revoke(id: string) {
+      assertId(id, 'key id');
+      const hash = await connection.run('agentSearchKeyRevoke', allKeys(), [id, now()]);
+      if (typeof hash !== 'string') return false;
+      cache?.delete(hash);
+      return true;
+    },
+
+    async list(accountId?: string) {
+      if (accountId !== undefined) assertId(accountId, 'accountId');
+      const order = accountId === undefined ? keys.order : keys.account(accountId);
+      const flat = (await connection.run('agentSearchKeyList', [...allKeys(), order], [])) as string[];
+      const out: KeyRecord[] = [];
+      for (let i = 0; i < flat.length; i += 2) out.push(fromRedis(flat[i]!, flat[i + 1] || null));
+      return out;
+    },
+
+    async close() {
+      cache?.clear();
+      if (ownsConnection) await connection.close();
+    },
+  };
+}
+
+function nonNegative(value: unknown, what: string): number {
+  if (typeof value !== 'number') throw new TypeError(`${what} must be a number`);
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${what} must be a non-negative number`);
+  return value;
+}

@@ -1,0 +1,46 @@
+import { assertCost } from '../gcra.ts';
+import type { RateLimiter, RateLimitOptions, RateLimitResult } from '../types.ts';
+import { assertId, normaliseRateLimitOptions } from '../validation.ts';
+import {
+  hashTag,
+  openRedisConnection,
+  type RedisConnection,
+  type RedisConnectionOptions,
+} from './connection.ts';
+
+/** Options of {@link createRedisRateLimiter}. */
+export interface RedisRateLimiterOptions extends RedisConnectionOptions, Partial<RateLimitOptions> {}
+
+/**
+ * Creates a GCRA {@link RateLimiter} in Redis: one Lua script per decision on the server's clock, one key
+ * per limited key (its theoretical arrival time) that expires once the key is fully replenished. Limiters
+ * with different limits use different keys. Exact across any number of instances sharing the Redis.
+ */
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
+  const limits = normaliseRateLimitOptions(options);
+  return buildRedisRateLimiter(openRedisConnection(options), limits, true);
+}
+
+/** @internal Builds the limiter on an open connection. */
+export function buildRedisRateLimiter(
+  connection: RedisConnection,
+  limits: RateLimitOptions,
+  ownsConnection: boolean,
+): RateLimiter {
+  const scope = `${connection.prefix}rl:${limits.limit}:${limits.windowMs}`;
+  return {
+    async consume(key: string, cost = 1): Promise<RateLimitResult> {
+      assertId(key, 'rate limit key');
+      assertCost(cost, limits.limit);
+      const [allowed, remaining, resetAt, retryAfterMs] = (await connection.run(
+        'agentSearchGcra',
+        [`${scope}${hashTag(key)}`],
+        [limits.limit, limits.windowMs, cost],
+      )) as [number, number, number, number];
+      return { allowed: allowed === 1, limit: limits.limit, remaining, resetAt, retryAfterMs };
+    },
+    async close() {
+      if (ownsConnection) await connection.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Several `agent-search serve` processes for the multi-instance tests, and a small HTTP client for them.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
+
+/** One running `agent-search serve`. */
+export interface Instance {
+  readonly baseUrl: string;
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `agent-search serve --port 0 …args` and waits for its "listening" line. */
+export async function startInstance(args: readonly string[]): Promise<Instance> {
+  // A data dir of its own, so nothing is written to the working directory (the stores are remote).
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-instance-'));
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error', ...args],
+    { env: { ...process.env, AGENT_SEARCH_STORE: '', AGENT_SEARCH_LIMITS_STORE: '' } },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // A process that failed to start may still hold store connections open: never leave it behind.
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+      reject(new Error(`serve did not start within 30 s: ${output}`));
+    }, 30_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rmSync(dataDir, { recursive: true, force: true });
+      reject(new Error(`serve exited with ${code}: ${output}`));
+    });
+  });
+  return {
+    baseUrl,
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.once('exit', done);
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}
+
+/** Starts `count` instances in parallel. */
+export async function startInstances(count: number, args: readonly string[]): Promise<Instance[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startInstance(args)));
+  const instances = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    throw failure.reason;
+  }
+  return instances;
+}
+
+/** POST /v1/search; resolves with the status (never throws for HTTP errors). */
+export async function search(
+  baseUrl: string,
+  key: string,
+  prompt = 'How do I create an API key?',
+): Promise<number> {
+  const response = await fetch(`${baseUrl}/v1/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** GET /v1/balance → available credits, or the HTTP status when not 200. */
+export async function balance(baseUrl: string, key: string): Promise<number | { status: number }> {
+  const response = await fetch(`${baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } });
+  if (response.status !== 200) {
+    await response.arrayBuffer();
+    return { status: response.status };
+  }
+  return ((await response.json()) as { available_credits: number }).available_credits;
+}
+
+/** Counts each status in a list. */
+export function tally(statuses: readonly number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const status of statuses) out[status] = (out[status] ?? 0) + 1;
+  return out;
+}
+
+/** Runs one `agent-search` command to completion; rejects unless it exits 0. Returns its stdout. */
+export function cli(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, AGENT_SEARCH_STORE: '', AGENT_SEARCH_LIMITS_STORE: '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`agent-search ${args[0]} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+/** The API key printed as the last line of `keys create`. */
+export function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1)!.trim();
+}
