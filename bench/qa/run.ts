@@ -1,0 +1,576 @@
+/**
+ * `npm run bench:qa` — end-to-end question answering benchmark on a local Wikipedia web.
+ *
+ * Starts the local web (SQuAD's 490 articles with boilerplate), a SearXNG-compatible BM25 search endpoint
+ * and a fake OpenAI-compatible server, builds the real engine (SearXNG provider → real fetcher → real
+ * extractor → default ranker → default answerer) behind the node:http adapter, and sends a fixed
+ * stratified sample of SQuAD dev v1.1 questions to `POST /v1/search` over HTTP. Prints Markdown tables.
+ *
+ *   node bench/qa/run.ts [--sample 500] [--seed 1] [--concurrency 4] [--k 5] [--max-tokens 2000]
+ *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
+ *
+ * Stages are observed by wrapping the stage objects handed to createSearchEngine (keyed by the query the
+ * pipeline searched for), because the HTTP response carries no per-stage timings.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
+import type {
+  Answerer,
+  ContentExtractor,
+  ExtractedContent,
+  PageFetcher,
+  Passage,
+  PassageRanker,
+  SearchProvider,
+} from '../../src/pipeline/types.ts';
+import { planQuery } from '../../src/pipeline/query.ts';
+import { estimateTokens } from '../../src/text/tokens.ts';
+import { loadArticles, loadDevQuestions, sampleQuestions, type Question } from './corpus.ts';
+import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
+import { containsAnswer, mean, percentile } from './metrics.ts';
+import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
+import { createSquadWeb } from './squad-web.ts';
+
+/** Options of {@link runQaBenchmark}. */
+export interface QaBenchmarkOptions {
+  /** Questions in the stratified sample. @default 500 */
+  readonly sample?: number;
+  /** Seed of the sample and of the page templates. @default 1 */
+  readonly seed?: number;
+  /** Questions in flight at once. @default 4 */
+  readonly concurrency?: number;
+  /** Search hits used per question (the engine's `maxResults`). @default 5 */
+  readonly k?: number;
+  /** Passage token budget (the engine's `maxPassageTokens`). @default 2000 */
+  readonly maxTokens?: number;
+  /**
+   * OpenAI-compatible base URL for a model answerer, or `'fake'` for the bundled fake server. Used only if
+   * the answer module exports a model answerer factory; otherwise the run notes it and uses the default.
+   * @default none (extractive answerer)
+   */
+  readonly modelBaseUrl?: string;
+  /** Model id sent in model mode. @default 'fake-overlap-1' */
+  readonly modelId?: string;
+  /** Merge the HotpotQA sample pages into the web as extra distractors. @default false */
+  readonly hotpot?: boolean;
+  /** Restrict the web and the questions to these dev titles, without train distractors (for tests). @default all 490 articles */
+  readonly titles?: readonly string[];
+  /** Progress lines go here. @default none */
+  readonly log?: (line: string) => void;
+}
+
+/** What was observed for one question. */
+export interface QuestionResult {
+  readonly id: string;
+  readonly question: string;
+  readonly title: string;
+  readonly status: number;
+  readonly error?: string;
+  readonly answer: string;
+  readonly sources: readonly string[];
+  /** Rank (1-based) of the gold page among the search results (up to 10), or null. */
+  readonly goldSearchRank: number | null;
+  readonly goldInSources: boolean;
+  readonly goldInDocs: boolean;
+  /** Gold answer string in the extracted text of the gold page (when it was fetched). */
+  readonly answerInGoldDoc: boolean | null;
+  readonly answerInPassages: boolean;
+  readonly answerInWholePages: boolean;
+  readonly answerInAnswer: boolean;
+  /** Gold answer in the prompt the model server received (model mode only). */
+  readonly answerInPrompt: boolean | null;
+  readonly passageTokens: number;
+  readonly wholePageTokens: number;
+  readonly promptTokens: number | null;
+  readonly timings: Readonly<Record<string, number>>;
+}
+
+/** Result of {@link runQaBenchmark}. */
+export interface QaBenchmarkReport {
+  readonly options: Required<Omit<QaBenchmarkOptions, 'log' | 'modelBaseUrl' | 'titles'>> & {
+    modelBaseUrl: string | null;
+  };
+  readonly mode: 'extractive' | 'model';
+  readonly notes: readonly string[];
+  readonly articles: number;
+  readonly results: readonly QuestionResult[];
+  readonly wallSeconds: number;
+}
+
+interface Observation {
+  requestId?: string;
+  searchStart?: number;
+  searchMs?: number;
+  searchEnd?: number;
+  hits?: string[];
+  fetchMs: number[];
+  extractMs: number[];
+  rankStart?: number;
+  rankMs?: number;
+  docs?: ExtractedContent[];
+  passages?: Passage[];
+  answerMs?: number;
+}
+
+const now = () => performance.now();
+
+/** Runs the benchmark and returns per-question results (see {@link formatReport}). */
+export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<QaBenchmarkReport> {
+  const sample = options.sample ?? 500;
+  const seed = options.seed ?? 1;
+  const concurrency = options.concurrency ?? 4;
+  const k = options.k ?? 5;
+  const maxTokens = options.maxTokens ?? 2000;
+  const modelId = options.modelId ?? 'fake-overlap-1';
+  const log = options.log ?? (() => {});
+  for (const [name, value] of Object.entries({ sample, concurrency, k, maxTokens })) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  }
+  const notes: string[] = [];
+  const started = now();
+
+  const titles = options.titles;
+  const articles = loadArticles({
+    hotpot: options.hotpot ?? false,
+    ...(titles ? { titles, train: false } : {}),
+  });
+  const questions = sampleQuestions(
+    loadDevQuestions().filter((question) => !titles || titles.includes(question.title)),
+    sample,
+    seed,
+  );
+  log(`loaded ${articles.length} articles, sampled ${questions.length} questions`);
+  const index = createArticleIndex(articles);
+  log(`indexed in ${((now() - started) / 1000).toFixed(1)} s`);
+
+  const web = await createSquadWeb({
+    articles,
+    seed,
+    related: (title) => index.search(title.replaceAll('_', ' '), 12).map((match) => match.title),
+  });
+  const endpoint = await createSearchEndpoint({ index, urlFor: (title) => web.urlFor(title) });
+  let fakeLlm: FakeLlm | undefined;
+  const servers: Server[] = [];
+  const observations = new Map<string, Observation>();
+  const byRequestId = new Map<string, Observation>();
+  const observe = (query: string): Observation => {
+    let observation = observations.get(query);
+    if (!observation) observations.set(query, (observation = { fetchMs: [], extractMs: [] }));
+    return observation;
+  };
+
+  try {
+    const provider = createSearxngProvider({ baseUrl: endpoint.origin });
+    const search: SearchProvider = {
+      id: provider.id,
+      async search(query, call) {
+        const observation = observe(query.query);
+        observation.requestId = call.requestId;
+        byRequestId.set(call.requestId, observation);
+        observation.searchStart = now();
+        // Ask for at least 10 to measure recall@10; the pipeline still gets its own limit.
+        const hits = await provider.search({ ...query, limit: Math.max(query.limit, 10) }, call);
+        observation.searchEnd = now();
+        observation.searchMs = observation.searchEnd - observation.searchStart;
+        observation.hits = hits.map((hit) => hit.url);
+        return hits.slice(0, query.limit);
+      },
+    };
+    const realFetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'] });
+    const fetcher: PageFetcher = {
+      async fetch(url, call) {
+        const start = now();
+        try {
+          return await realFetcher.fetch(url, call);
+        } finally {
+          byRequestId.get(call.requestId)?.fetchMs.push(now() - start);
+        }
+      },
+      close: () => realFetcher.close?.() ?? Promise.resolve(),
+    };
+    const realExtractor = createContentExtractor();
+    const extractor: ContentExtractor = {
+      async extract(page, call) {
+        const start = now();
+        try {
+          return await realExtractor.extract(page, call);
+        } finally {
+          byRequestId.get(call.requestId)?.extractMs.push(now() - start);
+        }
+      },
+      close: () => realExtractor.close?.() ?? Promise.resolve(),
+    };
+    const realRanker = createBm25Ranker();
+    const ranker: PassageRanker = {
+      async rank(query, docs, budget) {
+        const observation = observe(query);
+        observation.rankStart = now();
+        const passages = await realRanker.rank(query, docs, budget);
+        observation.rankMs = now() - observation.rankStart;
+        observation.docs = [...docs];
+        observation.passages = passages;
+        return passages;
+      },
+    };
+
+    let realAnswerer: Answerer = createExtractiveAnswerer();
+    let mode: 'extractive' | 'model' = 'extractive';
+    if (options.modelBaseUrl) {
+      const answerModule = (await import('../../src/pipeline/answer/index.ts')) as Record<string, unknown>;
+      const factory = answerModule.createModelAnswerer;
+      if (typeof factory !== 'function') {
+        notes.push(
+          'Model mode skipped: src/pipeline/answer exports no `createModelAnswerer` yet; the extractive answerer ran instead.',
+        );
+      } else {
+        let baseURL = options.modelBaseUrl;
+        if (baseURL === 'fake') {
+          fakeLlm = await createFakeLlm({ models: [modelId] });
+          baseURL = fakeLlm.baseUrl;
+        }
+        const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+        const model = createOpenAICompatible({ baseURL, name: 'bench' })(modelId);
+        realAnswerer = (factory as (o: { model: unknown }) => Answerer)({ model });
+        mode = 'model';
+        notes.push(`Model mode: createModelAnswerer({ model }) with ${modelId} at ${baseURL}.`);
+      }
+    }
+    const answerer: Answerer = {
+      async answer(input, call) {
+        const start = now();
+        try {
+          return await realAnswerer.answer(input, call);
+        } finally {
+          observe(input.query).answerMs = now() - start;
+        }
+      },
+    };
+
+    const engineOptions: SearchEngineOptions = {
+      search,
+      fetcher,
+      extractor,
+      ranker,
+      answerer,
+      rateLimiter: false,
+      maxResults: k,
+      maxPassageTokens: maxTokens,
+      maxConcurrentSearches: concurrency,
+      maxQueuedSearches: Math.max(64, concurrency * 4),
+      requestTimeoutMs: 60_000,
+    };
+    const engine = createSearchEngine(engineOptions);
+    const server = createServer(createNodeHandler(engine));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const apiOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { key } = await engine.createKey({ credits: 10_000_000, name: 'bench:qa' });
+
+    const results: QuestionResult[] = new Array<QuestionResult>(questions.length);
+    let nextIndex = 0;
+    let done = 0;
+    const worker = async () => {
+      for (;;) {
+        const i = nextIndex++;
+        const question = questions[i];
+        if (question === undefined) return;
+        results[i] = await askOne(question);
+        if (++done % 50 === 0) log(`${done}/${questions.length} questions`);
+      }
+    };
+
+    const askOne = async (question: Question): Promise<QuestionResult> => {
+      const start = now();
+      let status = 0;
+      let body: { answer?: string; sources?: string[]; response_time?: number; error?: string } = {};
+      try {
+        const response = await fetch(`${apiOrigin}/v1/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: question.question, response_type: 'text' }),
+        });
+        status = response.status;
+        body = (await response.json()) as typeof body;
+      } catch (error) {
+        body = { error: String(error) };
+      }
+      const total = now() - start;
+      const observation = observations.get(planQuery(question.question, []));
+      return score(question, status, body, total, start, observation);
+    };
+
+    const score = (
+      question: Question,
+      status: number,
+      body: { answer?: string; sources?: string[]; response_time?: number; error?: string },
+      total: number,
+      start: number,
+      observation: Observation | undefined,
+    ): QuestionResult => {
+      const goldUrl = web.urlFor(question.title);
+      const hits = observation?.hits ?? [];
+      const rank = hits.indexOf(goldUrl);
+      const docs = observation?.docs ?? [];
+      const passages = observation?.passages ?? [];
+      const goldDoc = docs.find((doc) => doc.url === goldUrl);
+      const passageText = passages.map((p) => (p.heading ? `${p.heading}\n${p.text}` : p.text)).join('\n\n');
+      const wholeText = docs.map((doc) => doc.text).join('\n\n');
+      const answer = body.answer ?? '';
+      const searchStart = observation?.searchStart ?? start;
+      const timings: Record<string, number> = {
+        before_search: searchStart - start,
+        search: observation?.searchMs ?? Number.NaN,
+        fetch_max: observation?.fetchMs.length ? Math.max(...observation.fetchMs) : Number.NaN,
+        extract_max: observation?.extractMs.length ? Math.max(...observation.extractMs) : Number.NaN,
+        gather:
+          observation?.rankStart !== undefined && observation.searchEnd !== undefined
+            ? observation.rankStart - observation.searchEnd
+            : Number.NaN,
+        rank: observation?.rankMs ?? Number.NaN,
+        answer: observation?.answerMs ?? Number.NaN,
+        server_total: body.response_time ?? Number.NaN,
+        client_total: total,
+      };
+      return {
+        id: question.id,
+        question: question.question,
+        title: question.title,
+        status,
+        ...(body.error
+          ? { error: typeof body.error === 'string' ? body.error : JSON.stringify(body.error) }
+          : {}),
+        answer,
+        sources: body.sources ?? [],
+        goldSearchRank: rank >= 0 ? rank + 1 : null,
+        goldInSources: (body.sources ?? []).includes(goldUrl),
+        goldInDocs: goldDoc !== undefined,
+        answerInGoldDoc: goldDoc ? containsAnswer(goldDoc.text, question.answers) : null,
+        answerInPassages: containsAnswer(passageText, question.answers),
+        answerInWholePages: containsAnswer(wholeText, question.answers),
+        answerInAnswer: containsAnswer(answer, question.answers),
+        answerInPrompt: null,
+        passageTokens: estimateTokens(passageText),
+        wholePageTokens: estimateTokens(wholeText),
+        promptTokens: null,
+        timings,
+      };
+    };
+
+    log(`engine on ${apiOrigin}; running ${questions.length} questions with concurrency ${concurrency}`);
+    await Promise.all(Array.from({ length: concurrency }, worker));
+
+    let finalResults = results;
+    if (fakeLlm) finalResults = attachPrompts(results, questions, fakeLlm);
+    await engine.close();
+    return {
+      options: {
+        sample,
+        seed,
+        concurrency,
+        k,
+        maxTokens,
+        modelId,
+        hotpot: options.hotpot ?? false,
+        modelBaseUrl: options.modelBaseUrl ?? null,
+      },
+      mode,
+      notes,
+      articles: articles.length,
+      results: finalResults,
+      wallSeconds: (now() - started) / 1000,
+    };
+  } finally {
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      ),
+    );
+    await Promise.all([web.close(), endpoint.close(), fakeLlm?.close()]);
+  }
+}
+
+/** Model mode: answer-in-prompt and prompt tokens from what the fake server recorded. */
+function attachPrompts(
+  results: readonly QuestionResult[],
+  questions: readonly Question[],
+  llm: FakeLlm,
+): QuestionResult[] {
+  const byQuestion = new Map(questions.map((q) => [q.question.trim(), q]));
+  const prompts = new Map<string, { text: string; tokens: number }>();
+  for (const request of llm.requests) {
+    const lines = request.messages.filter((m) => m.role === 'user').flatMap((m) => m.content.split('\n'));
+    for (const line of lines) {
+      // The question may carry a label ("Question: …").
+      const text = line.trim();
+      const question = byQuestion.get(text) ?? byQuestion.get(text.replace(/^(?:question|q)\s*:\s*/iu, ''));
+      if (!question) continue;
+      // The answer counts as in the prompt only outside the question line itself.
+      const context = request.promptText
+        .split('\n')
+        .filter((l) => l !== line)
+        .join('\n');
+      prompts.set(question.id, { text: context, tokens: request.promptTokens });
+    }
+  }
+  return results.map((result) => {
+    const prompt = prompts.get(result.id);
+    const question = questions.find((q) => q.id === result.id)!;
+    return prompt
+      ? {
+          ...result,
+          answerInPrompt: containsAnswer(prompt.text, question.answers),
+          promptTokens: prompt.tokens,
+        }
+      : result;
+  });
+}
+
+const share = (values: readonly boolean[]) =>
+  values.length === 0 ? 'n/a' : (values.filter(Boolean).length / values.length).toFixed(3);
+const fmt = (value: number, digits = 0) => (Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+
+/** The report as Markdown tables. */
+export function formatReport(report: QaBenchmarkReport): string {
+  const { results, options } = report;
+  const ok = results.filter((r) => r.status === 200);
+  const recallAt = (n: number) =>
+    share(results.map((r) => r.goldSearchRank !== null && r.goldSearchRank <= n));
+  const mrr = mean(results.map((r) => (r.goldSearchRank === null ? 0 : 1 / r.goldSearchRank)));
+  const withGoldDoc = results.filter((r) => r.answerInGoldDoc !== null);
+  const lines: string[] = [];
+  lines.push(
+    `### bench:qa — ${results.length} SQuAD dev v1.1 questions (stratified over ${new Set(results.map((r) => r.title)).size} articles, seed ${options.seed}), ${report.articles} pages, k = ${options.k}, budget ${options.maxTokens} tokens, ${report.mode} answerer, concurrency ${options.concurrency}`,
+    '',
+    '| metric | value |',
+    '|---|---|',
+    `| HTTP 200 | ${ok.length} / ${results.length} |`,
+    `| gold article in search results R@1 / R@5 / R@10 | ${recallAt(1)} / ${recallAt(5)} / ${recallAt(10)} (MRR@10 ${fmt(mrr, 3)}) |`,
+    `| gold article among fetched+extracted pages (top ${options.k}) | ${share(results.map((r) => r.goldInDocs))} |`,
+    `| gold article among \`sources\` | ${share(results.map((r) => r.goldInSources))} |`,
+    `| answer kept by extraction (gold page fetched: ${withGoldDoc.length}) | ${share(withGoldDoc.map((r) => r.answerInGoldDoc === true))} |`,
+    `| **answer in context** (selected passages, budget ${options.maxTokens}) | **${share(results.map((r) => r.answerInPassages))}** |`,
+    `| answer in whole pages (all extracted text of top ${options.k}) | ${share(results.map((r) => r.answerInWholePages))} |`,
+    `| answer contained in final answer | ${share(results.map((r) => r.answerInAnswer))} |`,
+  );
+  const prompted = results.filter((r) => r.answerInPrompt !== null);
+  if (prompted.length > 0) {
+    lines.push(
+      `| answer in the prompt the model server received (${prompted.length} prompts) | ${share(prompted.map((r) => r.answerInPrompt === true))} |`,
+    );
+  }
+  lines.push(
+    '',
+    "Context size per question (tokens ≈ characters / 4, the project's `estimateTokens`):",
+    '',
+    '| context | answer-in-context | mean tokens | p50 | p95 |',
+    '|---|---|---|---|---|',
+  );
+  const tokenRow = (label: string, recall: string, values: number[]) =>
+    `| ${label} | ${recall} | ${fmt(mean(values))} | ${fmt(percentile(values, 50))} | ${fmt(percentile(values, 95))} |`;
+  lines.push(
+    tokenRow(
+      `selected passages (budget ${options.maxTokens})`,
+      share(results.map((r) => r.answerInPassages)),
+      results.map((r) => r.passageTokens),
+    ),
+    tokenRow(
+      `whole pages (top ${options.k})`,
+      share(results.map((r) => r.answerInWholePages)),
+      results.map((r) => r.wholePageTokens),
+    ),
+  );
+  if (prompted.length > 0) {
+    lines.push(
+      tokenRow(
+        'model prompt (recorded by the fake server)',
+        share(prompted.map((r) => r.answerInPrompt === true)),
+        prompted.map((r) => r.promptTokens ?? 0),
+      ),
+    );
+  }
+  lines.push(
+    '',
+    'Time per question in ms (one process serving web, search, engine and client; 2 shared cores):',
+    '',
+    '| stage | p50 | p95 |',
+    '|---|---|---|',
+  );
+  const stageLabels: Record<string, string> = {
+    before_search: 'HTTP + auth + queue + plan (client send → search start)',
+    search: 'search (SearXNG endpoint, BM25)',
+    fetch_max: 'fetch (slowest page of the question)',
+    extract_max: 'extract (slowest page of the question)',
+    gather: 'gather (fetch + extract, all pages in parallel)',
+    rank: 'rank (passage selection)',
+    answer: 'answer',
+    server_total: 'total (server `response_time`)',
+    client_total: 'total (client round trip)',
+  };
+  for (const [stage, label] of Object.entries(stageLabels)) {
+    const values = results.map((r) => r.timings[stage] ?? Number.NaN).filter((v) => !Number.isNaN(v));
+    lines.push(`| ${label} | ${fmt(percentile(values, 50), 1)} | ${fmt(percentile(values, 95), 1)} |`);
+  }
+  const failures = results.filter((r) => r.status !== 200);
+  if (failures.length > 0) {
+    lines.push(
+      '',
+      `Failures: ${failures
+        .slice(0, 5)
+        .map((r) => `${r.status} ${r.error ?? ''}`)
+        .join('; ')}`,
+    );
+  }
+  for (const note of report.notes) lines.push('', `Note: ${note}`);
+  lines.push('', `Wall time ${report.wallSeconds.toFixed(0)} s.`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sample: { type: 'string', default: '500' },
+      seed: { type: 'string', default: '1' },
+      concurrency: { type: 'string', default: '4' },
+      k: { type: 'string', default: '5' },
+      'max-tokens': { type: 'string', default: '2000' },
+      'model-base-url': { type: 'string' },
+      model: { type: 'string', default: 'fake-overlap-1' },
+      hotpot: { type: 'boolean', default: false },
+      dump: { type: 'string' },
+    },
+  });
+  const report = await runQaBenchmark({
+    sample: Number(values.sample),
+    seed: Number(values.seed),
+    concurrency: Number(values.concurrency),
+    k: Number(values.k),
+    maxTokens: Number(values['max-tokens']),
+    modelId: values.model,
+    hotpot: values.hotpot,
+    ...(values['model-base-url'] ? { modelBaseUrl: values['model-base-url'] } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (values.dump) writeFileSync(values.dump, JSON.stringify(report, null, 2));
+  process.stdout.write(`${formatReport(report)}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

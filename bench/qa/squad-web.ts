@@ -1,0 +1,268 @@
+/**
+ * The "local web" of the QA benchmark: one HTML page per article on 127.0.0.1, at
+ * `/wiki/<encodeURIComponent(title)>`, wrapped in realistic boilerplate so that extraction matters — a cookie
+ * banner, a header nav with a search form, a sidebar of 5–10 related articles with the first sentence of
+ * each as a teaser (lexical distractors), a "trending" list, a comments block and a CC BY-SA footer.
+ * Three layouts vary where the main content sits in the DOM. The article text is verbatim and only
+ * HTML-escaped, so gold answers stay exact substrings of the page text. Every choice is seeded by the
+ * title: the same article always renders the same bytes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { articlePath, createRandom, hashString, type Article, type Random } from './corpus.ts';
+
+/** Page layouts; `sidebar-first` and `trending-first` put boilerplate before the article in the DOM. */
+export const LAYOUTS = ['sidebar-first', 'article-first', 'trending-first'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+
+/** Options of {@link createSquadWeb}. */
+export interface SquadWebOptions {
+  /** The pages to serve (at least 2, so that sidebars have other articles). */
+  readonly articles: readonly Article[];
+  /**
+   * Titles of articles related to `title`, most related first (e.g. a BM25 search for the title); the
+   * sidebar uses 5–10 of them that are not the page itself. @default a seeded random choice
+   */
+  readonly related?: (title: string) => readonly string[];
+  /** Seed mixed into every page's choices. @default 1 */
+  readonly seed?: number;
+  /** @default 0 (any free port) */
+  readonly port?: number;
+}
+
+/** A running local web. */
+export interface SquadWeb {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** Absolute URL of an article's page. */
+  urlFor(title: string): string;
+  /** The HTML of an article's page (what the server sends), or `undefined` for an unknown title. */
+  render(title: string): string | undefined;
+  /** Layout of an article's page. */
+  layoutOf(title: string): Layout;
+  /** Requests served so far, by path. */
+  readonly requestCount: number;
+  close(): Promise<void>;
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** HTML-escapes text for element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+}
+
+/** `Sky_(United_Kingdom)` → `Sky (United Kingdom)`. */
+export function displayTitle(title: string): string {
+  return title.replaceAll('_', ' ');
+}
+
+/** First sentence of a text (simple punctuation rule; good enough for a teaser), at most 220 characters. */
+export function firstSentence(text: string): string {
+  const match = /^.{20,}?[.!?](?=\s+[A-Z"“(]|$)/su.exec(text);
+  const sentence = (match?.[0] ?? text).trim();
+  return sentence.length > 220 ? `${sentence.slice(0, 217).trimEnd()}…` : sentence;
+}
+
+const USERS = [
+  'historybuff42',
+  'Marta K.',
+  'j_ramirez',
+  'quietreader',
+  'Dr. Okafor',
+  'lena.w',
+  'tom_h',
+  'NightOwl',
+];
+const COMMENTS = [
+  'Great read, thanks for putting this together!',
+  'I visited last summer and the guide told us almost exactly this.',
+  'Does anyone have a source for the second paragraph? Seems off to me.',
+  'Bookmarked for my exam next week.',
+  'This page needs more pictures honestly.',
+  'Interesting, I always thought it was the other way around.',
+  'Can someone explain the part about the early years in simpler terms?',
+  'Shared this with my study group, very helpful.',
+];
+const NAV = ['Home', 'Topics', 'History', 'Science', 'Culture', 'Sports', 'About us', 'Contact'];
+
+/** Starts the local web on 127.0.0.1. */
+export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb> {
+  const { articles } = options;
+  if (!articles || articles.length < 2) {
+    throw new RangeError('createSquadWeb: articles must hold at least 2 articles');
+  }
+  const seed = options.seed ?? 1;
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('createSquadWeb: bad port');
+  const byTitle = new Map(articles.map((article) => [article.title, article]));
+  const titles = articles.map((article) => article.title);
+  const cache = new Map<string, string>();
+  let requestCount = 0;
+  let origin = '';
+
+  const randomFor = (title: string, salt: string): Random =>
+    createRandom(hashString(`${seed}:${salt}:${title}`));
+  const layoutOf = (title: string): Layout =>
+    LAYOUTS[hashString(`${seed}:layout:${title}`) % LAYOUTS.length]!;
+
+  function relatedTitles(title: string): string[] {
+    const random = randomFor(title, 'related');
+    const count = random.int(5, 10);
+    const candidates = (options.related?.(title) ?? []).filter((t) => t !== title && byTitle.has(t));
+    const chosen = [...new Set(candidates)].slice(0, count);
+    for (const other of random.shuffle(titles)) {
+      if (chosen.length >= count) break;
+      if (other !== title && !chosen.includes(other)) chosen.push(other);
+    }
+    return chosen;
+  }
+
+  function render(title: string): string | undefined {
+    const cached = cache.get(title);
+    if (cached !== undefined) return cached;
+    const article = byTitle.get(title);
+    if (!article) return undefined;
+    const html = renderPage(article, origin, layoutOf(title), relatedTitles(title), (t) => byTitle.get(t), {
+      trending: randomFor(title, 'trending')
+        .shuffle(titles.filter((t) => t !== title))
+        .slice(0, 5),
+      random: randomFor(title, 'comments'),
+    });
+    if (cache.size > 256) cache.delete(cache.keys().next().value!);
+    cache.set(title, html);
+    return html;
+  }
+
+  const server: Server = createServer((req, res) => {
+    requestCount++;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      return;
+    }
+    let html: string | undefined;
+    if (path.startsWith('/wiki/')) {
+      try {
+        html = render(decodeURIComponent(path.slice('/wiki/'.length)));
+      } catch {
+        html = undefined;
+      }
+    }
+    if (html === undefined) {
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Not found</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'max-age=3600' });
+    res.end(req.method === 'HEAD' ? undefined : html);
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    origin,
+    urlFor: (title) => `${origin}${articlePath(title)}`,
+    render,
+    layoutOf,
+    get requestCount() {
+      return requestCount;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface Extras {
+  readonly trending: readonly string[];
+  readonly random: Random;
+}
+
+function renderPage(
+  article: Article,
+  origin: string,
+  layout: Layout,
+  related: readonly string[],
+  lookup: (title: string) => Article | undefined,
+  extras: Extras,
+): string {
+  const name = escapeHtml(displayTitle(article.title));
+  const link = (title: string) => `${origin}${articlePath(title)}`;
+  const cookie = `<div id="cookie-consent" class="cookie-banner" role="dialog" aria-label="Cookie consent">
+  <p>We use cookies to personalise content and ads, to provide social media features and to analyse our traffic. We also share information about your use of our site with our partners.</p>
+  <button class="accept">Accept all</button> <button class="reject">Reject</button> <a href="/privacy">Privacy policy</a>
+</div>`;
+  const header = `<header class="site-header">
+  <a class="logo" href="/">Open<strong>Pedia</strong></a>
+  <nav class="main-nav"><ul>${NAV.map((item) => `<li><a href="/topics/${item.toLowerCase().replace(/\s+/g, '-')}">${item}</a></li>`).join('')}</ul></nav>
+  <form class="search-form" action="/search" method="get"><input type="search" name="q" placeholder="Search OpenPedia"><button type="submit">Search</button></form>
+</header>`;
+  const sidebar = `<aside class="sidebar related-articles">
+  <h2>Related articles</h2>
+  <ul>${related
+    .map((title) => {
+      const teaser = escapeHtml(firstSentence(lookup(title)?.paragraphs[0] ?? ''));
+      return `\n    <li><a href="${link(title)}">${escapeHtml(displayTitle(title))}</a><p class="teaser">${teaser}</p></li>`;
+    })
+    .join('')}
+  </ul>
+</aside>`;
+  const trending = `<section class="trending">
+  <h2>Trending now</h2>
+  <ol>${extras.trending.map((title) => `<li><a href="${link(title)}">${escapeHtml(displayTitle(title))}</a></li>`).join('')}</ol>
+</section>`;
+  const commentCount = extras.random.int(2, 5);
+  const comments = `<section class="comments" id="comments">
+  <h2>${commentCount} comments</h2>${Array.from({ length: commentCount }, (_, i) => {
+    const user = extras.random.pick(USERS);
+    const text = extras.random.pick(COMMENTS);
+    const days = extras.random.int(1, 300);
+    return `\n  <div class="comment" id="c${i + 1}"><span class="author">${escapeHtml(user)}</span> <time>${days} days ago</time><p>${escapeHtml(text)}</p><a href="#reply">Reply</a></div>`;
+  }).join('')}
+  <form class="comment-form"><textarea name="comment" placeholder="Join the discussion"></textarea><button>Post comment</button></form>
+</section>`;
+  const footer = `<footer class="site-footer">
+  <p>Text is available under the <a href="https://creativecommons.org/licenses/by-sa/4.0/">Creative Commons Attribution-ShareAlike 4.0 License</a>. Content adapted from the Wikipedia article “${name}” via the SQuAD dataset (CC BY-SA 4.0).</p>
+  <ul class="footer-links"><li><a href="/about">About</a></li><li><a href="/privacy">Privacy</a></li><li><a href="/terms">Terms of use</a></li><li><a href="/contact">Contact</a></li></ul>
+  <p>© 2026 OpenPedia contributors</p>
+</footer>`;
+  const body = article.paragraphs.map((paragraph) => `\n  <p>${escapeHtml(paragraph)}</p>`).join('');
+  const main =
+    layout === 'trending-first'
+      ? `<div id="col-main"><div class="entry"><h1 class="entry-title">${name}</h1><div class="entry-meta">From OpenPedia, the free encyclopedia</div><div class="entry-content">${body}\n</div></div>${comments}</div>`
+      : `<main id="content"><article><h1>${name}</h1><p class="byline">From OpenPedia, the free encyclopedia</p>${body}\n</article>${comments}</main>`;
+  const head = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${name} — OpenPedia</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="canonical" href="${link(article.title)}">
+<style>.layout{display:flex}.sidebar{order:-1;width:260px}.cookie-banner{position:fixed;bottom:0}</style>
+</head><body>`;
+  let layoutBody: string;
+  if (layout === 'sidebar-first') {
+    layoutBody = `${cookie}\n${header}\n<div class="layout">\n${sidebar}\n${main}\n${trending}\n</div>\n${footer}`;
+  } else if (layout === 'article-first') {
+    layoutBody = `${header}\n<div class="layout">\n${main}\n${sidebar}\n${trending}\n</div>\n${footer}\n${cookie}`;
+  } else {
+    layoutBody = `<div id="wrapper">\n${cookie}\n${header}\n${trending}\n<div class="layout">\n${sidebar}\n${main}\n</div>\n${footer}\n</div>`;
+  }
+  return `${head}\n${layoutBody}\n</body></html>\n`;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createRandom, sampleQuestions, type Question } from '../../bench/qa/corpus.ts';
+import { containsAnswer, mean, normalizeAnswer, percentile } from '../../bench/qa/metrics.ts';
+
+describe('SQuAD normalisation and containment', () => {
+  it('lower-cases and strips punctuation, articles and extra whitespace like evaluate-v2.0.py', () => {
+    expect(normalizeAnswer('The  Denver Broncos!')).toBe('denver broncos');
+    expect(normalizeAnswer('an apple, a pear')).toBe('apple pear');
+    expect(normalizeAnswer('Theatre')).toBe('theatre');
+    expect(normalizeAnswer('U.S.')).toBe('us');
+  });
+
+  it('matches on word boundaries after normalisation', () => {
+    expect(containsAnswer('They beat the Carolina Panthers, 24–10.', ['carolina panthers'])).toBe(true);
+    expect(containsAnswer('In 1950 it opened.', ['50'])).toBe(false);
+    expect(containsAnswer('anything', ['the'])).toBe(false);
+    expect(containsAnswer('x', [])).toBe(false);
+  });
+
+  it('computes nearest-rank percentiles and means', () => {
+    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95)).toBe(10);
+    expect(Number.isNaN(percentile([], 50))).toBe(true);
+    expect(mean([1, 2, 3])).toBe(2);
+  });
+});
+
+describe('seeded sampling', () => {
+  const questions: Question[] = [];
+  for (const [title, count] of [
+    ['A', 60],
+    ['B', 30],
+    ['C', 10],
+  ] as const) {
+    for (let i = 0; i < count; i++) {
+      questions.push({
+        id: `${title}${i}`,
+        question: `${title} question ${i}?`,
+        answers: ['x'],
+        title,
+        paragraphIndex: 0,
+        goldPath: `/wiki/${title}`,
+      });
+    }
+  }
+
+  it('is deterministic and proportional to each article’s questions', () => {
+    const first = sampleQuestions(questions, 20, 1);
+    expect(sampleQuestions(questions, 20, 1)).toEqual(first);
+    expect(sampleQuestions(questions, 20, 2)).not.toEqual(first);
+    const perTitle = (sample: Question[]) =>
+      Object.fromEntries(['A', 'B', 'C'].map((t) => [t, sample.filter((q) => q.title === t).length]));
+    expect(perTitle(first)).toEqual({ A: 12, B: 6, C: 2 });
+    expect(new Set(first.map((q) => q.id)).size).toBe(20);
+  });
+
+  it('skips duplicate question texts and caps at the available questions', () => {
+    const duplicated = [...questions, { ...questions[0]!, id: 'dup' }];
+    const all = sampleQuestions(duplicated, 1000, 3);
+    expect(all).toHaveLength(100);
+    expect(all.some((q) => q.id === 'dup')).toBe(false);
+    expect(() => sampleQuestions(questions, 0, 1)).toThrow(RangeError);
+  });
+
+  it('gives every seed its own reproducible sequence', () => {
+    const a = createRandom(42);
+    const b = createRandom(42);
+    expect(Array.from({ length: 5 }, () => a.next())).toEqual(Array.from({ length: 5 }, () => b.next()));
+    expect(createRandom('x').shuffle([1, 2, 3, 4, 5]).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { formatReport, runQaBenchmark } from '../../bench/qa/run.ts';
+
+describe('bench:qa harness end to end (3 articles, real engine over HTTP)', () => {
+  it('runs questions through POST /v1/search and measures every stage', async () => {
+    const report = await runQaBenchmark({
+      titles: ['Super_Bowl_50', 'Warsaw', 'Normans'],
+      sample: 6,
+      concurrency: 2,
+      k: 2,
+      maxTokens: 600,
+      modelBaseUrl: 'fake',
+    });
+    expect(report.articles).toBe(3);
+    expect(report.results).toHaveLength(6);
+    for (const result of report.results) {
+      expect(result.status).toBe(200);
+      expect(result.goldSearchRank === null || result.goldSearchRank >= 1).toBe(true);
+      // The passages were observed: their size is within the budget (plus blank-line separators).
+      expect(result.passageTokens).toBeGreaterThan(0);
+      expect(result.passageTokens).toBeLessThanOrEqual(610);
+      expect(result.wholePageTokens).toBeGreaterThan(result.passageTokens);
+      expect(result.timings.rank).toBeGreaterThanOrEqual(0);
+      expect(result.timings.search).toBeGreaterThanOrEqual(0);
+    }
+    // With only three articles the gold page is almost always fetched.
+    expect(report.results.filter((r) => r.goldInDocs).length).toBeGreaterThanOrEqual(4);
+    if (report.mode === 'extractive') {
+      expect(report.notes.join(' ')).toMatch(/Model mode skipped/);
+    } else {
+      // The fake server recorded one prompt per question, holding the selected passages.
+      for (const result of report.results) {
+        expect(result.promptTokens).toBeGreaterThan(result.passageTokens);
+        expect(typeof result.answerInPrompt).toBe('boolean');
+      }
+    }
+    const table = formatReport(report);
+    expect(table).toContain('| **answer in context**');
+    expect(table).toContain('| whole pages (top 2) |');
+  });
+});
