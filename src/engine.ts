@@ -26,6 +26,7 @@ import {
 } from './http/schema.ts';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import { createExtractiveAnswerer, createModelAnswerer } from './pipeline/answer/index.ts';
+import type { ModelTelemetrySettings } from './pipeline/answer/telemetry.ts';
 import { createModelQueryPlanner } from './pipeline/query-model.ts';
 import { withAnswererResilience } from './resilience/index.ts';
 import { createEmbeddingReranker } from './pipeline/rank/embeddings.ts';
@@ -158,6 +159,13 @@ export interface SearchEngineOptions {
   readonly logger?: Logger;
   /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (agent-search/observability). @default none */
   readonly metrics?: EngineMetrics;
+  /**
+   * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
+   * option, e.g. `{ integrations: new OpenTelemetry({ tracer }) }` with `@ai-sdk/otel`. Their function ids
+   * are `<functionId>.answer` and `<functionId>.plan`; inputs are not recorded unless `recordInputs`.
+   * @default none: the AI SDK's defaults (globally registered integrations, if any)
+   */
+  readonly telemetry?: ModelTelemetrySettings;
 }
 
 /** Options of one library search call. */
@@ -253,7 +261,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   const idempotency =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
-  const planner = options.planner ?? modelPlanner(options.queryModel ?? options.model);
+  const planner =
+    options.planner ?? modelPlanner(options.queryModel ?? options.model, stageTelemetry(options, 'plan'));
+  // `response_type: "json"` needs an answerer that writes structured output (the model answerer does).
+  const structuredOutput = options.answerer
+    ? options.answerer.structuredOutput === true
+    : options.model !== undefined;
   const bm25 = options.ranker ?? createBm25Ranker();
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
@@ -358,6 +371,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     request: NormalizedSearchRequest,
     info: RequestInfo,
   ): Promise<SearchResponse> {
+    assertAnswerable(request);
     const call = await reserveSearch(key, info);
     let result: PipelineResult;
     try {
@@ -380,6 +394,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     request: NormalizedSearchRequest,
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>> {
+    assertAnswerable(request);
     const call = await reserveSearch(key, info);
     return streamSearch(key, request, info, call);
   }
@@ -427,6 +442,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     }
   }
 
+  /** Refuses, before any charge, a request the configured answerer cannot answer. */
+  function assertAnswerable(request: NormalizedSearchRequest): void {
+    if (request.jsonSchema && !structuredOutput) {
+      const description =
+        'Invalid request: response_type "json" needs a model (start the service with --model)';
+      throw new AgentSearchError('invalid_request', description, { description });
+    }
+  }
+
   /** Waits for a search slot and holds it until the returned function is called. */
   function acquireSlot(signal: AbortSignal): Promise<() => void> {
     return new Promise((resolve, reject) => {
@@ -444,7 +468,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     const responseTime = Math.round(performance.now() - info.startedAt);
     const body: SearchResponse = {
       answer: result.answer,
-      response_type: request.responseType,
+      response_type: request.jsonSchema ? 'json' : request.responseType,
       sources: result.sources,
       response_time: responseTime,
     };
@@ -538,12 +562,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   };
 }
 
+/** The engine's telemetry settings for one stage: function id `<functionId or agent-search>.<stage>`. */
+function stageTelemetry(
+  options: SearchEngineOptions,
+  stage: 'answer' | 'plan',
+): ModelTelemetrySettings | undefined {
+  if (!options.telemetry) return undefined;
+  return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'agent-search'}.${stage}` };
+}
+
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
 function defaultAnswerer(options: SearchEngineOptions): Answerer {
   const extractive = createExtractiveAnswerer();
   if (!options.model) return extractive;
+  const telemetry = stageTelemetry(options, 'answer');
   const model = createModelAnswerer({
     model: options.model,
+    ...(telemetry ? { telemetry } : {}),
     ...(options.modelFallback ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
@@ -555,10 +590,14 @@ function defaultAnswerer(options: SearchEngineOptions): Answerer {
  * With a model, follow-ups are rewritten by it and `deep` requests get its sub-queries; a plain first
  * question is searched as written, saving a model call.
  */
-function modelPlanner(model: LanguageModel | false | undefined): PipelinePlanner | undefined {
+function modelPlanner(
+  model: LanguageModel | false | undefined,
+  telemetry: ModelTelemetrySettings | undefined,
+): PipelinePlanner | undefined {
   if (!model) return undefined;
-  const forFollowUps = createModelQueryPlanner({ model, onlyWithContext: true });
-  const withSubQueries = createModelQueryPlanner({ model });
+  const withTelemetry = telemetry ? { telemetry } : {};
+  const forFollowUps = createModelQueryPlanner({ model, onlyWithContext: true, ...withTelemetry });
+  const withSubQueries = createModelQueryPlanner({ model, ...withTelemetry });
   return (prompt, context, signal, depth) =>
     (depth === 'deep' ? withSubQueries : forFollowUps)(prompt, context, signal);
 }

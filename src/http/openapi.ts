@@ -16,7 +16,9 @@ const SPEC_REQUEST_FIELDS: Readonly<Record<string, string>> = {
   context:
     'Conversation context for the LLM. Order is significant. Only messages with role `user` are considered.',
   response_type:
-    '`text` returns plain text without formatting; `markdown` (the default) returns rich formatting.',
+    '`text` returns plain text without formatting; `markdown` (the default) returns rich formatting. ' +
+    'Extension (optional): `json` returns a JSON object matching `json_schema`, serialized as the `answer` ' +
+    'string (needs a model; not with `stream`).',
 };
 
 /** Descriptions of the extension fields (all optional; absent → exact spec behaviour). */
@@ -32,11 +34,17 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   country: 'Two-letter country code (ISO 3166-1) to localise results.',
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include: 'Extra response fields: `citations`, `usage`, `timings`.',
+  json_schema:
+    'With `response_type: "json"` (and only then): the JSON Schema the answer object must match. Its top ' +
+    'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',
 };
 
 const searchResponseSchema = z
   .object({
-    answer: z.string().meta({ description: 'The generated answer, formatted according to `response_type`.' }),
+    answer: z.string().meta({
+      description:
+        'The generated answer, formatted according to `response_type` (with `json`: the JSON text of the object).',
+    }),
     response_type: z.string().meta({ description: 'The format of the answer, as requested by the caller.' }),
     sources: z.array(z.string()).meta({ description: 'The sources (URLs) used to generate the answer.' }),
     response_time: z

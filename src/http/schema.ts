@@ -37,6 +37,79 @@ const isoDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2026-01-31')
   .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'must be a valid date');
 
+/** Largest accepted `json_schema`, in characters of its JSON serialization. */
+export const MAX_JSON_SCHEMA_CHARS = 16_384;
+/** Deepest accepted nesting of `json_schema` (objects and arrays). */
+export const MAX_JSON_SCHEMA_DEPTH = 32;
+
+/** A JSON Schema given with `response_type: "json"`: a plain JSON object whose top level describes an object. */
+export type JsonObjectSchema = Readonly<Record<string, unknown>>;
+
+/** Nesting depth of a JSON value, stopping early once past `limit`. */
+function jsonDepth(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit || value === null || typeof value !== 'object') return depth;
+  let deepest = depth + 1;
+  for (const child of Object.values(value)) {
+    deepest = Math.max(deepest, jsonDepth(child, limit, depth + 1));
+    if (deepest > limit) break;
+  }
+  return deepest;
+}
+
+/** Keywords whose value is a map of subschemas (property names are not keywords there). */
+const SCHEMA_MAPS = ['properties', '$defs', 'definitions', 'dependentSchemas'];
+
+/** True when a schema or one of its subschemas uses the `pattern` or `patternProperties` keyword. */
+function usesPatterns(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(usesPatterns);
+  if (node === null || typeof node !== 'object') return false;
+  const schema = node as Record<string, unknown>;
+  if ('pattern' in schema || 'patternProperties' in schema) return true;
+  return Object.entries(schema).some(([keyword, value]) =>
+    SCHEMA_MAPS.includes(keyword) && value !== null && typeof value === 'object'
+      ? Object.values(value).some(usesPatterns)
+      : keyword !== 'enum' && keyword !== 'const' && keyword !== 'examples' && keyword !== 'default'
+        ? usesPatterns(value)
+        : false,
+  );
+}
+
+/**
+ * Checks a `json_schema` value: size, depth, an object schema at the top, and a schema that zod can turn
+ * into a validator (what the answer is checked against). Returns the problem, or `null` when it is fine.
+ */
+export function jsonSchemaProblem(schema: Readonly<Record<string, unknown>>): string | null {
+  let serialized: string;
+  try {
+    serialized = JSON.stringify(schema);
+  } catch {
+    return 'must be a JSON object';
+  }
+  if (serialized.length > MAX_JSON_SCHEMA_CHARS) {
+    return `must be at most ${MAX_JSON_SCHEMA_CHARS} characters when serialized`;
+  }
+  if (jsonDepth(schema, MAX_JSON_SCHEMA_DEPTH) > MAX_JSON_SCHEMA_DEPTH) {
+    return `must be nested at most ${MAX_JSON_SCHEMA_DEPTH} levels deep`;
+  }
+  if (schema['type'] !== 'object') return 'must describe an object at the top level ("type": "object")';
+  // A client's regular expression run on the model's output could backtrack for minutes (ReDoS).
+  if (usesPatterns(schema)) return 'must not use "pattern" or "patternProperties" (regular expressions)';
+  try {
+    z.fromJSONSchema(schema);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : 'unsupported';
+    return `is not a supported JSON Schema (${reason})`;
+  }
+  return null;
+}
+
+const jsonSchemaField = z
+  .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' })
+  .superRefine((schema, context) => {
+    const problem = jsonSchemaProblem(schema);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
 /** Extra response fields a request can ask for with `include`. */
 export type IncludeField = 'citations' | 'usage' | 'timings';
 
@@ -52,7 +125,13 @@ export const searchRequestSchema = z
         .array(chatMessageSchema, { error: 'must be an array of {role, content} messages' })
         .max(MAX_CONTEXT_MESSAGES, `must have at most ${MAX_CONTEXT_MESSAGES} messages`)
         .optional(),
-      response_type: z.enum(['text', 'markdown'], { error: 'must be "text" or "markdown"' }).optional(),
+      response_type: z
+        .enum(['text', 'markdown', 'json'], {
+          error: 'must be "text" or "markdown" (or the extension "json")',
+        })
+        .optional(),
+      /** Extension: with `response_type: "json"`, the JSON Schema (an object schema) the answer must match. */
+      json_schema: jsonSchemaField.optional(),
       // Extensions: opt-in, so a client of the spec sees exactly the spec.
       /** Stream the answer as server-sent events. */
       stream: z.boolean({ error: 'must be a boolean' }).optional(),
@@ -102,6 +181,18 @@ export const searchRequestSchema = z
   .refine((body) => !(body.time_range && (body.from_date || body.to_date)), {
     message: 'cannot be combined with from_date or to_date',
     path: ['time_range'],
+  })
+  .refine((body) => body.response_type !== 'json' || body.json_schema !== undefined, {
+    message: 'is required when response_type is "json"',
+    path: ['json_schema'],
+  })
+  .refine((body) => body.json_schema === undefined || body.response_type === 'json', {
+    message: 'needs response_type "json"',
+    path: ['json_schema'],
+  })
+  .refine((body) => !(body.response_type === 'json' && body.stream === true), {
+    message: 'cannot be combined with response_type "json" (structured answers are not streamed)',
+    path: ['stream'],
   });
 
 /** A search request as sent by a client (spec field names). */
@@ -112,7 +203,13 @@ export interface NormalizedSearchRequest {
   readonly prompt: string;
   /** Only `role: "user"` messages, in order. */
   readonly context: readonly ChatMessage[];
+  /** Format of a text answer; `text` for a `response_type: "json"` request (see `jsonSchema`). */
   readonly responseType: ResponseType;
+  /**
+   * Extension: set for `response_type: "json"` — the answer is a JSON object matching this schema,
+   * serialized into the `answer` string.
+   */
+  readonly jsonSchema?: JsonObjectSchema;
   /** Extension: answer as a `text/event-stream` (see {@link SearchStreamEvent}). */
   readonly stream: boolean;
   /** Extension: search filters (domains, dates, country, language). Empty when none were given. */
@@ -148,8 +245,9 @@ export type SearchStreamEvent =
 
 /** The spec's 200 body of `POST /v1/search`, plus the extra fields a request asked for with `include`. */
 export interface SearchResponse {
+  /** With `response_type: "json"`: the JSON text of an object matching `json_schema`. */
   answer: string;
-  response_type: ResponseType;
+  response_type: ResponseType | 'json';
   sources: string[];
   /** Milliseconds. */
   response_time: number;
@@ -190,7 +288,8 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     prompt,
     // The spec: only messages with role `user` are considered when building the context.
     context: context.filter((m) => m.role === 'user'),
-    responseType: response_type,
+    responseType: response_type === 'json' ? 'text' : response_type,
+    ...(response_type === 'json' && data.json_schema ? { jsonSchema: data.json_schema } : {}),
   };
 }
 

@@ -7,6 +7,11 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { ChatMessage } from './types.ts';
 import { planQuery } from './query.ts';
+import {
+  checkTelemetrySettings,
+  telemetryCallOptions,
+  type ModelTelemetrySettings,
+} from './answer/telemetry.ts';
 
 /** Plans the search queries of a request: the first is the main standalone query. */
 export type QueryPlanner = (
@@ -44,6 +49,11 @@ export interface ModelQueryPlannerOptions {
    * @default false
    */
   readonly onlyWithContext?: boolean;
+  /**
+   * Telemetry of the planner's model call through the AI SDK's `telemetry` option.
+   * @default none: the AI SDK's defaults (globally registered integrations, if any)
+   */
+  readonly telemetry?: ModelTelemetrySettings;
   /** Called when the model failed or timed out and the deterministic plan was used (for logging). */
   readonly onFallback?: (error: unknown) => void;
 }
@@ -113,6 +123,7 @@ export function createModelQueryPlanner(options: ModelQueryPlannerOptions): Quer
   }
   if (!Number.isInteger(maxContextMessages) || maxContextMessages < 0)
     throw new RangeError('maxContextMessages must be a non-negative integer');
+  checkTelemetrySettings(options.telemetry);
 
   const instructions = [
     'You turn the latest question of a conversation into web search queries. Reply with queries only, one per line, no explanations.',
@@ -139,6 +150,7 @@ export function createModelQueryPlanner(options: ModelQueryPlannerOptions): Quer
     ].join('\n');
     try {
       const result = await generateText({
+        ...telemetryCallOptions(options.telemetry, 'agent-search.plan'),
         model: options.model,
         instructions,
         prompt: user,

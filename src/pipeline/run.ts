@@ -153,6 +153,7 @@ async function selectPassages(
     query,
     responseType: request.responseType,
     passages,
+    ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
   };
   return { input, timings: { plan, search, gather, rank } };
 }

@@ -138,6 +138,11 @@ export interface AnswerInput {
   readonly responseType: ResponseType;
   /** Selected passages, best first. */
   readonly passages: readonly Passage[];
+  /**
+   * Extension (`response_type: "json"`): answer with a JSON object matching this JSON Schema; the
+   * output's `answer` is then its JSON text. Only answerers with `structuredOutput: true` accept it.
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>;
 }
 
 /** Output of an {@link Answerer}. */
@@ -159,6 +164,8 @@ export type AnswerEvent =
 
 /** Writes the answer from the selected passages. */
 export interface Answerer {
+  /** True when `answer` honours {@link AnswerInput.jsonSchema} (structured output). @default false */
+  readonly structuredOutput?: boolean;
   answer(input: AnswerInput, options: CallOptions): Promise<AnswerOutput>;
   /** Streams the answer; answerers without it are streamed as one delta. */
   stream?(input: AnswerInput, options: CallOptions): AsyncIterable<AnswerEvent>;

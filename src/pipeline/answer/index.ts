@@ -1,7 +1,9 @@
 /** Answerers: the extractive answerer (no model) and the model answerer, with their prompt and filters. */
 export { createExtractiveAnswerer } from './extractive.ts';
 export type { ExtractiveAnswererOptions } from './extractive.ts';
-export { createModelAnswerer, isRetryableModelError } from './model.ts';
+export { createModelAnswerer, InvalidJsonAnswerError, isRetryableModelError } from './model.ts';
+export { checkTelemetrySettings, telemetryCallOptions } from './telemetry.ts';
+export type { ModelCallContext, ModelTelemetrySettings } from './telemetry.ts';
 export type { ModelAnswerer, ModelAnswererOptions } from './model.ts';
 export { buildAnswerPrompt, groupSources, neutralizeUntrusted } from './prompt.ts';
 export type { AnswerPrompt, AnswerPromptOptions, PromptSource } from './prompt.ts';

@@ -6,11 +6,23 @@
  * fallback answerer is configured, the fallback's answer.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APICallError, RetryError, generateText, streamText, type LanguageModel } from 'ai';
+import {
+  APICallError,
+  NoObjectGeneratedError,
+  NoOutputGeneratedError,
+  Output,
+  RetryError,
+  generateText,
+  jsonSchema,
+  streamText,
+  type LanguageModel,
+} from 'ai';
+import { z } from 'zod';
 import type { AnswerEvent, AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
 import { AgentSearchError } from '../../errors.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
+import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
 
 type GenerateTextOptions = Parameters<typeof generateText>[0];
 
@@ -57,6 +69,18 @@ export interface ModelAnswererOptions {
   readonly providerOptions?: GenerateTextOptions['providerOptions'];
   /** Extra HTTP headers for the model provider. */
   readonly headers?: Record<string, string>;
+  /**
+   * With `response_type: "json"`: further attempts after the model returned JSON that does not parse or
+   * does not match the schema (sent at once, without backoff). Then the request fails with a 500.
+   * @default 1
+   */
+  readonly maxInvalidJsonRetries?: number;
+  /**
+   * Telemetry of the model calls through the AI SDK's `telemetry` option (events named by the SDK, e.g.
+   * `ai.generateText`, with this `functionId` and the request id as runtime context).
+   * @default none: the AI SDK's defaults (globally registered integrations, if any)
+   */
+  readonly telemetry?: ModelTelemetrySettings;
   /** Called on every failed model attempt (for logging); never receives prompt text. */
   readonly onError?: (
     error: unknown,
@@ -103,6 +127,31 @@ class EmptyAnswerError extends Error {
   override readonly name = 'EmptyAnswerError';
 }
 
+/**
+ * The model's JSON did not match the request's schema, even after the retries. Not the model's outage:
+ * `isRetryable: false` keeps it from counting against the answerer's circuit breaker.
+ */
+export class InvalidJsonAnswerError extends Error {
+  override readonly name = 'InvalidJsonAnswerError';
+  readonly isRetryable = false;
+}
+
+/** True when the model answered, but not with JSON matching the schema. */
+function isInvalidJsonAnswer(error: unknown): boolean {
+  return NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error);
+}
+
+/** A validator of the request's JSON Schema (zod's converter), in the AI SDK's `jsonSchema()` form. */
+function structuredSchema(schema: Readonly<Record<string, unknown>>) {
+  const validator = z.fromJSONSchema(schema);
+  return jsonSchema<unknown>(schema, {
+    validate: (value) => {
+      const result = validator.safeParse(value);
+      return result.success ? { success: true, value: result.data } : { success: false, error: result.error };
+    },
+  });
+}
+
 function checkNonNegativeInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
 }
@@ -137,11 +186,14 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
   const retryDelayMs = options.retryDelayMs ?? 500;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 4000;
   const minAttemptMs = options.minAttemptMs ?? 1000;
+  const maxInvalidJsonRetries = options.maxInvalidJsonRetries ?? 1;
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
   checkNonNegativeInteger('maxOutputTokens', maxOutputTokens);
   if (maxOutputTokens === 0) throw new RangeError('maxOutputTokens must be a positive integer');
   checkNonNegativeInteger('maxRetries', maxRetries);
+  checkNonNegativeInteger('maxInvalidJsonRetries', maxInvalidJsonRetries);
+  checkTelemetrySettings(options.telemetry);
   checkPositive('retryDelayMs', retryDelayMs);
   checkPositive('maxRetryDelayMs', maxRetryDelayMs);
   if (typeof minAttemptMs !== 'number' || !(minAttemptMs >= 0))
@@ -160,8 +212,9 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     options.prompt,
   );
 
-  const callSettings = (prompt: AnswerPrompt, signal: AbortSignal) =>
+  const callSettings = (prompt: AnswerPrompt, signal: AbortSignal, requestId: string) =>
     ({
+      ...telemetryCallOptions(options.telemetry, 'agent-search.answer', requestId),
       model: options.model,
       instructions: prompt.system,
       prompt: prompt.user,
@@ -194,15 +247,55 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     throw new AgentSearchError('upstream_error', `model answer failed: ${message}`, { cause: error });
   };
 
+  /**
+   * `response_type: "json"`: an object matching the request's schema, written from the same delimited
+   * sources, as its JSON text. The sources are all those given to the model (which of them filled which
+   * field cannot be told). No fallback: a text answer would not match the schema.
+   */
+  const answerJson = async (
+    input: AnswerInput & { readonly jsonSchema: Readonly<Record<string, unknown>> },
+    call: CallOptions,
+  ): Promise<AnswerOutput> => {
+    const prompt = buildAnswerPrompt(input, options.prompt);
+    const sources = prompt.sources.map((source) => source.url);
+    const output = Output.object({ schema: structuredSchema(input.jsonSchema), name: 'answer' });
+    let invalidAnswers = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await generateText({ ...callSettings(prompt, call.signal, call.requestId), output });
+        return { answer: JSON.stringify(result.output), sources };
+      } catch (error) {
+        call.signal.throwIfAborted();
+        if (isInvalidJsonAnswer(error)) {
+          options.onError?.(error, { attempt, willRetry: invalidAnswers < maxInvalidJsonRetries });
+          if (invalidAnswers++ < maxInvalidJsonRetries) continue;
+          throw new AgentSearchError('server_error', 'model answer did not match json_schema', {
+            description: 'Server Error: the model did not return JSON matching json_schema',
+            cause: new InvalidJsonAnswerError('model answer did not match json_schema', { cause: error }),
+          });
+        }
+        const delay = nextDelay(error, attempt, call);
+        if (delay === null) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new AgentSearchError('upstream_error', `model answer failed: ${message}`, { cause: error });
+        }
+        await sleep(delay, undefined, { signal: call.signal });
+      }
+    }
+  };
+
   return {
+    structuredOutput: true,
+
     async answer(input: AnswerInput, call: CallOptions): Promise<AnswerOutput> {
       call.signal.throwIfAborted();
+      if (input.jsonSchema) return answerJson({ ...input, jsonSchema: input.jsonSchema }, call);
       if (input.passages.length === 0) return { answer: noAnswerText, sources: [] };
       const prompt = buildAnswerPrompt(input, options.prompt);
       const sources = prompt.sources.map((source) => source.url);
       for (let attempt = 0; ; attempt++) {
         try {
-          const result = await generateText(callSettings(prompt, call.signal));
+          const result = await generateText(callSettings(prompt, call.signal, call.requestId));
           const filter = createAnswerFilter({ sources, responseType: input.responseType });
           const answer = filter.push(result.text) + filter.end();
           if (answer.length === 0) throw new EmptyAnswerError('the model returned an empty answer');
@@ -217,6 +310,14 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
 
     async *stream(input: AnswerInput, call: CallOptions): AsyncGenerator<AnswerEvent> {
       call.signal.throwIfAborted();
+      if (input.jsonSchema) {
+        // A JSON object is only valid once complete: it is sent as one delta.
+        const output = await answerJson({ ...input, jsonSchema: input.jsonSchema }, call);
+        yield { type: 'sources', sources: output.sources };
+        yield { type: 'delta', text: output.answer };
+        yield { type: 'done', answer: output.answer, sources: output.sources };
+        return;
+      }
       const prompt = buildAnswerPrompt(input, options.prompt);
       const sources = prompt.sources.map((source) => source.url);
       yield { type: 'sources', sources };
@@ -232,7 +333,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
         const filter = createAnswerFilter({ sources, responseType: input.responseType });
         let answer = '';
         try {
-          const result = streamText({ ...callSettings(prompt, signal), onError: () => {} });
+          const result = streamText({ ...callSettings(prompt, signal, call.requestId), onError: () => {} });
           for await (const part of result.fullStream) {
             if (part.type === 'text-delta') {
               const text = filter.push(part.text);

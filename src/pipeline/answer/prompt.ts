@@ -94,6 +94,27 @@ const FORMAT_INSTRUCTIONS: Readonly<Record<ResponseType, string>> = {
     'bold or italics, no tables, no code fences or backticks, no links. Separate paragraphs with a blank line.',
 };
 
+/** How to answer in text: cite, admit gaps, format for the response type. */
+function textInstructions(responseType: ResponseType): string[] {
+  return [
+    '- Cite every statement taken from a source with its number in square brackets right after it, e.g. [1] ' +
+      'or [1][3]. Cite only source numbers that exist; do not list the sources at the end.',
+    '- If the sources do not contain the answer, say briefly that the available sources do not answer the ' +
+      'question, and give any closely related facts they do contain, with citations.',
+    '- Be concise and direct: lead with the answer. Write in the language of the question.',
+    `- ${FORMAT_INSTRUCTIONS[responseType]}`,
+  ];
+}
+
+/** How to answer with structured output (`response_type: "json"`). */
+const JSON_INSTRUCTIONS: readonly string[] = [
+  '- Reply with one JSON object that matches the JSON Schema given after the question, and nothing else: ' +
+    'no Markdown, no code fences, no text before or after it.',
+  '- Fill the fields only with information from the sources. When the sources do not give a value, use ' +
+    'null or leave the field out if the schema allows it, otherwise an empty string or an empty list.',
+  '- Write text values in the language of the question.',
+];
+
 function oneLine(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > maxChars ? `${flat.slice(0, maxChars)}…` : flat;
@@ -134,13 +155,8 @@ export function buildAnswerPrompt(input: AnswerInput, options: AnswerPromptOptio
     '',
     'Answering:',
     '- Answer the question using only information from the sources. Do not use outside knowledge for facts.',
-    '- Cite every statement taken from a source with its number in square brackets right after it, e.g. [1] ' +
-      'or [1][3]. Cite only source numbers that exist; do not list the sources at the end.',
-    '- If the sources do not contain the answer, say briefly that the available sources do not answer the ' +
-      'question, and give any closely related facts they do contain, with citations.',
-    '- Be concise and direct: lead with the answer. Write in the language of the question.',
+    ...(input.jsonSchema ? JSON_INSTRUCTIONS : textInstructions(input.responseType)),
     '- Earlier questions, when given, are only context for understanding the current question.',
-    `- ${FORMAT_INSTRUCTIONS[input.responseType]}`,
     ...(options.instructions ? ['', options.instructions] : []),
   ].join('\n');
 
@@ -174,6 +190,9 @@ export function buildAnswerPrompt(input: AnswerInput, options: AnswerPromptOptio
       : []),
     '',
     `Question: ${question}`,
+    ...(input.jsonSchema
+      ? ['', 'Answer with a JSON object matching this JSON Schema:', JSON.stringify(input.jsonSchema)]
+      : []),
   ].join('\n');
 
   return { system, user, sources, nonce };
