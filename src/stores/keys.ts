@@ -3,6 +3,7 @@
  * format check. Keys look like `as_` followed by 40 base62 characters (≈238 bits of entropy).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { KeyRecord } from './types.ts';
 
 /** Every raw API key starts with this. */
 export const API_KEY_PREFIX = 'as_';
@@ -50,4 +51,57 @@ export function newKeyId(): string {
  */
 export function looksLikeApiKey(rawKey: unknown): rawKey is string {
   return typeof rawKey === 'string' && API_KEY_PATTERN.test(rawKey);
+}
+
+/** The fields of a new key that come from the caller, normalised (see `normaliseCreateKeyInput`). */
+export interface NewKeyFields {
+  readonly accountId: string;
+  readonly name: string | null;
+  readonly expiresAt: number | null;
+}
+
+/** The record of a freshly created, unrevoked key; stores round `createdAt`/`expiresAt` as they keep them. */
+export function newKeyRecord(id: string, rawKey: string, fields: NewKeyFields, createdAt: number): KeyRecord {
+  return {
+    id,
+    accountId: fields.accountId,
+    name: fields.name,
+    prefix: keyPrefix(rawKey),
+    createdAt,
+    expiresAt: fields.expiresAt,
+    revokedAt: null,
+  };
+}
+
+/** True while a key is neither revoked nor expired; the clock is read only for a key that can expire. */
+export function isKeyUsable(record: KeyRecord, now: () => number): boolean {
+  if (record.revokedAt !== null) return false;
+  return record.expiresAt === null || now() < record.expiresAt;
+}
+
+/** A row of the SQL `api_keys` tables (SQLite, PostgreSQL); `Time` is how the driver returns integers. */
+export interface KeyRow<Time> {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: Time;
+  expires_at: Time | null;
+  revoked_at: Time | null;
+}
+
+/** The columns of {@link KeyRow}, for `SELECT`. */
+export const KEY_ROW_COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
+
+/** Maps a {@link KeyRow} to a {@link KeyRecord}; `toTime` converts the driver's integers (e.g. bigint strings). */
+export function keyRecordFromRow<Time>(row: KeyRow<Time>, toTime: (value: Time) => number): KeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: toTime(row.created_at),
+    expiresAt: row.expires_at === null ? null : toTime(row.expires_at),
+    revokedAt: row.revoked_at === null ? null : toTime(row.revoked_at),
+  };
 }

@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
 import { createClient } from '../../src/client/index.ts';
 import { createMetrics, type Metrics } from '../../src/observability/index.ts';
 import { startServe } from '../support/cli.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { startTestService, type TestService } from './support.ts';
 
 /** The value of one sample of the Prometheus text format, e.g. `name{a="b"}`; 0 when absent. */
@@ -24,19 +23,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
   }
   return 0;
-}
-
-async function listen(server: Server): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('createMetrics with the engine hook', () => {
@@ -102,7 +88,7 @@ describe('createMetrics with the engine hook', () => {
 
   it('counts pages fetched from the network, reused from the cache, and failures by reason', async () => {
     const own = createMetrics({ processMetrics: false });
-    const site = await listen(
+    const site = await listenOnLoopback(
       createServer((req, res) => {
         if (req.url === '/robots.txt') return res.writeHead(200).end('User-agent: *\nDisallow: /private\n');
         if (req.url === '/page')

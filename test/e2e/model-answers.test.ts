@@ -10,7 +10,7 @@ import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from 
 import { resolveModel } from '../../src/models/index.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
 import { startServe } from '../support/cli.ts';
-import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
 /** An "obedient" model: cites [1], invents [7], and repeats a link and an image it was never given. */
 const REPLY =
@@ -41,21 +41,7 @@ describe('model answers over HTTP', () => {
     const { key } = await engine.createKey();
     const server = await ADAPTERS['node:http']!(engine);
     running.push({ engine, server });
-    const post = (body: unknown) =>
-      fetch(`${server.baseUrl}/v1/search`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const balance = async () =>
-      (
-        (await (
-          await fetch(`${server.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })
-        ).json()) as {
-          available_credits: number;
-        }
-      ).available_credits;
-    return { post, balance };
+    return apiClient(server.baseUrl, key);
   }
 
   it('validates citations, strips invented links and images, and sends pages only as delimited data', async () => {

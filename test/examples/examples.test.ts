@@ -2,11 +2,8 @@
  * Smoke tests of examples/: each is imported (or run as a process) and exercised on loopback, offline,
  * against the local index of the project's docs.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,22 +24,10 @@ import {
   DEFAULT_CORPUS,
   estimateTokens,
 } from '../../src/index.ts';
-import { CLI, runCli } from '../support/cli.ts';
+import { CLI, runCli, runScript, type CliResult } from '../support/cli.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-
-async function listen(server: Server): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 async function mcpToolNames(url: string, apiKey: string): Promise<string[]> {
   const client = new Client({ name: 'smoke', version: '1.0.0' });
@@ -59,21 +44,8 @@ async function mcpToolNames(url: string, apiKey: string): Promise<string[]> {
 }
 
 /** Runs an example as a process (its `import.meta.main` branch) and returns its stdout. */
-function runExample(
-  file: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(EXAMPLES, file), ...args], {
-      env: { ...process.env, MODEL_BASE_URL: '', MODEL_NAME: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runExample(file: string, args: string[]): Promise<CliResult> {
+  return runScript(join(EXAMPLES, file), args, { MODEL_BASE_URL: '', MODEL_NAME: '' });
 }
 
 const engine = createSearchEngine({ fetcher: false, extractor: false });
@@ -82,7 +54,7 @@ afterAll(() => engine.close());
 describe('examples', () => {
   it('express-app.ts: own route, /api/v1 and MCP at /api/mcp', async () => {
     const { key } = await engine.createKey();
-    const server = await listen(createServer(createExpressApp(engine)));
+    const server = await listenOnLoopback(createServer(createExpressApp(engine)));
     try {
       expect(await (await fetch(`${server.baseUrl}/health`)).json()).toEqual({ ok: true });
       const client = createClient({ baseUrl: `${server.baseUrl}/api`, apiKey: key });
@@ -96,7 +68,7 @@ describe('examples', () => {
   it('koa-app.ts: own route and /v1', async () => {
     const { key } = await engine.createKey();
     const koa = createKoaApp(engine).callback();
-    const server = await listen(createServer((req, res) => void koa(req, res)));
+    const server = await listenOnLoopback(createServer((req, res) => void koa(req, res)));
     try {
       expect(await (await fetch(`${server.baseUrl}/health`)).json()).toEqual({ ok: true });
       const client = createClient({ baseUrl: server.baseUrl, apiKey: key });
@@ -109,7 +81,7 @@ describe('examples', () => {
 
   it('node-http.ts: /v1 and /mcp on one server', async () => {
     const { key } = await engine.createKey();
-    const server = await listen(createAppServer(engine));
+    const server = await listenOnLoopback(createAppServer(engine));
     try {
       const client = createClient({ baseUrl: server.baseUrl, apiKey: key });
       expect((await client.search({ prompt: 'What is the free allowance?' })).answer.length).toBeGreaterThan(
@@ -152,7 +124,7 @@ describe('examples', () => {
       '<p style="display:none">hidden instructions for models</p>' +
       '<p>It ranks documents by the query terms appearing in each document, regardless of their proximity.</p>' +
       '</article><footer>Copyright</footer></body></html>';
-    const server = await listen(
+    const server = await listenOnLoopback(
       createServer((req, res) => {
         if (req.url === '/robots.txt') return res.writeHead(404).end();
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
@@ -235,7 +207,7 @@ describe('examples', () => {
 
     it('the remote server forwards to a running service with --url', async () => {
       const { key } = await engine.createKey();
-      const server = await listen(createAppServer(engine));
+      const server = await listenOnLoopback(createAppServer(engine));
       try {
         const client = await connect('agent-search-remote', {
           YOUR_API_KEY: key,

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
 import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
-import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
 const PAGES = [
   {
@@ -81,21 +81,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     const { key } = await engine.createKey({ credits: 100 });
     const server = await ADAPTERS['node:http']!(engine);
     running.push({ engine, server });
-    const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${server.baseUrl}/v1/search`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
-    const balance = async () =>
-      (
-        (await (
-          await fetch(`${server.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })
-        ).json()) as {
-          available_credits: number;
-        }
-      ).available_credits;
-    return { engine, queries, fetched, post, balance };
+    return { engine, queries, fetched, ...apiClient(server.baseUrl, key) };
   }
 
   it('include adds citations, usage and timings; without it the body is exactly the spec', async () => {

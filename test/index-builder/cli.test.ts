@@ -1,61 +1,20 @@
 /**
  * `agent-search index` as a user runs it: real processes, a real data directory, a served index.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { startSite, type Site } from './site.ts';
-
-const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
-
-function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function startServer(
-  dataDir: string,
-): Promise<{ child: ChildProcessWithoutNullStreams; baseUrl: string; key: string }> {
-  const child = spawn(process.execPath, [
-    CLI,
-    'serve',
-    '--port',
-    '0',
-    '--data-dir',
-    dataDir,
-    '--log-level',
-    'warn',
-  ]);
-  let output = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  const key = /^(as_[A-Za-z0-9]+)$/m.exec(output)?.[1] ?? '';
-  return { child, baseUrl, key };
-}
 
 describe('agent-search index (CLI)', () => {
   let dir: string;
   let docs: string;
   let dataDir: string;
   let site: Site;
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: ServeProcess | undefined;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-search-index-cli-'));
@@ -70,11 +29,7 @@ describe('agent-search index (CLI)', () => {
     site = await startSite();
   });
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
-      server.child.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     await site.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -82,7 +37,7 @@ describe('agent-search index (CLI)', () => {
   const ask = async (prompt: string) => {
     const response = await fetch(`${server!.baseUrl}/v1/search`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${server!.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${server!.firstKey() ?? ''}`, 'content-type': 'application/json' },
       body: JSON.stringify({ prompt }),
     });
     expect(response.status).toBe(200);
@@ -90,26 +45,26 @@ describe('agent-search index (CLI)', () => {
   };
 
   it('indexes a folder; serve answers from it; a crawl while serving is picked up without a restart', async () => {
-    const indexed = await run(['index', docs, '--data-dir', dataDir, '--name', 'handbook']);
+    const indexed = await runCli(['index', docs, '--data-dir', dataDir, '--name', 'handbook']);
     expect(indexed.code).toBe(0);
     // stderr is not a terminal here: progress comes as plain lines.
     expect(indexed.stderr).toMatch(/^index: .*handbook: \d+ done/m);
     expect(indexed.stderr).not.toContain('\r');
     expect(indexed.stdout).toMatch(/Indexed 2 documents \(2 new, 0 updated, 0 unchanged\)/);
 
-    const listed = await run(['index', '--list', '--json', '--data-dir', dataDir]);
+    const listed = await runCli(['index', '--list', '--json', '--data-dir', dataDir]);
     expect(JSON.parse(listed.stdout)).toMatchObject({
       documents: 2,
       sources: [{ source: docs, kind: 'folder', label: 'handbook', documents: 2 }],
     });
 
-    server = await startServer(dataDir);
+    server = await startServe(['--data-dir', dataDir]);
     const answer = await ask('Which way should I move during a volcanic eruption?');
     expect(answer.answer).toMatch(/uphill/);
     expect(answer.sources).toContain(pathToFileURL(join(docs, 'volcanoes.md')).href);
 
     // Crawl the loopback site (allowed explicitly) while the server runs.
-    const crawled = await run([
+    const crawled = await runCli([
       'index',
       `http://127.0.0.1:${site.server.port}/`,
       '--data-dir',
@@ -127,7 +82,7 @@ describe('agent-search index (CLI)', () => {
     expect(capybaras.sources).toContain(`http://127.0.0.1:${site.server.port}/b`);
 
     // --remove takes documents out; the server stops citing them.
-    const removed = await run([
+    const removed = await runCli([
       'index',
       '--remove',
       `http://127.0.0.1:${site.server.port}/`,
@@ -140,7 +95,7 @@ describe('agent-search index (CLI)', () => {
   });
 
   it('without the allow-list a loopback URL is blocked; no source is an error; --help works', async () => {
-    const blocked = await run([
+    const blocked = await runCli([
       'index',
       `http://127.0.0.1:${site.server.port}/`,
       '--data-dir',
@@ -149,11 +104,11 @@ describe('agent-search index (CLI)', () => {
     expect(blocked.code).toBe(1);
     expect(blocked.stdout).toMatch(/blocked address 1/);
 
-    const none = await run(['index', '--data-dir', join(dir, 'other')]);
+    const none = await runCli(['index', '--data-dir', join(dir, 'other')]);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/give a folder, file, URL or sitemap/);
 
-    const help = await run(['index', '--help']);
+    const help = await runCli(['index', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--max-pages <n>/);
     expect(help.stdout).toMatch(/--allow-private-hosts <hosts>/);

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireIndexLock, buildIndex, IndexStore, indexFilePath } from '../../src/index-builder/index.ts';
 import { createLocalIndexProvider, LocalIndex } from '../../src/pipeline/search/local-index.ts';
-import { tinyPdf } from './site.ts';
+import { tinyPdf } from '../support/pdf.ts';
 
 const call = () => ({ signal: new AbortController().signal, requestId: 't' });
 

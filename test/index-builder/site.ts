@@ -8,40 +8,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { HostResolver } from '../../src/pipeline/fetch/index.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
+import { tinyPdf } from '../support/pdf.ts';
 
 export const SITE_HOST = 'site.test';
 export const OTHER_HOST = 'other.test';
-
-/** Builds a minimal one-page PDF with a correct cross-reference table. */
-export function tinyPdf(lines: readonly string[], title: string): Uint8Array {
-  const stream = [
-    'BT',
-    '/F1 12 Tf',
-    '72 720 Td',
-    '14 TL',
-    ...lines.map((line) => `(${line}) Tj T*`),
-    'ET',
-  ].join('\n');
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    `<< /Title (${title}) >>`,
-  ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(body.length);
-    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  body += offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(body);
-}
 
 function page(title: string, text: string, links: readonly string[] = [], head = ''): string {
   return `<!doctype html><html><head><title>${title}</title>${head}</head><body>

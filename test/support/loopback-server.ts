@@ -3,8 +3,31 @@
  * down every socket on close — for tests that must prove a connection did (or did not) happen.
  */
 import { once } from 'node:events';
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+
+/** A server listening on 127.0.0.1. */
+export interface ListeningServer {
+  /** `http://127.0.0.1:<port>` followed by the mount path, if any. */
+  readonly baseUrl: string;
+  /** Closes open connections and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Makes an already created server listen on 127.0.0.1 (port 0); `mountPath` is appended to its base URL. */
+export async function listenOnLoopback(server: Server, mountPath = ''): Promise<ListeningServer> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}${mountPath}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 export interface LoopbackServer {
   /** Address listened on, e.g. `127.0.0.1` or `::1`. */

@@ -2,9 +2,7 @@
  * Starts the /v1 API behind each adapter on 127.0.0.1 (port 0), so one contract suite can run over real
  * sockets against every adapter.
  */
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import express from 'express';
 import Koa from 'koa';
@@ -13,6 +11,7 @@ import { createFetchHandler } from '../../adapters/fetch.ts';
 import { agentSearchKoa } from '../../adapters/koa.ts';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import type { SearchEngine } from '../../src/engine.ts';
+import { listenOnLoopback } from './loopback-server.ts';
 
 export interface RunningServer {
   /** Base URL including the mount path; append `/v1/search`. */
@@ -20,17 +19,27 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function start(server: Server, mountPath = ''): Promise<RunningServer> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+/** Calls of the /v1 API with one key, for tests that do not assert on the request itself (safe to destructure). */
+export interface ApiClient {
+  /** `POST /v1/search` with `body` as JSON; `headers` are added to (or override) the defaults. */
+  readonly post: (body: unknown, headers?: Readonly<Record<string, string>>) => Promise<Response>;
+  /** `available_credits` from `GET /v1/balance`. */
+  readonly balance: () => Promise<number>;
+}
+
+/** An {@link ApiClient} for a server's base URL (see {@link RunningServer.baseUrl}) and an API key. */
+export function apiClient(baseUrl: string, key: string): ApiClient {
   return {
-    baseUrl: `http://127.0.0.1:${port}${mountPath}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+    post: (body, headers = {}) =>
+      fetch(`${baseUrl}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
       }),
+    balance: async () => {
+      const response = await fetch(`${baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } });
+      return ((await response.json()) as { available_credits: number }).available_credits;
+    },
   };
 }
 
@@ -68,24 +77,24 @@ function fetchBridge(handler: (request: Request) => Promise<Response>) {
 
 /** Each adapter, mounted the way a user would mount it. */
 export const ADAPTERS: Readonly<Record<string, (engine: SearchEngine) => Promise<RunningServer>>> = {
-  'node:http': (engine) => start(createServer(createNodeHandler(engine))),
+  'node:http': (engine) => listenOnLoopback(createServer(createNodeHandler(engine))),
   'express (raw body, mounted at /api)': (engine) => {
     const app = express();
     app.use('/api', agentSearchExpress(engine));
-    return start(createServer(app), '/api');
+    return listenOnLoopback(createServer(app), '/api');
   },
   'express (after express.json())': (engine) => {
     const app = express();
     app.use(express.json());
     app.use(agentSearchExpress(engine));
-    return start(createServer(app));
+    return listenOnLoopback(createServer(app));
   },
   koa: (engine) => {
     const app = new Koa();
     app.use(agentSearchKoa(engine));
     const callback = app.callback();
-    return start(createServer((req, res) => void callback(req, res)));
+    return listenOnLoopback(createServer((req, res) => void callback(req, res)));
   },
   'fetch handler (basePath /api)': (engine) =>
-    start(createServer(fetchBridge(createFetchHandler(engine, { basePath: '/api' }))), '/api'),
+    listenOnLoopback(createServer(fetchBridge(createFetchHandler(engine, { basePath: '/api' }))), '/api'),
 };

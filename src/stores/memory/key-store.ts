@@ -1,4 +1,4 @@
-import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
 
@@ -31,19 +31,11 @@ export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): Memor
 
   return {
     async create(input: CreateKeyInput) {
-      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const fields = normaliseCreateKeyInput(input);
       const key = generateApiKey();
       let id = newKeyId();
       while (hashById.has(id)) id = newKeyId();
-      const record: KeyRecord = {
-        id,
-        accountId,
-        name,
-        prefix: keyPrefix(key),
-        createdAt: now(),
-        expiresAt,
-        revokedAt: null,
-      };
+      const record = newKeyRecord(id, key, fields, now());
       const hash = hashApiKey(key);
       byHash.set(hash, record);
       hashById.set(id, hash);
@@ -53,9 +45,7 @@ export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): Memor
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
       const record = byHash.get(hashApiKey(rawKey));
-      if (!record || record.revokedAt !== null) return null;
-      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
-      return { ...record };
+      return record && isKeyUsable(record, now) ? { ...record } : null;
     },
 
     async revoke(id: string) {

@@ -167,20 +167,3 @@ export function unavailable(cause: unknown): AgentSearchError {
 export function toNumber(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
 }
-
-/**
- * Runs `work` again while it fails with a 503 (database unreachable), for up to `budgetMs`. Only for
- * idempotent work: a settlement whose first attempt committed but lost its reply returns `false` on retry.
- */
-export async function retryWhileUnavailable<T>(work: () => Promise<T>, budgetMs: number): Promise<T> {
-  const deadline = Date.now() + budgetMs;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
-    try {
-      return await work();
-    } catch (error) {
-      const retry = error instanceof AgentSearchError && error.code === 'service_unavailable';
-      if (!retry || Date.now() + delay > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}

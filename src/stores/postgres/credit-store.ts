@@ -1,9 +1,9 @@
 import { QuotaExceededError } from '../../errors.ts';
+import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertReserveInput } from '../validation.ts';
 import {
   openPostgresConnection,
-  retryWhileUnavailable,
   toNumber,
   type PostgresConnection,
   type PostgresConnectionOptions,

@@ -1,4 +1,14 @@
-import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import {
+  generateApiKey,
+  hashApiKey,
+  isKeyUsable,
+  KEY_ROW_COLUMNS as COLUMNS,
+  keyRecordFromRow,
+  looksLikeApiKey,
+  newKeyId,
+  newKeyRecord,
+  type KeyRow as SqlKeyRow,
+} from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
 import {
@@ -14,28 +24,11 @@ export interface PostgresKeyStoreOptions extends PostgresConnectionOptions {
   readonly now?: () => number;
 }
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-const COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
+/** `bigint` columns arrive as strings. */
+type KeyRow = SqlKeyRow<string>;
 
 function toRecord(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: toNumber(row.created_at),
-    expiresAt: row.expires_at === null ? null : toNumber(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : toNumber(row.revoked_at),
-  };
+  return keyRecordFromRow(row, toNumber);
 }
 
 /**
@@ -58,16 +51,9 @@ export function buildPostgresKeyStore(
     async create(input: CreateKeyInput) {
       const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
       const key = generateApiKey();
+      const fields = { accountId, name, expiresAt: expiresAt === null ? null : Math.ceil(expiresAt) };
       for (;;) {
-        const record: KeyRecord = {
-          id: newKeyId(),
-          accountId,
-          name,
-          prefix: keyPrefix(key),
-          createdAt: Math.round(now()),
-          expiresAt: expiresAt === null ? null : Math.ceil(expiresAt),
-          revokedAt: null,
-        };
+        const record = newKeyRecord(newKeyId(), key, fields, Math.round(now()));
         const { rowCount } = await connection.query(
           `INSERT INTO ${schema}.api_keys (id, hash, account_id, name, prefix, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
@@ -84,9 +70,7 @@ export function buildPostgresKeyStore(
         [hashApiKey(rawKey)],
       );
       const record = rows[0] ? toRecord(rows[0]) : null;
-      if (!record || record.revokedAt !== null) return null;
-      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
-      return record;
+      return record && isKeyUsable(record, now) ? record : null;
     },
 
     async revoke(id: string) {

@@ -177,23 +177,6 @@ function describe(error: unknown): string {
 }
 
 /**
- * Runs `work` again while it fails with a 503 (Redis unreachable), for up to `budgetMs`. Only for
- * idempotent work: a settlement whose first attempt ran but lost its reply returns `false` on retry.
- */
-export async function retryWhileUnavailable<T>(work: () => Promise<T>, budgetMs: number): Promise<T> {
-  const deadline = Date.now() + budgetMs;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
-    try {
-      return await work();
-    } catch (error) {
-      const retry = error instanceof AgentSearchError && error.code === 'service_unavailable';
-      if (!retry || Date.now() + delay > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
-
-/**
  * A Redis Cluster hash tag: every key with the same tag lives in the same slot. The value is
  * percent-encoded so that a `}` inside it cannot end the tag early (and the encoding stays injective).
  */

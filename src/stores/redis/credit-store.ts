@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { QuotaExceededError } from '../../errors.ts';
+import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertPositiveMs, assertReserveInput } from '../validation.ts';
 import {
   hashTag,
   openRedisConnection,
-  retryWhileUnavailable,
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';

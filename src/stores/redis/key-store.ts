@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
 import {
@@ -97,22 +97,14 @@ export function buildRedisKeyStore(
 
   return {
     async create(input: CreateKeyInput) {
-      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const fields = normaliseCreateKeyInput(input);
       const key = generateApiKey();
       const hash = hashApiKey(key);
       for (;;) {
-        const record: KeyRecord = {
-          id: newKeyId(),
-          accountId,
-          name,
-          prefix: keyPrefix(key),
-          createdAt: now(),
-          expiresAt,
-          revokedAt: null,
-        };
+        const record = newKeyRecord(newKeyId(), key, fields, now());
         const created = await connection.run(
           'agentSearchKeyCreate',
-          [...allKeys(), keys.order, keys.seq, keys.account(accountId)],
+          [...allKeys(), keys.order, keys.seq, keys.account(fields.accountId)],
           [hash, record.id, JSON.stringify(record)],
         );
         if (created === 1) {
@@ -125,9 +117,7 @@ export function buildRedisKeyStore(
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
       const record = await lookup(hashApiKey(rawKey));
-      if (!record || record.revokedAt !== null) return null;
-      if (record.expiresAt !== null && now() >= record.expiresAt) return null;
-      return { ...record };
+      return record && isKeyUsable(record, now) ? { ...record } : null;
     },
 
     async revoke(id: string) {

@@ -1,32 +1,27 @@
-import { generateApiKey, hashApiKey, keyPrefix, looksLikeApiKey, newKeyId } from '../keys.ts';
+import {
+  generateApiKey,
+  hashApiKey,
+  isKeyUsable,
+  KEY_ROW_COLUMNS as COLUMNS,
+  keyPrefix,
+  keyRecordFromRow,
+  looksLikeApiKey,
+  newKeyId,
+  newKeyRecord,
+  type KeyRow as SqlKeyRow,
+} from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseCreateKeyInput } from '../validation.ts';
 import { connectSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-}
+/** SQLite integers arrive as numbers. */
+type KeyRow = SqlKeyRow<number>;
 
-const COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 
 function toRecord(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
+  return keyRecordFromRow(row, (time) => time);
 }
 
 /**
@@ -72,25 +67,15 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
             continue;
           throw error;
         }
-        const record: KeyRecord = {
-          id,
-          accountId: normalised.accountId,
-          name: normalised.name,
-          prefix: keyPrefix(key),
-          createdAt,
-          expiresAt,
-          revokedAt: null,
-        };
-        return { key, record };
+        return { key, record: newKeyRecord(id, key, { ...normalised, expiresAt }, createdAt) };
       }
     },
 
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
       const row = byHash.get(hashApiKey(rawKey)) as KeyRow | undefined;
-      if (!row || row.revoked_at !== null) return null;
-      if (row.expires_at !== null && now() >= row.expires_at) return null;
-      return toRecord(row);
+      const record = row ? toRecord(row) : null;
+      return record && isKeyUsable(record, now) ? record : null;
     },
 
     async revoke(id: string) {

@@ -15,20 +15,20 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   expectArray,
   expectObject,
-  finalizeHits,
+  filterAndFinalizeHits,
   htmlToText,
   joinUrl,
-  parseJsonBody,
+  mapResults,
+  parseJsonObject,
   parseRetryAfter,
+  quotaError,
   rateLimitedError,
   redact,
-  requireApiKey,
-  requireBaseUrl,
-  resolveHttpOptions,
+  requireOneOf,
+  resolveKeyedProvider,
   sendProviderRequest,
   stringField,
   toDay,
@@ -102,11 +102,13 @@ function describeBraveError(
     });
   }
   if (response.status === 429 && code === 'QUOTA_LIMITED') {
-    return new SearchProviderError(
+    return quotaError(
       ID,
-      'quota',
-      `${LABEL} refused the request: the plan's monthly quota is used up (429)${tail}`,
-      { httpStatus: 429, retryAfterMs: rateLimitResetMs(response.headers) },
+      LABEL,
+      "the plan's monthly quota is used up",
+      429,
+      suffix,
+      rateLimitResetMs(response.headers),
     );
   }
   if (response.status === 429) {
@@ -119,12 +121,8 @@ function describeBraveError(
 
 /** Creates a {@link SearchProvider} backed by the Brave Search API. */
 export function createBraveProvider(options: BraveProviderOptions): SearchProvider {
-  const http = resolveHttpOptions(LABEL, options);
-  const apiKey = requireApiKey(LABEL, options.apiKey);
-  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl ?? 'https://api.search.brave.com');
-  if (options.safesearch !== undefined && !['off', 'moderate', 'strict'].includes(options.safesearch)) {
-    throw new RangeError(`${LABEL}: safesearch must be 'off', 'moderate' or 'strict'`);
-  }
+  const { http, apiKey, baseUrl } = resolveKeyedProvider(LABEL, options, 'https://api.search.brave.com');
+  requireOneOf(LABEL, 'safesearch', options.safesearch, ['off', 'moderate', 'strict']);
   const extraSnippets = options.extraSnippets ?? true;
 
   return {
@@ -161,7 +159,7 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
         secrets: [apiKey],
         describeError: (res) => describeBraveError(res, [apiKey]),
       });
-      const body = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const body = parseJsonObject(ID, LABEL, response);
       if (body.web === undefined) {
         if (body.type === 'search') return [];
         throw new SearchProviderError(ID, 'bad_response', `${LABEL} answered without a web section`);
@@ -169,12 +167,9 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
       const web = expectObject(ID, LABEL, body.web);
       const results = expectArray(ID, LABEL, web.results, 'web.results');
 
-      const hits: SearchHit[] = [];
-      for (const item of results) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(results, (record) => {
         const url = stringField(record, 'url');
-        if (!url) continue;
+        if (!url) return undefined;
         const description = stringField(record, 'description');
         const extras = Array.isArray(record.extra_snippets)
           ? record.extra_snippets.filter((s): s is string => typeof s === 'string')
@@ -183,16 +178,16 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
           .filter((s): s is string => Boolean(s))
           .map(htmlToText)
           .join('\n');
-        hits.push({
+        return {
           url,
           title: htmlToText(stringField(record, 'title') ?? url),
           snippet: snippet || undefined,
           // `page_age` is a date; `age` is often relative ("3 days ago") and then ignored.
           publishedAt: toIsoDate(stringField(record, 'page_age')) ?? toIsoDate(stringField(record, 'age')),
           provider: ID,
-        });
-      }
-      return finalizeHits(applyDomainFilters(hits, filters), limit);
+        };
+      });
+      return filterAndFinalizeHits(hits, filters, limit);
     },
   };
 }

@@ -14,17 +14,18 @@ import { parseHTML } from 'linkedom';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   DEFAULT_USER_AGENT,
-  finalizeHits,
+  filterAndFinalizeHits,
   joinUrl,
   parseRetryAfter,
+  recencyOf,
   requireBaseUrl,
   resolveHttpOptions,
   sendProviderRequest,
   withSiteOperators,
   type HttpProviderOptions,
+  type Recency,
 } from './http.ts';
 
 /** Options of {@link createDuckDuckGoProvider}. */
@@ -45,18 +46,8 @@ const LABEL = 'DuckDuckGo';
 const MAX_RESULTS = 30;
 const SAFESEARCH_PARAM = { strict: '1', moderate: '-1', off: '-2' } as const;
 
-/** Maps a `fromDate` filter to DuckDuckGo's coarse `df` (day/week/month/year). */
-function dateFilterFor(fromDate: string | undefined, now = Date.now()): string | undefined {
-  if (!fromDate) return undefined;
-  const from = Date.parse(fromDate);
-  if (Number.isNaN(from)) return undefined;
-  const days = (now - from) / 86_400_000;
-  if (days <= 1) return 'd';
-  if (days <= 7) return 'w';
-  if (days <= 31) return 'm';
-  if (days <= 366) return 'y';
-  return undefined;
-}
+/** DuckDuckGo's coarse date filter `df` for each recency window. */
+const DATE_FILTER_PARAM: Readonly<Record<Recency, string>> = { day: 'd', week: 'w', month: 'm', year: 'y' };
 
 /**
  * The target of a DuckDuckGo result link: unwraps `//duckduckgo.com/l/?uddg=<encoded>`; returns undefined for
@@ -135,8 +126,8 @@ export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}
       const form = new URLSearchParams({ q: withSiteOperators(query.query, query.filters) });
       if (options.region) form.set('kl', options.region);
       if (options.safesearch) form.set('kp', SAFESEARCH_PARAM[options.safesearch]);
-      const df = dateFilterFor(query.filters?.fromDate);
-      if (df) form.set('df', df);
+      const recency = recencyOf(query.filters?.fromDate);
+      if (recency) form.set('df', DATE_FILTER_PARAM[recency]);
 
       const response = await sendProviderRequest(http, {
         providerId: ID,
@@ -165,7 +156,7 @@ export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}
             : undefined,
       });
       const hits = parseDuckDuckGoHtml(response.text);
-      return finalizeHits(applyDomainFilters(hits, query.filters), limit);
+      return filterAndFinalizeHits(hits, query.filters, limit);
     },
   };
 }

@@ -12,17 +12,16 @@
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   expectArray,
-  expectObject,
-  finalizeHits,
+  filterAndFinalizeHits,
   joinUrl,
+  jsonPost,
+  mapResults,
   numberField,
-  parseJsonBody,
-  requireApiKey,
-  requireBaseUrl,
-  resolveHttpOptions,
+  parseJsonObject,
+  requireOneOf,
+  resolveKeyedProvider,
   sendProviderRequest,
   stringField,
   toIsoDate,
@@ -53,13 +52,9 @@ const SNIPPET_CHARACTERS = 300;
 
 /** Creates a {@link SearchProvider} backed by the Exa search API. */
 export function createExaProvider(options: ExaProviderOptions): SearchProvider {
-  const http = resolveHttpOptions(LABEL, options);
-  const apiKey = requireApiKey(LABEL, options.apiKey);
-  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl ?? 'https://api.exa.ai');
+  const { http, apiKey, baseUrl } = resolveKeyedProvider(LABEL, options, 'https://api.exa.ai');
   const type = options.type ?? 'auto';
-  if (!['auto', 'neural', 'keyword', 'fast'].includes(type)) {
-    throw new RangeError(`${LABEL}: type must be 'auto', 'neural', 'keyword' or 'fast'`);
-  }
+  requireOneOf(LABEL, 'type', type, ['auto', 'neural', 'keyword', 'fast']);
   const includeText = options.includeText ?? false;
   if (typeof includeText === 'number' && (!Number.isInteger(includeText) || includeText <= 0)) {
     throw new RangeError(`${LABEL}: includeText must be a boolean or a positive integer`);
@@ -84,23 +79,18 @@ export function createExaProvider(options: ExaProviderOptions): SearchProvider {
         providerId: ID,
         label: LABEL,
         url: joinUrl(baseUrl, 'search'),
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify(body),
+        ...jsonPost(body, { 'x-api-key': apiKey }),
         signal: call.signal,
         secrets: [apiKey],
       });
-      const answer = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const answer = parseJsonObject(ID, LABEL, response);
       const results = expectArray(ID, LABEL, answer.results, 'results');
 
-      const hits: SearchHit[] = [];
-      for (const item of results) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(results, (record) => {
         const url = stringField(record, 'url');
-        if (!url) continue;
+        if (!url) return undefined;
         const text = stringField(record, 'text');
-        hits.push({
+        return {
           url,
           title: stringField(record, 'title') ?? url,
           snippet: text ? text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARACTERS) : undefined,
@@ -108,9 +98,9 @@ export function createExaProvider(options: ExaProviderOptions): SearchProvider {
           publishedAt: toIsoDate(stringField(record, 'publishedDate')),
           score: numberField(record, 'score'),
           provider: ID,
-        });
-      }
-      return finalizeHits(applyDomainFilters(hits, filters), limit);
+        };
+      });
+      return filterAndFinalizeHits(hits, filters, limit);
     },
   };
 }

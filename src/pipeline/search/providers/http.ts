@@ -95,6 +95,50 @@ export function requireBaseUrl(providerName: string, optionName: string, value: 
   return parsed.href.replace(/\/+$/, '');
 }
 
+/** Options of a provider behind an API key with an overridable base URL. */
+export interface KeyedProviderOptions extends HttpProviderOptions {
+  readonly apiKey: string;
+  readonly baseUrl?: string;
+}
+
+/** What {@link resolveKeyedProvider} checked: the common options, the trimmed key and the base URL. */
+export interface ResolvedKeyedProvider {
+  readonly http: ResolvedHttpOptions;
+  readonly apiKey: string;
+  readonly baseUrl: string;
+}
+
+/**
+ * Checks the options every keyed provider has (common HTTP options, `apiKey`, `baseUrl` falling back to
+ * `defaultBaseUrl`), in that order; throws TypeError/RangeError naming the provider.
+ */
+export function resolveKeyedProvider(
+  providerName: string,
+  options: KeyedProviderOptions,
+  defaultBaseUrl: string,
+): ResolvedKeyedProvider {
+  const http = resolveHttpOptions(providerName, options);
+  const apiKey = requireApiKey(providerName, options.apiKey);
+  const baseUrl = requireBaseUrl(providerName, 'baseUrl', options.baseUrl ?? defaultBaseUrl);
+  return { http, apiKey, baseUrl };
+}
+
+/**
+ * Checks that an enumerated option is one of `allowed` (undefined passes: the caller's default applies);
+ * the RangeError lists the choices, e.g. `safesearch must be 'off', 'moderate' or 'strict'`.
+ */
+export function requireOneOf<T extends string | number>(
+  providerName: string,
+  optionName: string,
+  value: T | undefined,
+  allowed: readonly T[],
+): void {
+  if (value === undefined || allowed.includes(value)) return;
+  const choices = allowed.map((choice) => (typeof choice === 'string' ? `'${choice}'` : String(choice)));
+  const list = `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
+  throw new RangeError(`${providerName}: ${optionName} must be ${list}`);
+}
+
 /** Joins a base URL (no trailing slash) and a path. */
 export function joinUrl(baseUrl: string, path: string): URL {
   return new URL(`${baseUrl}/${path.replace(/^\/+/, '')}`);
@@ -144,6 +188,21 @@ export interface ProviderRequest {
   readonly secrets?: readonly string[];
   /** Provider-specific error mapping for non-2xx answers. */
   readonly describeError?: ErrorDescriber;
+}
+
+/**
+ * The method, headers and body of a JSON `POST`: `content-type` and `accept` are JSON, `headers` adds the
+ * provider's own (authentication). Spread it into a {@link ProviderRequest}.
+ */
+export function jsonPost(
+  body: unknown,
+  headers: Readonly<Record<string, string>>,
+): Pick<ProviderRequest, 'method' | 'headers' | 'body'> {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /**
@@ -241,6 +300,15 @@ export function parseJsonBody(providerId: string, label: string, response: Provi
   }
 }
 
+/** Parses a 2xx JSON body that must be an object (see {@link parseJsonBody} and {@link expectObject}). */
+export function parseJsonObject(
+  providerId: string,
+  label: string,
+  response: ProviderResponse,
+): Record<string, unknown> {
+  return expectObject(providerId, label, parseJsonBody(providerId, label, response));
+}
+
 /** Reads a human message out of common JSON error shapes (`{error}`, `{message}`, `{detail}`, ...). */
 export function extractErrorDetail(text: string): string | undefined {
   let body: unknown;
@@ -292,13 +360,12 @@ export function httpStatusError(
     });
   }
   if (status === 402) {
-    return new SearchProviderError(
+    return quotaError(
       providerId,
-      'quota',
-      `${label} refused the request: credits exhausted (402)${suffix}`,
-      {
-        httpStatus: status,
-      },
+      label,
+      'credits exhausted',
+      status,
+      detail && clip(redact(detail, secrets)),
     );
   }
   if (status === 429) return rateLimitedError(providerId, label, response, suffix);
@@ -319,6 +386,26 @@ export function httpStatusError(
     {
       httpStatus: status,
     },
+  );
+}
+
+/**
+ * A `quota` error: `<label> refused the request: <reason> (<status>)[: <detail>]`. The caller redacts
+ * `detail`.
+ */
+export function quotaError(
+  providerId: string,
+  label: string,
+  reason: string,
+  httpStatus: number,
+  detail?: string,
+  retryAfterMs?: number,
+): SearchProviderError {
+  return new SearchProviderError(
+    providerId,
+    'quota',
+    `${label} refused the request: ${reason} (${httpStatus})${detail ? `: ${detail}` : ''}`,
+    { httpStatus, retryAfterMs },
   );
 }
 
@@ -399,6 +486,25 @@ export function toIsoDate(value: string | undefined): string | undefined {
   return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 }
 
+/** A coarse recency window, as engines without date ranges offer them. */
+export type Recency = 'day' | 'week' | 'month' | 'year';
+
+/**
+ * The narrowest {@link Recency} window that covers `fromDate` until now, or undefined when the date is
+ * absent, does not parse or lies more than a year back.
+ */
+export function recencyOf(fromDate: string | undefined, now = Date.now()): Recency | undefined {
+  if (!fromDate) return undefined;
+  const from = Date.parse(fromDate);
+  if (Number.isNaN(from)) return undefined;
+  const days = (now - from) / 86_400_000;
+  if (days <= 1) return 'day';
+  if (days <= 7) return 'week';
+  if (days <= 31) return 'month';
+  if (days <= 366) return 'year';
+  return undefined;
+}
+
 /** `YYYY-MM-DD` of a filter date, or undefined when it does not parse. */
 export function toDay(value: string | undefined): string | undefined {
   const iso = toIsoDate(value);
@@ -458,6 +564,32 @@ export function finalizeHits(hits: readonly SearchHit[], limit: number): SearchH
     out.push(hit);
   }
   return out;
+}
+
+/**
+ * Maps a provider's result list to hits: entries that are not objects are skipped, and so are those the
+ * mapper rejects by returning undefined (typically: no URL).
+ */
+export function mapResults(
+  results: readonly unknown[],
+  toHit: (record: Record<string, unknown>) => SearchHit | undefined,
+): SearchHit[] {
+  const hits: SearchHit[] = [];
+  for (const item of results) {
+    if (item === null || typeof item !== 'object') continue;
+    const hit = toHit(item as Record<string, unknown>);
+    if (hit) hits.push(hit);
+  }
+  return hits;
+}
+
+/** The last step of every provider: {@link applyDomainFilters}, then {@link finalizeHits}. */
+export function filterAndFinalizeHits(
+  hits: readonly SearchHit[],
+  filters: SearchFilters | undefined,
+  limit: number,
+): SearchHit[] {
+  return finalizeHits(applyDomainFilters(hits, filters), limit);
 }
 
 /** Checks the query (non-empty text, positive integer limit) and clamps the limit into the provider's range. */

@@ -11,18 +11,19 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   DEFAULT_USER_AGENT,
   expectArray,
-  expectObject,
-  finalizeHits,
+  filterAndFinalizeHits,
   htmlToText,
   httpStatusError,
   joinUrl,
+  mapResults,
   numberField,
-  parseJsonBody,
+  recencyOf,
+  parseJsonObject,
   requireBaseUrl,
+  requireOneOf,
   resolveHttpOptions,
   sendProviderRequest,
   stringField,
@@ -60,26 +61,11 @@ const JSON_DISABLED_MESSAGE =
   'If JSON is already enabled, the instance limiter/bot detection is refusing this client ' +
   '(set `server.limiter: false` or add this host to `botdetection` pass_ip).';
 
-/** Maps a `fromDate` filter to SearXNG's coarse `time_range`. */
-function timeRangeFor(fromDate: string | undefined, now = Date.now()): string | undefined {
-  if (!fromDate) return undefined;
-  const from = Date.parse(fromDate);
-  if (Number.isNaN(from)) return undefined;
-  const days = (now - from) / 86_400_000;
-  if (days <= 1) return 'day';
-  if (days <= 7) return 'week';
-  if (days <= 31) return 'month';
-  if (days <= 366) return 'year';
-  return undefined;
-}
-
 /** Creates a {@link SearchProvider} backed by a SearXNG instance's JSON API. */
 export function createSearxngProvider(options: SearxngProviderOptions): SearchProvider {
   const http = resolveHttpOptions(LABEL, options);
   const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl);
-  if (options.safesearch !== undefined && ![0, 1, 2].includes(options.safesearch)) {
-    throw new RangeError(`${LABEL}: safesearch must be 0, 1 or 2`);
-  }
+  requireOneOf(LABEL, 'safesearch', options.safesearch, [0, 1, 2]);
   const engines = options.engines?.map((e) => e.trim()).filter(Boolean) ?? [];
   const categories = options.categories?.map((c) => c.trim()).filter(Boolean) ?? ['general'];
   const headers = {
@@ -101,7 +87,8 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
       const language = options.language ?? query.filters?.language;
       if (language) url.searchParams.set('language', language);
       if (options.safesearch !== undefined) url.searchParams.set('safesearch', String(options.safesearch));
-      const timeRange = timeRangeFor(query.filters?.fromDate);
+      // SearXNG's `time_range` takes the window names as they are.
+      const timeRange = recencyOf(query.filters?.fromDate);
       if (timeRange) url.searchParams.set('time_range', timeRange);
 
       const response = await sendProviderRequest(http, {
@@ -123,25 +110,22 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
                 )
               : undefined,
       });
-      const body = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const body = parseJsonObject(ID, LABEL, response);
       const results = expectArray(ID, LABEL, body.results, 'results');
 
-      const hits: SearchHit[] = [];
-      for (const item of results) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(results, (record) => {
         const url = stringField(record, 'url');
-        if (!url) continue;
+        if (!url) return undefined;
         const content = stringField(record, 'content');
-        hits.push({
+        return {
           url,
           title: htmlToText(stringField(record, 'title') ?? url),
           snippet: content ? htmlToText(content) : undefined,
           publishedAt: toIsoDate(stringField(record, 'publishedDate')),
           score: numberField(record, 'score'),
           provider: ID,
-        });
-      }
+        };
+      });
       if (hits.length === 0) {
         // Every engine failing (CAPTCHA, timeouts) looks like "no results"; say what happened instead.
         const unresponsive = Array.isArray(body.unresponsive_engines) ? body.unresponsive_engines : [];
@@ -159,7 +143,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
           );
         }
       }
-      return finalizeHits(applyDomainFilters(hits, query.filters), limit);
+      return filterAndFinalizeHits(hits, query.filters, limit);
     },
   };
 }

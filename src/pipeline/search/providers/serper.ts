@@ -9,20 +9,18 @@
  * 400 "Not enough credits" when the balance is used up, 429 when rate limited, 5xx on server errors.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
-import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   expectArray,
-  expectObject,
   extractErrorDetail,
-  finalizeHits,
+  filterAndFinalizeHits,
   joinUrl,
-  parseJsonBody,
+  jsonPost,
+  mapResults,
+  parseJsonObject,
+  quotaError,
   redact,
-  requireApiKey,
-  requireBaseUrl,
-  resolveHttpOptions,
+  resolveKeyedProvider,
   sendProviderRequest,
   stringField,
   toIsoDate,
@@ -57,9 +55,7 @@ function googleDate(value: string | undefined): string | undefined {
 
 /** Creates a {@link SearchProvider} backed by the Serper Google Search API. */
 export function createSerperProvider(options: SerperProviderOptions): SearchProvider {
-  const http = resolveHttpOptions(LABEL, options);
-  const apiKey = requireApiKey(LABEL, options.apiKey);
-  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl ?? 'https://google.serper.dev');
+  const { http, apiKey, baseUrl } = resolveKeyedProvider(LABEL, options, 'https://google.serper.dev');
 
   return {
     id: ID,
@@ -79,46 +75,36 @@ export function createSerperProvider(options: SerperProviderOptions): SearchProv
         providerId: ID,
         label: LABEL,
         url: joinUrl(baseUrl, 'search'),
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify(body),
+        ...jsonPost(body, { 'x-api-key': apiKey }),
         signal: call.signal,
         secrets: [apiKey],
         describeError: (res) => {
           const detail = extractErrorDetail(res.text);
           if (res.status === 400 && detail && /credit/i.test(detail)) {
-            return new SearchProviderError(
-              ID,
-              'quota',
-              `${LABEL} refused the request: credits exhausted (400): ${redact(detail, [apiKey])}`,
-              { httpStatus: 400 },
-            );
+            return quotaError(ID, LABEL, 'credits exhausted', 400, redact(detail, [apiKey]));
           }
           return undefined;
         },
       });
-      const answer = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const answer = parseJsonObject(ID, LABEL, response);
       // Serper omits `organic` when Google has no organic results; `searchParameters` is always echoed.
       const organic =
         answer.organic === undefined && answer.searchParameters !== undefined
           ? []
           : expectArray(ID, LABEL, answer.organic, 'organic');
 
-      const hits: SearchHit[] = [];
-      for (const item of organic) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(organic, (record) => {
         const url = stringField(record, 'link');
-        if (!url) continue;
-        hits.push({
+        if (!url) return undefined;
+        return {
           url,
           title: stringField(record, 'title') ?? url,
           snippet: stringField(record, 'snippet'),
           publishedAt: toIsoDate(stringField(record, 'date')),
           provider: ID,
-        });
-      }
-      return finalizeHits(applyDomainFilters(hits, filters), limit);
+        };
+      });
+      return filterAndFinalizeHits(hits, filters, limit);
     },
   };
 }

@@ -11,21 +11,20 @@
  * as `api_key`; that is available through `sendKeyInBody` for old deployments and proxies.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
-import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   expectArray,
-  expectObject,
   extractErrorDetail,
-  finalizeHits,
+  filterAndFinalizeHits,
   joinUrl,
+  jsonPost,
+  mapResults,
   numberField,
-  parseJsonBody,
+  parseJsonObject,
+  quotaError,
   redact,
-  requireApiKey,
-  requireBaseUrl,
-  resolveHttpOptions,
+  requireOneOf,
+  resolveKeyedProvider,
   sendProviderRequest,
   stringField,
   toDay,
@@ -59,17 +58,11 @@ const MAX_RESULTS = 20;
 
 /** Creates a {@link SearchProvider} backed by the Tavily Search API. */
 export function createTavilyProvider(options: TavilyProviderOptions): SearchProvider {
-  const http = resolveHttpOptions(LABEL, options);
-  const apiKey = requireApiKey(LABEL, options.apiKey);
-  const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl ?? 'https://api.tavily.com');
+  const { http, apiKey, baseUrl } = resolveKeyedProvider(LABEL, options, 'https://api.tavily.com');
   const searchDepth = options.searchDepth ?? 'basic';
-  if (!['basic', 'advanced', 'fast', 'ultra-fast'].includes(searchDepth)) {
-    throw new RangeError(`${LABEL}: searchDepth must be 'basic', 'advanced', 'fast' or 'ultra-fast'`);
-  }
+  requireOneOf(LABEL, 'searchDepth', searchDepth, ['basic', 'advanced', 'fast', 'ultra-fast']);
   const topic = options.topic ?? 'general';
-  if (!['general', 'news', 'finance'].includes(topic)) {
-    throw new RangeError(`${LABEL}: topic must be 'general', 'news' or 'finance'`);
-  }
+  requireOneOf(LABEL, 'topic', topic, ['general', 'news', 'finance']);
   const includeRawContent = options.includeRawContent ?? false;
 
   return {
@@ -98,13 +91,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
         providerId: ID,
         label: LABEL,
         url: joinUrl(baseUrl, 'search'),
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          authorization: `Bearer ${apiKey}`,
-        },
-        body: JSON.stringify(body),
+        ...jsonPost(body, { authorization: `Bearer ${apiKey}` }),
         signal: call.signal,
         secrets: [apiKey],
         describeError: (res) => {
@@ -112,24 +99,16 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
           const detail = extractErrorDetail(res.text);
           const what =
             res.status === 432 ? "the plan's usage limit is reached" : 'the pay-as-you-go limit is reached';
-          return new SearchProviderError(
-            ID,
-            'quota',
-            `${LABEL} refused the request: ${what} (${res.status})${detail ? `: ${redact(detail, [apiKey])}` : ''}`,
-            { httpStatus: res.status },
-          );
+          return quotaError(ID, LABEL, what, res.status, detail && redact(detail, [apiKey]));
         },
       });
-      const answer = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const answer = parseJsonObject(ID, LABEL, response);
       const results = expectArray(ID, LABEL, answer.results, 'results');
 
-      const hits: SearchHit[] = [];
-      for (const item of results) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(results, (record) => {
         const url = stringField(record, 'url');
-        if (!url) continue;
-        hits.push({
+        if (!url) return undefined;
+        return {
           url,
           title: stringField(record, 'title') ?? url,
           snippet: stringField(record, 'content'),
@@ -137,9 +116,9 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
           publishedAt: toIsoDate(stringField(record, 'published_date')),
           score: numberField(record, 'score'),
           provider: ID,
-        });
-      }
-      return finalizeHits(applyDomainFilters(hits, filters), limit);
+        };
+      });
+      return filterAndFinalizeHits(hits, filters, limit);
     },
   };
 }

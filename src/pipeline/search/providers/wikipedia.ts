@@ -19,9 +19,10 @@ import {
   DEFAULT_USER_AGENT,
   expectArray,
   expectObject,
-  finalizeHits,
+  filterAndFinalizeHits,
   htmlToText,
-  parseJsonBody,
+  mapResults,
+  parseJsonObject,
   parseRetryAfter,
   requireBaseUrl,
   resolveHttpOptions,
@@ -100,7 +101,7 @@ export function createWikipediaProvider(options: WikipediaProviderOptions = {}):
         headers: { accept: 'application/json', 'user-agent': userAgent, 'api-user-agent': userAgent },
         signal: call.signal,
       });
-      const body = expectObject(ID, LABEL, parseJsonBody(ID, LABEL, response));
+      const body = parseJsonObject(ID, LABEL, response);
       if (body.error !== undefined) {
         const error = expectObject(ID, LABEL, body.error);
         const code = stringField(error, 'code') ?? 'unknown';
@@ -122,21 +123,18 @@ export function createWikipediaProvider(options: WikipediaProviderOptions = {}):
       }
       const results = expectArray(ID, LABEL, expectObject(ID, LABEL, body.query).search, 'query.search');
 
-      const hits: SearchHit[] = [];
-      for (const item of results) {
-        if (item === null || typeof item !== 'object') continue;
-        const record = item as Record<string, unknown>;
+      const hits = mapResults(results, (record) => {
         const title = stringField(record, 'title');
-        if (!title) continue;
+        if (!title) return undefined;
         const snippet = stringField(record, 'snippet');
-        hits.push({
+        return {
           url: wikipediaArticleUrl(articleBaseUrl, title),
           title,
           snippet: snippet ? htmlToText(snippet) : undefined,
           provider: ID,
-        });
-      }
-      return finalizeHits(applyDomainFilters(hits, query.filters), limit);
+        };
+      });
+      return filterAndFinalizeHits(hits, query.filters, limit);
     },
   };
 }
