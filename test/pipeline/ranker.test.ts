@@ -84,6 +84,21 @@ describe('createBm25Ranker', () => {
     expect(uncapped.slice(0, 3).every((p) => p.url === 'https://a.test/volcano')).toBe(true);
   });
 
+  it('by default lets the best page keep its top passages (up to 10) before other sources', async () => {
+    const strong = doc(
+      'https://strong.test',
+      Array.from({ length: 6 }, (_, i) => `## Part ${i}\n\nGlacier melt ${i} feeds glacier rivers.`).join(
+        '\n\n',
+      ),
+    );
+    const weak = doc('https://weak.test', `# Weak\n\nA glacier. ${filler('weather', 6)}`);
+    const passages = await createBm25Ranker().rank('glacier melt rivers', [strong, weak], {
+      maxTokens: 10_000,
+    });
+    expect(passages.slice(0, 6).every((p) => p.url === 'https://strong.test')).toBe(true);
+    expect(passages.at(-1)?.url).toBe('https://weak.test');
+  });
+
   it('respects the token budget', async () => {
     const big = [
       doc(

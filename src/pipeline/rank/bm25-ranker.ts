@@ -22,8 +22,9 @@ export interface Bm25RankerOptions {
   readonly maxBlocks?: number;
   /**
    * Passages taken from one URL before passages of other URLs get a turn; the remaining budget is then
-   * filled best first regardless of source.
-   * @default 3
+   * filled best first regardless of source. A loose cap: the page that answers usually holds several of
+   * the best passages (on bench:qa, 3 gave answer-in-context 0.866, 10 gave 0.888 at 2,000 tokens).
+   * @default 10
    */
   readonly maxPerSource?: number;
   /**
@@ -77,7 +78,7 @@ export function passageTokens(passage: { readonly text: string; readonly heading
  * @throws RangeError on invalid options; `rank` throws RangeError when `maxTokens` is not a positive number.
  */
 export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker {
-  const maxPerSource = options.maxPerSource ?? 3;
+  const maxPerSource = options.maxPerSource ?? 10;
   const minScore = options.minScore ?? 0;
   const duplicateThreshold = options.duplicateThreshold ?? 0.8;
   const indexHeadings = options.indexHeadings ?? true;
