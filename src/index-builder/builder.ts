@@ -7,7 +7,7 @@
  * page through `extractContent`. Documents are keyed by canonical URL (file URL for files), so running the
  * same sources again updates documents in place.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { decodeBytes } from '../pipeline/extract/decode.ts';
@@ -15,6 +15,7 @@ import { contentKind, extractContent } from '../pipeline/extract/extract.ts';
 import { DEFAULT_CONTENT_TYPES } from '../pipeline/fetch/body.ts';
 import { isFetchError } from '../pipeline/fetch/errors.ts';
 import { createPageFetcher, DEFAULT_USER_AGENT, type PageFetcherOptions } from '../pipeline/fetch/fetcher.ts';
+import { listDocumentFiles } from '../pipeline/search/local-index.ts';
 import { canonicalizeUrl } from '../pipeline/search/url.ts';
 import type { FetchedPage, PageFetcher } from '../pipeline/types.ts';
 import { readPageLinks } from './html-links.ts';
@@ -250,23 +251,6 @@ async function classifySource(source: string): Promise<ClassifiedSource> {
   return { kind: 'file', path: file };
 }
 
-async function listFiles(root: string): Promise<string[]> {
-  const files: string[] = [];
-  const walk = async (folder: string): Promise<void> => {
-    const entries = await readdir(folder, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-      const full = path.join(folder, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && FILE_TYPES[path.extname(entry.name).toLowerCase()] !== undefined)
-        files.push(full);
-    }
-  };
-  await walk(root);
-  return files;
-}
-
 /** A unit of crawl work. */
 interface CrawlItem {
   readonly url: string;
@@ -420,8 +404,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexSumma
 
   const indexFolder = async (root: string): Promise<void> => {
     remember(root, 'folder');
-    const files = (await listFiles(root)).filter((file) =>
-      filter(path.relative(root, file).split(path.sep).join('/')),
+    const files = (await listDocumentFiles(root, (extension) => FILE_TYPES[extension] !== undefined)).filter(
+      (file) => filter(path.relative(root, file).split(path.sep).join('/')),
     );
     const present = new Set(files.map((file) => pathToFileURL(file).href));
     for (const [i, file] of files.entries()) {

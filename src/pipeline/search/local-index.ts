@@ -362,7 +362,14 @@ export interface LoadReport {
 
 const DEFAULT_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm'];
 
-async function listFiles(root: string, extensions: ReadonlySet<string>): Promise<string[]> {
+/**
+ * The document files below `root` (or `root` itself when it is a file), sorted by name, skipping hidden
+ * entries and `node_modules`. `accepts` decides by lower-case extension (e.g. `.md`).
+ */
+export async function listDocumentFiles(
+  root: string,
+  accepts: (extension: string) => boolean,
+): Promise<string[]> {
   const info = await stat(root);
   if (info.isFile()) return [root];
   const files: string[] = [];
@@ -373,7 +380,7 @@ async function listFiles(root: string, extensions: ReadonlySet<string>): Promise
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const full = path.join(folder, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && extensions.has(path.extname(entry.name).toLowerCase())) files.push(full);
+      else if (entry.isFile() && accepts(path.extname(entry.name).toLowerCase())) files.push(full);
     }
   };
   await walk(root);
@@ -491,7 +498,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     const seen = new Set<string>();
     for (const root of roots) {
       const rootIsFile = (await stat(root)).isFile();
-      for (const file of await listFiles(root, extensions)) {
+      for (const file of await listDocumentFiles(root, (extension) => extensions.has(extension))) {
         const url = documentUrl(file, root, options.baseUrl, rootIsFile);
         try {
           if ((await stat(file)).size > maxFileBytes) {
