@@ -506,6 +506,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     }
   }
 
+  /** The checks a library search passes before its body: maintenance, key, rate limit (as over HTTP). */
+  async function admitSearch(apiKey: string): Promise<KeyRecord> {
+    service.assertAvailable();
+    const key = await service.authenticate(apiKey);
+    await service.enforceRateLimit(key);
+    return key;
+  }
+
   function newRequestInfo(signal: AbortSignal | undefined): RequestInfo {
     return {
       requestId: randomUUID(),
@@ -517,16 +525,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   return {
     async search(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      service.assertAvailable();
-      const key = await service.authenticate(apiKey);
-      await service.enforceRateLimit(key);
+      const key = await admitSearch(apiKey);
       return runSearch(key, parseSearchRequest(request), info);
     },
     async searchStream(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      service.assertAvailable();
-      const key = await service.authenticate(apiKey);
-      await service.enforceRateLimit(key);
+      const key = await admitSearch(apiKey);
       return runSearchStream(key, parseSearchRequest(request), info);
     },
     async balance(apiKey) {
