@@ -7,6 +7,7 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { ChatMessage } from './types.ts';
 import { planQuery } from './query.ts';
+import { requireModelOption } from '../models/options.ts';
 import {
   checkTelemetrySettings,
   telemetryCallOptions,
@@ -102,13 +103,7 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
  * @throws RangeError on invalid options.
  */
 export function createModelQueryPlanner(options: ModelQueryPlannerOptions): QueryPlanner {
-  if (
-    options === null ||
-    typeof options !== 'object' ||
-    options.model === undefined ||
-    options.model === null
-  )
-    throw new TypeError('model is required');
+  requireModelOption(options);
   const timeoutMs = options.timeoutMs ?? 3000;
   const maxQueries = options.maxQueries ?? 3;
   const maxOutputTokens = options.maxOutputTokens ?? 120;

@@ -20,6 +20,7 @@ import {
 import { z } from 'zod';
 import type { AnswerEvent, AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
 import { AgentSearchError } from '../../errors.ts';
+import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
@@ -174,13 +175,7 @@ function checkPositive(name: string, value: number): void {
  * @throws TypeError / RangeError on invalid options.
  */
 export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
-  if (
-    options === null ||
-    typeof options !== 'object' ||
-    options.model === undefined ||
-    options.model === null
-  )
-    throw new TypeError('model is required');
+  requireModelOption(options);
   const maxOutputTokens = options.maxOutputTokens ?? 1024;
   const maxRetries = options.maxRetries ?? 2;
   const retryDelayMs = options.retryDelayMs ?? 500;
