@@ -34,6 +34,8 @@ import { createContentExtractor } from './pipeline/extract/index.ts';
 import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
 import {
+  DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MIN_QUERY_COVERAGE,
   runPipeline,
   streamPipeline,
   type PipelineResult,
@@ -147,9 +149,26 @@ export interface SearchEngineOptions {
   readonly requestTimeoutMs?: number;
   /** Time allowed to fetch and extract one page, in ms. @default 8_000 */
   readonly pageTimeoutMs?: number;
-  /** Search hits used per request. @default 5 */
+  /** Search results read first for each request (fetched, extracted, ranked). @default 5 */
   readonly maxResults?: number;
-  /** Token budget of the passages given to the answerer. @default 2_000 */
+  /**
+   * Most search results read for one request: when the best passage of the first `maxResults` pages
+   * covers less than `minQueryCoverage` of the question's words, the following results are read too, up to
+   * this many, and all passages are ranked again. Set it to `maxResults` to never read more.
+   * @default 40
+   */
+  readonly expandToResults?: number;
+  /**
+   * Share (0–1) of the question's distinct words the best passage must contain before the first
+   * `maxResults` pages are considered enough. 0 never reads more results.
+   * @default 0.8
+   */
+  readonly minQueryCoverage?: number;
+  /**
+   * Token budget of the passages given to the answerer (≈ 4 characters per token). Size it to the model:
+   * budget + prompt + answer must fit its context window.
+   * @default 4_000
+   */
   readonly maxPassageTokens?: number;
   /** Largest accepted request body in bytes. @default 1_048_576 */
   readonly maxBodyBytes?: number;
@@ -248,7 +267,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 1_048_576);
   const settings = {
     maxResults: positiveInteger('maxResults', options.maxResults, 5),
-    maxPassageTokens: positiveInteger('maxPassageTokens', options.maxPassageTokens, 2_000),
+    expandToResults: positiveInteger('expandToResults', options.expandToResults, DEFAULT_EXPAND_TO_RESULTS),
+    minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, DEFAULT_MIN_QUERY_COVERAGE),
+    maxPassageTokens: positiveInteger('maxPassageTokens', options.maxPassageTokens, 4_000),
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 8_000),
   };
   const logger = options.logger ?? NO_LOGGER;
@@ -645,6 +666,14 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   const resolved = value ?? fallback;
   if (!Number.isSafeInteger(resolved) || resolved < 1) {
     throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return resolved;
+}
+
+function fraction(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (typeof resolved !== 'number' || !(resolved >= 0 && resolved <= 1)) {
+    throw new RangeError(`${name} must be between 0 and 1, got ${String(value)}`);
   }
   return resolved;
 }

@@ -24,6 +24,8 @@ export {
   type SearchEngineOptions,
 } from './engine.ts';
 export {
+  DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MIN_QUERY_COVERAGE,
   deterministicPlanner,
   runPipeline,
   streamPipeline,

@@ -6,7 +6,8 @@
  * extractor → default ranker → default answerer) behind the node:http adapter, and sends a fixed
  * stratified sample of SQuAD dev v1.1 questions to `POST /v1/search` over HTTP. Prints Markdown tables.
  *
- *   node bench/qa/run.ts [--sample 500] [--seed 1] [--concurrency 4] [--k 5] [--max-tokens 2000]
+ *   node bench/qa/run.ts [--sample 500] [--seed 1] [--concurrency 4] [--k 5] [--max-tokens 4000]
+ *                        [--expand-to 40] [--searxng-pages 4]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
  *
  * Stages are observed by wrapping the stage objects handed to createSearchEngine (keyed by the query the
@@ -51,8 +52,15 @@ export interface QaBenchmarkOptions {
   readonly concurrency?: number;
   /** Search hits used per question (the engine's `maxResults`). @default 5 */
   readonly k?: number;
-  /** Passage token budget (the engine's `maxPassageTokens`). @default 2000 */
+  /** Passage token budget (the engine's `maxPassageTokens`). @default 4000 (the engine's default) */
   readonly maxTokens?: number;
+  /** Most results read when the first `k` do not cover the question (the engine's `expandToResults`). @default 40 (the engine's default) */
+  readonly expandTo?: number;
+  /**
+   * SearXNG result pages the provider may read (its `pages` option). The local endpoint serves 10 results
+   * a page, as one engine does; a real instance merges several engines into one page. @default 4
+   */
+  readonly searxngPages?: number;
   /**
    * OpenAI-compatible base URL for a model answerer, or `'fake'` for the bundled fake server. Used only if
    * the answer module exports a model answerer factory; otherwise the run notes it and uses the default.
@@ -91,6 +99,10 @@ export interface QuestionResult {
   readonly answerInPrompt: boolean | null;
   readonly passageTokens: number;
   readonly wholePageTokens: number;
+  /** Pages fetched and ranked for the question (more than `k` when the pipeline read deeper). */
+  readonly pagesRead: number;
+  /** Gold answer in all extracted text of every page read. */
+  readonly answerInAllPagesRead: boolean;
   readonly promptTokens: number | null;
   readonly timings: Readonly<Record<string, number>>;
 }
@@ -116,6 +128,7 @@ interface Observation {
   fetchMs: number[];
   extractMs: number[];
   rankStart?: number;
+  rankEnd?: number;
   rankMs?: number;
   docs?: ExtractedContent[];
   passages?: Passage[];
@@ -130,10 +143,12 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
   const seed = options.seed ?? 1;
   const concurrency = options.concurrency ?? 4;
   const k = options.k ?? 5;
-  const maxTokens = options.maxTokens ?? 2000;
+  const maxTokens = options.maxTokens ?? 4000;
+  const expandTo = options.expandTo ?? 40;
+  const searxngPages = options.searxngPages ?? 4;
   const modelId = options.modelId ?? 'fake-overlap-1';
   const log = options.log ?? (() => {});
-  for (const [name, value] of Object.entries({ sample, concurrency, k, maxTokens })) {
+  for (const [name, value] of Object.entries({ sample, concurrency, k, maxTokens, expandTo, searxngPages })) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   }
   const notes: string[] = [];
@@ -170,7 +185,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
   };
 
   try {
-    const provider = createSearxngProvider({ baseUrl: endpoint.origin });
+    const provider = createSearxngProvider({ baseUrl: endpoint.origin, pages: searxngPages });
     const search: SearchProvider = {
       id: provider.id,
       async search(query, call) {
@@ -214,9 +229,12 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
     const ranker: PassageRanker = {
       async rank(query, docs, budget) {
         const observation = observe(query);
-        observation.rankStart = now();
+        const rankStart = now();
+        observation.rankStart ??= rankStart;
         const passages = await realRanker.rank(query, docs, budget);
-        observation.rankMs = now() - observation.rankStart;
+        observation.rankEnd = now();
+        // The pipeline ranks twice when it reads deeper; both count.
+        observation.rankMs = (observation.rankMs ?? 0) + (observation.rankEnd - rankStart);
         observation.docs = [...docs];
         observation.passages = passages;
         return passages;
@@ -264,6 +282,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
       answerer,
       rateLimiter: false,
       maxResults: k,
+      expandToResults: expandTo,
       maxPassageTokens: maxTokens,
       maxConcurrentSearches: concurrency,
       maxQueuedSearches: Math.max(64, concurrency * 4),
@@ -324,7 +343,13 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
       const passages = observation?.passages ?? [];
       const goldDoc = docs.find((doc) => doc.url === goldUrl);
       const passageText = passages.map((p) => (p.heading ? `${p.heading}\n${p.text}` : p.text)).join('\n\n');
-      const wholeText = docs.map((doc) => doc.text).join('\n\n');
+      // Whole pages of the first k results: what sending whole pages instead of passages would cost.
+      const firstK = new Set(hits.slice(0, k));
+      const wholeText = docs
+        .filter((doc) => firstK.has(doc.url))
+        .map((doc) => doc.text)
+        .join('\n\n');
+      const allReadText = docs.map((doc) => doc.text).join('\n\n');
       const answer = body.answer ?? '';
       const searchStart = observation?.searchStart ?? start;
       const timings: Record<string, number> = {
@@ -333,8 +358,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
         fetch_max: observation?.fetchMs.length ? Math.max(...observation.fetchMs) : Number.NaN,
         extract_max: observation?.extractMs.length ? Math.max(...observation.extractMs) : Number.NaN,
         gather:
-          observation?.rankStart !== undefined && observation.searchEnd !== undefined
-            ? observation.rankStart - observation.searchEnd
+          observation?.rankEnd !== undefined && observation.searchEnd !== undefined
+            ? observation.rankEnd - observation.searchEnd - (observation.rankMs ?? 0)
             : Number.NaN,
         rank: observation?.rankMs ?? Number.NaN,
         answer: observation?.answerMs ?? Number.NaN,
@@ -361,6 +386,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
         answerInPrompt: null,
         passageTokens: estimateTokens(passageText),
         wholePageTokens: estimateTokens(wholeText),
+        pagesRead: docs.length,
+        answerInAllPagesRead: containsAnswer(allReadText, question.answers),
         promptTokens: null,
         timings,
       };
@@ -379,6 +406,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
         concurrency,
         k,
         maxTokens,
+        expandTo,
+        searxngPages,
         modelId,
         hotpot: options.hotpot ?? false,
         modelBaseUrl: options.modelBaseUrl ?? null,
@@ -453,17 +482,29 @@ export function formatReport(report: QaBenchmarkReport): string {
   const withGoldDoc = results.filter((r) => r.answerInGoldDoc !== null);
   const lines: string[] = [];
   lines.push(
-    `### bench:qa — ${results.length} SQuAD dev v1.1 questions (stratified over ${new Set(results.map((r) => r.title)).size} articles, seed ${options.seed}), ${report.articles} pages, k = ${options.k}, budget ${options.maxTokens} tokens, ${report.mode} answerer, concurrency ${options.concurrency}`,
+    `### bench:qa — ${results.length} SQuAD dev v1.1 questions (stratified over ${new Set(results.map((r) => r.title)).size} articles, seed ${options.seed}), ${report.articles} pages, k = ${options.k} read first, up to ${options.expandTo} when uncovered, budget ${options.maxTokens} tokens, ${report.mode} answerer, concurrency ${options.concurrency}`,
     '',
     '| metric | value |',
     '|---|---|',
     `| HTTP 200 | ${ok.length} / ${results.length} |`,
-    `| gold article in search results R@1 / R@5 / R@10 | ${recallAt(1)} / ${recallAt(5)} / ${recallAt(10)} (MRR@10 ${fmt(mrr, 3)}) |`,
-    `| gold article among fetched+extracted pages (top ${options.k}) | ${share(results.map((r) => r.goldInDocs))} |`,
+    `| gold article in search results R@1 / R@5 / R@10 / R@${options.expandTo} | ${recallAt(1)} / ${recallAt(5)} / ${recallAt(10)} / ${recallAt(options.expandTo)} (MRR@10 ${fmt(mrr, 3)}) |`,
+    `| pages read per question: mean / p50 / p95 (questions that read past ${options.k}) | ${fmt(mean(results.map((r) => r.pagesRead)), 1)} / ${fmt(
+      percentile(
+        results.map((r) => r.pagesRead),
+        50,
+      ),
+    )} / ${fmt(
+      percentile(
+        results.map((r) => r.pagesRead),
+        95,
+      ),
+    )} (${share(results.map((r) => r.pagesRead > options.k))}) |`,
+    `| gold article among fetched+extracted pages | ${share(results.map((r) => r.goldInDocs))} |`,
     `| gold article among \`sources\` | ${share(results.map((r) => r.goldInSources))} |`,
     `| answer kept by extraction (gold page fetched: ${withGoldDoc.length}) | ${share(withGoldDoc.map((r) => r.answerInGoldDoc === true))} |`,
     `| **answer in context** (selected passages, budget ${options.maxTokens}) | **${share(results.map((r) => r.answerInPassages))}** |`,
     `| answer in whole pages (all extracted text of top ${options.k}) | ${share(results.map((r) => r.answerInWholePages))} |`,
+    `| answer in all pages read (all extracted text) | ${share(results.map((r) => r.answerInAllPagesRead))} |`,
     `| answer contained in final answer | ${share(results.map((r) => r.answerInAnswer))} |`,
   );
   const prompted = results.filter((r) => r.answerInPrompt !== null);
@@ -546,7 +587,9 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       concurrency: { type: 'string', default: '4' },
       k: { type: 'string', default: '5' },
-      'max-tokens': { type: 'string', default: '2000' },
+      'max-tokens': { type: 'string', default: '4000' },
+      'expand-to': { type: 'string', default: '40' },
+      'searxng-pages': { type: 'string', default: '4' },
       'model-base-url': { type: 'string' },
       model: { type: 'string', default: 'fake-overlap-1' },
       hotpot: { type: 'boolean', default: false },
@@ -559,6 +602,8 @@ async function main(): Promise<void> {
     concurrency: Number(values.concurrency),
     k: Number(values.k),
     maxTokens: Number(values['max-tokens']),
+    expandTo: Number(values['expand-to']),
+    searxngPages: Number(values['searxng-pages']),
     modelId: values.model,
     hotpot: values.hotpot,
     ...(values['model-base-url'] ? { modelBaseUrl: values['model-base-url'] } : {}),

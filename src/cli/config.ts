@@ -24,6 +24,8 @@ export interface ServeConfig {
   /** Settings of the web search providers (keys come only from the environment). */
   readonly providers: {
     readonly searxngUrl?: string;
+    /** Most SearXNG result pages read for one query. */
+    readonly searxngPages: number;
     readonly braveApiKey?: string;
     readonly tavilyApiKey?: string;
     readonly serperApiKey?: string;
@@ -33,8 +35,14 @@ export interface ServeConfig {
   };
   /** Hosts the page fetcher may reach although they resolve to private addresses (SSRF guard relaxation). */
   readonly allowPrivateHosts: readonly string[];
-  /** Search hits used per request. */
+  /** Search results read first per request. */
   readonly maxResults: number;
+  /** Most search results read when the first ones do not cover the question. */
+  readonly expandToResults: number;
+  /** Query coverage (0–1) of the best passage below which more results are read. */
+  readonly minQueryCoverage: number;
+  /** Token budget of the passages given to the answerer. */
+  readonly maxPassageTokens: number;
   /** Deadline of one search request, in ms. */
   readonly requestTimeoutMs: number;
   /** `provider:model-id` of the answer model; undefined = extractive answers. */
@@ -65,6 +73,10 @@ export interface ServeFlags {
   readonly searchTimeout?: string;
   readonly allowPrivateHosts?: string;
   readonly maxResults?: string;
+  readonly expandToResults?: string;
+  readonly minQueryCoverage?: string;
+  readonly maxPassageTokens?: string;
+  readonly searxngPages?: string;
   readonly requestTimeout?: string;
   readonly model?: string;
   readonly modelBaseUrl?: string;
@@ -86,6 +98,7 @@ export const ENVIRONMENT_VARIABLES = {
   AGENT_SEARCH_LIMITS_STORE: '--limits-store (redis://… or memory:)',
   AGENT_SEARCH_SEARCH: '--search',
   SEARXNG_URL: '--searxng-url',
+  AGENT_SEARCH_SEARXNG_PAGES: '--searxng-pages',
   BRAVE_API_KEY: 'Brave Search API key (also BRAVE_SEARCH_API_KEY)',
   TAVILY_API_KEY: 'Tavily API key',
   SERPER_API_KEY: 'Serper API key',
@@ -94,6 +107,9 @@ export const ENVIRONMENT_VARIABLES = {
   AGENT_SEARCH_SEARCH_TIMEOUT: '--search-timeout',
   AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
   AGENT_SEARCH_MAX_RESULTS: '--max-results',
+  AGENT_SEARCH_EXPAND_TO_RESULTS: '--expand-to-results',
+  AGENT_SEARCH_MIN_QUERY_COVERAGE: '--min-query-coverage',
+  AGENT_SEARCH_MAX_PASSAGE_TOKENS: '--max-passage-tokens',
   AGENT_SEARCH_REQUEST_TIMEOUT: '--request-timeout',
   AGENT_SEARCH_MODEL: '--model',
   AGENT_SEARCH_MODEL_BASE_URL: '--model-base-url',
@@ -127,6 +143,10 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
     search: flags.search ?? env.AGENT_SEARCH_SEARCH ?? 'local',
     providers: {
       ...optional('searxngUrl', flags.searxngUrl ?? env.SEARXNG_URL),
+      searxngPages: parsePositiveInteger(
+        '--searxng-pages',
+        flags.searxngPages ?? env.AGENT_SEARCH_SEARXNG_PAGES ?? '1',
+      ),
       ...optional('braveApiKey', env.BRAVE_API_KEY ?? env.BRAVE_SEARCH_API_KEY),
       ...optional('tavilyApiKey', env.TAVILY_API_KEY),
       ...optional('serperApiKey', env.SERPER_API_KEY),
@@ -138,6 +158,18 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
     maxResults: parsePositiveInteger(
       '--max-results',
       flags.maxResults ?? env.AGENT_SEARCH_MAX_RESULTS ?? '5',
+    ),
+    expandToResults: parsePositiveInteger(
+      '--expand-to-results',
+      flags.expandToResults ?? env.AGENT_SEARCH_EXPAND_TO_RESULTS ?? '40',
+    ),
+    minQueryCoverage: parseFraction(
+      '--min-query-coverage',
+      flags.minQueryCoverage ?? env.AGENT_SEARCH_MIN_QUERY_COVERAGE ?? '0.8',
+    ),
+    maxPassageTokens: parsePositiveInteger(
+      '--max-passage-tokens',
+      flags.maxPassageTokens ?? env.AGENT_SEARCH_MAX_PASSAGE_TOKENS ?? '4000',
     ),
     requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.AGENT_SEARCH_REQUEST_TIMEOUT ?? '30s'),
     ...optional('model', flags.model ?? env.AGENT_SEARCH_MODEL),
@@ -156,6 +188,14 @@ function splitList(text: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+function parseFraction(name: string, text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !(value >= 0 && value <= 1)) {
+    throw new Error(`invalid ${name} "${text}": must be a number from 0 to 1`);
+  }
+  return value;
 }
 
 function parsePositiveInteger(name: string, text: string): number {

@@ -74,6 +74,7 @@ export function buildProgram(): Command {
         '"a+b" = fusion (default: local)',
     )
     .option('--searxng-url <url>', 'base URL of your SearXNG instance (JSON output enabled)')
+    .option('--searxng-pages <n>', 'most SearXNG result pages read for one query (default: 1)')
     .option(
       '--model <provider:model-id>',
       'answer with a model: openai:gpt-4o-mini, anthropic:claude-…, google:gemini-…, ollama:llama3.2, ' +
@@ -90,7 +91,16 @@ export function buildProgram(): Command {
     .option('--model-fallback', 'answer extractively when the model fails, instead of a 500')
     .option('--wikipedia-lang <code>', 'Wikipedia language edition (default: en)')
     .option('--search-timeout <duration>', 'per-provider timeout (default: 10s)')
-    .option('--max-results <n>', 'search hits used per request (default: 5)')
+    .option('--max-results <n>', 'search results read first per request (default: 5)')
+    .option(
+      '--expand-to-results <n>',
+      'most results read when the first ones do not cover the question (default: 40; = --max-results: never)',
+    )
+    .option(
+      '--min-query-coverage <0-1>',
+      "share of the question's words the best passage must hold to stop reading (default: 0.8)",
+    )
+    .option('--max-passage-tokens <n>', 'token budget of the passages given to the answerer (default: 4000)')
     .option('--request-timeout <duration>', 'deadline of one search request (default: 30s)')
     .option(
       '--allow-private-hosts <hosts>',
@@ -231,6 +241,9 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
+    expandToResults: config.expandToResults,
+    minQueryCoverage: config.minQueryCoverage,
+    maxPassageTokens: config.maxPassageTokens,
     requestTimeoutMs: config.requestTimeoutMs,
     maintenance: config.maintenance,
     logger,
@@ -340,7 +353,9 @@ function searchProviderFor(config: ServeConfig): SearchProvider {
     // Each web provider gets its own retries (within the deadline) and circuit breaker.
     wrapProvider: (provider) => withResilience(provider),
     timeoutMs: providers.timeoutMs,
-    ...(providers.searxngUrl ? { searxng: { baseUrl: providers.searxngUrl } } : {}),
+    ...(providers.searxngUrl
+      ? { searxng: { baseUrl: providers.searxngUrl, pages: providers.searxngPages } }
+      : {}),
     ...(providers.braveApiKey ? { brave: { apiKey: providers.braveApiKey } } : {}),
     ...(providers.tavilyApiKey ? { tavily: { apiKey: providers.tavilyApiKey } } : {}),
     ...(providers.serperApiKey ? { serper: { apiKey: providers.serperApiKey } } : {}),

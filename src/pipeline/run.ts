@@ -25,6 +25,12 @@ import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/providers/http.ts';
 import type { NormalizedSearchRequest } from '../http/schema.ts';
 import { planQuery } from './query.ts';
+import { queryCoverage } from './rank/coverage.ts';
+
+/** {@link PipelineSettings.expandToResults} when not set. */
+export const DEFAULT_EXPAND_TO_RESULTS = 40;
+/** {@link PipelineSettings.minQueryCoverage} when not set. */
+export const DEFAULT_MIN_QUERY_COVERAGE = 0.8;
 
 /**
  * Turns the prompt and the user messages of the conversation into search queries: one standalone query,
@@ -55,8 +61,23 @@ export interface PipelineStages {
 
 /** Tuning of one pipeline run. */
 export interface PipelineSettings {
-  /** Search hits to use (a request's `max_sources` lowers it). */
+  /** Search results read first: fetched, extracted and ranked (a request's `max_sources` sets it). */
   readonly maxResults: number;
+  /**
+   * Most search results read for one question. When the best passage of the first `maxResults` pages
+   * covers less than `minQueryCoverage` of the query's words, the pipeline reads the following results up
+   * to this many and ranks all passages again — hard questions get a deeper look, easy ones stay cheap.
+   * Not used when the request sets `max_sources` or `depth: "fast"`; `depth: "deep"` reads this many at
+   * once. A value ≤ `maxResults` never reads more.
+   * @default DEFAULT_EXPAND_TO_RESULTS (40)
+   */
+  readonly expandToResults?: number;
+  /**
+   * Share (0–1) of the query's distinct words that the best passage must contain for the first pages to
+   * be enough (see {@link queryCoverage}). 0 never reads more; 1 reads more unless every word is covered.
+   * @default DEFAULT_MIN_QUERY_COVERAGE (0.8)
+   */
+  readonly minQueryCoverage?: number;
   /** Token budget of the passages handed to the answerer. */
   readonly maxPassageTokens: number;
   /** Time allowed to fetch and extract one page, in ms; never past the request deadline. */
@@ -130,21 +151,34 @@ async function selectPassages(
   const query = queries[0] ?? request.prompt;
   const plan = clock.lap();
 
-  const limit = Math.min(request.maxSources ?? settings.maxResults, settings.maxResults * 2);
+  const first = Math.min(request.maxSources ?? settings.maxResults, settings.maxResults * 2);
+  const mayExpand = request.maxSources === undefined && request.depth !== 'fast';
+  const most = mayExpand ? Math.max(first, settings.expandToResults ?? DEFAULT_EXPAND_TO_RESULTS) : first;
   // Domain filters hold even for providers that cannot filter by themselves (like custom ones).
   const hits = applyDomainFilters(
-    await searchAll(queries, limit, request, stages.search, call),
+    await searchAll(queries, most, request, stages.search, call),
     request.filters,
   );
   const search = clock.lap();
 
   // `fast` answers from what the search returned (snippets or provider text), without fetching pages.
   const reader = request.depth === 'fast' ? { ...stages, fetcher: undefined } : stages;
-  const docs = await gatherDocuments(hits.slice(0, limit), reader, settings, call);
-  const gather = clock.lap();
+  const budget = { maxTokens: settings.maxPassageTokens };
+  const read = request.depth === 'deep' ? most : first;
+  let docs = await gatherDocuments(hits.slice(0, read), reader, settings, call);
+  let gather = clock.lap();
+  let passages = await stages.ranker.rank(query, docs, budget);
+  let rank = clock.lap();
 
-  const passages = await stages.ranker.rank(query, docs, { maxTokens: settings.maxPassageTokens });
-  const rank = clock.lap();
+  const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
+  // Read deeper only while a full page timeout for reading and one for answering still fit the deadline.
+  const timeLeft = call.deadline - Date.now() >= 2 * settings.pageTimeoutMs;
+  if (hits.length > read && read < most && timeLeft && queryCoverage(query, passages[0]) < minCoverage) {
+    docs = [...docs, ...(await gatherDocuments(hits.slice(read, most), reader, settings, call))];
+    gather += clock.lap();
+    passages = await stages.ranker.rank(query, docs, budget);
+    rank += clock.lap();
+  }
 
   call.signal.throwIfAborted();
   const input: AnswerInput = {

@@ -14,9 +14,12 @@ describe('CLI configuration', () => {
       maintenance: false,
       logLevel: 'info',
       search: 'local',
-      providers: { wikipediaLanguage: 'en', timeoutMs: 10_000 },
+      providers: { wikipediaLanguage: 'en', timeoutMs: 10_000, searxngPages: 1 },
       allowPrivateHosts: [],
       maxResults: 5,
+      expandToResults: 40,
+      minQueryCoverage: 0.8,
+      maxPassageTokens: 4000,
       requestTimeoutMs: 30_000,
       modelFallback: false,
     });
@@ -37,6 +40,10 @@ describe('CLI configuration', () => {
       BRAVE_API_KEY: 'brave-secret',
       AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: 'wiki.corp, intranet',
       AGENT_SEARCH_MAX_RESULTS: '8',
+      AGENT_SEARCH_EXPAND_TO_RESULTS: '20',
+      AGENT_SEARCH_MIN_QUERY_COVERAGE: '0.5',
+      AGENT_SEARCH_MAX_PASSAGE_TOKENS: '8000',
+      AGENT_SEARCH_SEARXNG_PAGES: '3',
       AGENT_SEARCH_REQUEST_TIMEOUT: '45s',
     };
     const fromEnv = resolveServeConfig({}, env);
@@ -50,9 +57,17 @@ describe('CLI configuration', () => {
       maintenance: true,
       logLevel: 'warn',
       search: 'wikipedia,duckduckgo',
-      providers: { searxngUrl: 'http://searx.local', braveApiKey: 'brave-secret', wikipediaLanguage: 'en' },
+      providers: {
+        searxngUrl: 'http://searx.local',
+        searxngPages: 3,
+        braveApiKey: 'brave-secret',
+        wikipediaLanguage: 'en',
+      },
       allowPrivateHosts: ['wiki.corp', 'intranet'],
       maxResults: 8,
+      expandToResults: 20,
+      minQueryCoverage: 0.5,
+      maxPassageTokens: 8000,
       requestTimeoutMs: 45_000,
     });
     const fromFlags = resolveServeConfig(
@@ -78,6 +93,9 @@ describe('CLI configuration', () => {
     for (const bad of ['', 'soon', '5', '-1s', '0s', '1y'])
       expect(() => parseDuration(bad)).toThrow(/invalid duration/);
     for (const bad of ['lots', '0/1m', '1.5/1m', '10']) expect(() => parseRateLimit(bad)).toThrow(/invalid/);
+    for (const bad of ['', 'most', '-0.1', '1.5'])
+      expect(() => resolveServeConfig({ minQueryCoverage: bad }, {})).toThrow(/--min-query-coverage/);
+    expect(() => resolveServeConfig({ expandToResults: '0' }, {})).toThrow(/--expand-to-results/);
     expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/invalid port/);
     expect(() => resolveServeConfig({ creditCost: '-1' }, {})).toThrow(/invalid --credit-cost/);
   });

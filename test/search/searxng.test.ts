@@ -195,4 +195,82 @@ describe('SearXNG provider', () => {
     expect(() => createSearxngProvider({ baseUrl: 'http://host', safesearch: 3 as 1 })).toThrow(RangeError);
     expect(() => createSearxngProvider({ baseUrl: 'http://host', timeoutMs: 0 })).toThrow(RangeError);
   });
+
+  describe('pages', () => {
+    const page = (n: number, count: number) => ({
+      ...RESULTS,
+      results: Array.from({ length: count }, (_, i) => ({
+        url: `https://example.org/p${n}/${i}`,
+        title: `Page ${n} result ${i}`,
+        content: 'text',
+        engine: 'brave',
+      })),
+    });
+
+    it('asks for one page by default, whatever the limit', async () => {
+      server.handle((_req, res) => json(res, 200, page(1, 10)));
+      const hits = await createSearxngProvider({ baseUrl: server.url }).search(
+        { query: 'q', limit: 40 },
+        call(),
+      );
+      expect(server.requests.map((r) => r.query.get('pageno'))).toEqual(['1']);
+      expect(hits).toHaveLength(10);
+    });
+
+    it('reads pages 2…N when the first holds fewer results than the limit, in page order', async () => {
+      server.handle((req, res) => json(res, 200, page(Number(req.query.get('pageno')), 10)));
+      const hits = await createSearxngProvider({ baseUrl: server.url, pages: 4 }).search(
+        { query: 'q', limit: 35 },
+        call(),
+      );
+      expect(server.requests.map((r) => r.query.get('pageno')).sort()).toEqual(['1', '2', '3', '4']);
+      expect(hits).toHaveLength(35);
+      expect(hits[0]?.url).toBe('https://example.org/p1/0');
+      expect(hits[10]?.url).toBe('https://example.org/p2/0');
+      expect(hits[34]?.url).toBe('https://example.org/p4/4');
+    });
+
+    it('does not ask for more pages when the first is enough or empty', async () => {
+      server.handle((_req, res) => json(res, 200, page(1, 12)));
+      await createSearxngProvider({ baseUrl: server.url, pages: 3 }).search({ query: 'q', limit: 5 }, call());
+      expect(server.requests).toHaveLength(1);
+      server.handle((_req, res) => json(res, 200, page(1, 0)));
+      const none = await createSearxngProvider({ baseUrl: server.url, pages: 3 }).search(
+        { query: 'q', limit: 5 },
+        call(),
+      );
+      expect(none).toEqual([]);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('keeps the first page when a later page fails, and drops repeated URLs', async () => {
+      server.handle((req, res) => {
+        const n = Number(req.query.get('pageno'));
+        if (n === 2) return json(res, 500, { error: 'engine down' });
+        // Page 3 repeats a result of page 1, as SearXNG pages sometimes do.
+        return json(
+          res,
+          200,
+          n === 3 ? { ...page(3, 2), results: [...page(1, 1).results, ...page(3, 2).results] } : page(1, 3),
+        );
+      });
+      const hits = await createSearxngProvider({ baseUrl: server.url, pages: 3 }).search(
+        { query: 'q', limit: 20 },
+        call(),
+      );
+      expect(hits.map((h) => h.url)).toEqual([
+        'https://example.org/p1/0',
+        'https://example.org/p1/1',
+        'https://example.org/p1/2',
+        'https://example.org/p3/0',
+        'https://example.org/p3/1',
+      ]);
+    });
+
+    it('rejects a pages value outside 1–10', () => {
+      expect(() => createSearxngProvider({ baseUrl: 'http://host', pages: 0 })).toThrow(RangeError);
+      expect(() => createSearxngProvider({ baseUrl: 'http://host', pages: 11 })).toThrow(RangeError);
+      expect(() => createSearxngProvider({ baseUrl: 'http://host', pages: 1.5 })).toThrow(RangeError);
+    });
+  });
 });

@@ -50,6 +50,13 @@ export interface Bm25RankerOptions {
   readonly locale?: string;
 }
 
+/** A passage with its index terms (text, then title and heading) and the word set of its text. */
+interface PreparedChunk {
+  readonly chunk: PassageChunk;
+  readonly tokens: readonly string[];
+  readonly tokenSet: Set<string>;
+}
+
 function checkFraction(name: string, value: number): void {
   if (typeof value !== 'number' || !(value >= 0 && value <= 1))
     throw new RangeError(`${name} must be between 0 and 1`);
@@ -91,6 +98,23 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
   new Bm25Index(options.bm25);
   splitPassages({ url: '', title: '', text: '', markdown: '' }, options);
 
+  // Splitting and tokenizing dominate the cost; a document ranked twice in one request (the pipeline
+  // re-ranks when it reads more results) is prepared once.
+  const prepared = new WeakMap<ExtractedContent, PreparedChunk[]>();
+  const prepare = (doc: ExtractedContent): PreparedChunk[] => {
+    let chunks = prepared.get(doc);
+    if (chunks === undefined) {
+      const locale = options.locale ?? doc.lang;
+      chunks = splitPassages(doc, options).map((chunk) => {
+        const text = tokenize(chunk.text, { locale });
+        const extra = indexHeadings ? tokenize(`${chunk.title} ${chunk.heading ?? ''}`, { locale }) : [];
+        return { chunk, tokens: [...text, ...extra], tokenSet: new Set(text) };
+      });
+      prepared.set(doc, chunks);
+    }
+    return chunks;
+  };
+
   return {
     async rank(query: string, docs: readonly ExtractedContent[], budget: TokenBudget): Promise<Passage[]> {
       const maxTokens = budget.maxTokens;
@@ -101,14 +125,10 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
       const index = new Bm25Index(options.bm25);
       const tokenSets: Set<string>[] = [];
       for (const doc of docs) {
-        const locale = options.locale ?? doc.lang;
-        for (const chunk of splitPassages(doc, options)) {
-          const id = String(chunks.length);
+        for (const { chunk, tokens, tokenSet } of prepare(doc)) {
+          index.add(String(chunks.length), tokens);
           chunks.push(chunk);
-          const tokens = tokenize(chunk.text, { locale });
-          tokenSets.push(new Set(tokens));
-          const extra = indexHeadings ? tokenize(`${chunk.title} ${chunk.heading ?? ''}`, { locale }) : [];
-          index.add(id, [...tokens, ...extra]);
+          tokenSets.push(tokenSet);
         }
       }
       const queryTokens = tokenizeQuery(query, { locale: options.locale });

@@ -48,12 +48,20 @@ export interface SearxngProviderOptions extends HttpProviderOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** @default 'agent-search/0.1' */
   readonly userAgent?: string;
+  /**
+   * Most result pages (`pageno=`) requested for one query. SearXNG has no result-count parameter: a page
+   * holds what its engines returned (about 10 per engine). When the first page holds fewer results than
+   * the query asks for (the pipeline asks for up to 40 when it reads deeper), pages 2…`pages` are requested
+   * together. Each page is another request to the instance and to its engines. @default 1
+   */
+  readonly pages?: number;
 }
 
 const ID = 'searxng';
 const LABEL = 'SearXNG';
 /** SearXNG has no result-count parameter; one page holds about 10–20 results. */
-const MAX_RESULTS = 50;
+const MAX_RESULTS = 100;
+const MAX_PAGES = 10;
 
 const JSON_DISABLED_MESSAGE =
   'SearXNG answered 403 Forbidden to format=json: JSON output is disabled on this instance. ' +
@@ -66,6 +74,9 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
   const http = resolveHttpOptions(LABEL, options);
   const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl);
   requireOneOf(LABEL, 'safesearch', options.safesearch, [0, 1, 2]);
+  const pages = options.pages ?? 1;
+  if (!Number.isInteger(pages) || pages < 1 || pages > MAX_PAGES)
+    throw new RangeError(`${LABEL}: pages must be an integer from 1 to ${MAX_PAGES}`);
   const engines = options.engines?.map((e) => e.trim()).filter(Boolean) ?? [];
   const categories = options.categories?.map((c) => c.trim()).filter(Boolean) ?? ['general'];
   const headers = {
@@ -78,72 +89,88 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
     id: ID,
     async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
       const limit = clampLimit(LABEL, query, MAX_RESULTS);
-      const url = joinUrl(baseUrl, 'search');
-      url.searchParams.set('q', withSiteOperators(query.query, query.filters));
-      url.searchParams.set('format', 'json');
-      url.searchParams.set('pageno', '1');
-      if (categories.length > 0) url.searchParams.set('categories', categories.join(','));
-      if (engines.length > 0) url.searchParams.set('engines', engines.join(','));
-      const language = options.language ?? query.filters?.language;
-      if (language) url.searchParams.set('language', language);
-      if (options.safesearch !== undefined) url.searchParams.set('safesearch', String(options.safesearch));
-      // SearXNG's `time_range` takes the window names as they are.
-      const timeRange = recencyOf(query.filters?.fromDate);
-      if (timeRange) url.searchParams.set('time_range', timeRange);
-
-      const response = await sendProviderRequest(http, {
-        providerId: ID,
-        label: LABEL,
-        url,
-        headers,
-        signal: call.signal,
-        describeError: (res) =>
-          res.status === 403
-            ? new SearchProviderError(ID, 'config', JSON_DISABLED_MESSAGE, { httpStatus: 403 })
-            : // No API key here, so 401 means an auth proxy in front of the instance.
-              res.status === 401
-              ? httpStatusError(
-                  ID,
-                  LABEL,
-                  res,
-                  'the instance requires authentication (set the `headers` option)',
-                )
-              : undefined,
-      });
-      const body = parseJsonObject(ID, LABEL, response);
-      const results = expectArray(ID, LABEL, body.results, 'results');
-
-      const hits = mapResults(results, (record) => {
-        const url = stringField(record, 'url');
-        if (!url) return undefined;
-        const content = stringField(record, 'content');
-        return {
-          url,
-          title: htmlToText(stringField(record, 'title') ?? url),
-          snippet: content ? htmlToText(content) : undefined,
-          publishedAt: toIsoDate(stringField(record, 'publishedDate')),
-          score: numberField(record, 'score'),
-          provider: ID,
-        };
-      });
-      if (hits.length === 0) {
-        // Every engine failing (CAPTCHA, timeouts) looks like "no results"; say what happened instead.
-        const unresponsive = Array.isArray(body.unresponsive_engines) ? body.unresponsive_engines : [];
-        if (unresponsive.length > 0) {
-          const list = unresponsive
-            .map((entry) =>
-              Array.isArray(entry) ? entry.filter((x) => typeof x === 'string').join(': ') : '',
-            )
-            .filter(Boolean)
-            .join(', ');
-          throw new SearchProviderError(
-            ID,
-            'blocked',
-            `SearXNG returned no results; its engines failed (${list})`,
-          );
-        }
+      const hits = await searchPage(query, 1, call);
+      if (hits.length > 0 && hits.length < limit && pages > 1) {
+        const more = await Promise.all(
+          Array.from({ length: pages - 1 }, (_, i) =>
+            // A later page that fails costs its results only; the first page already answered.
+            searchPage(query, i + 2, call).catch((error: unknown) => {
+              call.signal.throwIfAborted();
+              if (error instanceof RangeError) throw error;
+              return [];
+            }),
+          ),
+        );
+        hits.push(...more.flat());
       }
       return filterAndFinalizeHits(hits, query.filters, limit);
     },
   };
+
+  async function searchPage(query: SearchQuery, page: number, call: CallOptions): Promise<SearchHit[]> {
+    const url = joinUrl(baseUrl, 'search');
+    url.searchParams.set('q', withSiteOperators(query.query, query.filters));
+    url.searchParams.set('format', 'json');
+    url.searchParams.set('pageno', String(page));
+    if (categories.length > 0) url.searchParams.set('categories', categories.join(','));
+    if (engines.length > 0) url.searchParams.set('engines', engines.join(','));
+    const language = options.language ?? query.filters?.language;
+    if (language) url.searchParams.set('language', language);
+    if (options.safesearch !== undefined) url.searchParams.set('safesearch', String(options.safesearch));
+    // SearXNG's `time_range` takes the window names as they are.
+    const timeRange = recencyOf(query.filters?.fromDate);
+    if (timeRange) url.searchParams.set('time_range', timeRange);
+
+    const response = await sendProviderRequest(http, {
+      providerId: ID,
+      label: LABEL,
+      url,
+      headers,
+      signal: call.signal,
+      describeError: (res) =>
+        res.status === 403
+          ? new SearchProviderError(ID, 'config', JSON_DISABLED_MESSAGE, { httpStatus: 403 })
+          : // No API key here, so 401 means an auth proxy in front of the instance.
+            res.status === 401
+            ? httpStatusError(
+                ID,
+                LABEL,
+                res,
+                'the instance requires authentication (set the `headers` option)',
+              )
+            : undefined,
+    });
+    const body = parseJsonObject(ID, LABEL, response);
+    const results = expectArray(ID, LABEL, body.results, 'results');
+
+    const hits = mapResults(results, (record) => {
+      const url = stringField(record, 'url');
+      if (!url) return undefined;
+      const content = stringField(record, 'content');
+      return {
+        url,
+        title: htmlToText(stringField(record, 'title') ?? url),
+        snippet: content ? htmlToText(content) : undefined,
+        publishedAt: toIsoDate(stringField(record, 'publishedDate')),
+        score: numberField(record, 'score'),
+        provider: ID,
+      };
+    });
+    if (hits.length === 0 && page === 1) {
+      // Every engine failing (CAPTCHA, timeouts) looks like "no results"; say what happened instead.
+      const unresponsive = Array.isArray(body.unresponsive_engines) ? body.unresponsive_engines : [];
+      if (unresponsive.length > 0) {
+        const list = unresponsive
+          .map((entry) => (Array.isArray(entry) ? entry.filter((x) => typeof x === 'string').join(': ') : ''))
+          .filter(Boolean)
+          .join(', ');
+        throw new SearchProviderError(
+          ID,
+          'blocked',
+          `SearXNG returned no results; its engines failed (${list})`,
+        );
+      }
+    }
+    return hits;
+  }
 }
