@@ -304,7 +304,10 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
         const question = questions[i];
         if (question === undefined) return;
         results[i] = await askOne(question);
-        if (++done % 50 === 0) log(`${done}/${questions.length} questions`);
+        if (++done % 50 === 0)
+          log(
+            `${done}/${questions.length} questions (heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB)`,
+          );
       }
     };
 
@@ -350,6 +353,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
         .map((doc) => doc.text)
         .join('\n\n');
       const allReadText = docs.map((doc) => doc.text).join('\n\n');
+      // Up to 40 extracted pages per question: keep them only until the question is scored.
+      if (observation) delete observation.docs;
       const answer = body.answer ?? '';
       const searchStart = observation?.searchStart ?? start;
       const timings: Record<string, number> = {
