@@ -29,8 +29,9 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   time_range: 'Only results published within this period before now.',
   from_date: 'Only results published on or after this date (YYYY-MM-DD).',
   to_date: 'Only results published on or before this date (YYYY-MM-DD).',
-  max_sources: 'Read at most this many sources.',
-  depth: '`fast`: search snippets only; `standard`: fetch and read pages; `deep`: several sub-queries.',
+  max_sources: 'Read at most this many sources (no deeper reading when set).',
+  depth:
+    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read.',
   country: 'Two-letter country code (ISO 3166-1) to localise results.',
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include: 'Extra response fields: `citations`, `usage`, `timings`.',

@@ -154,7 +154,7 @@ export const searchRequestSchema = z
         .min(1, 'must be an integer from 1 to 20')
         .max(20, 'must be an integer from 1 to 20')
         .optional(),
-      /** `fast`: search snippets only; `standard`: fetch and read pages; `deep`: several sub-queries. */
+      /** `fast`: search snippets only; `standard`: fetch and read pages; `deep`: sub-queries, every result read. */
       depth: z.enum(['fast', 'standard', 'deep'], { error: 'must be fast, standard or deep' }).optional(),
       /** Two-letter country code (ISO 3166-1) to localise results. */
       country: z
