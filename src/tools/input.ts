@@ -37,7 +37,9 @@ export const webSearchInputShape = {
   depth: z
     .enum(['fast', 'standard', 'deep'])
     .optional()
-    .describe('fast: search snippets only; standard (default): read the pages; deep: several sub-queries.'),
+    .describe(
+      'fast: search snippets only; standard (default): read the best pages, more when they miss; deep: several sub-queries, every result read.',
+    ),
 };
 
 /** The tool input schema. */

@@ -1,0 +1,160 @@
+/**
+ * `node bench/qa/replay.ts` — bench:qa's quality figures in about a minute, without the HTTP stack, to compare
+ * settings of the pipeline. Every page of the local web is fetched and extracted once (the real fetcher and
+ * extractor); then each question runs through the real {@link runPipeline}, with the search answered
+ * in-process by the same BM25 article index the SearXNG endpoint serves, the pages served from those
+ * extractions, and the default ranker and extractive answerer. For the same settings it gives the same
+ * answer-in-context as `bench:qa`; it measures no time.
+ *
+ *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
+ *                           [--min-coverage 0.8] [--max-per-source 20]
+ */
+import { parseArgs } from 'node:util';
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { runPipeline } from '../../src/pipeline/run.ts';
+import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
+import { estimateTokens } from '../../src/text/tokens.ts';
+import { loadArticles, loadDevQuestions, sampleQuestions } from './corpus.ts';
+import { containsAnswer, mean } from './metrics.ts';
+import { createArticleIndex } from './search-endpoint.ts';
+import { createSquadWeb } from './squad-web.ts';
+
+const { values } = parseArgs({
+  options: {
+    sample: { type: 'string', default: '500' },
+    seed: { type: 'string', default: '1' },
+    k: { type: 'string', default: '5' },
+    'expand-to': { type: 'string', default: '40' },
+    'max-tokens': { type: 'string', default: '4000' },
+    'min-coverage': { type: 'string', default: '0.8' },
+    'max-per-source': { type: 'string', default: '20' },
+  },
+});
+const settings = {
+  sample: Number(values.sample),
+  seed: Number(values.seed),
+  maxResults: Number(values.k),
+  expandToResults: Number(values['expand-to']),
+  maxPassageTokens: Number(values['max-tokens']),
+  minQueryCoverage: Number(values['min-coverage']),
+  maxPerSource: Number(values['max-per-source']),
+};
+for (const [name, value] of Object.entries(settings)) {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
+}
+
+const articles = loadArticles();
+const questions = sampleQuestions(loadDevQuestions(), settings.sample, settings.seed);
+const index = createArticleIndex(articles);
+const web = await createSquadWeb({
+  articles,
+  seed: settings.seed,
+  related: (title) => index.search(title.replaceAll('_', ' '), 12).map((match) => match.title),
+});
+
+// Fetch and extract every page once; the same objects are then served to every question.
+const pages = new Map<string, ExtractedContent>();
+const fetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'], cache: false });
+const extractor = createContentExtractor();
+const call = () => ({
+  signal: new AbortController().signal,
+  requestId: 'replay',
+  deadline: Date.now() + 60_000,
+});
+try {
+  let next = 0;
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let article = articles[next++]; article; article = articles[next++]) {
+        const url = web.urlFor(article.title);
+        const content = await extractor.extract(await fetcher.fetch(new URL(url), call()), call());
+        if (content) pages.set(url, content);
+      }
+    }),
+  );
+} finally {
+  await Promise.all([fetcher.close?.(), extractor.close?.(), web.close()]);
+}
+process.stderr.write(`extracted ${pages.size} pages; replaying ${questions.length} questions\n`);
+
+const bm25 = createBm25Ranker({ maxPerSource: settings.maxPerSource });
+let pagesRead: ExtractedContent[] = [];
+const ranker: PassageRanker = {
+  rank(query, docs, budget) {
+    pagesRead = [...docs];
+    return bm25.rank(query, docs, budget);
+  },
+};
+const stages = {
+  search: {
+    id: 'squad-index',
+    search: async ({ query, limit }: { query: string; limit: number }) =>
+      index.search(query, limit).map(({ title }) => ({
+        url: web.urlFor(title),
+        title: title.replaceAll('_', ' '),
+        snippet: index.snippet(title, query),
+        provider: 'squad-index',
+      })),
+  },
+  fetcher: {
+    fetch: async (url: URL): Promise<FetchedPage> => ({
+      url: url.href,
+      requestedUrl: url.href,
+      status: 200,
+      contentType: 'text/html',
+      body: new Uint8Array(),
+      headers: {},
+    }),
+  },
+  extractor: { extract: async (page: FetchedPage) => pages.get(page.url) ?? null },
+  ranker,
+  answerer: createExtractiveAnswerer(),
+};
+
+const rows: { inContext: boolean; inAnswer: boolean; goldRead: boolean; pages: number; tokens: number }[] =
+  [];
+for (const question of questions) {
+  const goldUrl = web.urlFor(question.title);
+  const result = await runPipeline(
+    {
+      prompt: question.question,
+      context: [],
+      responseType: 'text',
+      stream: false,
+      filters: {},
+      depth: 'standard',
+      include: [],
+    },
+    stages,
+    { ...settings, pageTimeoutMs: 8_000 },
+    call(),
+  );
+  const context = result.passages.map((p) => (p.heading ? `${p.heading}\n${p.text}` : p.text)).join('\n\n');
+  rows.push({
+    inContext: containsAnswer(context, question.answers),
+    inAnswer: containsAnswer(result.answer, question.answers),
+    goldRead: pagesRead.some((page) => page.url === goldUrl),
+    pages: pagesRead.length,
+    tokens: estimateTokens(context),
+  });
+}
+
+const share = (pick: (row: (typeof rows)[number]) => boolean) =>
+  (rows.filter(pick).length / rows.length).toFixed(3);
+process.stdout.write(
+  [
+    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}`,
+    '',
+    '| metric | value |',
+    '|---|---|',
+    `| pages read per question (mean; share that read past k) | ${mean(rows.map((r) => r.pages)).toFixed(1)} (${share((r) => r.pages > settings.maxResults)}) |`,
+    `| gold article among pages read | ${share((r) => r.goldRead)} |`,
+    `| **answer in context** (selected passages) | **${share((r) => r.inContext)}** |`,
+    `| context tokens (mean) | ${mean(rows.map((r) => r.tokens)).toFixed(0)} |`,
+    `| answer contained in the extractive answer | ${share((r) => r.inAnswer)} |`,
+    '',
+  ].join('\n'),
+);
