@@ -17,23 +17,35 @@ export function normalizeAnswer(text: string): string {
     .join(' ');
 }
 
+// Punctuation and symbols, except between two digits ("2.5", "24,000" stay one number).
+const PUNCTUATION_BREAK = /(?<!\d)[\p{P}\p{S}]+|[\p{P}\p{S}]+(?!\d)/gu;
+
 /**
- * Whether any gold answer, normalised, occurs in the normalised `text` on word boundaries (so `5` is not
- * found inside `50`). Empty normalised answers never match.
+ * {@link normalizeAnswer} with punctuation read as a word break instead of deleted. The official
+ * normalisation deletes it, which glues words that only punctuation separates: Wikipedia text such as
+ * "governments.[citation needed]", "prize.[245]" or "1899—Marconi" would hide the answers "governments",
+ * "prize" and "1899".
  */
-export function containsAnswer(text: string, answers: readonly string[]): boolean {
-  const haystack = ` ${normalizeAnswer(text)} `;
-  return answers.some((answer) => {
-    const needle = normalizeAnswer(answer);
-    return needle !== '' && haystack.includes(` ${needle} `);
-  });
+export function normalizeAnswerSpaced(text: string): string {
+  return normalizeAnswer(text.replace(PUNCTUATION_BREAK, ' '));
 }
 
-/** The same as {@link containsAnswer} against a pre-normalised, space-padded haystack (faster in loops). */
-export function containsNormalized(paddedNormalizedText: string, answers: readonly string[]): boolean {
+/**
+ * Whether any gold answer occurs in `text` on word boundaries after normalisation: the official one
+ * ({@link normalizeAnswer}: "U.S." ↔ "US") or the one that reads punctuation as a break
+ * ({@link normalizeAnswerSpaced}: "governments.[citation" holds "governments"). Either way `5` is not found
+ * inside `50` or `5.5`. Empty normalised answers never match.
+ */
+export function containsAnswer(text: string, answers: readonly string[]): boolean {
+  const joined = ` ${normalizeAnswer(text)} `;
+  const spaced = ` ${normalizeAnswerSpaced(text)} `;
   return answers.some((answer) => {
     const needle = normalizeAnswer(answer);
-    return needle !== '' && paddedNormalizedText.includes(` ${needle} `);
+    const spacedNeedle = normalizeAnswerSpaced(answer);
+    return (
+      (needle !== '' && joined.includes(` ${needle} `)) ||
+      (spacedNeedle !== '' && spaced.includes(` ${spacedNeedle} `))
+    );
   });
 }
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createRandom, sampleQuestions, type Question } from '../../bench/qa/corpus.ts';
-import { containsAnswer, mean, normalizeAnswer, percentile } from '../../bench/qa/metrics.ts';
+import {
+  containsAnswer,
+  mean,
+  normalizeAnswer,
+  normalizeAnswerSpaced,
+  percentile,
+} from '../../bench/qa/metrics.ts';
 
 describe('SQuAD normalisation and containment', () => {
   it('lower-cases and strips punctuation, articles and extra whitespace like evaluate-v2.0.py', () => {
@@ -15,6 +21,25 @@ describe('SQuAD normalisation and containment', () => {
     expect(containsAnswer('In 1950 it opened.', ['50'])).toBe(false);
     expect(containsAnswer('anything', ['the'])).toBe(false);
     expect(containsAnswer('x', [])).toBe(false);
+  });
+
+  it('reads punctuation as a word break as well, so footnote marks and dashes do not hide an answer', () => {
+    const wiki = 'the checks and balances system of the U.S. and many other governments.[citation needed] In';
+    expect(containsAnswer(wiki, ['checks and balances system of the U.S. and many other governments'])).toBe(
+      true,
+    );
+    expect(
+      containsAnswer('rumors that Tesla and/or Edison had refused the prize.[245] The', [
+        'refused the prize',
+      ]),
+    ).toBe(true);
+    expect(containsAnswer('experiments in July 1899—Marconi may have', ['July 1899'])).toBe(true);
+    expect(containsAnswer('Made in the U.S.A. today', ['U.S.A.'])).toBe(true);
+    // Between digits punctuation still joins: a decimal or a thousands separator is one number.
+    expect(containsAnswer('It grew by 5.5 percent', ['5'])).toBe(false);
+    expect(containsAnswer('about 24,000 people', ['24'])).toBe(false);
+    expect(containsAnswer('about 24,000 people', ['24,000'])).toBe(true);
+    expect(normalizeAnswerSpaced('governments.[citation needed]')).toBe('governments citation needed');
   });
 
   it('computes nearest-rank percentiles and means', () => {
