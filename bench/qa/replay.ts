@@ -7,7 +7,7 @@
  * answer-in-context as `bench:qa`; it measures no time.
  *
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
- *                           [--min-coverage 0.8] [--max-per-source 20]
+ *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
  */
 import { parseArgs } from 'node:util';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     'max-tokens': { type: 'string', default: '4000' },
     'min-coverage': { type: 'string', default: '0.8' },
     'max-per-source': { type: 'string', default: '20' },
+    'search-order-boost': { type: 'string', default: '0.5' },
   },
 });
 const settings = {
@@ -41,6 +42,7 @@ const settings = {
   maxPassageTokens: Number(values['max-tokens']),
   minQueryCoverage: Number(values['min-coverage']),
   maxPerSource: Number(values['max-per-source']),
+  searchOrderBoost: Number(values['search-order-boost']),
 };
 for (const [name, value] of Object.entries(settings)) {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
@@ -80,7 +82,10 @@ try {
 }
 process.stderr.write(`extracted ${pages.size} pages; replaying ${questions.length} questions\n`);
 
-const bm25 = createBm25Ranker({ maxPerSource: settings.maxPerSource });
+const bm25 = createBm25Ranker({
+  maxPerSource: settings.maxPerSource,
+  searchOrderBoost: settings.searchOrderBoost,
+});
 let pagesRead: ExtractedContent[] = [];
 const ranker: PassageRanker = {
   rank(query, docs, budget) {
@@ -146,7 +151,7 @@ const share = (pick: (row: (typeof rows)[number]) => boolean) =>
   (rows.filter(pick).length / rows.length).toFixed(3);
 process.stdout.write(
   [
-    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}`,
+    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}, searchOrderBoost ${settings.searchOrderBoost}`,
     '',
     '| metric | value |',
     '|---|---|',

@@ -124,7 +124,29 @@ describe('createBm25Ranker', () => {
     ).toHaveLength(2);
   });
 
+  it("weighs passages by their document's search position (searchOrderBoost)", async () => {
+    // The second result's passage matches the query slightly better on words alone.
+    const ordered = [
+      doc(
+        'https://first.test',
+        '# A\n\nThe tallest glacier in the range moves slowly downhill every winter.',
+      ),
+      doc('https://second.test', '# B\n\nThe tallest glacier moves slowly.'),
+    ];
+    const urls = async (boost: number) =>
+      (await rankPassages('tallest glacier', ordered, { maxTokens: 1000, searchOrderBoost: boost })).map(
+        (p) => p.url,
+      );
+    expect(await urls(0)).toEqual(['https://second.test', 'https://first.test']);
+    expect(await urls(0.5)).toEqual(['https://first.test', 'https://second.test']);
+    const [first, second] = await rankPassages('tallest glacier', ordered, { maxTokens: 1000 });
+    expect(first?.url).toBe('https://first.test'); // the default is 0.5
+    expect(first!.score).toBeGreaterThan(second!.score);
+  });
+
   it('rejects bad options and budgets', async () => {
+    expect(() => createBm25Ranker({ searchOrderBoost: -1 })).toThrow(RangeError);
+    expect(() => createBm25Ranker({ searchOrderBoost: Number.NaN })).toThrow(RangeError);
     expect(() => createBm25Ranker({ maxPerSource: 0 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ maxWords: 0 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ duplicateThreshold: 2 })).toThrow(RangeError);

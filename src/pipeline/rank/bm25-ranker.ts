@@ -45,6 +45,16 @@ export interface Bm25RankerOptions {
    * @default true
    */
   readonly indexHeadings?: boolean;
+  /**
+   * Weight of the search engine's order: documents are taken to arrive best first (the pipeline passes
+   * them in search-result order), and the BM25 score of a passage of the document at position `i` (from 0)
+   * is multiplied by `1 + searchOrderBoost / (1 + i)` — ×1.5 for the first result, ×1.25 for the second,
+   * ×1.01 for the fortieth. The search engine judged whole pages, which a passage score cannot see. On
+   * bench:qa over 4,000 questions (4,000 tokens, up to 40 pages) 0.5 raised answer-in-context by 0.3–0.5
+   * points over 0; 1 and 2 gained less. 0 ignores the order.
+   * @default 0.5
+   */
+  readonly searchOrderBoost?: number;
   /** BM25 parameters. */
   readonly bm25?: Bm25Options;
   /** Locale for sentence splitting and lower-casing; defaults to each document's `lang`. */
@@ -90,11 +100,14 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
   const minScore = options.minScore ?? 0;
   const duplicateThreshold = options.duplicateThreshold ?? 0.8;
   const indexHeadings = options.indexHeadings ?? true;
+  const searchOrderBoost = options.searchOrderBoost ?? 0.5;
   if (!Number.isInteger(maxPerSource) || maxPerSource < 1)
     throw new RangeError('maxPerSource must be a positive integer');
   if (typeof minScore !== 'number' || Number.isNaN(minScore))
     throw new RangeError('minScore must be a number');
   checkFraction('duplicateThreshold', duplicateThreshold);
+  if (typeof searchOrderBoost !== 'number' || !(searchOrderBoost >= 0 && searchOrderBoost < Infinity))
+    throw new RangeError('searchOrderBoost must be a finite number ≥ 0');
   // Validate the remaining options now rather than on the first request.
   new Bm25Index(options.bm25);
   splitPassages({ url: '', title: '', text: '', markdown: '' }, options);
@@ -125,15 +138,21 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
       const chunks: PassageChunk[] = [];
       const index = new Bm25Index(options.bm25);
       const tokenSets: Set<string>[] = [];
-      for (const doc of docs) {
+      const orderWeights: number[] = [];
+      for (const [position, doc] of docs.entries()) {
         for (const { chunk, tokens, tokenSet } of prepare(doc)) {
           index.add(String(chunks.length), tokens);
           chunks.push(chunk);
           tokenSets.push(tokenSet);
+          orderWeights.push(1 + searchOrderBoost / (1 + position));
         }
       }
       const queryTokens = tokenizeQuery(query, { locale: options.locale });
-      const ranked = index.search(queryTokens).filter((match) => match.score > minScore);
+      const ranked = index
+        .search(queryTokens)
+        .filter((match) => match.score > minScore)
+        .map((match) => ({ id: match.id, score: match.score * (orderWeights[Number(match.id)] ?? 1) }))
+        .sort((a, b) => b.score - a.score);
 
       const selected: { chunk: PassageChunk; score: number; tokens: Set<string> }[] = [];
       const perSource = new Map<string, number>();
