@@ -140,11 +140,12 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
       const tokenSets: Set<string>[] = [];
       const orderWeights: number[] = [];
       for (const [position, doc] of docs.entries()) {
+        const orderWeight = 1 + searchOrderBoost / (1 + position);
         for (const { chunk, tokens, tokenSet } of prepare(doc)) {
           index.add(String(chunks.length), tokens);
           chunks.push(chunk);
           tokenSets.push(tokenSet);
-          orderWeights.push(1 + searchOrderBoost / (1 + position));
+          orderWeights.push(orderWeight);
         }
       }
       const queryTokens = tokenizeQuery(query, { locale: options.locale });
