@@ -2,7 +2,7 @@
  * Express adapter (Express 4 and 5): mount the /v1 API under any path, with or without `express.json()`.
  *
  * ```ts
- * app.use('/api', agentSearchExpress(engine)); // → POST /api/v1/search, GET /api/v1/balance
+ * app.use('/api', citewiseExpress(engine)); // → POST /api/v1/search, GET /api/v1/balance
  * ```
  *
  * It is returned as `[handler, errorHandler]`, which `app.use` accepts: the error handler turns
@@ -11,12 +11,12 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { SearchEngine } from '../src/engine.ts';
-import { AgentSearchError } from '../src/errors.ts';
+import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, isApiPath } from '../src/http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
 /** Returns the middleware pair to pass to `app.use(path?, …)`. */
-export function agentSearchExpress(engine: SearchEngine): [RequestHandler, ErrorRequestHandler] {
+export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorRequestHandler] {
   const handler: RequestHandler = (req, res, next) => {
     if (!isApiPath(req.path)) return next();
     // A body parser that ran before us (express.json()) leaves the parsed body in `req.body`.
@@ -40,13 +40,10 @@ export function agentSearchExpress(engine: SearchEngine): [RequestHandler, Error
     if (!isApiPath(req.path) || !clientError) return next(error);
     const mapped =
       status === 413
-        ? new AgentSearchError('payload_too_large')
+        ? new CitewiseError('payload_too_large')
         : status === 415
-          ? new AgentSearchError(
-              'unsupported_media_type',
-              typeof error.type === 'string' ? error.type : 'body',
-            )
-          : new AgentSearchError('invalid_request', typeof error.type === 'string' ? error.type : 'body', {
+          ? new CitewiseError('unsupported_media_type', typeof error.type === 'string' ? error.type : 'body')
+          : new CitewiseError('invalid_request', typeof error.type === 'string' ? error.type : 'body', {
               description:
                 error.type === 'entity.parse.failed'
                   ? 'Invalid request: the body is not valid JSON'

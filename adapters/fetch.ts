@@ -8,7 +8,7 @@
  * ```
  */
 import type { SearchEngine } from '../src/engine.ts';
-import { AgentSearchError } from '../src/errors.ts';
+import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, payloadTooLarge, stripBasePath, type ProtocolResponse } from '../src/http/handler.ts';
 
 /** Options of {@link createFetchHandler}. */
@@ -27,7 +27,7 @@ export function createFetchHandler(
     const path = stripBasePath(new URL(request.url).pathname, basePath);
     const response: ProtocolResponse =
       path === null
-        ? errorResponse(new AgentSearchError('not_found'))
+        ? errorResponse(new CitewiseError('not_found'))
         : await engine.handle({
             method: request.method,
             path,

@@ -3,7 +3,7 @@
  * router prefix (it reads `ctx.path`), and after a body parser (it uses `ctx.request.body` when set).
  *
  * ```ts
- * app.use(agentSearchKoa(engine));
+ * app.use(citewiseKoa(engine));
  * ```
  */
 import { Readable } from 'node:stream';
@@ -13,7 +13,7 @@ import { isApiPath } from '../src/http/handler.ts';
 import { fromNodeRequest } from '../src/http/node.ts';
 
 /** Returns Koa middleware for the /v1 API. */
-export function agentSearchKoa(engine: SearchEngine): Middleware {
+export function citewiseKoa(engine: SearchEngine): Middleware {
   return async (ctx, next) => {
     if (!isApiPath(ctx.path)) {
       await next();

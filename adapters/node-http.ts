@@ -3,14 +3,14 @@
  *
  * ```ts
  * import { createServer } from 'node:http';
- * import { createSearchEngine } from 'agent-search';
- * import { createNodeHandler } from 'agent-search/node';
+ * import { createSearchEngine } from 'citewise';
+ * import { createNodeHandler } from 'citewise/node';
  * createServer(createNodeHandler(createSearchEngine())).listen(8787);
  * ```
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SearchEngine } from '../src/engine.ts';
-import { AgentSearchError } from '../src/errors.ts';
+import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, stripBasePath } from '../src/http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
@@ -28,7 +28,7 @@ export function createNodeHandler(
   const basePath = options.basePath ?? '';
   return (req, res) => {
     const path = stripBasePath(new URL(req.url ?? '/', 'http://localhost').pathname, basePath);
-    if (path === null) return writeNodeResponse(res, errorResponse(new AgentSearchError('not_found')));
+    if (path === null) return writeNodeResponse(res, errorResponse(new CitewiseError('not_found')));
     void engine.handle(fromNodeRequest(req, res, path)).then((response) => writeNodeResponse(res, response));
   };
 }

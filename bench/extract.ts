@@ -24,18 +24,18 @@ type Extract = (page: BenchmarkPage) => Promise<string>;
 
 const VARIANTS: Record<string, { label: string; run: Extract }> = {
   ours: {
-    label: 'agent-search (linkedom, default)',
+    label: 'citewise (linkedom, default)',
     run: async (page) =>
       (await extractContent(page.html, { url: page.url, contentType: 'text/html' }))?.text ?? '',
   },
   jsdom: {
-    label: 'agent-search (jsdom)',
+    label: 'citewise (jsdom)',
     run: async (page) =>
       (await extractContent(page.html, { url: page.url, contentType: 'text/html', dom: 'jsdom' }))?.text ??
       '',
   },
   raw: {
-    label: 'agent-search, no boilerplate filter',
+    label: 'citewise, no boilerplate filter',
     run: async (page) =>
       (await extractContent(page.html, { url: page.url, contentType: 'text/html', cleanBoilerplate: false }))
         ?.text ?? '',

@@ -151,13 +151,13 @@ const cachedSearch: SearchProvider = {
     {
       url: 'https://example.org/keys',
       title: 'API keys',
-      content: 'Create an API key with agent-search keys create. Keys are shown once.',
+      content: 'Create an API key with citewise keys create. Keys are shown once.',
     },
   ],
 };
 const cachedAnswer: Answerer = {
   answer: async () => ({
-    answer: 'Run `agent-search keys create` [1].',
+    answer: 'Run `citewise keys create` [1].',
     sources: ['https://example.org/keys'],
   }),
 };

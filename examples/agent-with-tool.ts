@@ -1,12 +1,12 @@
 /**
- * An agent that answers from live web data: the AI SDK's `generateText` with agent-search as a tool.
+ * An agent that answers from live web data: the AI SDK's `generateText` with citewise as a tool.
  *
  *   node examples/agent-with-tool.ts "How do I create an API key?"
  *
  * The model comes from the environment (any OpenAI-compatible endpoint: MODEL_BASE_URL, MODEL_NAME and
  * optionally MODEL_API_KEY); without it, a scripted mock model plays the agent, so the example runs offline.
- * The search engine runs in-process over the project's docs. In your app, import from 'agent-search' and
- * 'agent-search/tools' instead of '../src/...'.
+ * The search engine runs in-process over the project's docs. In your app, import from 'citewise' and
+ * 'citewise/tools' instead of '../src/...'.
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, type LanguageModel } from 'ai';

@@ -4,14 +4,14 @@
  *
  *   node examples/express-app.ts      # then: POST localhost:3000/api/v1/search
  *
- * In your app, import from 'agent-search', 'agent-search/express' and 'agent-search/mcp'.
+ * In your app, import from 'citewise', 'citewise/express' and 'citewise/mcp'.
  */
 import express, { type Express } from 'express';
-import { agentSearchExpress } from '../adapters/express.ts';
+import { citewiseExpress } from '../adapters/express.ts';
 import { createSearchEngine, type SearchEngine } from '../src/index.ts';
 import { createMcpHttpHandler } from '../src/mcp/index.ts';
 
-/** An Express app with its own route and agent-search under /api. */
+/** An Express app with its own route and citewise under /api. */
 export function createApp(engine: SearchEngine): Express {
   const app = express();
   app.get('/health', (_req, res) => {
@@ -19,7 +19,7 @@ export function createApp(engine: SearchEngine): Express {
   });
   const mcp = createMcpHttpHandler(engine);
   app.post('/api/mcp', express.json(), (req, res) => void mcp(req, res, req.body));
-  app.use('/api', agentSearchExpress(engine));
+  app.use('/api', citewiseExpress(engine));
   return app;
 }
 

@@ -4,7 +4,7 @@
  *
  *   node examples/extract-a-page.ts https://en.wikipedia.org/wiki/Okapi_BM25
  *
- * In your app, import from 'agent-search' instead of '../src/index.ts'.
+ * In your app, import from 'citewise' instead of '../src/index.ts'.
  */
 import { extractContent, fetchPage } from '../src/index.ts';
 

@@ -3,20 +3,20 @@
  *
  *   node examples/koa-app.ts          # then: POST localhost:3000/v1/search
  *
- * In your app, import from 'agent-search' and 'agent-search/koa'.
+ * In your app, import from 'citewise' and 'citewise/koa'.
  */
 import Koa from 'koa';
-import { agentSearchKoa } from '../adapters/koa.ts';
+import { citewiseKoa } from '../adapters/koa.ts';
 import { createSearchEngine, type SearchEngine } from '../src/index.ts';
 
-/** A Koa app: its own `/health`, then agent-search for /v1 (other paths fall through to 404). */
+/** A Koa app: its own `/health`, then citewise for /v1 (other paths fall through to 404). */
 export function createApp(engine: SearchEngine): Koa {
   const app = new Koa();
   app.use(async (ctx, next) => {
     if (ctx.path === '/health') ctx.body = { ok: true };
     else await next();
   });
-  app.use(agentSearchKoa(engine));
+  app.use(citewiseKoa(engine));
   return app;
 }
 

@@ -3,8 +3,8 @@
  * Save as `app/api/[...path]/route.ts`; the API is then at `/api/v1/search` and `/api/v1/balance`.
  *
  * The engine is created once per server process (module scope), with stores that survive restarts in
- * production (e.g. `createSqliteStores` from 'agent-search/sqlite', or Redis/Postgres).
- * In your app, import from 'agent-search' and 'agent-search/fetch'.
+ * production (e.g. `createSqliteStores` from 'citewise/sqlite', or Redis/Postgres).
+ * In your app, import from 'citewise' and 'citewise/fetch'.
  */
 import { createFetchHandler } from '../adapters/fetch.ts';
 import { createSearchEngine } from '../src/index.ts';

@@ -3,7 +3,7 @@
  *
  *   node examples/node-http.ts        # then: curl -H "Authorization: Bearer <key>" localhost:8787/v1/balance
  *
- * In your app, import from 'agent-search', 'agent-search/node' and 'agent-search/mcp'.
+ * In your app, import from 'citewise', 'citewise/node' and 'citewise/mcp'.
  */
 import { createServer, type Server } from 'node:http';
 import { createNodeHandler } from '../adapters/node-http.ts';

@@ -5,7 +5,7 @@
  *
  *   node examples/search-and-rank.ts "how are credits charged" [folder]
  *
- * In your app, import from 'agent-search' instead of '../src/index.ts'.
+ * In your app, import from 'citewise' instead of '../src/index.ts'.
  */
 import {
   DEFAULT_CORPUS,

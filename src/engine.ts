@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
-import { AgentSearchError, errorBody, toAgentSearchError } from './errors.ts';
+import { CitewiseError, errorBody, toCitewiseError } from './errors.ts';
 import {
   handleProtocolRequest,
   type ProtocolRequest,
@@ -176,7 +176,7 @@ export interface SearchEngineOptions {
   readonly maintenance?: boolean;
   /** Where request failures are logged. @default silent */
   readonly logger?: Logger;
-  /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (agent-search/observability). @default none */
+  /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (citewise/observability). @default none */
   readonly metrics?: EngineMetrics;
   /**
    * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
@@ -205,9 +205,9 @@ export interface CreateKeyOptions {
   readonly expiresAt?: number;
 }
 
-/** The engine: library API, HTTP handler and administration of one agent-search service. */
+/** The engine: library API, HTTP handler and administration of one citewise service. */
 export interface SearchEngine {
-  /** Runs one search as the owner of `apiKey`. Throws {@link AgentSearchError} (status and description). */
+  /** Runs one search as the owner of `apiKey`. Throws {@link CitewiseError} (status and description). */
   search(request: SearchRequest, options: SearchCallOptions): Promise<SearchResponse>;
   /**
    * Runs one search with a streamed answer: `sources`, `delta`s, then `done` with the spec body (or `error`).
@@ -306,7 +306,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     maxBodyBytes,
     assertAvailable() {
       if (maintenance) {
-        throw new AgentSearchError('service_unavailable', 'maintenance mode', {
+        throw new CitewiseError('service_unavailable', 'maintenance mode', {
           description: 'Service Unavailable: down for maintenance',
           retryAfterMs: 60_000,
         });
@@ -314,7 +314,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     async authenticate(apiKey) {
       const record = apiKey ? await keys.verify(apiKey) : null;
-      if (!record) throw new AgentSearchError('invalid_api_key');
+      if (!record) throw new CitewiseError('invalid_api_key');
       return record;
     },
     async enforceRateLimit(key) {
@@ -325,7 +325,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         options.rateLimit ?? (options.rateLimiter ? undefined : DEFAULT_RATE_LIMIT),
       );
       if (!result.allowed) {
-        throw new AgentSearchError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs, headers });
+        throw new CitewiseError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs, headers });
       }
       return headers;
     },
@@ -354,7 +354,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
    */
   async function reserveSearch(key: KeyRecord, info: RequestInfo): Promise<SearchCall> {
     if (queue.pending >= maxConcurrent && queue.size >= maxQueued) {
-      throw new AgentSearchError('service_unavailable', 'search queue full', {
+      throw new CitewiseError('service_unavailable', 'search queue full', {
         description: 'Service Unavailable: too many searches in progress, retry shortly',
         retryAfterMs: 1_000,
       });
@@ -468,7 +468,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     if (request.jsonSchema && !structuredOutput) {
       const description =
         'Invalid request: response_type "json" needs a model (start the service with --model)';
-      throw new AgentSearchError('invalid_request', description, { description });
+      throw new CitewiseError('invalid_request', description, { description });
     }
   }
 
@@ -505,7 +505,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   function observeSearch(
     info: RequestInfo,
     stream: boolean,
-    error?: AgentSearchError,
+    error?: CitewiseError,
     timings?: StageTimings,
   ): void {
     options.metrics?.observeSearch?.({
@@ -587,13 +587,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   };
 }
 
-/** The engine's telemetry settings for one stage: function id `<functionId or agent-search>.<stage>`. */
+/** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 function stageTelemetry(
   options: SearchEngineOptions,
   stage: 'answer' | 'plan',
 ): ModelTelemetrySettings | undefined {
   if (!options.telemetry) return undefined;
-  return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'agent-search'}.${stage}` };
+  return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'citewise'}.${stage}` };
 }
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
@@ -655,11 +655,11 @@ function citationsOf(sources: readonly string[], passages: readonly Passage[]): 
 }
 
 /** A client that went away or a deadline that passed is not the pipeline's fault: say what happened. */
-function pipelineError(thrown: unknown, signal: AbortSignal): AgentSearchError {
-  if (signal.aborted && !(thrown instanceof AgentSearchError)) {
-    return new AgentSearchError('timeout', 'search aborted or past its deadline', { cause: signal.reason });
+function pipelineError(thrown: unknown, signal: AbortSignal): CitewiseError {
+  if (signal.aborted && !(thrown instanceof CitewiseError)) {
+    return new CitewiseError('timeout', 'search aborted or past its deadline', { cause: signal.reason });
   }
-  return toAgentSearchError(thrown);
+  return toCitewiseError(thrown);
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {

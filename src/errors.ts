@@ -58,8 +58,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
   },
 };
 
-/** Options for {@link AgentSearchError}. */
-export interface AgentSearchErrorOptions {
+/** Options for {@link CitewiseError}. */
+export interface CitewiseErrorOptions {
   /** Overrides the table's description (e.g. to name the invalid field of a 400). */
   readonly description?: string;
   /** For 429/503: how long the caller should wait; sent as `Retry-After` (seconds, rounded up). */
@@ -70,12 +70,12 @@ export interface AgentSearchErrorOptions {
 }
 
 /**
- * The one error class of agent-search. `code` is stable, `status` is the HTTP status, `description` is the
+ * The one error class of citewise. `code` is stable, `status` is the HTTP status, `description` is the
  * text sent in the `{"error":{"description"}}` body. Internal details belong in `message`/`cause`, which are
  * logged but never sent to clients.
  */
-export class AgentSearchError extends Error {
-  override readonly name = 'AgentSearchError';
+export class CitewiseError extends Error {
+  override readonly name = 'CitewiseError';
   readonly code: ErrorCode;
   readonly status: number;
   readonly description: string;
@@ -83,7 +83,7 @@ export class AgentSearchError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message?: string, options: AgentSearchErrorOptions = {}) {
+  constructor(code: ErrorCode, message?: string, options: CitewiseErrorOptions = {}) {
     const row = ERROR_TABLE[code];
     super(message ?? options.description ?? row.description, { cause: options.cause });
     this.code = code;
@@ -96,7 +96,7 @@ export class AgentSearchError extends Error {
 }
 
 /** Thrown by a {@link CreditStore} when the account cannot cover a reservation. */
-export class QuotaExceededError extends AgentSearchError {
+export class QuotaExceededError extends CitewiseError {
   readonly available: number;
   constructor(available: number, requested: number) {
     super('quota_exceeded', `available ${available} < requested ${requested}`);
@@ -104,20 +104,20 @@ export class QuotaExceededError extends AgentSearchError {
   }
 }
 
-/** True for any {@link AgentSearchError}. Works across module copies by checking the shape. */
-export function isAgentSearchError(error: unknown): error is AgentSearchError {
-  return error instanceof AgentSearchError;
+/** True for any {@link CitewiseError}. Works across module copies by checking the shape. */
+export function isCitewiseError(error: unknown): error is CitewiseError {
+  return error instanceof CitewiseError;
 }
 
 /** The spec's error body: `{"error":{"description": "..."}}`, plus an additive `code`. */
-export function errorBody(error: AgentSearchError): { error: { description: string; code: ErrorCode } } {
+export function errorBody(error: CitewiseError): { error: { description: string; code: ErrorCode } } {
   return { error: { description: error.description, code: error.code } };
 }
 
-/** Converts anything thrown into an AgentSearchError; unknown failures become a 500 `Server Error`. */
-export function toAgentSearchError(error: unknown): AgentSearchError {
-  if (error instanceof AgentSearchError) return error;
-  return new AgentSearchError('server_error', error instanceof Error ? error.message : String(error), {
+/** Converts anything thrown into an CitewiseError; unknown failures become a 500 `Server Error`. */
+export function toCitewiseError(error: unknown): CitewiseError {
+  if (error instanceof CitewiseError) return error;
+  return new CitewiseError('server_error', error instanceof Error ? error.message : String(error), {
     cause: error,
   });
 }

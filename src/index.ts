@@ -1,14 +1,14 @@
 /**
- * agent-search: web search answers for AI agents.
+ * citewise: web search answers for AI agents.
  *
  * ```ts
- * import { createSearchEngine } from 'agent-search';
+ * import { createSearchEngine } from 'citewise';
  * const engine = createSearchEngine();                 // local docs index + extractive answers, in memory
  * const { key } = await engine.createKey();            // new account with 1,000 credits
  * const result = await engine.search({ prompt: 'How do I create an API key?' }, { apiKey: key });
  * ```
  *
- * Adapters live in subpaths: `agent-search/node`, `/express`, `/koa`, `/fetch`; stores in `/sqlite`
+ * Adapters live in subpaths: `citewise/node`, `/express`, `/koa`, `/fetch`; stores in `/sqlite`
  * (and `/redis`, `/postgres`); conformance suites in `/testing`.
  */
 
@@ -38,13 +38,13 @@ export {
 
 // Errors
 export {
-  AgentSearchError,
+  CitewiseError,
   ERROR_TABLE,
   QuotaExceededError,
   errorBody,
-  isAgentSearchError,
-  toAgentSearchError,
-  type AgentSearchErrorOptions,
+  isCitewiseError,
+  toCitewiseError,
+  type CitewiseErrorOptions,
   type ErrorCode,
 } from './errors.ts';
 
@@ -141,5 +141,5 @@ export * from './resilience/index.ts';
 // The OpenAPI 3.1 document of the /v1 API (also served at GET /v1/openapi.json)
 export { createOpenApiDocument, openApiDocument } from './http/openapi.ts';
 
-// Stores: interfaces, key helpers, memory stores (SQLite: `agent-search/sqlite`)
+// Stores: interfaces, key helpers, memory stores (SQLite: `citewise/sqlite`)
 export * from './stores/index.ts';

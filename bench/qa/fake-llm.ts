@@ -276,7 +276,7 @@ export async function createFakeLlm(options: FakeLlmOptions = {}): Promise<FakeL
     if (req.method === 'GET' && path === '/v1/models') {
       sendJson(res, 200, {
         object: 'list',
-        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'agent-search-test-double' })),
+        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'citewise-test-double' })),
       });
       return;
     }

@@ -1,10 +1,10 @@
 /**
- * Configuration of the `agent-search` command: flags, then environment variables, then defaults.
+ * Configuration of the `citewise` command: flags, then environment variables, then defaults.
  * This is the only module that reads `process.env` (it is handed in, so it stays testable).
  */
 import { delimiter, join, resolve } from 'node:path';
 
-/** Settings of `agent-search serve`. */
+/** Settings of `citewise serve`. */
 export interface ServeConfig {
   readonly port: number;
   readonly host: string;
@@ -86,96 +86,90 @@ export interface ServeFlags {
 
 /** Environment variables understood by the CLI, with the flag each stands for. */
 export const ENVIRONMENT_VARIABLES = {
-  AGENT_SEARCH_PORT: '--port',
-  AGENT_SEARCH_HOST: '--host',
-  AGENT_SEARCH_DATA_DIR: '--data-dir',
-  AGENT_SEARCH_CORPUS: '--corpus (several folders separated by the path delimiter, ":" on Unix)',
-  AGENT_SEARCH_RATE_LIMIT: '--rate-limit',
-  AGENT_SEARCH_CREDIT_COST: '--credit-cost',
-  AGENT_SEARCH_MAINTENANCE: '--maintenance (1 or true)',
-  AGENT_SEARCH_LOG_LEVEL: '--log-level',
-  AGENT_SEARCH_STORE: '--store (redis://…, postgres://…, sqlite:PATH)',
-  AGENT_SEARCH_LIMITS_STORE: '--limits-store (redis://… or memory:)',
-  AGENT_SEARCH_SEARCH: '--search',
+  CITEWISE_PORT: '--port',
+  CITEWISE_HOST: '--host',
+  CITEWISE_DATA_DIR: '--data-dir',
+  CITEWISE_CORPUS: '--corpus (several folders separated by the path delimiter, ":" on Unix)',
+  CITEWISE_RATE_LIMIT: '--rate-limit',
+  CITEWISE_CREDIT_COST: '--credit-cost',
+  CITEWISE_MAINTENANCE: '--maintenance (1 or true)',
+  CITEWISE_LOG_LEVEL: '--log-level',
+  CITEWISE_STORE: '--store (redis://…, postgres://…, sqlite:PATH)',
+  CITEWISE_LIMITS_STORE: '--limits-store (redis://… or memory:)',
+  CITEWISE_SEARCH: '--search',
   SEARXNG_URL: '--searxng-url',
-  AGENT_SEARCH_SEARXNG_PAGES: '--searxng-pages',
+  CITEWISE_SEARXNG_PAGES: '--searxng-pages',
   BRAVE_API_KEY: 'Brave Search API key (also BRAVE_SEARCH_API_KEY)',
   TAVILY_API_KEY: 'Tavily API key',
   SERPER_API_KEY: 'Serper API key',
   EXA_API_KEY: 'Exa API key',
-  AGENT_SEARCH_WIKIPEDIA_LANG: '--wikipedia-lang',
-  AGENT_SEARCH_SEARCH_TIMEOUT: '--search-timeout',
-  AGENT_SEARCH_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
-  AGENT_SEARCH_MAX_RESULTS: '--max-results',
-  AGENT_SEARCH_EXPAND_TO_RESULTS: '--expand-to-results',
-  AGENT_SEARCH_MIN_QUERY_COVERAGE: '--min-query-coverage',
-  AGENT_SEARCH_MAX_PASSAGE_TOKENS: '--max-passage-tokens',
-  AGENT_SEARCH_REQUEST_TIMEOUT: '--request-timeout',
-  AGENT_SEARCH_MODEL: '--model',
-  AGENT_SEARCH_MODEL_BASE_URL: '--model-base-url',
-  AGENT_SEARCH_EMBEDDING_MODEL: '--embedding-model',
-  AGENT_SEARCH_MODEL_FALLBACK: '--model-fallback (1 or true)',
+  CITEWISE_WIKIPEDIA_LANG: '--wikipedia-lang',
+  CITEWISE_SEARCH_TIMEOUT: '--search-timeout',
+  CITEWISE_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
+  CITEWISE_MAX_RESULTS: '--max-results',
+  CITEWISE_EXPAND_TO_RESULTS: '--expand-to-results',
+  CITEWISE_MIN_QUERY_COVERAGE: '--min-query-coverage',
+  CITEWISE_MAX_PASSAGE_TOKENS: '--max-passage-tokens',
+  CITEWISE_REQUEST_TIMEOUT: '--request-timeout',
+  CITEWISE_MODEL: '--model',
+  CITEWISE_MODEL_BASE_URL: '--model-base-url',
+  CITEWISE_EMBEDDING_MODEL: '--embedding-model',
+  CITEWISE_MODEL_FALLBACK: '--model-fallback (1 or true)',
   OPENAI_API_KEY: 'key of openai: models (also ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY)',
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Default data directory, relative to the working directory. */
-export const DEFAULT_DATA_DIR = '.agent-search';
+export const DEFAULT_DATA_DIR = '.citewise';
 
 /** Resolves `serve` settings: flag, else environment variable, else default. Throws a readable Error. */
 export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
-  const corpusFromEnv = env.AGENT_SEARCH_CORPUS?.split(delimiter).filter(Boolean) ?? [];
+  const corpusFromEnv = env.CITEWISE_CORPUS?.split(delimiter).filter(Boolean) ?? [];
   return {
-    port: parsePort(flags.port ?? env.AGENT_SEARCH_PORT ?? '8787'),
-    host: flags.host ?? env.AGENT_SEARCH_HOST ?? '127.0.0.1',
+    port: parsePort(flags.port ?? env.CITEWISE_PORT ?? '8787'),
+    host: flags.host ?? env.CITEWISE_HOST ?? '127.0.0.1',
     dataDir: resolveDataDir(flags.dataDir, env),
     corpus: (flags.corpus?.length ? flags.corpus : corpusFromEnv).map((dir) => resolve(dir)),
-    rateLimit: parseRateLimit(flags.rateLimit ?? env.AGENT_SEARCH_RATE_LIMIT ?? '60/1m'),
-    creditCost: parseNonNegativeInteger(
-      '--credit-cost',
-      flags.creditCost ?? env.AGENT_SEARCH_CREDIT_COST ?? '1',
-    ),
-    maintenance: flags.maintenance ?? isTruthy(env.AGENT_SEARCH_MAINTENANCE),
-    logLevel: flags.logLevel ?? env.AGENT_SEARCH_LOG_LEVEL ?? 'info',
+    rateLimit: parseRateLimit(flags.rateLimit ?? env.CITEWISE_RATE_LIMIT ?? '60/1m'),
+    creditCost: parseNonNegativeInteger('--credit-cost', flags.creditCost ?? env.CITEWISE_CREDIT_COST ?? '1'),
+    maintenance: flags.maintenance ?? isTruthy(env.CITEWISE_MAINTENANCE),
+    logLevel: flags.logLevel ?? env.CITEWISE_LOG_LEVEL ?? 'info',
     store: resolveStore(flags.store, env),
-    limitsStore: flags.limitsStore ?? (env.AGENT_SEARCH_LIMITS_STORE || undefined),
-    search: flags.search ?? env.AGENT_SEARCH_SEARCH ?? 'local',
+    limitsStore: flags.limitsStore ?? (env.CITEWISE_LIMITS_STORE || undefined),
+    search: flags.search ?? env.CITEWISE_SEARCH ?? 'local',
     providers: {
       ...optional('searxngUrl', flags.searxngUrl ?? env.SEARXNG_URL),
       searxngPages: parsePositiveInteger(
         '--searxng-pages',
-        flags.searxngPages ?? env.AGENT_SEARCH_SEARXNG_PAGES ?? '1',
+        flags.searxngPages ?? env.CITEWISE_SEARXNG_PAGES ?? '1',
       ),
       ...optional('braveApiKey', env.BRAVE_API_KEY ?? env.BRAVE_SEARCH_API_KEY),
       ...optional('tavilyApiKey', env.TAVILY_API_KEY),
       ...optional('serperApiKey', env.SERPER_API_KEY),
       ...optional('exaApiKey', env.EXA_API_KEY),
-      wikipediaLanguage: flags.wikipediaLang ?? env.AGENT_SEARCH_WIKIPEDIA_LANG ?? 'en',
-      timeoutMs: parseDuration(flags.searchTimeout ?? env.AGENT_SEARCH_SEARCH_TIMEOUT ?? '10s'),
+      wikipediaLanguage: flags.wikipediaLang ?? env.CITEWISE_WIKIPEDIA_LANG ?? 'en',
+      timeoutMs: parseDuration(flags.searchTimeout ?? env.CITEWISE_SEARCH_TIMEOUT ?? '10s'),
     },
-    allowPrivateHosts: splitList(flags.allowPrivateHosts ?? env.AGENT_SEARCH_ALLOW_PRIVATE_HOSTS ?? ''),
-    maxResults: parsePositiveInteger(
-      '--max-results',
-      flags.maxResults ?? env.AGENT_SEARCH_MAX_RESULTS ?? '5',
-    ),
+    allowPrivateHosts: splitList(flags.allowPrivateHosts ?? env.CITEWISE_ALLOW_PRIVATE_HOSTS ?? ''),
+    maxResults: parsePositiveInteger('--max-results', flags.maxResults ?? env.CITEWISE_MAX_RESULTS ?? '5'),
     expandToResults: parsePositiveInteger(
       '--expand-to-results',
-      flags.expandToResults ?? env.AGENT_SEARCH_EXPAND_TO_RESULTS ?? '40',
+      flags.expandToResults ?? env.CITEWISE_EXPAND_TO_RESULTS ?? '40',
     ),
     minQueryCoverage: parseFraction(
       '--min-query-coverage',
-      flags.minQueryCoverage ?? env.AGENT_SEARCH_MIN_QUERY_COVERAGE ?? '0.8',
+      flags.minQueryCoverage ?? env.CITEWISE_MIN_QUERY_COVERAGE ?? '0.8',
     ),
     maxPassageTokens: parsePositiveInteger(
       '--max-passage-tokens',
-      flags.maxPassageTokens ?? env.AGENT_SEARCH_MAX_PASSAGE_TOKENS ?? '4000',
+      flags.maxPassageTokens ?? env.CITEWISE_MAX_PASSAGE_TOKENS ?? '4000',
     ),
-    requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.AGENT_SEARCH_REQUEST_TIMEOUT ?? '30s'),
-    ...optional('model', flags.model ?? env.AGENT_SEARCH_MODEL),
-    ...optional('modelBaseUrl', flags.modelBaseUrl ?? env.AGENT_SEARCH_MODEL_BASE_URL),
-    ...optional('embeddingModel', flags.embeddingModel ?? env.AGENT_SEARCH_EMBEDDING_MODEL),
-    modelFallback: flags.modelFallback ?? isTruthy(env.AGENT_SEARCH_MODEL_FALLBACK),
+    requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.CITEWISE_REQUEST_TIMEOUT ?? '30s'),
+    ...optional('model', flags.model ?? env.CITEWISE_MODEL),
+    ...optional('modelBaseUrl', flags.modelBaseUrl ?? env.CITEWISE_MODEL_BASE_URL),
+    ...optional('embeddingModel', flags.embeddingModel ?? env.CITEWISE_EMBEDDING_MODEL),
+    modelFallback: flags.modelFallback ?? isTruthy(env.CITEWISE_MODEL_FALLBACK),
   };
 }
 
@@ -204,19 +198,19 @@ function parsePositiveInteger(name: string, text: string): number {
   return value;
 }
 
-/** The store URL from `--store`, else `AGENT_SEARCH_STORE`, else undefined (SQLite in the data directory). */
+/** The store URL from `--store`, else `CITEWISE_STORE`, else undefined (SQLite in the data directory). */
 export function resolveStore(flag: string | undefined, env: Env): string | undefined {
-  return flag ?? (env.AGENT_SEARCH_STORE || undefined);
+  return flag ?? (env.CITEWISE_STORE || undefined);
 }
 
-/** The data directory from `--data-dir`, else `AGENT_SEARCH_DATA_DIR`, else `.agent-search`. */
+/** The data directory from `--data-dir`, else `CITEWISE_DATA_DIR`, else `.citewise`. */
 export function resolveDataDir(flag: string | undefined, env: Env): string {
-  return resolve(flag ?? env.AGENT_SEARCH_DATA_DIR ?? DEFAULT_DATA_DIR);
+  return resolve(flag ?? env.CITEWISE_DATA_DIR ?? DEFAULT_DATA_DIR);
 }
 
 /** The SQLite database inside a data directory. */
 export function databasePath(dataDir: string): string {
-  return join(dataDir, 'agent-search.db');
+  return join(dataDir, 'citewise.db');
 }
 
 const UNITS: Readonly<Record<string, number>> = {

@@ -1,6 +1,6 @@
 /**
- * `agent-search index`: crawl sites and folders into the persisted local index of the data directory,
- * list what it holds, or remove documents. `agent-search serve` searches the index together with its
+ * `citewise index`: crawl sites and folders into the persisted local index of the data directory,
+ * list what it holds, or remove documents. `citewise serve` searches the index together with its
  * corpus folders and picks up a rebuilt index on the next search.
  */
 import { stat } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import {
 } from '../index-builder/index.ts';
 import { parseNonNegativeInteger, resolveDataDir } from './config.ts';
 
-/** Flags of `agent-search index` as commander parses them. */
+/** Flags of `citewise index` as commander parses them. */
 interface IndexFlags {
   readonly dataDir?: string;
   readonly maxPages: number;
@@ -153,7 +153,7 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
       'Crawl sites, sitemaps and folders (HTML, Markdown, text, PDF) into the local index that `serve` searches.',
     )
     .argument('[sources...]', 'folders, files, http(s) URLs to crawl, sitemap.xml URLs or files')
-    .option('--data-dir <dir>', 'data directory holding index.json (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory holding index.json (default: .citewise)')
     .option('--max-pages <n>', 'pages fetched at most per web source', integer('--max-pages', 1), 500)
     .option('--max-depth <n>', 'link depth followed from a start page', integer('--max-depth', 0), 3)
     .option('--concurrency <n>', 'pages fetched at once', integer('--concurrency', 1), 4)
@@ -239,7 +239,7 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
             : formatSummary(summary, file, store.index.size),
         );
         for (const failure of summary.sourceErrors)
-          stderr.write(`agent-search: ${failure.source}: ${failure.message}\n`);
+          stderr.write(`citewise: ${failure.source}: ${failure.message}\n`);
         if (summary.interrupted) process.exitCode = 130;
         else if (summary.sourceErrors.length > 0) process.exitCode = 1;
       } finally {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `agent-search` command: `serve`, `keys create|list|revoke`, `credits grant|balance`.
+ * The `citewise` command: `serve`, `keys create|list|revoke`, `credits grant|balance`.
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
@@ -42,7 +42,7 @@ const env = process.env;
 
 /** Builds the command tree (exported for tests of `--help`). */
 export function buildProgram(): Command {
-  const program = new Command('agent-search')
+  const program = new Command('citewise')
     .description('Web search answers for AI agents: a self-hostable /v1 search service and its admin tools.')
     .showHelpAfterError()
     .addHelpText(
@@ -57,7 +57,7 @@ export function buildProgram(): Command {
     .description('Start the HTTP service (POST /v1/search, GET /v1/balance).')
     .option('--port <port>', 'TCP port (default: 8787)')
     .option('--host <host>', 'interface to listen on (default: 127.0.0.1)')
-    .option('--data-dir <dir>', 'where keys and credits are stored (default: .agent-search)')
+    .option('--data-dir <dir>', 'where keys and credits are stored (default: .citewise)')
     .option('--corpus <dir...>', "folders the local index searches (default: the package's docs/)")
     .option('--rate-limit <n/window>', 'search requests per key and window, e.g. 60/1m (default: 60/1m)')
     .option('--credit-cost <n>', 'credits charged per search (default: 1)')
@@ -113,7 +113,7 @@ export function buildProgram(): Command {
   keys
     .command('create')
     .description('Create an API key (printed once, as the last line of output).')
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .option('--store <url>', STORE_HELP)
     .option('--account <id>', 'account the key spends from (default: a new account)')
     .option(
@@ -156,7 +156,7 @@ export function buildProgram(): Command {
   keys
     .command('list')
     .description('List keys (never the keys themselves, only their first characters).')
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .option('--store <url>', STORE_HELP)
     .option('--account <id>', 'only keys of this account')
     .option('--json', 'print JSON')
@@ -171,7 +171,7 @@ export function buildProgram(): Command {
     .command('revoke')
     .description('Revoke a key by id (it stops working at once).')
     .argument('<id>', 'key id, as shown by `keys list`')
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .option('--store <url>', STORE_HELP)
     .action(async (id: string, flags: { dataDir?: string }) => {
       await withStores(flags, async (stores) => {
@@ -186,7 +186,7 @@ export function buildProgram(): Command {
     .description('Add credits to an account (creating it if needed).')
     .argument('<account>', 'account id')
     .argument('<n>', 'credits to add', integerOption('<n>'))
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .option('--store <url>', STORE_HELP)
     .action(async (account: string, amount: number, flags: { dataDir?: string }) => {
       await withStores(flags, async (stores) => {
@@ -198,7 +198,7 @@ export function buildProgram(): Command {
     .command('balance')
     .description('Show the available credits of an account.')
     .argument('<account>', 'account id')
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .option('--store <url>', STORE_HELP)
     .action(async (account: string, flags: { dataDir?: string }) => {
       await withStores(flags, async (stores) => {
@@ -210,7 +210,7 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('Apply pending schema migrations of the --store database (PostgreSQL), then exit.')
     .option('--store <url>', STORE_HELP)
-    .option('--data-dir <dir>', 'data directory (default: .agent-search)')
+    .option('--data-dir <dir>', 'data directory (default: .citewise)')
     .action(async (flags: StoreFlags) => {
       await withStores(flags, async (stores) => {
         console.log(`${stores.description}: ${await stores.migrate()}.`);
@@ -223,7 +223,7 @@ export function buildProgram(): Command {
 
 const STORE_HELP =
   'where keys and credits live: redis://…, postgres://…, sqlite:PATH (default: SQLite in the data dir; ' +
-  'env AGENT_SEARCH_STORE)';
+  'env CITEWISE_STORE)';
 
 /** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
 async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
@@ -288,7 +288,7 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const metrics = flags.metricsPath ? createMetrics() : undefined;
   const { engine, stores } = await openEngine(config, logger, metrics);
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
-  // start at once, so its keys are made with `agent-search keys create --store …`.
+  // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
 
   if (firstStart && (await stores.keys.list()).length === 0) {
@@ -311,7 +311,7 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
-  console.log(`agent-search listening on http://${formatHost(config.host)}:${port}`);
+  console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
   logger.info(
     {
       port,
@@ -364,7 +364,7 @@ function searchProviderFor(config: ServeConfig): SearchProvider {
     providers: {
       local: createLocalIndexProvider({
         paths: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
-        // The index built by `agent-search index` (if any), re-read when it changes.
+        // The index built by `citewise index` (if any), re-read when it changes.
         indexFiles: [indexFilePath(config.dataDir)],
       }),
     },
@@ -456,7 +456,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    console.error(`agent-search: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`citewise: ${error instanceof Error ? error.message : String(error)}`);
     // Exit now: an open store connection (Redis, PostgreSQL) would otherwise keep the process alive.
     process.exit(1);
   }

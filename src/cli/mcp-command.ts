@@ -1,5 +1,5 @@
 /**
- * `agent-search mcp`: the MCP server over stdio, for Claude Desktop-style clients. It runs the engine
+ * `citewise mcp`: the MCP server over stdio, for Claude Desktop-style clients. It runs the engine
  * in-process with the same settings as `serve` (data dir, stores, search providers, …) and searches as the
  * owner of `--api-key`; with `--url` it forwards to a running service instead.
  *
@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { engineBackend, type AgentSearchBackend } from '../client/backend.ts';
+import { engineBackend, type CitewiseBackend } from '../client/backend.ts';
 import { createClient } from '../client/client.ts';
 import type { Logger, SearchEngine } from '../engine.ts';
 import { createMcpHttpHandler } from '../mcp/http.ts';
@@ -36,7 +36,7 @@ interface McpFlags extends ServeFlags {
 const SERVE_ONLY_OPTIONS = new Set(['--port', '--host', '--maintenance', '--metrics-path']);
 
 /**
- * Registers `agent-search mcp`, copying the engine options of the already registered `serve` command so the
+ * Registers `citewise mcp`, copying the engine options of the already registered `serve` command so the
  * two stay configured alike.
  */
 export function registerMcpCommand(program: Command, openEngine: OpenEngine): void {
@@ -45,8 +45,8 @@ export function registerMcpCommand(program: Command, openEngine: OpenEngine): vo
     .description(
       'Run the MCP server (tools web_search, get_balance) over stdio, for Claude Desktop-style clients.',
     )
-    .option('--api-key <key>', 'API key the tools search with (env AGENT_SEARCH_API_KEY)')
-    .option('--url <baseUrl>', 'forward to a running agent-search service instead of searching in-process');
+    .option('--api-key <key>', 'API key the tools search with (env CITEWISE_API_KEY)')
+    .option('--url <baseUrl>', 'forward to a running citewise service instead of searching in-process');
   const serve = program.commands.find((c) => c.name() === 'serve');
   for (const option of serve?.options ?? []) {
     if (!SERVE_ONLY_OPTIONS.has(option.long ?? '')) command.addOption(option);
@@ -56,9 +56,9 @@ export function registerMcpCommand(program: Command, openEngine: OpenEngine): vo
 
 async function runMcpStdio(flags: McpFlags, openEngine: OpenEngine): Promise<void> {
   const env = process.env;
-  const apiKey = flags.apiKey ?? env['AGENT_SEARCH_API_KEY'];
-  if (!apiKey) throw new Error('an API key is required: --api-key <key> or AGENT_SEARCH_API_KEY');
-  let backend: AgentSearchBackend;
+  const apiKey = flags.apiKey ?? env['CITEWISE_API_KEY'];
+  if (!apiKey) throw new Error('an API key is required: --api-key <key> or CITEWISE_API_KEY');
+  let backend: CitewiseBackend;
   let close = async () => {};
   if (flags.url) {
     backend = createClient({ baseUrl: flags.url, apiKey });

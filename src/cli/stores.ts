@@ -2,7 +2,7 @@
  * Opens the stores the CLI runs on, from a `--store` URL: `redis://…` (keys, credits and limits in Redis),
  * `postgres://…` (keys and credits in PostgreSQL; limits per instance in memory unless `--limits-store`
  * names a Redis), `sqlite:PATH`, or nothing (SQLite in the data directory, the single-machine default).
- * `postgres://…?schema=NAME` picks the schema (default `agent_search`); `redis://…?prefix=P` the key prefix.
+ * `postgres://…?schema=NAME` picks the schema (default `citewise`); `redis://…?prefix=P` the key prefix.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

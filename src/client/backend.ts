@@ -1,19 +1,19 @@
 /**
- * What the MCP server and the AI SDK tool need from agent-search: a search and a balance on behalf of one
+ * What the MCP server and the AI SDK tool need from citewise: a search and a balance on behalf of one
  * API key. Both an in-process engine (with a key) and an HTTP client provide it.
  */
 import type { SearchEngine } from '../engine.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
-import type { AgentSearchClient } from './client.ts';
+import type { CitewiseClient } from './client.ts';
 
-/** Search and balance of one account: an {@link AgentSearchClient}, or an engine bound to a key. */
-export interface AgentSearchBackend {
+/** Search and balance of one account: an {@link CitewiseClient}, or an engine bound to a key. */
+export interface CitewiseBackend {
   search(request: SearchRequest, options?: { readonly signal?: AbortSignal }): Promise<SearchResponse>;
   balance(): Promise<BalanceResponse>;
 }
 
 /** Binds an engine to an API key (the key is verified, charged and rate limited on every call). */
-export function engineBackend(engine: SearchEngine, apiKey: string): AgentSearchBackend {
+export function engineBackend(engine: SearchEngine, apiKey: string): CitewiseBackend {
   if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('apiKey is required with an engine');
   return {
     search: (request, options) =>
@@ -24,16 +24,16 @@ export function engineBackend(engine: SearchEngine, apiKey: string): AgentSearch
 
 /** True for a {@link SearchEngine} (it has `handle`), as opposed to a client. */
 export function isSearchEngine(
-  value: SearchEngine | AgentSearchClient | AgentSearchBackend,
+  value: SearchEngine | CitewiseClient | CitewiseBackend,
 ): value is SearchEngine {
   return typeof (value as Partial<SearchEngine>).handle === 'function';
 }
 
 /** An engine (bound to `apiKey`) or a client, as a backend. */
 export function toBackend(
-  engineOrClient: SearchEngine | AgentSearchClient | AgentSearchBackend,
+  engineOrClient: SearchEngine | CitewiseClient | CitewiseBackend,
   apiKey: string | undefined,
-): AgentSearchBackend {
+): CitewiseBackend {
   if (isSearchEngine(engineOrClient)) {
     if (apiKey === undefined) throw new TypeError('apiKey is required when an engine is given');
     return engineBackend(engineOrClient, apiKey);
@@ -43,7 +43,7 @@ export function toBackend(
 
 /**
  * A failed search as one line a model can read: the spec's description, the HTTP status and when to retry.
- * Never includes internal details (an AgentSearchError's `message` may hold them; only `description` is public).
+ * Never includes internal details (an CitewiseError's `message` may hold them; only `description` is public).
  */
 export function describeSearchFailure(error: unknown): string {
   const details = (error ?? {}) as { status?: unknown; description?: unknown; retryAfterMs?: unknown };

@@ -1,9 +1,9 @@
 /**
  * A small typed client of the /v1 HTTP API: `search`, `searchStream` and `balance`, with the spec's error
- * responses thrown as {@link AgentSearchApiError}. It uses the global `fetch` (or the one you pass).
+ * responses thrown as {@link CitewiseApiError}. It uses the global `fetch` (or the one you pass).
  */
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
-import { AgentSearchApiError, errorFromResponse } from './errors.ts';
+import { CitewiseApiError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 
 /** Options of {@link createClient}. */
@@ -29,7 +29,7 @@ export interface ClientCallOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Options of {@link AgentSearchClient.search}. */
+/** Options of {@link CitewiseClient.search}. */
 export interface ClientSearchOptions extends ClientCallOptions {
   /**
    * Extension: sent as `Idempotency-Key`, so that retrying the same request (after a timeout, say) replays the
@@ -39,11 +39,11 @@ export interface ClientSearchOptions extends ClientCallOptions {
 }
 
 /**
- * A client of one agent-search service and API key. `search` and `searchStream` have the same shape as the
- * engine's, so the client and an in-process engine are interchangeable (see `AgentSearchBackend`).
+ * A client of one citewise service and API key. `search` and `searchStream` have the same shape as the
+ * engine's, so the client and an in-process engine are interchangeable (see `CitewiseBackend`).
  */
-export interface AgentSearchClient {
-  /** `POST /v1/search`. Throws {@link AgentSearchApiError} on an error response. */
+export interface CitewiseClient {
+  /** `POST /v1/search`. Throws {@link CitewiseApiError} on an error response. */
   search(request: SearchRequest, options?: ClientSearchOptions): Promise<SearchResponse>;
   /**
    * `POST /v1/search` with `"stream": true`: resolves once the stream starts (errors before that are thrown),
@@ -59,7 +59,7 @@ export interface AgentSearchClient {
 }
 
 /** Creates a client. Throws TypeError for a missing key or a base URL that is not http(s). */
-export function createClient(options: ClientOptions): AgentSearchClient {
+export function createClient(options: ClientOptions): CitewiseClient {
   if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
     throw new TypeError('apiKey is required');
   }
@@ -180,6 +180,6 @@ function toStreamEvent(event: string, data: string): SearchStreamEvent {
       return { type: 'error', error };
     }
     default:
-      throw new AgentSearchApiError({ status: 200, description: `unexpected stream event "${event}"` });
+      throw new CitewiseApiError({ status: 200, description: `unexpected stream event "${event}"` });
   }
 }

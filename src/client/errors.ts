@@ -2,8 +2,8 @@
  * The client's error: one class for every error response of the /v1 API, carrying the spec's fields.
  */
 
-/** Options of {@link AgentSearchApiError}. */
-export interface AgentSearchApiErrorOptions {
+/** Options of {@link CitewiseApiError}. */
+export interface CitewiseApiErrorOptions {
   readonly status: number;
   /** The spec's `error.description`, e.g. `Invalid or expired API key`. */
   readonly description: string;
@@ -17,18 +17,18 @@ export interface AgentSearchApiErrorOptions {
 }
 
 /**
- * An error answered by an agent-search service: `status` is the HTTP status (401, 429, 433, 500, 503, …),
+ * An error answered by an citewise service: `status` is the HTTP status (401, 429, 433, 500, 503, …),
  * `description` the spec's text, `code` the stable error code, `retryAfterMs` how long to wait before a retry.
  */
-export class AgentSearchApiError extends Error {
-  override readonly name = 'AgentSearchApiError';
+export class CitewiseApiError extends Error {
+  override readonly name = 'CitewiseApiError';
   readonly status: number;
   readonly description: string;
   readonly code: string | undefined;
   readonly retryAfterMs: number | undefined;
   readonly requestId: string | undefined;
 
-  constructor(options: AgentSearchApiErrorOptions) {
+  constructor(options: CitewiseApiErrorOptions) {
     super(`${options.status} ${options.description}`, { cause: options.cause });
     this.status = options.status;
     this.description = options.description;
@@ -43,9 +43,9 @@ export class AgentSearchApiError extends Error {
   }
 }
 
-/** True for an {@link AgentSearchApiError}. */
-export function isAgentSearchApiError(error: unknown): error is AgentSearchApiError {
-  return error instanceof AgentSearchApiError;
+/** True for an {@link CitewiseApiError}. */
+export function isCitewiseApiError(error: unknown): error is CitewiseApiError {
+  return error instanceof CitewiseApiError;
 }
 
 /**
@@ -64,7 +64,7 @@ export function parseRetryAfter(
 }
 
 /** Builds the error of a non-2xx response from its body (the spec's `{"error":{"description"}}`). */
-export async function errorFromResponse(response: Response): Promise<AgentSearchApiError> {
+export async function errorFromResponse(response: Response): Promise<CitewiseApiError> {
   const text = await response.text().catch(() => '');
   let description: string | undefined;
   let code: string | undefined;
@@ -75,7 +75,7 @@ export async function errorFromResponse(response: Response): Promise<AgentSearch
   } catch {
     // Not the spec's JSON (a proxy's error page, say): fall back to the status text.
   }
-  return new AgentSearchApiError({
+  return new CitewiseApiError({
     status: response.status,
     description: description ?? (text.trim().slice(0, 200) || response.statusText || 'HTTP error'),
     code,

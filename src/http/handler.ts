@@ -7,7 +7,7 @@
  * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
  */
 import { randomUUID } from 'node:crypto';
-import { AgentSearchError, errorBody, toAgentSearchError, type ErrorCode } from '../errors.ts';
+import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
 import { openApiDocument } from './openapi.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
@@ -75,7 +75,7 @@ export interface ProtocolService {
   ): Promise<AsyncIterable<SearchStreamEvent>>;
   balance(key: KeyRecord): Promise<BalanceResponse>;
   /** Reports a failure (500s are logged with their cause; never with the API key). */
-  reportError(error: AgentSearchError, info: RequestInfo): void;
+  reportError(error: CitewiseError, info: RequestInfo): void;
   /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
   observeRequest?(observation: RequestObservation): void;
 }
@@ -126,7 +126,7 @@ export async function handleProtocolRequest(
   try {
     response = await route(service, request, info);
   } catch (thrown) {
-    const error = toAgentSearchError(thrown);
+    const error = toCitewiseError(thrown);
     service.reportError(error, info);
     errorCode = error.code;
     response = errorResponse(error, info.requestId);
@@ -151,10 +151,10 @@ async function route(
 ): Promise<ProtocolResponse> {
   const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
   const allowed = ROUTES[path];
-  if (!allowed) throw new AgentSearchError('not_found', `no route ${path}`);
+  if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);
   const method = request.method.toUpperCase();
   if (method !== allowed) {
-    throw new AgentSearchError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
+    throw new CitewiseError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
   }
   if (path === '/v1/openapi.json') return json(200, openApiDocument(), info);
 
@@ -168,7 +168,7 @@ async function route(
   const idempotencyKey = request.header('idempotency-key');
   if (search.stream) {
     if (idempotencyKey) {
-      throw new AgentSearchError('invalid_request', 'idempotency with stream', {
+      throw new CitewiseError('invalid_request', 'idempotency with stream', {
         description: 'Invalid request: Idempotency-Key cannot be used with "stream": true',
       });
     }
@@ -194,10 +194,10 @@ async function replayable(
   const fingerprint = fingerprintBody(body);
   const found = await store.begin(scope, fingerprint);
   if (found.state !== 'new' && found.fingerprint !== fingerprint) {
-    throw new AgentSearchError('idempotency_mismatch');
+    throw new CitewiseError('idempotency_mismatch');
   }
   if (found.state === 'in_progress')
-    throw new AgentSearchError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
+    throw new CitewiseError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
   if (found.state === 'done') {
     return { ...found.response, headers: { ...found.response.headers, 'idempotent-replayed': 'true' } };
   }
@@ -213,7 +213,7 @@ async function replayable(
 
 function checkIdempotencyKey(value: string): string {
   if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
-    throw new AgentSearchError('invalid_request', 'bad idempotency key', {
+    throw new CitewiseError('invalid_request', 'bad idempotency key', {
       description: 'Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters',
     });
   }
@@ -251,11 +251,11 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
 async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
   const contentType = request.header('content-type');
   if (!contentType || !isJsonMediaType(contentType)) {
-    throw new AgentSearchError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
+    throw new CitewiseError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
   }
   const declared = Number(request.header('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
-    throw new AgentSearchError('payload_too_large', undefined, {
+    throw new CitewiseError('payload_too_large', undefined, {
       description: `Payload Too Large: the body must be at most ${limit} bytes`,
     });
   }
@@ -263,7 +263,7 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   if (request.parsedBody !== undefined) return request.parsedBody;
   const bytes = await request.readBody(limit);
   if (bytes.byteLength === 0) {
-    throw new AgentSearchError('invalid_request', 'empty body', {
+    throw new CitewiseError('invalid_request', 'empty body', {
       description: 'Invalid request: the body is required (a JSON object with a prompt)',
     });
   }
@@ -271,7 +271,7 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (cause) {
-    throw new AgentSearchError('invalid_request', 'body is not UTF-8', {
+    throw new CitewiseError('invalid_request', 'body is not UTF-8', {
       description: 'Invalid request: the body is not valid UTF-8',
       cause,
     });
@@ -279,7 +279,7 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
-    throw new AgentSearchError('invalid_request', 'malformed JSON', {
+    throw new CitewiseError('invalid_request', 'malformed JSON', {
       description: 'Invalid request: the body is not valid JSON',
       cause,
     });
@@ -296,8 +296,8 @@ function isJsonMediaType(value: string): boolean {
 }
 
 /** Error for a body past the limit, thrown by adapters' `readBody`. */
-export function payloadTooLarge(limit: number): AgentSearchError {
-  return new AgentSearchError('payload_too_large', undefined, {
+export function payloadTooLarge(limit: number): CitewiseError {
+  return new CitewiseError('payload_too_large', undefined, {
     description: `Payload Too Large: the body must be at most ${limit} bytes`,
   });
 }
@@ -326,7 +326,7 @@ export function stripBasePath(pathname: string, basePath: string): string | null
 }
 
 /** Builds the spec error response (body, `Retry-After`, `WWW-Authenticate`, extra headers). */
-export function errorResponse(error: AgentSearchError, requestId: string = randomUUID()): ProtocolResponse {
+export function errorResponse(error: CitewiseError, requestId: string = randomUUID()): ProtocolResponse {
   const headers: Record<string, string> = { ...baseHeaders(requestId), ...error.headers };
   if (error.retryAfterMs !== undefined) {
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));

@@ -236,7 +236,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   return {
     openapi: '3.1.0',
     info: {
-      title: 'agent-search',
+      title: 'citewise',
       version: API_VERSION,
       description:
         'Web search for AI agents: one call searches, reads and answers with sources. Usage is metered in ' +
@@ -373,7 +373,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'Authorization: Bearer <API_KEY>. Keys are created with `agent-search keys create`.',
+          description: 'Authorization: Bearer <API_KEY>. Keys are created with `citewise keys create`.',
         },
       },
       headers: {

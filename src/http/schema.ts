@@ -2,7 +2,7 @@
  * Request schemas of the /v1 API (zod). The same schemas validate HTTP bodies and library calls.
  */
 import { z } from 'zod';
-import { AgentSearchError } from '../errors.ts';
+import { CitewiseError } from '../errors.ts';
 import type { ChatMessage, ResponseType, SearchFilters } from '../pipeline/types.ts';
 
 /** Longest accepted prompt, in characters. */
@@ -265,7 +265,7 @@ export interface BalanceResponse {
 }
 
 /**
- * Validates a request body; throws a 400 {@link AgentSearchError} naming the first invalid field,
+ * Validates a request body; throws a 400 {@link CitewiseError} naming the first invalid field,
  * e.g. `Invalid request: context[0].content must be a string`.
  */
 export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
@@ -275,7 +275,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     const field = issue ? formatPath(issue.path) : '';
     const message = issue?.message ?? 'is invalid';
     const description = field ? `Invalid request: ${field} ${message}` : `Invalid request: body ${message}`;
-    throw new AgentSearchError('invalid_request', description, { description });
+    throw new CitewiseError('invalid_request', description, { description });
   }
   const data = result.data;
   const { prompt, context = [], response_type = 'markdown', stream = false } = data;

@@ -47,7 +47,7 @@ export function readPageLinks(
   html: string,
   pageUrl: string,
   robotsHeader = '',
-  userAgentToken = 'agent-search',
+  userAgentToken = 'citewise',
 ): PageLinks {
   const { document } = parseHTML(html);
   const metaValues = [...document.querySelectorAll('meta[name]')]

@@ -1,4 +1,4 @@
-/** The index builder behind `agent-search index`: crawl sites and folders into a persisted local index. */
+/** The index builder behind `citewise index`: crawl sites and folders into a persisted local index. */
 export {
   buildIndex,
   FILE_TYPES,

@@ -28,7 +28,7 @@ export function indexFilePath(dataDir: string): string {
 /** What kind of thing a source is. */
 export type SourceKind = 'folder' | 'file' | 'site' | 'sitemap';
 
-/** One source given to `agent-search index`, as remembered in the index. */
+/** One source given to `citewise index`, as remembered in the index. */
 export interface IndexedSource {
   /** Absolute path, or canonical URL. */
   readonly source: string;
@@ -118,7 +118,7 @@ export class IndexStore {
       data = JSON.parse(text) as Partial<PersistedIndexFile>;
       index = LocalIndex.fromJSON(data);
     } catch (error) {
-      throw new Error(`${resolved} is not an agent-search index (${(error as Error).message})`, {
+      throw new Error(`${resolved} is not an citewise index (${(error as Error).message})`, {
         cause: error,
       });
     }
@@ -289,7 +289,7 @@ export async function acquireIndexLock(file: string): Promise<IndexLock> {
       const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
       if (Number.isSafeInteger(owner) && owner > 0 && processIsAlive(owner)) {
         throw new Error(
-          `another agent-search index run (pid ${owner}) is writing ${file}; wait for it, or delete ${lockFile} if it is stale`,
+          `another citewise index run (pid ${owner}) is writing ${file}; wait for it, or delete ${lockFile} if it is stale`,
           { cause: error },
         );
       }

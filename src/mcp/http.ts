@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { engineBackend } from '../client/backend.ts';
 import type { SearchEngine } from '../engine.ts';
-import { AgentSearchError } from '../errors.ts';
+import { CitewiseError } from '../errors.ts';
 import { bearerToken, errorResponse } from '../http/handler.ts';
 import { writeNodeResponse } from '../http/node.ts';
 import { createMcpServer, type McpServerOptions } from './server.ts';
@@ -34,7 +34,7 @@ export function createMcpHttpHandler(
       writeNodeResponse(
         res,
         errorResponse(
-          new AgentSearchError('invalid_request', 'host not allowed', {
+          new CitewiseError('invalid_request', 'host not allowed', {
             description: 'Invalid request: Host not allowed',
           }),
         ),
@@ -45,7 +45,7 @@ export function createMcpHttpHandler(
       writeNodeResponse(
         res,
         errorResponse(
-          new AgentSearchError('method_not_allowed', `${req.method} /mcp`, { headers: { allow: 'POST' } }),
+          new CitewiseError('method_not_allowed', `${req.method} /mcp`, { headers: { allow: 'POST' } }),
         ),
       );
       return;
@@ -54,7 +54,7 @@ export function createMcpHttpHandler(
     const record = apiKey ? await engine.stores.keys.verify(apiKey).catch(() => null) : null;
     if (!apiKey || !record) {
       req.resume();
-      writeNodeResponse(res, errorResponse(new AgentSearchError('invalid_api_key')));
+      writeNodeResponse(res, errorResponse(new CitewiseError('invalid_api_key')));
       return;
     }
     const server = createMcpServer(engineBackend(engine, apiKey), options);
@@ -73,7 +73,7 @@ export function createMcpHttpHandler(
       if (!res.headersSent) {
         writeNodeResponse(
           res,
-          errorResponse(new AgentSearchError('server_error', String(error), { cause: error })),
+          errorResponse(new CitewiseError('server_error', String(error), { cause: error })),
         );
       }
     }

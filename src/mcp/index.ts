@@ -1,10 +1,10 @@
 /**
- * `agent-search/mcp`: the MCP server (tools `web_search` and `get_balance`).
+ * `citewise/mcp`: the MCP server (tools `web_search` and `get_balance`).
  *
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
- * import { createMcpServer } from 'agent-search/mcp';
- * import { createClient } from 'agent-search/client';
+ * import { createMcpServer } from 'citewise/mcp';
+ * import { createClient } from 'citewise/client';
  * const server = createMcpServer(createClient({ baseUrl, apiKey }));
  * await server.connect(new StdioServerTransport());
  * ```
@@ -12,4 +12,4 @@
 export { createMcpServer, formatSearchResult, type McpServerOptions } from './server.ts';
 export { webSearchInputShape } from '../tools/input.ts';
 export { createMcpHttpHandler, type McpHttpHandlerOptions } from './http.ts';
-export { engineBackend, toBackend, type AgentSearchBackend } from '../client/backend.ts';
+export { engineBackend, toBackend, type CitewiseBackend } from '../client/backend.ts';

@@ -1,17 +1,17 @@
 /**
- * The MCP server of agent-search: tools `web_search` and `get_balance`, on behalf of one API key, over any
- * MCP transport (stdio in `agent-search mcp`, Streamable HTTP at `/mcp` in `agent-search serve`).
+ * The MCP server of citewise: tools `web_search` and `get_balance`, on behalf of one API key, over any
+ * MCP transport (stdio in `citewise mcp`, Streamable HTTP at `/mcp` in `citewise serve`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { describeSearchFailure, type AgentSearchBackend } from '../client/backend.ts';
+import { describeSearchFailure, type CitewiseBackend } from '../client/backend.ts';
 import type { SearchResponse } from '../http/schema.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
-  /** Server name announced to clients. @default 'agent-search' */
+  /** Server name announced to clients. @default 'citewise' */
   readonly name?: string;
   /** Server version announced to clients. @default '0.1.0' */
   readonly version?: string;
@@ -32,9 +32,9 @@ export function formatSearchResult(result: SearchResponse): string {
 }
 
 /** Creates an MCP server whose tools search and read the balance through `backend`. */
-export function createMcpServer(backend: AgentSearchBackend, options: McpServerOptions = {}): McpServer {
+export function createMcpServer(backend: CitewiseBackend, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(
-    { name: options.name ?? 'agent-search', version: options.version ?? '0.1.0' },
+    { name: options.name ?? 'citewise', version: options.version ?? '0.1.0' },
     {
       instructions:
         'Use web_search to answer questions that need current or factual information from the web.',

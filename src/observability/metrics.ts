@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of an agent-search service (prom-client): requests by route and status, errors by code,
+ * Prometheus metrics of an citewise service (prom-client): requests by route and status, errors by code,
  * searches by outcome, search and stage latency histograms, credits charged. Opt-in: pass `metrics.hook`
  * as the engine's `metrics` option and serve `metrics.handler` (or `metrics.render()`) at a path of your choice.
  */
@@ -12,7 +12,7 @@ import type { EngineMetrics } from './types.ts';
 export interface MetricsOptions {
   /** Registry the metrics are registered in. @default a new Registry */
   readonly registry?: Registry;
-  /** Prefix of every metric name. @default 'agent_search_' */
+  /** Prefix of every metric name. @default 'citewise_' */
   readonly prefix?: string;
   /** Also collect Node process metrics (CPU, memory, event loop lag). @default true */
   readonly processMetrics?: boolean;
@@ -41,7 +41,7 @@ const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 /** Creates the metrics. Throws TypeError for a prefix that is not a valid metric name prefix. */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
-  const prefix = options.prefix ?? 'agent_search_';
+  const prefix = options.prefix ?? 'citewise_';
   if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix)) throw new TypeError(`invalid metric prefix "${prefix}"`);
   const buckets = [...(options.latencyBuckets ?? DEFAULT_BUCKETS)];
   if (buckets.length === 0 || buckets.some((b, i) => !(b > 0) || (i > 0 && b <= buckets[i - 1]!))) {

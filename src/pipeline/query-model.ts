@@ -145,7 +145,7 @@ export function createModelQueryPlanner(options: ModelQueryPlannerOptions): Quer
     ].join('\n');
     try {
       const result = await generateText({
-        ...telemetryCallOptions(options.telemetry, 'agent-search.plan'),
+        ...telemetryCallOptions(options.telemetry, 'citewise.plan'),
         model: options.model,
         instructions,
         prompt: user,

@@ -22,7 +22,7 @@ import {
   type CircuitBreakerPolicy,
   type IBackoff,
 } from 'cockatiel';
-import { AgentSearchError, isAgentSearchError } from '../errors.ts';
+import { CitewiseError, isCitewiseError } from '../errors.ts';
 import type {
   AnswerEvent,
   Answerer,
@@ -123,15 +123,15 @@ function resolveSettings(options: ResilienceOptions): Settings {
 
 /**
  * True when the same call may succeed later. Errors that say so themselves (`retryable`, as
- * SearchProviderError and AgentSearchError do) are believed; other errors (a model SDK's, a reset socket)
+ * SearchProviderError and CitewiseError do) are believed; other errors (a model SDK's, a reset socket)
  * count as retryable unless they are aborts.
  */
 export function isRetryableUpstreamError(error: unknown): boolean {
   if (error === null || typeof error !== 'object') return false;
   const { name, retryable, status } = error as { name?: unknown; retryable?: unknown; status?: unknown };
   // The caller's abort or deadline (DOMException AbortError/TimeoutError) is not the upstream's failure.
-  if (name === 'AbortError' || (name === 'TimeoutError' && !isAgentSearchError(error))) return false;
-  if (isAgentSearchError(error)) {
+  if (name === 'AbortError' || (name === 'TimeoutError' && !isCitewiseError(error))) return false;
+  if (isCitewiseError(error)) {
     // A 503 from an open circuit downstream, or a full queue: retrying here only adds load.
     if (error.code === 'service_unavailable') return false;
     if (!(error.retryable && error.status >= 500)) return false;
@@ -155,7 +155,7 @@ function ownVerdict(error: unknown): boolean | undefined {
 
 /** An upstream failure that counts against the circuit: retryable ones, not the caller's abort. */
 function countsAgainstCircuit(error: unknown): boolean {
-  return isRetryableUpstreamError(error) || (isAgentSearchError(error) && error.code === 'upstream_error');
+  return isRetryableUpstreamError(error) || (isCitewiseError(error) && error.code === 'upstream_error');
 }
 
 function retryAfterOf(error: unknown): number | undefined {
@@ -216,7 +216,7 @@ function createGuard(upstream: string, settings: Settings): Guard {
     } catch (error) {
       if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
         settings.onEvent({ type: 'rejected_open', upstream });
-        throw new AgentSearchError('service_unavailable', `circuit of ${upstream} is open`, {
+        throw new CitewiseError('service_unavailable', `circuit of ${upstream} is open`, {
           description: `Service Unavailable: the upstream ${upstream} is failing, retry later`,
           retryAfterMs: settings.breaker?.halfOpenAfterMs,
           cause: error,

@@ -1,12 +1,12 @@
 /**
  * API key helpers shared by every KeyStore: key generation, hashing, display prefixes, ids and a cheap
- * format check. Keys look like `as_` followed by 40 base62 characters (≈238 bits of entropy).
+ * format check. Keys look like `cw_` followed by 40 base62 characters (≈238 bits of entropy).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { KeyRecord } from './types.ts';
 
 /** Every raw API key starts with this. */
-export const API_KEY_PREFIX = 'as_';
+export const API_KEY_PREFIX = 'cw_';
 /** Number of random base62 characters after {@link API_KEY_PREFIX}. */
 export const API_KEY_RANDOM_LENGTH = 40;
 /** Length of the display prefix returned by {@link keyPrefix}. */
@@ -17,7 +17,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const UNBIASED_BYTE_LIMIT = 248;
 const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${API_KEY_RANDOM_LENGTH}}$`);
 
-/** Generates a new raw API key: `as_` + 40 uniformly random base62 characters from `crypto.randomBytes`. */
+/** Generates a new raw API key: `cw_` + 40 uniformly random base62 characters from `crypto.randomBytes`. */
 export function generateApiKey(): string {
   let out = API_KEY_PREFIX;
   while (out.length < API_KEY_PREFIX.length + API_KEY_RANDOM_LENGTH) {
@@ -35,7 +35,7 @@ export function hashApiKey(rawKey: string): string {
   return createHash('sha256').update(rawKey, 'utf8').digest('hex');
 }
 
-/** The first {@link KEY_PREFIX_LENGTH} characters of a raw key (e.g. `as_7Hq2x`), safe to display. */
+/** The first {@link KEY_PREFIX_LENGTH} characters of a raw key (e.g. `cw_7Hq2x`), safe to display. */
 export function keyPrefix(rawKey: string): string {
   return rawKey.slice(0, KEY_PREFIX_LENGTH);
 }
@@ -46,7 +46,7 @@ export function newKeyId(): string {
 }
 
 /**
- * Cheap format check (`as_` + 40 base62 characters) so that malformed keys are rejected without a store
+ * Cheap format check (`cw_` + 40 base62 characters) so that malformed keys are rejected without a store
  * lookup. Accepts `unknown` so callers can pass untrusted input directly.
  */
 export function looksLikeApiKey(rawKey: unknown): rawKey is string {

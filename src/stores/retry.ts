@@ -1,4 +1,4 @@
-import { AgentSearchError } from '../errors.ts';
+import { CitewiseError } from '../errors.ts';
 
 /**
  * Runs `work` again while it fails with a 503 (`service_unavailable`: the database is unreachable), for up to
@@ -11,7 +11,7 @@ export async function retryWhileUnavailable<T>(work: () => Promise<T>, budgetMs:
     try {
       return await work();
     } catch (error) {
-      const retry = error instanceof AgentSearchError && error.code === 'service_unavailable';
+      const retry = error instanceof CitewiseError && error.code === 'service_unavailable';
       if (!retry || Date.now() + delay > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }

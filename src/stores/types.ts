@@ -1,6 +1,6 @@
 /**
  * Store interfaces: API keys, credits and rate limits. Every implementation (memory, SQLite, Redis,
- * PostgreSQL, or a user's own) must pass the conformance suites in `agent-search/testing`.
+ * PostgreSQL, or a user's own) must pass the conformance suites in `citewise/testing`.
  *
  * Times are epoch milliseconds. Credit amounts are non-negative safe integers.
  */
@@ -13,7 +13,7 @@ export interface KeyRecord {
   readonly accountId: string;
   /** Optional human label. */
   readonly name: string | null;
-  /** The first characters of the raw key (e.g. `as_7Hq2x`), safe to display so users can tell keys apart. */
+  /** The first characters of the raw key (e.g. `cw_7Hq2x`), safe to display so users can tell keys apart. */
   readonly prefix: string;
   readonly createdAt: number;
   /** When the key stops working; `null` = never. */
@@ -30,7 +30,7 @@ export interface CreateKeyInput {
   readonly expiresAt?: number | null;
 }
 
-/** API keys. Keys are high-entropy, prefixed (`as_`), shown once at creation and stored hashed. */
+/** API keys. Keys are high-entropy, prefixed (`cw_`), shown once at creation and stored hashed. */
 export interface KeyStore {
   /** Creates a key; the raw `key` is returned only here. */
   create(input: CreateKeyInput): Promise<{ key: string; record: KeyRecord }>;

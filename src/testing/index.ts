@@ -1,10 +1,10 @@
 /**
- * `agent-search/testing`: conformance suites for store implementations. Each `describeXxx(name, make)`
+ * `citewise/testing`: conformance suites for store implementations. Each `describeXxx(name, make)`
  * registers a vitest `describe` block (vitest is a peer dependency of this entry point).
  *
  * @example
  * ```ts
- * import { describeCreditStore } from 'agent-search/testing';
+ * import { describeCreditStore } from 'citewise/testing';
  * describeCreditStore('my store', () => createMyCreditStore({ url: process.env.DB_URL }));
  * ```
  */

@@ -27,7 +27,7 @@ export function describeKeyStore(name: string, makeStore: MakeKeyStore): void {
       const store = await open();
       const before = Date.now();
       const { key, record } = await store.create({ accountId: 'acct_a' });
-      expect(key).toMatch(/^as_[0-9A-Za-z]{32,}$/);
+      expect(key).toMatch(/^cw_[0-9A-Za-z]{32,}$/);
       expect(record.id).toEqual(expect.any(String));
       expect(record.id.length).toBeGreaterThan(0);
       expect(record.accountId).toBe('acct_a');
@@ -72,14 +72,14 @@ export function describeKeyStore(name: string, makeStore: MakeKeyStore): void {
       const candidates = [
         generateApiKey(),
         '',
-        'as_',
+        'cw_',
         'not-a-key',
         key.slice(0, -1),
         `${key}x`,
         ` ${key}`,
         key.slice(3),
         `Bearer ${key}`,
-        'as_' + 'x'.repeat(10_000),
+        'cw_' + 'x'.repeat(10_000),
       ];
       for (const candidate of candidates) expect(await store.verify(candidate)).toBeNull();
     });
@@ -135,7 +135,7 @@ export function describeKeyStore(name: string, makeStore: MakeKeyStore): void {
       expect(listedA.map((k) => k.name)).toEqual(['one', 'two']);
       expect(await store.list('acct_nobody')).toEqual([]);
       for (const record of await store.list())
-        expect(JSON.stringify(record)).not.toMatch(/as_[0-9A-Za-z]{20,}/);
+        expect(JSON.stringify(record)).not.toMatch(/cw_[0-9A-Za-z]{20,}/);
     });
 
     it('rejects invalid create input with TypeError', async () => {

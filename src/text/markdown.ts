@@ -210,7 +210,7 @@ export function stripLinksAndHtml(text: string): string {
 /**
  * Removes inline Markdown syntax, keeping the words: links and images become their text, code spans
  * lose their backticks, emphasis markers, inline HTML tags and backslash escapes are dropped. Underscores
- * inside words (`snake_case`, `as_…`) and text inside code spans are kept.
+ * inside words (`snake_case`, `cw_…`) and text inside code spans are kept.
  */
 export function stripInlineMarkdown(text: string): string {
   return mapOutsideCode(

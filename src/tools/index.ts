@@ -1,9 +1,9 @@
 /**
- * `agent-search/tools`: agent-search as an AI SDK tool.
+ * `citewise/tools`: citewise as an AI SDK tool.
  *
  * ```ts
  * import { generateText, isStepCount } from 'ai';
- * import { webSearchTool } from 'agent-search/tools';
+ * import { webSearchTool } from 'citewise/tools';
  * const { text } = await generateText({
  *   model,
  *   tools: { web_search: webSearchTool(engine, { apiKey }) },

@@ -1,10 +1,10 @@
 /**
- * `webSearchTool()`: agent-search as an AI SDK tool for `generateText` / `streamText`, backed by an
+ * `webSearchTool()`: citewise as an AI SDK tool for `generateText` / `streamText`, backed by an
  * in-process engine (with an API key) or by the HTTP client.
  */
 import { tool } from 'ai';
-import { describeSearchFailure, toBackend, type AgentSearchBackend } from '../client/backend.ts';
-import type { AgentSearchClient } from '../client/client.ts';
+import { describeSearchFailure, toBackend, type CitewiseBackend } from '../client/backend.ts';
+import type { CitewiseClient } from '../client/client.ts';
 import type { SearchEngine } from '../engine.ts';
 import { toSearchRequest, webSearchToolInput } from './input.ts';
 
@@ -40,7 +40,7 @@ const DEFAULT_DESCRIPTION =
  * ```
  */
 export function webSearchTool(
-  engineOrClient: SearchEngine | AgentSearchClient | AgentSearchBackend,
+  engineOrClient: SearchEngine | CitewiseClient | CitewiseBackend,
   options: WebSearchToolOptions = {},
 ) {
   const backend = toBackend(engineOrClient, options.apiKey);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AgentSearchApiError,
+  CitewiseApiError,
   createClient,
   parseRetryAfter,
   readServerSentEvents,
@@ -17,13 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-async function rejection(promise: Promise<unknown>): Promise<AgentSearchApiError> {
+async function rejection(promise: Promise<unknown>): Promise<CitewiseApiError> {
   const error = await promise.then(
     () => undefined,
     (thrown: unknown) => thrown,
   );
-  expect(error).toBeInstanceOf(AgentSearchApiError);
-  return error as AgentSearchApiError;
+  expect(error).toBeInstanceOf(CitewiseApiError);
+  return error as CitewiseApiError;
 }
 
 describe('createClient against a real engine over node:http', () => {
@@ -66,7 +66,7 @@ describe('createClient against a real engine over node:http', () => {
   });
 
   it('throws 401 with the spec description and code for a wrong key', async () => {
-    const client = createClient({ baseUrl: service.baseUrl, apiKey: 'as_wrong' });
+    const client = createClient({ baseUrl: service.baseUrl, apiKey: 'cw_wrong' });
     const error = await rejection(client.search({ prompt: 'x' }));
     expect(error).toMatchObject({
       status: 401,

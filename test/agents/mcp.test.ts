@@ -59,7 +59,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
 
       const result = await client.callTool({
         name: 'web_search',
-        arguments: { prompt: 'How do I create an API key?', context: ['I run agent-search myself.'] },
+        arguments: { prompt: 'How do I create an API key?', context: ['I run citewise myself.'] },
       });
       expect(result.isError).toBeFalsy();
       const structured = result.structuredContent as SearchStructured;
@@ -91,7 +91,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
   });
 
   it('rejects a wrong or missing API key with the spec 401 before any MCP work', async () => {
-    await expect(connect('as_not_a_key')).rejects.toThrow(/401|Invalid or expired API key/);
+    await expect(connect('cw_not_a_key')).rejects.toThrow(/401|Invalid or expired API key/);
     const response = await fetch(`${service.baseUrl}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -117,11 +117,11 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
   });
 });
 
-describe('agent-search mcp over stdio (the SDK client spawns the CLI)', () => {
+describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
   let dataDir: string;
   let apiKey: string;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-search-mcp-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'citewise-mcp-'));
     const created = await runCli(['keys', 'create', '--data-dir', dataDir]);
     expect(created.code).toBe(0);
     apiKey = created.stdout.trim().split('\n').at(-1)!;
@@ -160,10 +160,10 @@ describe('agent-search mcp over stdio (the SDK client spawns the CLI)', () => {
   });
 
   it('refuses to start with an invalid key, saying why on stderr', async () => {
-    const result = await runCli(['mcp', '--api-key', 'as_wrong', '--data-dir', dataDir]);
+    const result = await runCli(['mcp', '--api-key', 'cw_wrong', '--data-dir', dataDir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot use this API key: Invalid or expired API key');
-    const missing = await runCli(['mcp', '--data-dir', dataDir], { AGENT_SEARCH_API_KEY: '' });
+    const missing = await runCli(['mcp', '--data-dir', dataDir], { CITEWISE_API_KEY: '' });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('an API key is required');
   });

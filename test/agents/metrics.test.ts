@@ -41,7 +41,7 @@ describe('createMetrics with the engine hook', () => {
     await client.search({ prompt: 'How are credits charged?' });
     for await (const event of await client.searchStream({ prompt: 'What are rate limits?' })) void event;
     await client.balance();
-    await createClient({ baseUrl: service.baseUrl, apiKey: 'as_wrong' })
+    await createClient({ baseUrl: service.baseUrl, apiKey: 'cw_wrong' })
       .balance()
       .catch(() => {});
     const { key } = await service.engine.createKey({ credits: 0 });
@@ -53,33 +53,33 @@ describe('createMetrics with the engine hook', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await response.text();
-    const requests = 'agent_search_http_requests_total';
+    const requests = 'citewise_http_requests_total';
     expect(sample(text, requests, { route: '/v1/search', method: 'POST', status: '200' })).toBe(2);
     expect(sample(text, requests, { route: '/v1/search', method: 'POST', status: '433' })).toBe(1);
     expect(sample(text, requests, { route: '/v1/balance', method: 'GET', status: '200' })).toBe(1);
     expect(sample(text, requests, { route: '/v1/balance', method: 'GET', status: '401' })).toBe(1);
-    expect(sample(text, 'agent_search_errors_total', { code: 'invalid_api_key' })).toBe(1);
-    expect(sample(text, 'agent_search_errors_total', { code: 'quota_exceeded' })).toBe(1);
-    expect(sample(text, 'agent_search_searches_total', { outcome: 'success', mode: 'json' })).toBe(1);
-    expect(sample(text, 'agent_search_searches_total', { outcome: 'success', mode: 'stream' })).toBe(1);
-    expect(sample(text, 'agent_search_credits_charged_total')).toBe(2);
+    expect(sample(text, 'citewise_errors_total', { code: 'invalid_api_key' })).toBe(1);
+    expect(sample(text, 'citewise_errors_total', { code: 'quota_exceeded' })).toBe(1);
+    expect(sample(text, 'citewise_searches_total', { outcome: 'success', mode: 'json' })).toBe(1);
+    expect(sample(text, 'citewise_searches_total', { outcome: 'success', mode: 'stream' })).toBe(1);
+    expect(sample(text, 'citewise_credits_charged_total')).toBe(2);
     for (const stage of ['plan', 'search', 'gather', 'rank', 'answer']) {
-      expect(sample(text, 'agent_search_stage_duration_seconds_count', { stage }), stage).toBe(1);
+      expect(sample(text, 'citewise_stage_duration_seconds_count', { stage }), stage).toBe(1);
     }
-    expect(
-      sample(text, 'agent_search_search_duration_seconds_count', { outcome: 'success', mode: 'json' }),
-    ).toBe(1);
+    expect(sample(text, 'citewise_search_duration_seconds_count', { outcome: 'success', mode: 'json' })).toBe(
+      1,
+    );
     // The metrics path is not part of the API: the API's counters did not see it.
     expect(text).not.toContain('route="unmatched"');
   });
 
   it('counts library searches too', async () => {
-    const before = sample((await metrics.render()).body, 'agent_search_searches_total', {
+    const before = sample((await metrics.render()).body, 'citewise_searches_total', {
       outcome: 'success',
       mode: 'json',
     });
     await service.engine.search({ prompt: 'What is the free allowance?' }, { apiKey: service.apiKey });
-    const after = sample((await metrics.render()).body, 'agent_search_searches_total', {
+    const after = sample((await metrics.render()).body, 'citewise_searches_total', {
       outcome: 'success',
       mode: 'json',
     });
@@ -109,10 +109,10 @@ describe('createMetrics with the engine hook', () => {
       await expect(fetcher.fetch(new URL(`${origin}/missing`), call())).rejects.toThrow();
       await expect(fetcher.fetch(new URL(`${origin}/private`), call())).rejects.toThrow();
       const text = (await own.render()).body;
-      expect(sample(text, 'agent_search_page_fetches_total', { source: 'network' })).toBe(1);
-      expect(sample(text, 'agent_search_page_fetches_total', { source: 'reused' })).toBe(1);
-      expect(sample(text, 'agent_search_fetch_failures_total', { reason: 'bad_status' })).toBe(1);
-      expect(sample(text, 'agent_search_fetch_failures_total', { reason: 'robots_disallowed' })).toBe(1);
+      expect(sample(text, 'citewise_page_fetches_total', { source: 'network' })).toBe(1);
+      expect(sample(text, 'citewise_page_fetches_total', { source: 'reused' })).toBe(1);
+      expect(sample(text, 'citewise_fetch_failures_total', { reason: 'bad_status' })).toBe(1);
+      expect(sample(text, 'citewise_fetch_failures_total', { reason: 'robots_disallowed' })).toBe(1);
     } finally {
       await fetcher.close?.();
       await site.close();
@@ -125,10 +125,10 @@ describe('createMetrics with the engine hook', () => {
   });
 });
 
-describe('agent-search serve --metrics-path, with MCP at /mcp', () => {
+describe('citewise serve --metrics-path, with MCP at /mcp', () => {
   let dataDir: string;
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-search-serve-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'citewise-serve-'));
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -139,11 +139,11 @@ describe('agent-search serve --metrics-path, with MCP at /mcp', () => {
       const client = createClient({ baseUrl: serve.baseUrl, apiKey: key });
       await client.search({ prompt: 'How do I create an API key?' });
       const metrics = await (await fetch(`${serve.baseUrl}/metrics`)).text();
-      expect(sample(metrics, 'agent_search_credits_charged_total')).toBe(1);
-      expect(metrics).toContain('agent_search_process_cpu_seconds_total');
+      expect(sample(metrics, 'citewise_credits_charged_total')).toBe(1);
+      expect(metrics).toContain('citewise_process_cpu_seconds_total');
       const mcp = await fetch(`${serve.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer as_wrong' },
+        headers: { 'content-type': 'application/json', authorization: 'Bearer cw_wrong' },
         body: '{}',
       });
       expect(mcp.status).toBe(401);

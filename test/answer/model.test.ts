@@ -3,7 +3,7 @@ import { APICallError } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createExtractiveAnswerer, createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import type { AnswerEvent, Answerer } from '../../src/pipeline/types.ts';
-import { AgentSearchError } from '../../src/errors.ts';
+import { CitewiseError } from '../../src/errors.ts';
 import { call, generated, input, promptOf, streamed, textModel } from './helpers.ts';
 
 function apiError(statusCode: number, headers: Record<string, string> = {}): APICallError {
@@ -99,9 +99,9 @@ describe('createModelAnswerer: answer', () => {
     const error = await createModelAnswerer({ model, ...fast })
       .answer(input(), call())
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AgentSearchError);
-    expect((error as AgentSearchError).code).toBe('upstream_error');
-    expect((error as AgentSearchError).status).toBe(500);
+    expect(error).toBeInstanceOf(CitewiseError);
+    expect((error as CitewiseError).code).toBe('upstream_error');
+    expect((error as CitewiseError).status).toBe(500);
     expect(calls).toBe(1);
   });
 

@@ -4,7 +4,7 @@
  */
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { AgentSearchError } from '../../src/errors.ts';
+import { CitewiseError } from '../../src/errors.ts';
 import {
   buildAnswerPrompt,
   createExtractiveAnswerer,
@@ -60,12 +60,12 @@ describe('createModelAnswerer with a JSON Schema', () => {
     const failure = await answerer
       .answer(input({ jsonSchema: SCHEMA }), call())
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(AgentSearchError);
-    expect((failure as AgentSearchError).status).toBe(500);
-    expect((failure as AgentSearchError).description).toBe(
+    expect(failure).toBeInstanceOf(CitewiseError);
+    expect((failure as CitewiseError).status).toBe(500);
+    expect((failure as CitewiseError).description).toBe(
       'Server Error: the model did not return JSON matching json_schema',
     );
-    expect((failure as AgentSearchError).cause).toBeInstanceOf(InvalidJsonAnswerError);
+    expect((failure as CitewiseError).cause).toBeInstanceOf(InvalidJsonAnswerError);
     expect(model.doGenerateCalls).toHaveLength(3);
   });
 

@@ -109,14 +109,14 @@ describe('model telemetry through the AI SDK', () => {
     expect(starts).toHaveLength(1);
     const start = starts[0]!.event;
     expect(start['operationId']).toBe('ai.generateText');
-    expect(start['functionId']).toBe('agent-search.answer');
+    expect(start['functionId']).toBe('citewise.answer');
     expect(start['runtimeContext']).toEqual({ requestId });
     expect(start['recordInputs']).toBe(false);
     expect(start['prompt']).toBeUndefined();
     expect(start['instructions']).toBeUndefined();
     expect(events.some((e) => e.hook === 'onLanguageModelCallStart')).toBe(true);
     const end = events.find((e) => e.hook === 'onEnd')!.event;
-    expect(end['functionId']).toBe('agent-search.answer');
+    expect(end['functionId']).toBe('citewise.answer');
     // Outputs are recorded by default.
     expect(end['text']).toBe('Etna is 3,357 metres high [1].');
 
@@ -175,10 +175,10 @@ describe('telemetry options', () => {
   });
 
   it('defaults to enabled, inputs off, outputs on, and includes only the request id', () => {
-    expect(telemetryCallOptions({}, 'agent-search.answer', 'req-1')).toEqual({
+    expect(telemetryCallOptions({}, 'citewise.answer', 'req-1')).toEqual({
       telemetry: {
         isEnabled: true,
-        functionId: 'agent-search.answer',
+        functionId: 'citewise.answer',
         recordInputs: false,
         recordOutputs: true,
         includeRuntimeContext: { requestId: true },

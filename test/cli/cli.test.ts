@@ -1,5 +1,5 @@
 /**
- * The `agent-search` command as a user runs it: real processes, a real data directory, real HTTP.
+ * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,13 +29,13 @@ function lastLine(text: string): string {
   return text.trim().split('\n').at(-1)!.trim();
 }
 
-describe('agent-search CLI', () => {
+describe('citewise CLI', () => {
   let dataDir: string;
   let server: Server;
   let firstKey: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-search-cli-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
     server = await startServer(dataDir);
     firstKey = server.firstKey() ?? '';
   });
@@ -46,7 +46,7 @@ describe('agent-search CLI', () => {
   });
 
   it('first start creates an account with 1,000 credits and prints its key once', async () => {
-    expect(firstKey).toMatch(/^as_[A-Za-z0-9]{40}$/);
+    expect(firstKey).toMatch(/^cw_[A-Za-z0-9]{40}$/);
     expect(server.output()).toMatch(/1000 credits/);
     const response = await balance(server.baseUrl, firstKey);
     expect(await response.json()).toEqual({ available_credits: 1000 });
@@ -70,7 +70,7 @@ describe('agent-search CLI', () => {
     const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
     expect(created.code).toBe(0);
     const key = lastLine(created.stdout);
-    expect(key).toMatch(/^as_[A-Za-z0-9]{40}$/);
+    expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
     expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 25 });
 
     const listed = await run(['keys', 'list', '--data-dir', dataDir, '--json']);
@@ -126,7 +126,7 @@ describe('agent-search CLI', () => {
     ]) {
       const result = await run(args);
       expect(result.code, args.join(' ')).toBe(0);
-      expect(result.stdout).toMatch(/Usage: agent-search/);
+      expect(result.stdout).toMatch(/Usage: citewise/);
     }
     const badDuration = await run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']);
     expect(badDuration.code).not.toBe(0);
@@ -149,7 +149,7 @@ describe('agent-search CLI', () => {
       .available_credits;
     expect(await stop(server)).toBe(0);
     server = await startServer(dataDir);
-    expect(server.output()).not.toMatch(/as_[A-Za-z0-9]{40}/);
+    expect(server.output()).not.toMatch(/cw_[A-Za-z0-9]{40}/);
     expect(await (await balance(server.baseUrl, firstKey)).json()).toEqual({ available_credits: before });
   });
 

@@ -14,7 +14,7 @@ import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
 /** An "obedient" model: cites [1], invents [7], and repeats a link and an image it was never given. */
 const REPLY =
-  'Run `agent-search keys create` to make a **new key** [1]. Keys are stored hashed [7]. ' +
+  'Run `citewise keys create` to make a **new key** [1]. Keys are stored hashed [7]. ' +
   'See [the guide](https://evil.example/phish) ![tracker](https://evil.example/pixel.png)';
 
 describe('model answers over HTTP', () => {
@@ -49,7 +49,7 @@ describe('model answers over HTTP', () => {
     const response = await post({ prompt: 'How do I create an API key?' });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { answer: string; sources: string[] };
-    expect(body.answer).toContain('`agent-search keys create`');
+    expect(body.answer).toContain('`citewise keys create`');
     expect(body.answer).toContain('[1]');
     expect(body.answer).not.toContain('[7]');
     expect(body.answer).not.toMatch(/evil\.example|!\[/);
@@ -76,7 +76,7 @@ describe('model answers over HTTP', () => {
     ).json()) as {
       answer: string;
     };
-    expect(text.answer).toContain('agent-search keys create');
+    expect(text.answer).toContain('citewise keys create');
     expect(text.answer).not.toMatch(/`|\*\*|\]\(|!\[/);
     const markdown = (await (await post({ prompt: 'How do I create an API key?' })).json()) as {
       answer: string;
@@ -118,7 +118,7 @@ describe('model answers over HTTP', () => {
   });
 
   it('serve --model openai-compatible:… --model-base-url answers with the model', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-model-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-model-'));
     const server = await startServe(
       ['--data-dir', dataDir, '--model', 'openai-compatible:cli-model', '--model-base-url', llm.baseUrl],
       { OPENAI_COMPATIBLE_API_KEY: 'sk-cli' },

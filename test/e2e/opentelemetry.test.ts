@@ -66,7 +66,7 @@ function recordingTracer(spans: RecordedSpan[]): Tracer {
 describe('OpenTelemetry spans through the telemetry option', () => {
   let llm: OpenAiServer;
   beforeAll(async () => {
-    llm = await startOpenAiServer({ reply: () => 'Run agent-search keys create [1].' });
+    llm = await startOpenAiServer({ reply: () => 'Run citewise keys create [1].' });
   });
   afterAll(() => llm.close());
 

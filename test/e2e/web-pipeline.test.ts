@@ -126,7 +126,7 @@ describe('live web pipeline on loopback', () => {
   });
 
   it('the CLI serves it with --search searxng --searxng-url --allow-private-hosts', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-web-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-web-'));
     const server = await startServe([
       '--data-dir',
       dataDir,

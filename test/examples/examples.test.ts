@@ -176,16 +176,14 @@ describe('examples', () => {
     const config = JSON.parse(readFileSync(join(EXAMPLES, 'mcp-client-config.json'), 'utf8')) as {
       mcpServers: Record<string, { command: string; args: string[] }>;
     };
-    const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-config-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-config-'));
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
     /** The configured command, run from this checkout instead of npx, with the placeholders filled in. */
     async function connect(name: string, values: Record<string, string>): Promise<Client> {
       const server = config.mcpServers[name]!;
       expect(server.command).toBe('npx');
-      const args = server.args
-        .slice(server.args.indexOf('agent-search') + 1)
-        .map((arg) => values[arg] ?? arg);
+      const args = server.args.slice(server.args.indexOf('citewise') + 1).map((arg) => values[arg] ?? arg);
       const client = new Client({ name: 'smoke', version: '1.0.0' });
       await client.connect(
         new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: 'pipe' }),
@@ -196,7 +194,7 @@ describe('examples', () => {
     it('the local (in-process) server starts and answers', async () => {
       const created = await runCli(['keys', 'create', '--data-dir', dataDir]);
       const key = created.stdout.trim().split('\n').at(-1)!;
-      const client = await connect('agent-search', { YOUR_API_KEY: key, '/path/to/.agent-search': dataDir });
+      const client = await connect('citewise', { YOUR_API_KEY: key, '/path/to/.citewise': dataDir });
       try {
         const result = await client.callTool({ name: 'get_balance', arguments: {} });
         expect(result.structuredContent).toEqual({ available_credits: 1000 });
@@ -209,7 +207,7 @@ describe('examples', () => {
       const { key } = await engine.createKey();
       const server = await listenOnLoopback(createAppServer(engine));
       try {
-        const client = await connect('agent-search-remote', {
+        const client = await connect('citewise-remote', {
           YOUR_API_KEY: key,
           'https://search.example.com': server.baseUrl,
         });

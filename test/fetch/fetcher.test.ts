@@ -314,7 +314,7 @@ describe('options and helpers', () => {
       const fetcher = makeFetcher({ allowPrivateHosts: ['127.0.0.1'], acceptLanguage: 'de' });
       await fetcher.fetch(new URL(`${echo.origin}/`), call());
       expect(headers['user-agent']).toMatch(
-        /^agent-search\/\d+\.\d+\.\d+ \(\+https:\/\/github\.com\/agent-search\)$/,
+        /^citewise\/\d+\.\d+\.\d+ \(\+https:\/\/github\.com\/citewise\)$/,
       );
       expect(headers['accept-encoding']).toContain('gzip');
       expect(headers['accept-language']).toBe('de');

@@ -13,9 +13,7 @@ afterEach(async () => {
   await Promise.all(webs.splice(0).map((w) => w.close()));
 });
 
-const ROBOTS = ['User-agent: agent-search', 'Disallow: /private/', '', 'User-agent: *', 'Disallow: /'].join(
-  '\n',
-);
+const ROBOTS = ['User-agent: citewise', 'Disallow: /private/', '', 'User-agent: *', 'Disallow: /'].join('\n');
 
 describe('robots.txt', () => {
   it('applies the group of our product token and fetches robots.txt once per origin', async () => {

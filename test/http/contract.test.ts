@@ -165,7 +165,7 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
         { authorization: 'Basic dXNlcjpwYXNz' },
         { authorization: 'Bearer' },
         { authorization: `Bearer ${h.key}x` },
-        { authorization: 'Bearer as_unknownunknownunknownunknownunknownunknow' },
+        { authorization: 'Bearer cw_unknownunknownunknownunknownunknownunknow' },
         { authorization: `Bearer ${revoked.key}` },
         { authorization: `Bearer ${expired.key}` },
       ];

@@ -1,5 +1,5 @@
 /**
- * `agent-search index` as a user runs it: real processes, a real data directory, a served index.
+ * `citewise index` as a user runs it: real processes, a real data directory, a served index.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { startSite, type Site } from './site.ts';
 
-describe('agent-search index (CLI)', () => {
+describe('citewise index (CLI)', () => {
   let dir: string;
   let docs: string;
   let dataDir: string;
@@ -17,7 +17,7 @@ describe('agent-search index (CLI)', () => {
   let server: ServeProcess | undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-search-index-cli-'));
+    dir = mkdtempSync(join(tmpdir(), 'citewise-index-cli-'));
     docs = join(dir, 'handbook');
     dataDir = join(dir, 'data');
     mkdirSync(docs);

@@ -12,7 +12,7 @@ describe('buildIndex over a web site', () => {
 
   beforeAll(async () => {
     site = await startSite();
-    dir = mkdtempSync(join(tmpdir(), 'agent-search-crawl-'));
+    dir = mkdtempSync(join(tmpdir(), 'citewise-crawl-'));
   });
   afterAll(async () => {
     await site.close();

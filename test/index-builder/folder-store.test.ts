@@ -25,7 +25,7 @@ describe('folders and the persisted store', () => {
   let file: string;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-search-index-'));
+    dir = mkdtempSync(join(tmpdir(), 'citewise-index-'));
     docs = join(dir, 'docs');
     mkdirSync(join(docs, 'guide'), { recursive: true });
     mkdirSync(join(docs, '.hidden'));
@@ -138,10 +138,10 @@ describe('folders and the persisted store', () => {
   it('refuses a file that is not an index, and a second writer while the lock is held', async () => {
     mkdirSync(join(dir, 'data'));
     writeFileSync(file, '{"hello":1}');
-    await expect(IndexStore.open(file)).rejects.toThrow(/not an agent-search index/);
+    await expect(IndexStore.open(file)).rejects.toThrow(/not an citewise index/);
 
     const lock = await acquireIndexLock(file);
-    await expect(acquireIndexLock(file)).rejects.toThrow(/another agent-search index run/);
+    await expect(acquireIndexLock(file)).rejects.toThrow(/another citewise index run/);
     await lock.release();
     // A lock left by a process that is gone is taken over.
     writeFileSync(`${file}.lock`, '2147483646');
@@ -155,7 +155,7 @@ describe('folders and the persisted store', () => {
 describe('the local search provider with a persisted index file', () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'agent-search-provider-'));
+    dir = mkdtempSync(join(tmpdir(), 'citewise-provider-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -93,12 +93,12 @@ describe('readPageLinks', () => {
       nofollow: true,
     });
     expect(readPageLinks(meta('none'), 'https://x.test/')).toMatchObject({ noindex: true, nofollow: true });
-    expect(readPageLinks(meta('noindex', 'agent-search'), 'https://x.test/').noindex).toBe(true);
+    expect(readPageLinks(meta('noindex', 'citewise'), 'https://x.test/').noindex).toBe(true);
     expect(readPageLinks(meta('noindex', 'otherbot'), 'https://x.test/').noindex).toBe(false);
     const plain = '<a href="/x">x</a>';
     expect(readPageLinks(plain, 'https://x.test/', 'noindex').noindex).toBe(true);
     expect(readPageLinks(plain, 'https://x.test/', 'otherbot: noindex').noindex).toBe(false);
-    expect(readPageLinks(plain, 'https://x.test/', 'agent-search: noindex, nofollow')).toMatchObject({
+    expect(readPageLinks(plain, 'https://x.test/', 'citewise: noindex, nofollow')).toMatchObject({
       noindex: true,
       nofollow: true,
     });

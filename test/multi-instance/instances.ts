@@ -1,5 +1,5 @@
 /**
- * Several `agent-search serve` processes for the multi-instance tests, and a small HTTP client for them.
+ * Several `citewise serve` processes for the multi-instance tests, and a small HTTP client for them.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
 
-/** One running `agent-search serve`. */
+/** One running `citewise serve`. */
 export interface Instance {
   readonly baseUrl: string;
   readonly child: ChildProcessWithoutNullStreams;
@@ -18,14 +18,14 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts `agent-search serve --port 0 …args` and waits for its "listening" line. */
+/** Starts `citewise serve --port 0 …args` and waits for its "listening" line. */
 export async function startInstance(args: readonly string[]): Promise<Instance> {
   // A data dir of its own, so nothing is written to the working directory (the stores are remote).
-  const dataDir = mkdtempSync(join(tmpdir(), 'agent-search-instance-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'citewise-instance-'));
   const child = spawn(
     process.execPath,
     [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error', ...args],
-    { env: { ...process.env, AGENT_SEARCH_STORE: '', AGENT_SEARCH_LIMITS_STORE: '' } },
+    { env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' } },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -114,11 +114,11 @@ export function tally(statuses: readonly number[]): Record<number, number> {
   return out;
 }
 
-/** Runs one `agent-search` command to completion; rejects unless it exits 0. Returns its stdout. */
+/** Runs one `citewise` command to completion; rejects unless it exits 0. Returns its stdout. */
 export function cli(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, AGENT_SEARCH_STORE: '', AGENT_SEARCH_LIMITS_STORE: '' },
+      env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' },
     });
     let stdout = '';
     let stderr = '';
@@ -126,7 +126,7 @@ export function cli(args: readonly string[]): Promise<string> {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`agent-search ${args[0]} exited ${code}: ${stderr}`)),
+      code === 0 ? resolve(stdout) : reject(new Error(`citewise ${args[0]} exited ${code}: ${stderr}`)),
     );
   });
 }

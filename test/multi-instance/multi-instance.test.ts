@@ -1,5 +1,5 @@
 /**
- * Many instances, one truth: several `agent-search serve` processes share one Redis or one PostgreSQL.
+ * Many instances, one truth: several `citewise serve` processes share one Redis or one PostgreSQL.
  * Proves that credits are never overspent across processes, that a shared rate limit is exact, and that
  * the service fails closed (503) while its store is away and recovers by itself.
  */
@@ -212,7 +212,7 @@ describe.runIf(withPostgres && postgresBinDir() !== null)(
         const uncommitted = instances
           .map((i) => i.output().match(/credit commit failed/g)?.length ?? 0)
           .reduce((a, b) => a + b, 0);
-        const totals = await ledger(admin.pool, 'agent_search', 'acct');
+        const totals = await ledger(admin.pool, 'citewise', 'acct');
         console.info(
           `postgres restart: during the restart ${JSON.stringify(tally(during))}, ` +
             `${uncommitted} answered searches could not commit; ledger ${JSON.stringify(totals)}`,

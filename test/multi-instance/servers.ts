@@ -108,7 +108,7 @@ export function hasRedisServer(): boolean {
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
-  const dir = mkdtempSync(join(tmpdir(), 'agent-search-redis-'));
+  const dir = mkdtempSync(join(tmpdir(), 'citewise-redis-'));
   let child: ChildProcess | null = null;
   const ping = async () => {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -190,7 +190,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries (initdb) not found');
   const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'agent-search-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), 'citewise-pg-'));
   chmodSync(dir, 0o777);
   const dataDir = join(dir, 'data');
   const run = (command: string, args: readonly string[]) => {

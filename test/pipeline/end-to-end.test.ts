@@ -30,13 +30,13 @@ describe('embedded default pipeline over docs/', () => {
   it('answers "How do I create an API key?" from docs/api-keys.md with the keys create command', async () => {
     const { answer, sources } = await ask('How do I create an API key?');
     expect(sources[0]).toMatch(/\/docs\/api-keys\.md$/);
-    expect(answer).toMatch(/^[^[]*agent-search keys create[^[]*\[1\]/);
+    expect(answer).toMatch(/^[^[]*citewise keys create[^[]*\[1\]/);
     expect(answer).not.toMatch(/`|\*\*|\]\(/);
   });
 
   it('keeps inline code in markdown answers', async () => {
     const { answer } = await ask('How do I create an API key?', [], 'markdown');
-    expect(answer).toContain('`agent-search keys create`');
+    expect(answer).toContain('`citewise keys create`');
   });
 
   it('follows up on the conversation', async () => {
@@ -44,7 +44,7 @@ describe('embedded default pipeline over docs/', () => {
       { role: 'user', content: 'How do I create an API key?' },
     ]);
     expect(sources[0]).toMatch(/\/docs\/api-keys\.md$/);
-    expect(answer).toContain('agent-search keys revoke <id>');
+    expect(answer).toContain('citewise keys revoke <id>');
   });
 
   it.each([

@@ -10,7 +10,7 @@ const call = () => ({ signal: new AbortController().signal, requestId: 'test' })
 let folder: string;
 
 beforeAll(async () => {
-  folder = await mkdtemp(path.join(tmpdir(), 'agent-search-local-'));
+  folder = await mkdtemp(path.join(tmpdir(), 'citewise-local-'));
   await mkdir(path.join(folder, 'guides', 'deep dir'), { recursive: true });
   await mkdir(path.join(folder, '.hidden'));
   await writeFile(
@@ -100,7 +100,7 @@ describe('createLocalIndexProvider', () => {
   });
 
   it('reload picks up new and deleted files', async () => {
-    const extra = await mkdtemp(path.join(tmpdir(), 'agent-search-reload-'));
+    const extra = await mkdtemp(path.join(tmpdir(), 'citewise-reload-'));
     try {
       await writeFile(path.join(extra, 'a.md'), '# A\n\nAlpha particles.\n');
       const provider = createLocalIndexProvider({ paths: [extra] });

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentSearchError } from '../../src/errors.ts';
+import type { CitewiseError } from '../../src/errors.ts';
 import { createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createFallbackProvider } from '../../src/pipeline/search/combine.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/index.ts';
@@ -186,17 +186,17 @@ function chatModel() {
 async function searchOnce(
   setup: Awaited<ReturnType<typeof engineWithKey>>,
   faults: number,
-): Promise<{ status: number; error?: AgentSearchError }> {
+): Promise<{ status: number; error?: CitewiseError }> {
   figure.requests++;
   figure.faults += faults;
   const before = await setup.balance();
   const started = performance.now();
   let status = 200;
-  let failure: AgentSearchError | undefined;
+  let failure: CitewiseError | undefined;
   try {
     await setup.engine.search({ prompt: 'green tea' }, { apiKey: setup.key });
   } catch (error) {
-    failure = error as AgentSearchError;
+    failure = error as CitewiseError;
     status = failure.status ?? 0;
   }
   if (performance.now() - started > REQUEST_TIMEOUT_MS + HANG_MARGIN_MS) figure.hung++;

@@ -2,7 +2,7 @@
  * Lifecycle: a client that disconnects aborts the page fetches and the model call of its search, and is
  * refunded; SIGTERM drains in-flight requests (a slow search completes with 200), refuses new ones and
  * exits 0; slow clients are cut by the server's header timeout; API keys never appear in the logs.
- * The `agent-search serve` process is the real CLI (test/support/cli.ts).
+ * The `citewise serve` process is the real CLI (test/support/cli.ts).
  */
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -200,17 +200,17 @@ describe('client disconnects', () => {
   });
 });
 
-describe('agent-search serve', () => {
+describe('citewise serve', () => {
   let dataDir: string;
   let key: string;
   let upstream: Awaited<ReturnType<typeof startSlowSearxng>>;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'agent-search-lifecycle-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'citewise-lifecycle-'));
     upstream = await startSlowSearxng(1_500);
     // The key is made before serve starts, so serve itself never has a reason to print it.
     const created = await runCli(['keys', 'create', '--data-dir', dataDir, '--credits', '100']);
     key = created.stdout.trim().split('\n').at(-1)!;
-    expect(key).toMatch(/^as_/);
+    expect(key).toMatch(/^cw_/);
   });
   afterAll(async () => {
     await upstream.close();
@@ -233,7 +233,7 @@ describe('agent-search serve', () => {
   it('never logs an API key or Authorization value, across every kind of request', async () => {
     const serve = await startServe(serveArgs());
     try {
-      const fakeKey = `as_${'Z'.repeat(40)}`;
+      const fakeKey = `cw_${'Z'.repeat(40)}`;
       const json = { 'content-type': 'application/json' };
       const requests: Array<[string, RequestInit]> = [
         [

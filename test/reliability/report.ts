@@ -21,7 +21,7 @@ const EXPECTED = [
 ];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'agent-search-reliability-'));
+const dir = mkdtempSync(join(tmpdir(), 'citewise-reliability-'));
 const vitest = join(root, 'node_modules', '.bin', 'vitest');
 const run = spawnSync(vitest, ['run', 'test/reliability', ...process.argv.slice(2)], {
   cwd: root,

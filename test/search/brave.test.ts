@@ -136,7 +136,7 @@ describe('Brave Search provider', () => {
     expect(e.retryable).toBe(false);
     expect(e.message).toMatch(/^Brave Search rejected the API key \(422\): SUBSCRIPTION_TOKEN_INVALID/);
     expect(e.message).not.toContain(KEY);
-    expect(e.description).toBe('Server Error'); // what an HTTP client of agent-search sees
+    expect(e.description).toBe('Server Error'); // what an HTTP client of citewise sees
   });
 
   it('maps a 401 to "Brave Search rejected the API key (401)"', async () => {

@@ -73,7 +73,7 @@ describe('DuckDuckGo HTML provider', () => {
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/html/');
     expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(req.headers['user-agent']).toBe('agent-search/0.1');
+    expect(req.headers['user-agent']).toBe('citewise/0.1');
     expect(Object.fromEntries(new URLSearchParams(req.body))).toEqual({
       q: 'rust borrow checker',
       kl: 'de-de',

@@ -46,7 +46,7 @@ function provider(options: Parameters<typeof createWikipediaProvider>[0] = {}) {
 describe('Wikipedia provider', () => {
   it('sends the MediaWiki search request with a descriptive User-Agent and maps results', async () => {
     server.handle((_req, res) => json(res, 200, SEARCH_RESPONSE));
-    const ua = 'my-agent/1.0 (https://example.com/contact; ops@example.com) agent-search/0.1';
+    const ua = 'my-agent/1.0 (https://example.com/contact; ops@example.com) citewise/0.1';
     const hits = await provider({ userAgent: ua }).search({ query: 'einstein', limit: 3 }, call());
     const req = server.requests[0]!;
     expect(req.method).toBe('GET');

@@ -9,10 +9,10 @@ import {
 } from '../../src/stores/keys.ts';
 
 describe('key helpers', () => {
-  it('generates as_ + 40 base62 characters', () => {
+  it('generates cw_ + 40 base62 characters', () => {
     for (let i = 0; i < 200; i++) {
       const key = generateApiKey();
-      expect(key).toMatch(/^as_[0-9A-Za-z]{40}$/);
+      expect(key).toMatch(/^cw_[0-9A-Za-z]{40}$/);
       expect(looksLikeApiKey(key)).toBe(true);
     }
   });
@@ -48,7 +48,7 @@ describe('key helpers', () => {
     const key = generateApiKey();
     for (const bad of [
       '',
-      'as_',
+      'cw_',
       key.slice(0, -1),
       `${key}0`,
       `AS_${key.slice(3)}`,

@@ -20,7 +20,7 @@ import {
 
 const url = await reachablePostgres();
 const available = serverOrSkip('PostgreSQL', url, 'DATABASE_URL');
-const RUN = `as_test_${randomBytes(4).toString('hex')}`;
+const RUN = `cw_test_${randomBytes(4).toString('hex')}`;
 const schemas: string[] = [];
 let counter = 0;
 

@@ -16,7 +16,7 @@ import {
 
 const url = await reachableRedis();
 const available = serverOrSkip('Redis', url, 'REDIS_URL');
-const RUN = `agent-search-test:${randomBytes(4).toString('hex')}:`;
+const RUN = `citewise-test:${randomBytes(4).toString('hex')}:`;
 let counter = 0;
 /** Stores under a prefix of their own, so each test starts empty. */
 const fresh = (extra: Parameters<typeof createRedisStores>[0] | object = {}): RedisStores =>
@@ -151,7 +151,7 @@ describe.runIf(available && hasRedisServer())('redis stores when Redis goes away
         () => stores.credits.reserve({ account: 'acct', id: 'down', amount: 1, ttlMs: 60_000 }),
         () => stores.credits.balance('acct'),
         () => stores.rateLimiter().consume('k'),
-        () => stores.keys.verify(`as_${'A'.repeat(40)}`),
+        () => stores.keys.verify(`cw_${'A'.repeat(40)}`),
       ]) {
         await expect(call()).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
       }
@@ -169,7 +169,7 @@ describe.runIf(available && hasRedisServer())('redis stores when Redis goes away
 /** SHA1 of the reserve script as ioredis loads it. */
 function sha1OfReserve(stores: RedisStores): string {
   const script = (stores.client as unknown as { scriptsSet: Record<string, { sha: string }> }).scriptsSet
-    .agentSearchReserve;
+    .citewiseReserve;
   if (!script) throw new Error('reserve script not registered');
   return script.sha;
 }

@@ -15,7 +15,7 @@ import {
 } from '../../src/stores/sqlite/index.ts';
 import { describeCreditStore, describeKeyStore, describeRateLimiter } from '../../src/testing/index.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'agent-search-sqlite-'));
+const dir = mkdtempSync(join(tmpdir(), 'citewise-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let fileCounter = 0;
 /** A fresh database path in the test's temp dir (the directory `nested/` is created by the store). */

@@ -1,9 +1,9 @@
-/** Runs the `agent-search` command as a user would: real processes on loopback. */
+/** Runs the `citewise` command as a user would: real processes on loopback. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The package's bin script. */
-export const CLI = fileURLToPath(new URL('../../bin/agent-search.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -44,7 +44,7 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `agent-search serve --port 0 …` and resolves once it prints its address. */
+/** Starts `citewise serve --port 0 …` and resolves once it prints its address. */
 export async function startServe(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
@@ -66,7 +66,7 @@ export async function startServe(
     child,
     baseUrl,
     output: () => output,
-    firstKey: () => /^(as_[A-Za-z0-9]+)$/m.exec(output)?.[1],
+    firstKey: () => /^(cw_[A-Za-z0-9]+)$/m.exec(output)?.[1],
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Readable } from 'node:stream';
 import express from 'express';
 import Koa from 'koa';
-import { agentSearchExpress } from '../../adapters/express.ts';
+import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
-import { agentSearchKoa } from '../../adapters/koa.ts';
+import { citewiseKoa } from '../../adapters/koa.ts';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import type { SearchEngine } from '../../src/engine.ts';
 import { listenOnLoopback } from './loopback-server.ts';
@@ -80,18 +80,18 @@ export const ADAPTERS: Readonly<Record<string, (engine: SearchEngine) => Promise
   'node:http': (engine) => listenOnLoopback(createServer(createNodeHandler(engine))),
   'express (raw body, mounted at /api)': (engine) => {
     const app = express();
-    app.use('/api', agentSearchExpress(engine));
+    app.use('/api', citewiseExpress(engine));
     return listenOnLoopback(createServer(app), '/api');
   },
   'express (after express.json())': (engine) => {
     const app = express();
     app.use(express.json());
-    app.use(agentSearchExpress(engine));
+    app.use(citewiseExpress(engine));
     return listenOnLoopback(createServer(app));
   },
   koa: (engine) => {
     const app = new Koa();
-    app.use(agentSearchKoa(engine));
+    app.use(citewiseKoa(engine));
     const callback = app.callback();
     return listenOnLoopback(createServer((req, res) => void callback(req, res)));
   },

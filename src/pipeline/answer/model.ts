@@ -19,7 +19,7 @@ import {
 } from 'ai';
 import { z } from 'zod';
 import type { AnswerEvent, AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
-import { AgentSearchError } from '../../errors.ts';
+import { CitewiseError } from '../../errors.ts';
 import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
@@ -209,7 +209,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
 
   const callSettings = (prompt: AnswerPrompt, signal: AbortSignal, requestId: string) =>
     ({
-      ...telemetryCallOptions(options.telemetry, 'agent-search.answer', requestId),
+      ...telemetryCallOptions(options.telemetry, 'citewise.answer', requestId),
       model: options.model,
       instructions: prompt.system,
       prompt: prompt.user,
@@ -239,7 +239,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     if (call.signal.aborted) throw call.signal.reason ?? error;
     if (options.fallback) return options.fallback.answer(input, call);
     const message = error instanceof Error ? error.message : String(error);
-    throw new AgentSearchError('upstream_error', `model answer failed: ${message}`, { cause: error });
+    throw new CitewiseError('upstream_error', `model answer failed: ${message}`, { cause: error });
   };
 
   /**
@@ -264,7 +264,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
         if (isInvalidJsonAnswer(error)) {
           options.onError?.(error, { attempt, willRetry: invalidAnswers < maxInvalidJsonRetries });
           if (invalidAnswers++ < maxInvalidJsonRetries) continue;
-          throw new AgentSearchError('server_error', 'model answer did not match json_schema', {
+          throw new CitewiseError('server_error', 'model answer did not match json_schema', {
             description: 'Server Error: the model did not return JSON matching json_schema',
             cause: new InvalidJsonAnswerError('model answer did not match json_schema', { cause: error }),
           });
@@ -272,7 +272,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
         const delay = nextDelay(error, attempt, call);
         if (delay === null) {
           const message = error instanceof Error ? error.message : String(error);
-          throw new AgentSearchError('upstream_error', `model answer failed: ${message}`, { cause: error });
+          throw new CitewiseError('upstream_error', `model answer failed: ${message}`, { cause: error });
         }
         await sleep(delay, undefined, { signal: call.signal });
       }
@@ -356,7 +356,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
             // Text already went out: neither a retry nor a fallback can take it back.
             if (call.signal.aborted) throw call.signal.reason ?? error;
             const message = error instanceof Error ? error.message : String(error);
-            throw new AgentSearchError('upstream_error', `model stream failed: ${message}`, { cause: error });
+            throw new CitewiseError('upstream_error', `model stream failed: ${message}`, { cause: error });
           }
           const delay = nextDelay(error, attempt, call);
           if (delay === null) {

@@ -10,7 +10,7 @@ import type { Telemetry, TelemetryOptions } from 'ai';
 export interface ModelTelemetrySettings {
   /** Set to `false` to emit nothing even when integrations are registered globally. @default true */
   readonly isEnabled?: boolean;
-  /** Groups the events of one kind of call, e.g. `agent-search.answer`. @default per stage */
+  /** Groups the events of one kind of call, e.g. `citewise.answer`. @default per stage */
   readonly functionId?: string;
   /** Record prompts and schemas (page text, the user's questions). @default false */
   readonly recordInputs?: boolean;

@@ -1,6 +1,6 @@
 /** `createContentExtractor`: the pipeline's ContentExtractor, running extraction on a worker pool. */
 import { availableParallelism } from 'node:os';
-import { AgentSearchError } from '../../errors.ts';
+import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
 import type { DomImplementation } from './dom.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
@@ -38,7 +38,7 @@ function checkPositiveInteger(name: string, value: number, minimum: number): voi
 /**
  * Creates the content extractor used by the pipeline. HTML, XHTML, PDF, Markdown and plain text are
  * handled; other media types give `null`. Rejects with the signal's reason when aborted or timed out
- * (`AgentSearchError` code `timeout`), and with `payload_too_large` for oversized bodies.
+ * (`CitewiseError` code `timeout`), and with `payload_too_large` for oversized bodies.
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
   const workers = options.workers ?? Math.min(2, availableParallelism());
@@ -62,7 +62,7 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
   return {
     async extract(page: FetchedPage, call: CallOptions): Promise<ExtractedContent | null> {
       if (page.body.byteLength > maxInputBytes) {
-        throw new AgentSearchError(
+        throw new CitewiseError(
           'payload_too_large',
           `page body of ${page.body.byteLength} bytes exceeds ${maxInputBytes}`,
         );
@@ -86,7 +86,7 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
         return await pool.run({ input: page.body, options: extractOptions }, { signal });
       } catch (error) {
         if (timeout.aborted && !call.signal.aborted) {
-          throw new AgentSearchError('timeout', `extraction of ${page.url} took over ${timeoutMs} ms`, {
+          throw new CitewiseError('timeout', `extraction of ${page.url} took over ${timeoutMs} ms`, {
             cause: error,
           });
         }

@@ -4,7 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { AgentSearchError } from '../../errors.ts';
+import { CitewiseError } from '../../errors.ts';
 
 /** Options of {@link createWorkerPool}. */
 export interface WorkerPoolOptions {
@@ -138,7 +138,7 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
       if (closed) return Promise.reject(new Error('worker pool is closed'));
       if (signal?.aborted) return Promise.reject(abortReason(signal));
       if (queue.length >= maxQueue && !slots.some((slot) => !slot.task) && slots.length >= size) {
-        return Promise.reject(new AgentSearchError('service_unavailable', 'extraction queue is full'));
+        return Promise.reject(new CitewiseError('service_unavailable', 'extraction queue is full'));
       }
       return new Promise<Result>((resolve, reject) => {
         const task: Task<Payload, Result> = { id: nextId++, payload, signal, resolve, reject };

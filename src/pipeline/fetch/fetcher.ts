@@ -1,5 +1,5 @@
 /**
- * The page fetcher: the only module of agent-search that requests untrusted URLs.
+ * The page fetcher: the only module of citewise that requests untrusted URLs.
  *
  * One fetch, top to bottom: validate the URL → serve from cache or join an identical fetch in flight →
  * for each hop: check the address (SSRF guard) and robots.txt, wait for a per-host and a global slot,
@@ -40,8 +40,8 @@ import {
 /** Version sent in the default user agent. */
 export const FETCHER_VERSION = '0.1.0';
 
-/** The default, honest user agent. Its product token (`agent-search`) is what robots.txt rules match. */
-export const DEFAULT_USER_AGENT = `agent-search/${FETCHER_VERSION} (+https://github.com/agent-search)`;
+/** The default, honest user agent. Its product token (`citewise`) is what robots.txt rules match. */
+export const DEFAULT_USER_AGENT = `citewise/${FETCHER_VERSION} (+https://github.com/citewise)`;
 
 /** Page cache options. */
 export interface PageCacheOptions {

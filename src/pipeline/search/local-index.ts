@@ -330,7 +330,7 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
   readonly maxFileBytes?: number;
   /**
    * Persisted index files (serialised {@link LocalIndex}es, such as the `index.json` that
-   * `agent-search index` writes) searched together with `paths`. A file is read on load and read again by
+   * `citewise index` writes) searched together with `paths`. A file is read on load and read again by
    * the first search after its modification time or size changed, so a rebuilt index is picked up without a
    * restart; a missing file counts as empty. When a changed file cannot be parsed, its previous documents
    * stay until it changes again.

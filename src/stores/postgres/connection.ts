@@ -1,10 +1,10 @@
 /**
  * The PostgreSQL pool shared by the PostgreSQL stores: pool settings that fail fast, lazy migration on
- * first use, and the mapping of connection failures to a 503 {@link AgentSearchError}.
+ * first use, and the mapping of connection failures to a 503 {@link CitewiseError}.
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { AgentSearchError } from '../../errors.ts';
+import { CitewiseError } from '../../errors.ts';
 import { migratePostgres, quoteIdentifier } from './migrations.ts';
 
 /** Connection options shared by the PostgreSQL store factories. */
@@ -13,10 +13,10 @@ export interface PostgresConnectionOptions {
   readonly pool?: pg.Pool;
   /** `postgres://user:password@host:5432/db`; the stores create and own a pool. */
   readonly connectionString?: string;
-  /** Schema holding the tables (created by the migration). @default 'agent_search' */
+  /** Schema holding the tables (created by the migration). @default 'citewise' */
   readonly schema?: string;
   /**
-   * Apply pending migrations on first use. Turn off when `agent-search migrate` (or `migrate()`) runs
+   * Apply pending migrations on first use. Turn off when `citewise migrate` (or `migrate()`) runs
    * as a deployment step and the service's database user may not change the schema. @default true
    */
   readonly migrate?: boolean;
@@ -51,7 +51,7 @@ export function openPostgresConnection(options: PostgresConnectionOptions): Post
   ) {
     throw new TypeError('connectionString must be a postgres:// or postgresql:// URL');
   }
-  const schemaName = options.schema ?? 'agent_search';
+  const schemaName = options.schema ?? 'citewise';
   const schema = quoteIdentifier(schemaName);
   const maxConnections = options.maxConnections ?? 10;
   if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
@@ -124,7 +124,7 @@ export function openPostgresConnection(options: PostgresConnectionOptions): Post
 
 /**
  * pg is an optional peer dependency: it is loaded only when a PostgreSQL store is created from a URL, so
- * the rest of agent-search (and its CLI) works without it.
+ * the rest of citewise (and its CLI) works without it.
  */
 function loadPg(): typeof pg {
   try {
@@ -145,7 +145,7 @@ function isRetryable(error: unknown): boolean {
 
 /** SQL errors that are the caller's fault or ours stay as they are; anything else means "cannot reach it". */
 function toPostgresError(error: unknown): unknown {
-  if (error instanceof AgentSearchError) return error;
+  if (error instanceof CitewiseError) return error;
   const code = sqlState(error);
   // SQLSTATE classes: 08 connection, 53 resources, 57 operator intervention (shutdown), 58 system, 40 rollback.
   const sqlStateUnavailable = /^(08|53|57|58|40)/.test(code);
@@ -155,9 +155,9 @@ function toPostgresError(error: unknown): unknown {
 }
 
 /** A 503 that says PostgreSQL could not be reached (details stay in `message`/`cause`). */
-export function unavailable(cause: unknown): AgentSearchError {
+export function unavailable(cause: unknown): CitewiseError {
   const message = cause instanceof Error ? cause.message : String(cause);
-  return new AgentSearchError('service_unavailable', `PostgreSQL unavailable: ${message}`, {
+  return new CitewiseError('service_unavailable', `PostgreSQL unavailable: ${message}`, {
     cause,
     retryAfterMs: 1_000,
   });

@@ -1,7 +1,7 @@
 /**
- * `agent-search/postgres`: API keys and credits in PostgreSQL (pg), with a durable ledger, for several
- * agent-search instances sharing one truth. Rate limits are not kept in PostgreSQL: use the Redis limiter
- * (`agent-search/redis`) for a limit shared by all instances, or the memory limiter for one per instance.
+ * `citewise/postgres`: API keys and credits in PostgreSQL (pg), with a durable ledger, for several
+ * citewise instances sharing one truth. Rate limits are not kept in PostgreSQL: use the Redis limiter
+ * (`citewise/redis`) for a limit shared by all instances, or the memory limiter for one per instance.
  */
 import type { CreditStore, KeyStore } from '../types.ts';
 import { normaliseClock } from '../validation.ts';
@@ -39,12 +39,12 @@ export interface PostgresStores {
 
 /**
  * Creates the PostgreSQL key and credit stores on one pool. Failures to reach the database (refused,
- * reset, shut down, timed out) throw a 503 `AgentSearchError` (`service_unavailable`): searches fail closed,
+ * reset, shut down, timed out) throw a 503 `CitewiseError` (`service_unavailable`): searches fail closed,
  * and the pool reconnects on the next call once the database is back.
  *
  * @example
  * ```ts
- * import { createPostgresStores } from 'agent-search/postgres';
+ * import { createPostgresStores } from 'citewise/postgres';
  * const stores = createPostgresStores({ connectionString: process.env.DATABASE_URL });
  * await stores.migrate();
  * const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits });

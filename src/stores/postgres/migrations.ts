@@ -181,7 +181,7 @@ export async function migratePostgres(pool: pg.Pool, schema: string): Promise<nu
   let failed = false;
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agent-search:migrate:${schema}`]);
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`citewise:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
@@ -193,7 +193,7 @@ export async function migratePostgres(pool: pg.Pool, schema: string): Promise<nu
     const current = rows[0]?.version ?? 0;
     if (current > POSTGRES_SCHEMA_VERSION) {
       throw new Error(
-        `schema ${schema} is at version ${current}, newer than this agent-search (${POSTGRES_SCHEMA_VERSION})`,
+        `schema ${schema} is at version ${current}, newer than this citewise (${POSTGRES_SCHEMA_VERSION})`,
       );
     }
     const applied: number[] = [];

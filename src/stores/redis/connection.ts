@@ -1,12 +1,12 @@
 /**
  * The Redis connection shared by the Redis stores: client options that fail fast instead of queueing when
  * Redis is away, the Lua scripts registered with `defineCommand` (EVALSHA, re-sent with EVAL on NOSCRIPT)
- * and the mapping of connection failures to a 503 {@link AgentSearchError}.
+ * and the mapping of connection failures to a 503 {@link CitewiseError}.
  */
 import { createRequire } from 'node:module';
 import type * as IoRedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { AgentSearchError } from '../../errors.ts';
+import { CitewiseError } from '../../errors.ts';
 import { SCRIPTS, type ScriptName } from './scripts.ts';
 
 /** A Redis client: a single node or a cluster (every multi-key script touches keys of one hash slot). */
@@ -20,7 +20,7 @@ export interface RedisConnectionOptions {
   readonly url?: string;
   /**
    * Prefix of every key the stores write. Must not contain `{` or `}` (they delimit Cluster hash tags).
-   * @default 'agent-search:'
+   * @default 'citewise:'
    */
   readonly prefix?: string;
   /** Per-command deadline for a client created from `url`, in ms. @default 2_000 */
@@ -44,7 +44,7 @@ export function clientOptionsFor(commandTimeoutMs: number): RedisOptions {
 
 type ScriptMethod = (...args: (string | number)[]) => Promise<unknown>;
 
-/** A client with the agent-search scripts defined on it. */
+/** A client with the citewise scripts defined on it. */
 export interface RedisConnection {
   readonly client: RedisClient;
   readonly prefix: string;
@@ -67,7 +67,7 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
     throw new TypeError('url must be a redis:// or rediss:// URL');
   }
-  const prefix = options.prefix ?? 'agent-search:';
+  const prefix = options.prefix ?? 'citewise:';
   if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
   if (/[{}]/.test(prefix)) throw new RangeError('prefix must not contain { or } (Cluster hash tags)');
   const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
@@ -141,7 +141,7 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
 
 /**
  * ioredis is an optional peer dependency: it is loaded only when a Redis store is created from a URL, so
- * the rest of agent-search (and its CLI) works without it.
+ * the rest of citewise (and its CLI) works without it.
  */
 function loadIoredis(): typeof IoRedis {
   try {
@@ -152,8 +152,8 @@ function loadIoredis(): typeof IoRedis {
 }
 
 /** A 503 that says Redis could not be reached (details stay in `message`/`cause`, never sent to clients). */
-export function unavailable(cause: unknown): AgentSearchError {
-  return new AgentSearchError('service_unavailable', `Redis unavailable: ${describe(cause)}`, {
+export function unavailable(cause: unknown): CitewiseError {
+  return new CitewiseError('service_unavailable', `Redis unavailable: ${describe(cause)}`, {
     cause,
     retryAfterMs: 1_000,
   });
@@ -161,7 +161,7 @@ export function unavailable(cause: unknown): AgentSearchError {
 
 /** Script errors (a bug) stay errors; everything else (connection, timeout) is a 503. */
 function toRedisError(error: unknown): unknown {
-  if (error instanceof AgentSearchError) return error;
+  if (error instanceof CitewiseError) return error;
   if (
     error instanceof Error &&
     error.name === 'ReplyError' &&

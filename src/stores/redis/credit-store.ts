@@ -85,7 +85,7 @@ export function buildRedisCreditStore(
     const account =
       reservedHere.get(id) ?? (await connection.call((client) => client.get(reservationKey(id))));
     if (account === null) return false;
-    const settled = await connection.run('agentSearchSettle', accountKeys(account), [
+    const settled = await connection.run('citewiseSettle', accountKeys(account), [
       id,
       mode,
       actual === undefined ? '' : actual,
@@ -99,7 +99,7 @@ export function buildRedisCreditStore(
       assertId(account, 'account');
       assertAmount(initialCredits, 'initialCredits');
       const [balanceKey] = accountKeys(account);
-      return (await connection.run('agentSearchOpenAccount', [balanceKey!], [initialCredits])) === 1;
+      return (await connection.run('citewiseOpenAccount', [balanceKey!], [initialCredits])) === 1;
     },
 
     async hasAccount(account: string) {
@@ -110,13 +110,13 @@ export function buildRedisCreditStore(
 
     async balance(account: string) {
       assertId(account, 'account');
-      return Number(await connection.run('agentSearchBalance', accountKeys(account), []));
+      return Number(await connection.run('citewiseBalance', accountKeys(account), []));
     },
 
     async grant(account: string, amount: number) {
       assertId(account, 'account');
       assertAmount(amount, 'amount');
-      const balance = Number(await connection.run('agentSearchGrant', accountKeys(account), [amount]));
+      const balance = Number(await connection.run('citewiseGrant', accountKeys(account), [amount]));
       if (balance < 0) throw new RangeError('balance would exceed Number.MAX_SAFE_INTEGER');
       return balance;
     },
@@ -130,7 +130,7 @@ export function buildRedisCreditStore(
       );
       if (claimed !== 'OK') throw new TypeError(`reservation id ${id} already exists`);
       // If this fails, whether the script ran is unknown: the claim stays, so the id is never held twice.
-      const outcome = (await connection.run('agentSearchReserve', accountKeys(account), [
+      const outcome = (await connection.run('citewiseReserve', accountKeys(account), [
         id,
         amount,
         ttlMs,

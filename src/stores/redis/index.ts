@@ -1,5 +1,5 @@
 /**
- * `agent-search/redis`: keys, credits and rate limits in Redis (ioredis), for several agent-search
+ * `citewise/redis`: keys, credits and rate limits in Redis (ioredis), for several citewise
  * instances sharing one truth. Every check-and-change is one Lua script on the server's clock, with keys
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
@@ -48,12 +48,12 @@ export interface RedisStores {
 /**
  * Connects to Redis (or adopts `client`) and returns the key store, credit store and a rate-limiter factory.
  * Commands fail fast while Redis is unreachable (no offline queue, a 2 s command timeout): every store call
- * then throws a 503 `AgentSearchError` (`service_unavailable`), so searches fail closed; the client keeps
+ * then throws a 503 `CitewiseError` (`service_unavailable`), so searches fail closed; the client keeps
  * reconnecting and the stores work again as soon as Redis is back.
  *
  * @example
  * ```ts
- * import { createRedisStores } from 'agent-search/redis';
+ * import { createRedisStores } from 'citewise/redis';
  * const stores = createRedisStores({ url: 'redis://127.0.0.1:6379' });
  * const engine = createSearchEngine({
  *   keys: stores.keys,

@@ -103,7 +103,7 @@ export function buildRedisKeyStore(
       for (;;) {
         const record = newKeyRecord(newKeyId(), key, fields, now());
         const created = await connection.run(
-          'agentSearchKeyCreate',
+          'citewiseKeyCreate',
           [...allKeys(), keys.order, keys.seq, keys.account(fields.accountId)],
           [hash, record.id, JSON.stringify(record)],
         );
@@ -122,7 +122,7 @@ export function buildRedisKeyStore(
 
     async revoke(id: string) {
       assertId(id, 'key id');
-      const hash = await connection.run('agentSearchKeyRevoke', allKeys(), [id, now()]);
+      const hash = await connection.run('citewiseKeyRevoke', allKeys(), [id, now()]);
       if (typeof hash !== 'string') return false;
       cache?.delete(hash);
       return true;
@@ -131,7 +131,7 @@ export function buildRedisKeyStore(
     async list(accountId?: string) {
       if (accountId !== undefined) assertId(accountId, 'accountId');
       const order = accountId === undefined ? keys.order : keys.account(accountId);
-      const flat = (await connection.run('agentSearchKeyList', [...allKeys(), order], [])) as string[];
+      const flat = (await connection.run('citewiseKeyList', [...allKeys(), order], [])) as string[];
       const out: KeyRecord[] = [];
       for (let i = 0; i < flat.length; i += 2) out.push(fromRedis(flat[i]!, flat[i + 1] || null));
       return out;

@@ -33,7 +33,7 @@ export function buildRedisRateLimiter(
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       const [allowed, remaining, resetAt, retryAfterMs] = (await connection.run(
-        'agentSearchGcra',
+        'citewiseGcra',
         [`${scope}${hashTag(key)}`],
         [limits.limit, limits.windowMs, cost],
       )) as [number, number, number, number];

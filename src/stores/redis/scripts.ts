@@ -159,15 +159,15 @@ return out
 
 /** The scripts, as ioredis `defineCommand` definitions. */
 export const SCRIPTS = {
-  agentSearchOpenAccount: { numberOfKeys: 1, lua: OPEN_ACCOUNT },
-  agentSearchBalance: { numberOfKeys: 3, lua: BALANCE },
-  agentSearchGrant: { numberOfKeys: 3, lua: GRANT },
-  agentSearchReserve: { numberOfKeys: 3, lua: RESERVE },
-  agentSearchSettle: { numberOfKeys: 3, lua: SETTLE },
-  agentSearchGcra: { numberOfKeys: 1, lua: GCRA },
-  agentSearchKeyCreate: { numberOfKeys: 6, lua: KEY_CREATE },
-  agentSearchKeyRevoke: { numberOfKeys: 3, lua: KEY_REVOKE },
-  agentSearchKeyList: { numberOfKeys: 4, lua: KEY_LIST, readOnly: true },
+  citewiseOpenAccount: { numberOfKeys: 1, lua: OPEN_ACCOUNT },
+  citewiseBalance: { numberOfKeys: 3, lua: BALANCE },
+  citewiseGrant: { numberOfKeys: 3, lua: GRANT },
+  citewiseReserve: { numberOfKeys: 3, lua: RESERVE },
+  citewiseSettle: { numberOfKeys: 3, lua: SETTLE },
+  citewiseGcra: { numberOfKeys: 1, lua: GCRA },
+  citewiseKeyCreate: { numberOfKeys: 6, lua: KEY_CREATE },
+  citewiseKeyRevoke: { numberOfKeys: 3, lua: KEY_REVOKE },
+  citewiseKeyList: { numberOfKeys: 4, lua: KEY_LIST, readOnly: true },
 } as const;
 
 /** Name of a registered script. */

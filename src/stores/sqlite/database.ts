@@ -101,7 +101,7 @@ export function migrateSqliteDatabase(db: DatabaseSync): void {
     const version = row?.user_version ?? 0;
     if (version > SQLITE_SCHEMA_VERSION) {
       throw new Error(
-        `database schema version ${version} is newer than this agent-search supports (${SQLITE_SCHEMA_VERSION})`,
+        `database schema version ${version} is newer than this citewise supports (${SQLITE_SCHEMA_VERSION})`,
       );
     }
     for (let next = version; next < SQLITE_SCHEMA_VERSION; next++) db.exec(MIGRATIONS[next]!);

@@ -1,6 +1,6 @@
 /**
  * SQLite stores on `node:sqlite`: keys, credits and rate limits in one database file that survives restarts
- * and can be shared with other processes (the `agent-search keys` CLI) while the server runs.
+ * and can be shared with other processes (the `citewise keys` CLI) while the server runs.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
@@ -26,7 +26,7 @@ export type { OpenSqliteDatabaseOptions } from './database.ts';
 
 /** Options of {@link createSqliteStores}. */
 export interface SqliteStoresOptions {
-  /** Database file, e.g. `.agent-search/agent-search.db`; created with its directory if missing. */
+  /** Database file, e.g. `.citewise/citewise.db`; created with its directory if missing. */
   readonly path: string;
   /** How long to wait for another process's write lock. @default 5000 */
   readonly busyTimeoutMs?: number;
@@ -52,7 +52,7 @@ export interface SqliteStores {
  *
  * @example
  * ```ts
- * const stores = createSqliteStores({ path: '.agent-search/agent-search.db' });
+ * const stores = createSqliteStores({ path: '.citewise/citewise.db' });
  * const { key } = await stores.keys.create({ accountId: 'acct_1' });
  * await stores.credits.openAccount('acct_1', 1000);
  * const limiter = stores.rateLimiter({ limit: 60, windowMs: 60_000 });

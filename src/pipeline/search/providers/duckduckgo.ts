@@ -36,7 +36,7 @@ export interface DuckDuckGoProviderOptions extends HttpProviderOptions {
   readonly region?: string;
   /** @default DuckDuckGo's default (moderate) */
   readonly safesearch?: 'strict' | 'moderate' | 'off';
-  /** @default 'agent-search/0.1' */
+  /** @default 'citewise/0.1' */
   readonly userAgent?: string;
 }
 

@@ -1,4 +1,4 @@
-import { AgentSearchError } from '../../../errors.ts';
+import { CitewiseError } from '../../../errors.ts';
 
 /**
  * Why a search provider failed.
@@ -51,7 +51,7 @@ export interface SearchProviderErrorOptions {
  * A search provider failed. `message` is meant for operators (logs, CLI) and never contains API keys;
  * clients of the HTTP service only see the generic `Server Error` description of the `upstream_error` code.
  */
-export class SearchProviderError extends AgentSearchError {
+export class SearchProviderError extends CitewiseError {
   /** Id of the provider that failed, e.g. `brave`. */
   readonly providerId: string;
   readonly kind: SearchProviderErrorKind;

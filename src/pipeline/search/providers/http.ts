@@ -35,7 +35,7 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 /** Default User-Agent: honest, names the software. Wikimedia asks operators to add contact details. */
-export const DEFAULT_USER_AGENT = 'agent-search/0.1';
+export const DEFAULT_USER_AGENT = 'citewise/0.1';
 
 /** Resolved common options. */
 export interface ResolvedHttpOptions {

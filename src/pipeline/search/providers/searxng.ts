@@ -46,7 +46,7 @@ export interface SearxngProviderOptions extends HttpProviderOptions {
   readonly safesearch?: 0 | 1 | 2;
   /** Extra request headers, e.g. `Authorization` for an instance behind an authenticating proxy. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** @default 'agent-search/0.1' */
+  /** @default 'citewise/0.1' */
   readonly userAgent?: string;
   /**
    * Most result pages (`pageno=`) requested for one query. SearXNG has no result-count parameter: a page

@@ -41,8 +41,8 @@ export interface WikipediaProviderOptions extends HttpProviderOptions {
   readonly articleBaseUrl?: string;
   /**
    * User-Agent sent to Wikimedia. Their policy asks for the tool's name and a way to contact its operator,
-   * e.g. `my-agent/1.0 (https://example.com/contact; ops@example.com) agent-search/0.1`.
-   * @default 'agent-search/0.1'
+   * e.g. `my-agent/1.0 (https://example.com/contact; ops@example.com) citewise/0.1`.
+   * @default 'citewise/0.1'
    */
   readonly userAgent?: string;
 }
