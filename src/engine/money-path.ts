@@ -1,0 +1,161 @@
+/**
+ * The money path of every route that spends credits, written once: a fair search slot, a deadline, a credit
+ * hold, the work, then exactly one of commit or refund. Plain and streamed searches (and any other metered
+ * route) go through {@link MoneyPath.run} or {@link MoneyPath.stream}; nothing else touches the credit
+ * store's reserve/commit/refund.
+ */
+import type { CallOptions } from '../pipeline/types.ts';
+import type { CreditStore } from '../stores/types.ts';
+import type { FairScheduler } from './fair-scheduler.ts';
+
+/** Call options of one metered piece of work: its signal (client, deadline) and its deadline. */
+export interface MeteredCall extends CallOptions {
+  /** Epoch ms by which the work must be done. */
+  readonly deadline: number;
+}
+
+/** Who pays and which request it is. */
+export interface ChargeTarget {
+  readonly account: string;
+  /** Unique per request: the credit hold's id. */
+  readonly requestId: string;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Credits held now and charged on success. @default the money path's `creditCost` */
+  readonly amount?: number;
+}
+
+/** Options of {@link createMoneyPath}. */
+export interface MoneyPathOptions {
+  readonly credits: CreditStore;
+  readonly scheduler: FairScheduler;
+  /** Credits charged per request unless the target names an amount. */
+  readonly creditCost: number;
+  /** Deadline of one request, waiting for a slot included, in ms. */
+  readonly requestTimeoutMs: number;
+  /**
+   * Called when a commit or refund fails. A failed settlement never turns a delivered answer into an
+   * error: the hold lapses after its TTL and the credits return.
+   */
+  readonly onSettleError: (error: unknown, requestId: string, action: 'commit' | 'refund') => void;
+}
+
+/** See the module comment. */
+export interface MoneyPath {
+  /**
+   * Admits the request (a fair slot, then a credit hold), runs `work`, then commits when `chargeable`
+   * says the result is worth paying for (default: always) and refunds otherwise or on any failure.
+   * Throws what admission throws (503 queue full, 433 quota) or what `work` throws, after the refund.
+   */
+  run<T>(
+    target: ChargeTarget,
+    work: (call: MeteredCall) => Promise<T>,
+    chargeable?: (result: T) => boolean,
+  ): Promise<T>;
+  /**
+   * Admits the request before returning (so 503 and 433 are thrown, not streamed), then relays `events`.
+   * The hold is settled before the final event is passed on: committed when `chargeable(final)` (default:
+   * always), else refunded; refunded when the events fail or the consumer stops early.
+   */
+  stream<E>(
+    target: ChargeTarget,
+    events: (call: MeteredCall) => AsyncIterable<E>,
+    isFinal: (event: E) => boolean,
+    chargeable?: (final: E) => boolean,
+  ): Promise<AsyncIterable<E>>;
+}
+
+/** The held credits of one admitted request; settles at most once. */
+interface Hold {
+  readonly call: MeteredCall;
+  settle(action: 'commit' | 'refund'): Promise<void>;
+  /** Frees the slot and the deadline timer, refunding if nothing settled the hold. Idempotent. */
+  end(): Promise<void>;
+}
+
+/** Creates the {@link MoneyPath} of one engine. */
+export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
+  const { credits, scheduler, requestTimeoutMs } = options;
+
+  async function admit(target: ChargeTarget): Promise<Hold> {
+    const deadlineAt = Date.now() + requestTimeoutMs;
+    // A timer cleared when the request ends, not AbortSignal.timeout(), which would keep every finished
+    // request's signal alive until its deadline.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('request deadline passed', 'TimeoutError')),
+      requestTimeoutMs,
+    );
+    const signal = AbortSignal.any([target.signal, deadline.signal]);
+    let release: (() => void) | undefined;
+    let held = false;
+    let settled = false;
+    let ended = false;
+
+    const hold: Hold = {
+      call: { signal, requestId: target.requestId, deadline: deadlineAt },
+      async settle(action) {
+        if (!held || settled) return;
+        settled = true;
+        try {
+          if (action === 'commit') await credits.commit(target.requestId);
+          else await credits.refund(target.requestId);
+        } catch (error) {
+          options.onSettleError(error, target.requestId, action);
+        }
+      },
+      async end() {
+        if (ended) return;
+        ended = true;
+        clearTimeout(timer);
+        release?.();
+        await hold.settle('refund');
+      },
+    };
+    try {
+      release = await scheduler.acquire(target.account, signal);
+      await credits.reserve({
+        account: target.account,
+        id: target.requestId,
+        amount: target.amount ?? options.creditCost,
+        ttlMs: requestTimeoutMs + 60_000,
+      });
+      held = true;
+    } catch (error) {
+      await hold.end();
+      throw error;
+    }
+    // A client that leaves (or a deadline that passes) before a stream is even read must still free the
+    // slot and the credits.
+    signal.addEventListener('abort', () => void hold.end(), { once: true });
+    return hold;
+  }
+
+  return {
+    async run(target, work, chargeable = () => true) {
+      const hold = await admit(target);
+      try {
+        const result = await work(hold.call);
+        await hold.settle(chargeable(result) ? 'commit' : 'refund');
+        return result;
+      } finally {
+        await hold.end();
+      }
+    },
+
+    async stream(target, events, isFinal, chargeable = () => true) {
+      const hold = await admit(target);
+      return (async function* relay() {
+        try {
+          for await (const event of events(hold.call)) {
+            if (isFinal(event)) await hold.settle(chargeable(event) ? 'commit' : 'refund');
+            yield event;
+          }
+        } finally {
+          // Failure, early stop by the consumer, or events that ended without a final one: refund.
+          await hold.end();
+        }
+      })();
+    },
+  };
+}

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { createFairScheduler } from '../../src/engine/fair-scheduler.ts';
+import { createMoneyPath, type MoneyPathOptions } from '../../src/engine/money-path.ts';
+import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
+import type { CreditStore } from '../../src/stores/types.ts';
+
+/** A memory credit store that counts settlements. */
+function countingCredits(base: CreditStore = createMemoryCreditStore()) {
+  const calls = { reserve: 0, commit: 0, refund: 0 };
+  const store: CreditStore = {
+    ...base,
+    openAccount: (a, n) => base.openAccount(a, n),
+    hasAccount: (a) => base.hasAccount(a),
+    balance: (a) => base.balance(a),
+    grant: (a, n) => base.grant(a, n),
+    reserve: async (input) => {
+      calls.reserve += 1;
+      return base.reserve(input);
+    },
+    commit: async (id, actual) => {
+      calls.commit += 1;
+      return base.commit(id, actual);
+    },
+    refund: async (id) => {
+      calls.refund += 1;
+      return base.refund(id);
+    },
+  };
+  return { store, calls };
+}
+
+async function setup(overrides: Partial<MoneyPathOptions> = {}, balance = 10) {
+  const { store, calls } = countingCredits();
+  await store.openAccount('acct', balance);
+  const scheduler = createFairScheduler({ concurrency: 2, maxQueued: 2, maxAccountShare: 1 });
+  const settleErrors: string[] = [];
+  const path = createMoneyPath({
+    credits: store,
+    scheduler,
+    creditCost: 1,
+    requestTimeoutMs: 5_000,
+    onSettleError: (_error, _id, action) => settleErrors.push(action),
+    ...overrides,
+  });
+  let n = 0;
+  const target = (signal = new AbortController().signal) => ({
+    account: 'acct',
+    requestId: `r${++n}`,
+    signal,
+  });
+  return { path, calls, scheduler, store, target, settleErrors };
+}
+
+async function* events(list: string[], failAfter?: number) {
+  for (const [index, event] of list.entries()) {
+    if (index === failAfter) throw new Error('pipeline failed');
+    yield event;
+  }
+}
+
+/** A promise to hold work open until the test releases it. */
+function openGate() {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+const isFinal = (event: string) => event === 'done';
+
+describe('money path: plain runs', () => {
+  it('a success commits exactly once and frees the slot', async () => {
+    const { path, calls, scheduler, store, target } = await setup();
+    await expect(path.run(target(), async (call) => call.requestId)).resolves.toBe('r1');
+    expect(calls).toEqual({ reserve: 1, commit: 1, refund: 0 });
+    expect(await store.balance('acct')).toBe(9);
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('work that throws is refunded and the error passes through', async () => {
+    const { path, calls, store, scheduler, target } = await setup();
+    await expect(
+      path.run(target(), async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+    expect(await store.balance('acct')).toBe(10);
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('a result that is not chargeable (nothing found) is refunded', async () => {
+    const { path, calls, store, target } = await setup();
+    await path.run(
+      target(),
+      async () => ({ sources: [] }),
+      (result) => result.sources.length > 0,
+    );
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+    expect(await store.balance('acct')).toBe(10);
+  });
+
+  it('quota exceeded at the hold frees the slot and settles nothing', async () => {
+    const { path, calls, scheduler, target } = await setup({}, 0);
+    await expect(path.run(target(), async () => 'never')).rejects.toMatchObject({ status: 433 });
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 0 });
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('a full queue answers 503 before any hold', async () => {
+    const { path, calls, target, scheduler } = await setup();
+    const gate = openGate();
+    const running = [path.run(target(), () => gate.promise), path.run(target(), () => gate.promise)];
+    const waiting = [path.run(target(), async () => 'w1'), path.run(target(), async () => 'w2')];
+    await expect(path.run(target(), async () => 'refused')).rejects.toMatchObject({ status: 503 });
+    gate.open();
+    await Promise.all([...running, ...waiting]);
+    expect(calls).toEqual({ reserve: 4, commit: 4, refund: 0 });
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('a client that leaves while waiting for a slot is never charged', async () => {
+    const { path, calls, target } = await setup();
+    const gate = openGate();
+    const running = [path.run(target(), () => gate.promise), path.run(target(), () => gate.promise)];
+    const client = new AbortController();
+    const waiting = path.run(target(client.signal), async () => 'never');
+    client.abort(new Error('client disconnected'));
+    await expect(waiting).rejects.toThrow('client disconnected');
+    gate.open();
+    await Promise.all(running);
+    expect(calls).toEqual({ reserve: 2, commit: 2, refund: 0 });
+  });
+
+  it('a client that leaves during the work is refunded, even if the work ignores the signal', async () => {
+    const { path, calls, store, target } = await setup();
+    const client = new AbortController();
+    const result = path.run(target(client.signal), async () => {
+      client.abort(new Error('gone'));
+      await new Promise((resolve) => setImmediate(resolve));
+      return 'late answer';
+    });
+    await result;
+    expect(calls.refund).toBe(1);
+    expect(calls.commit).toBe(0);
+    expect(await store.balance('acct')).toBe(10);
+  });
+
+  it('a failed commit is reported, not thrown: the answer is delivered', async () => {
+    const { store } = countingCredits();
+    await store.openAccount('acct', 5);
+    const settleErrors: string[] = [];
+    const path = createMoneyPath({
+      credits: { ...store, commit: async () => Promise.reject(new Error('store down')) },
+      scheduler: createFairScheduler(),
+      creditCost: 1,
+      requestTimeoutMs: 1_000,
+      onSettleError: (_e, _id, action) => settleErrors.push(action),
+    });
+    await expect(
+      path.run({ account: 'acct', requestId: 'x', signal: new AbortController().signal }, async () => 'ok'),
+    ).resolves.toBe('ok');
+    expect(settleErrors).toEqual(['commit']);
+  });
+});
+
+describe('money path: streams', () => {
+  it('commits once, before the final event is passed on', async () => {
+    const { path, calls, target } = await setup();
+    const seen: string[] = [];
+    const stream = await path.stream(target(), () => events(['sources', 'delta', 'done']), isFinal);
+    for await (const event of stream) seen.push(`${event}:${calls.commit}`);
+    expect(seen).toEqual(['sources:0', 'delta:0', 'done:1']);
+    expect(calls).toEqual({ reserve: 1, commit: 1, refund: 0 });
+  });
+
+  it('events that fail midway are refunded', async () => {
+    const { path, calls, scheduler, target } = await setup();
+    const stream = await path.stream(target(), () => events(['sources', 'delta', 'done'], 2), isFinal);
+    await expect(
+      (async () => {
+        for await (const event of stream) void event;
+      })(),
+    ).rejects.toThrow('pipeline failed');
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('a consumer that stops early is refunded', async () => {
+    const { path, calls, scheduler, target } = await setup();
+    const stream = await path.stream(target(), () => events(['sources', 'delta', 'done']), isFinal);
+    for await (const event of stream) if (event === 'sources') break;
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('a stream that ends without a final event is refunded', async () => {
+    const { path, calls, target } = await setup();
+    const stream = await path.stream(target(), () => events(['sources']), isFinal);
+    for await (const event of stream) void event;
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+  });
+
+  it('a final event that is not chargeable is refunded', async () => {
+    const { path, calls, target } = await setup();
+    const stream = await path.stream(
+      target(),
+      () => events(['done']),
+      isFinal,
+      () => false,
+    );
+    for await (const event of stream) void event;
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+  });
+
+  it('a client that leaves before reading the stream frees the slot and the credits', async () => {
+    const { path, calls, scheduler, store, target } = await setup();
+    const client = new AbortController();
+    await path.stream(target(client.signal), () => events(['done']), isFinal);
+    expect(scheduler.running).toBe(1);
+    client.abort();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(scheduler.running).toBe(0);
+    expect(calls).toEqual({ reserve: 1, commit: 0, refund: 1 });
+    expect(await store.balance('acct')).toBe(10);
+  });
+
+  it('quota exceeded is thrown before the stream starts', async () => {
+    const { path, target } = await setup({}, 0);
+    await expect(path.stream(target(), () => events(['done']), isFinal)).rejects.toMatchObject({
+      status: 433,
+    });
+  });
+});
