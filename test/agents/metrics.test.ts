@@ -134,7 +134,14 @@ describe('citewise serve --metrics-path, with MCP at /mcp', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('serves /v1, /mcp and the metrics path from one port', async () => {
-    const serve = await startServe(['--data-dir', dataDir, '--corpus', MANUAL_CORPUS, '--metrics-path', '/metrics']);
+    const serve = await startServe([
+      '--data-dir',
+      dataDir,
+      '--corpus',
+      MANUAL_CORPUS,
+      '--metrics-path',
+      '/metrics',
+    ]);
     try {
       const key = serve.firstKey()!;
       const client = createClient({ baseUrl: serve.baseUrl, apiKey: key });

@@ -19,7 +19,12 @@ export async function startTestService(
   options: SearchEngineOptions = {},
   listener?: (engine: SearchEngine) => RequestListener,
 ): Promise<TestService> {
-  const engine = createSearchEngine({ corpus: [MANUAL_CORPUS], fetcher: false, extractor: false, ...options });
+  const engine = createSearchEngine({
+    corpus: [MANUAL_CORPUS],
+    fetcher: false,
+    extractor: false,
+    ...options,
+  });
   const { key } = await engine.createKey();
   const server: Server = createServer(listener ? listener(engine) : createNodeHandler(engine));
   server.listen(0, '127.0.0.1');

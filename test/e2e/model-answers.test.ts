@@ -121,7 +121,16 @@ describe('model answers over HTTP', () => {
   it('serve --model openai-compatible:… --model-base-url answers with the model', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'citewise-model-'));
     const server = await startServe(
-      ['--data-dir', dataDir, '--corpus', MANUAL_CORPUS, '--model', 'openai-compatible:cli-model', '--model-base-url', llm.baseUrl],
+      [
+        '--data-dir',
+        dataDir,
+        '--corpus',
+        MANUAL_CORPUS,
+        '--model',
+        'openai-compatible:cli-model',
+        '--model-base-url',
+        llm.baseUrl,
+      ],
       { OPENAI_COMPATIBLE_API_KEY: 'sk-cli' },
     );
     try {

@@ -18,11 +18,7 @@ import { createApp as createKoaApp } from '../../examples/koa-app.ts';
 import { createAppServer } from '../../examples/node-http.ts';
 import { searchAndRank } from '../../examples/search-and-rank.ts';
 import { createClient } from '../../src/client/index.ts';
-import {
-  createLocalIndexProvider,
-  createSearchEngine,
-  estimateTokens,
-} from '../../src/index.ts';
+import { createLocalIndexProvider, createSearchEngine, estimateTokens } from '../../src/index.ts';
 import { CLI, runCli, runScript, type CliResult } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
