@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
 import { CLI, runCli } from '../support/cli.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { startTestService, type TestService } from './support.ts';
 
 interface SearchStructured {
@@ -131,7 +132,18 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
   it('serves web_search and get_balance with the engine in-process', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--api-key', apiKey, '--data-dir', dataDir, '--log-level', 'warn'],
+      args: [
+        CLI,
+        'mcp',
+        '--api-key',
+        apiKey,
+        '--data-dir',
+        dataDir,
+        '--corpus',
+        MANUAL_CORPUS,
+        '--log-level',
+        'warn',
+      ],
       stderr: 'pipe',
     });
     const client = new Client({ name: 'test', version: '1.0.0' });

@@ -8,6 +8,7 @@ import { createServeListener } from '../../src/cli/mcp-command.ts';
 import { createClient } from '../../src/client/index.ts';
 import { createMetrics, type Metrics } from '../../src/observability/index.ts';
 import { startServe } from '../support/cli.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
 import { startTestService, type TestService } from './support.ts';
 
@@ -133,7 +134,14 @@ describe('citewise serve --metrics-path, with MCP at /mcp', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('serves /v1, /mcp and the metrics path from one port', async () => {
-    const serve = await startServe(['--data-dir', dataDir, '--metrics-path', '/metrics']);
+    const serve = await startServe([
+      '--data-dir',
+      dataDir,
+      '--corpus',
+      MANUAL_CORPUS,
+      '--metrics-path',
+      '/metrics',
+    ]);
     try {
       const key = serve.firstKey()!;
       const client = createClient({ baseUrl: serve.baseUrl, apiKey: key });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 
 type Server = ServeProcess;
 
@@ -36,7 +37,7 @@ describe('citewise CLI', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
-    server = await startServer(dataDir);
+    server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS]);
     firstKey = server.firstKey() ?? '';
   });
 
@@ -52,7 +53,7 @@ describe('citewise CLI', () => {
     expect(await response.json()).toEqual({ available_credits: 1000 });
   });
 
-  it('answers "How do I create an API key?" from the built-in docs with sources', async () => {
+  it('answers "How do I create an API key?" from its --corpus with sources', async () => {
     const response = await fetch(`${server.baseUrl}/v1/search`, {
       method: 'POST',
       headers: { authorization: `Bearer ${firstKey}`, 'content-type': 'application/json' },
@@ -148,7 +149,7 @@ describe('citewise CLI', () => {
     const before = ((await (await balance(server.baseUrl, firstKey)).json()) as { available_credits: number })
       .available_credits;
     expect(await stop(server)).toBe(0);
-    server = await startServer(dataDir);
+    server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS]);
     expect(server.output()).not.toMatch(/cw_[A-Za-z0-9]{40}/);
     expect(await (await balance(server.baseUrl, firstKey)).json()).toEqual({ available_credits: before });
   });

@@ -10,6 +10,7 @@ import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from 
 import { resolveModel } from '../../src/models/index.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
 import { startServe } from '../support/cli.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
 /** An "obedient" model: cites [1], invents [7], and repeats a link and an image it was never given. */
@@ -37,7 +38,7 @@ describe('model answers over HTTP', () => {
       baseUrl: llm.baseUrl,
       apiKey: 'sk-test',
     });
-    const engine = createSearchEngine({ model, ...options });
+    const engine = createSearchEngine({ model, corpus: [MANUAL_CORPUS], ...options });
     const { key } = await engine.createKey();
     const server = await ADAPTERS['node:http']!(engine);
     running.push({ engine, server });
@@ -120,7 +121,16 @@ describe('model answers over HTTP', () => {
   it('serve --model openai-compatible:… --model-base-url answers with the model', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'citewise-model-'));
     const server = await startServe(
-      ['--data-dir', dataDir, '--model', 'openai-compatible:cli-model', '--model-base-url', llm.baseUrl],
+      [
+        '--data-dir',
+        dataDir,
+        '--corpus',
+        MANUAL_CORPUS,
+        '--model',
+        'openai-compatible:cli-model',
+        '--model-base-url',
+        llm.baseUrl,
+      ],
       { OPENAI_COMPATIBLE_API_KEY: 'sk-cli' },
     );
     try {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSearchEngine } from '../../src/engine.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { startOpenAiServer, type OpenAiServer } from '../answer/openai-server.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { ADAPTERS, apiClient } from '../support/servers.ts';
 
 interface RecordedSpan {
@@ -78,6 +79,7 @@ describe('OpenTelemetry spans through the telemetry option', () => {
     });
     const engine = createSearchEngine({
       model,
+      corpus: [MANUAL_CORPUS],
       telemetry: {
         functionId: 'docs-search',
         integrations: new OpenTelemetry({ tracer: recordingTracer(spans), agentSpanName: 'functionId' }),

@@ -1,13 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { planQuery } from '../../src/pipeline/query.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createLocalIndexProvider } from '../../src/pipeline/search/local-index.ts';
 import type { ChatMessage, ResponseType } from '../../src/pipeline/types.ts';
+import { MANUAL_CORPUS } from '../support/corpus.ts';
 
-const docsFolder = fileURLToPath(new URL('../../docs/', import.meta.url));
-const provider = createLocalIndexProvider({ paths: [docsFolder] });
+const provider = createLocalIndexProvider({ paths: [MANUAL_CORPUS] });
 const ranker = createBm25Ranker();
 const answerer = createExtractiveAnswerer();
 const call = { signal: new AbortController().signal, requestId: 'e2e' };
@@ -26,10 +25,10 @@ async function ask(prompt: string, context: ChatMessage[] = [], responseType: Re
   return answerer.answer({ prompt, context, query, responseType, passages }, call);
 }
 
-describe('embedded default pipeline over docs/', () => {
-  it('answers "How do I create an API key?" from docs/api-keys.md with the keys create command', async () => {
+describe('embedded default pipeline over a manual (fixture corpus)', () => {
+  it('answers "How do I create an API key?" from api-keys.md with the keys create command', async () => {
     const { answer, sources } = await ask('How do I create an API key?');
-    expect(sources[0]).toMatch(/\/docs\/api-keys\.md$/);
+    expect(sources[0]).toMatch(/\/manual\/api-keys\.md$/);
     expect(answer).toMatch(/^[^[]*citewise keys create[^[]*\[1\]/);
     expect(answer).not.toMatch(/`|\*\*|\]\(/);
   });
@@ -43,7 +42,7 @@ describe('embedded default pipeline over docs/', () => {
     const { answer, sources } = await ask('and how do I revoke it?', [
       { role: 'user', content: 'How do I create an API key?' },
     ]);
-    expect(sources[0]).toMatch(/\/docs\/api-keys\.md$/);
+    expect(sources[0]).toMatch(/\/manual\/api-keys\.md$/);
     expect(answer).toContain('citewise keys revoke <id>');
   });
 
@@ -57,7 +56,7 @@ describe('embedded default pipeline over docs/', () => {
     expect(answer).toMatch(content);
   });
 
-  it('says so when the docs have no answer', async () => {
+  it('says so when the manual has no answer', async () => {
     expect(await ask('What is the boiling point of mercury?')).toEqual({
       answer: 'The available sources do not contain an answer to this question.',
       sources: [],
