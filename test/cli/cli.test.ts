@@ -1,7 +1,7 @@
 /**
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,9 +45,14 @@ describe('citewise CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('first start creates an account with 1,000 credits and prints its key once', async () => {
+  it('first start writes the key to <data-dir>/first-key.txt (0600) and, off a terminal, prints only the path', async () => {
     expect(firstKey).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+    const file = join(dataDir, 'first-key.txt');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The notice follows the "listening" line (on stderr, which may arrive a moment later).
+    await expect.poll(() => server.output()).toContain(file);
     expect(server.output()).toMatch(/1000 credits/);
+    expect(server.output()).not.toContain(firstKey);
     const response = await balance(server.baseUrl, firstKey);
     expect(await response.json()).toEqual({ available_credits: 1000 });
   });
@@ -68,6 +73,7 @@ describe('citewise CLI', () => {
 
   it('keys create (while the server runs) prints the key as the last line, and it works at once', async () => {
     const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
+    expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const key = lastLine(created.stdout);
     expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
@@ -130,13 +136,101 @@ describe('citewise CLI', () => {
     }
     const badDuration = await run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']);
     expect(badDuration.code).not.toBe(0);
-    expect(badDuration.stderr).toMatch(/invalid duration/);
+    expect(badDuration.stderr).toMatch(/--expires-in <duration>.* must be a duration/);
     const badRevoke = await run(['keys', 'revoke', 'key_nope', '--data-dir', dataDir]);
     expect(badRevoke.code).toBe(1);
     expect(badRevoke.stderr).toMatch(/no key with id key_nope/);
     const badRate = await run(['serve', '--data-dir', dataDir, '--rate-limit', 'lots'], {});
     expect(badRate.code).toBe(1);
-    expect(badRate.stderr).toMatch(/invalid rate limit/);
+    expect(badRate.stderr).toContain(
+      '--rate-limit (CITEWISE_RATE_LIMIT) must be REQUESTS/WINDOW, e.g. 60/1m, got "lots"',
+    );
+  });
+
+  it('keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one', async () => {
+    const typo = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_typo']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+    const grantTypo = await run(['credits', 'grant', 'acct_typo', '10', '--data-dir', dataDir]);
+    expect(grantTypo.code).toBe(1);
+    expect(grantTypo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+    expect((await run(['credits', 'balance', 'acct_typo', '--data-dir', dataDir])).code).toBe(1);
+
+    const created = await run([
+      'keys',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--account',
+      'acct_team',
+      '--create-account',
+      '--credits',
+      '7',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/new account acct_team \(7 credits\)/);
+
+    const ignoredCredits = await run([
+      'keys',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--account',
+      'acct_team',
+      '--credits',
+      '500',
+    ]);
+    expect(ignoredCredits.code).toBe(1);
+    expect(ignoredCredits.stderr).toMatch(/--credits applies only when an account is created/);
+    expect(ignoredCredits.stderr).toContain('citewise credits grant acct_team 500');
+    const second = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_team']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/for account acct_team \(7 credits\)/);
+
+    const granted = await run([
+      'credits',
+      'grant',
+      'acct_new',
+      '3',
+      '--data-dir',
+      dataDir,
+      '--create-account',
+    ]);
+    expect(granted.code, granted.stderr).toBe(0);
+    expect((await run(['credits', 'balance', 'acct_new', '--data-dir', dataDir])).stdout.trim()).toBe('3');
+  });
+
+  it('names flags and environment variables, never library options, when a provider or model lacks a setting', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
+    try {
+      const noKeys = { BRAVE_API_KEY: '', BRAVE_SEARCH_API_KEY: '', SEARXNG_URL: '', OPENAI_API_KEY: '' };
+      const brave = await run(['serve', '--data-dir', other, '--port', '0', '--search', 'brave'], noKeys);
+      expect(brave.code).toBe(1);
+      expect(brave.stderr).toMatch(/--search brave needs the environment variable BRAVE_API_KEY/);
+      expect(brave.stderr).not.toMatch(/apiKey/);
+      const searxng = await run(
+        ['serve', '--data-dir', other, '--port', '0', '--search', 'wikipedia,searxng'],
+        noKeys,
+      );
+      expect(searxng.code).toBe(1);
+      expect(searxng.stderr).toMatch(/--search searxng needs --searxng-url \(SEARXNG_URL\)/);
+      expect(searxng.stderr).not.toMatch(/baseUrl/);
+      const model = await run(
+        ['serve', '--data-dir', other, '--port', '0', '--model', 'openai:gpt-4o-mini'],
+        noKeys,
+      );
+      expect(model.code).toBe(1);
+      expect(model.stderr).toMatch(/model openai:gpt-4o-mini needs the environment variable OPENAI_API_KEY/);
+      const fromEnv = await run(['serve', '--data-dir', other, '--port', '0'], {
+        CITEWISE_MAX_RESULTS: 'many',
+      });
+      expect(fromEnv.code).toBe(1);
+      expect(fromEnv.stderr).toContain(
+        '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "many"',
+      );
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('keeps keys and balances across restarts and stops cleanly on SIGTERM', async () => {
