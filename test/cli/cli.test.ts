@@ -1,11 +1,15 @@
 /**
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { CLI, runCli, startServe, type ServeProcess } from '../support/cli.ts';
+
+/** Whether util-linux `script` (a pseudo-terminal) is available for the terminal test. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
 
 type Server = ServeProcess;
 
@@ -36,7 +40,7 @@ describe('citewise CLI', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
-    server = await startServer(dataDir);
+    server = await startServer(dataDir, ['--log-level', 'info']);
     firstKey = server.firstKey() ?? '';
   });
 
@@ -50,9 +54,16 @@ describe('citewise CLI', () => {
     const file = join(dataDir, 'first-key.txt');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // The notice follows the "listening" line (on stderr, which may arrive a moment later).
-    await expect.poll(() => server.output()).toContain(file);
-    expect(server.output()).toMatch(/1000 credits/);
+    await expect.poll(() => server.output()).toMatch(/1000 credits[\s\S]*Try it/);
+    expect(server.output()).toMatch(new RegExp(`Bearer \\$\\(cat ${file}\\)`));
     expect(server.output()).not.toContain(firstKey);
+    // The JSON log on stdout says that a key was made and where, never the key.
+    const logged = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; file?: string });
+    expect(logged.find((entry) => entry.msg === 'first key created')?.file).toBe(file);
     const response = await balance(server.baseUrl, firstKey);
     expect(await response.json()).toEqual({ available_credits: 1000 });
   });
@@ -145,6 +156,40 @@ describe('citewise CLI', () => {
     expect(badRate.stderr).toContain(
       '--rate-limit (CITEWISE_RATE_LIMIT) must be REQUESTS/WINDOW, e.g. 60/1m, got "lots"',
     );
+  });
+
+  it.skipIf(!hasScript)('on a terminal, the first start also shows the key, framed', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'citewise-cli-tty-'));
+    try {
+      // util-linux `script` runs serve on a pseudo-terminal, so stderr is a TTY as in a user's shell.
+      const command = [
+        process.execPath,
+        CLI,
+        'serve',
+        '--port',
+        '0',
+        '--log-level',
+        'warn',
+        '--data-dir',
+        other,
+      ]
+        .map((part) => `'${part}'`)
+        .join(' ');
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      try {
+        await expect.poll(() => output, { timeout: 20_000 }).toMatch(/curl -H/);
+        const key = readFileSync(join(other, 'first-key.txt'), 'utf8').trim();
+        expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+        expect(output).toMatch(new RegExp(`\\|\\s+${key}\\s+\\|`));
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('close', resolve));
+      }
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one', async () => {
