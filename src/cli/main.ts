@@ -267,7 +267,7 @@ async function serve(flags: CommandFlags): Promise<void> {
     const credits = await stores.credits.balance(record.accountId);
     firstKey = { key, accountId: record.accountId, credits, file };
     // The log says only that a key was made and where it is, never the key.
-    logger.info({ accountId: record.accountId, keyId: record.id, file }, 'first key created');
+    logger.info({ file }, 'first key created');
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
