@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli, startServe, type ServeProcess } from '../support/cli.ts';
 
+/** Tests that run several CLI processes one after another: each start loads the whole CLI. */
+const SEVERAL_PROCESSES = { timeout: 120_000 };
+
 /** Whether util-linux `script` (a pseudo-terminal) is available for the terminal test. */
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -82,32 +85,36 @@ describe('citewise CLI', () => {
     expect(body.sources.some((url) => url.endsWith('api-keys.md'))).toBe(true);
   });
 
-  it('keys create (while the server runs) prints the key as the last line, and it works at once', async () => {
-    const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
-    expect(created.stderr).toBe('');
-    expect(created.code).toBe(0);
-    const key = lastLine(created.stdout);
-    expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
-    expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 25 });
+  it(
+    'keys create (while the server runs) prints the key as the last line, and it works at once',
+    SEVERAL_PROCESSES,
+    async () => {
+      const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const key = lastLine(created.stdout);
+      expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+      expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 25 });
 
-    const listed = await run(['keys', 'list', '--data-dir', dataDir, '--json']);
-    const records = JSON.parse(listed.stdout) as Array<{
-      id: string;
-      name: string | null;
-      accountId: string;
-    }>;
-    expect(records).toHaveLength(2);
-    expect(listed.stdout).not.toContain(key);
-    const record = records.find((r) => r.name === 'ci')!;
+      const listed = await run(['keys', 'list', '--data-dir', dataDir, '--json']);
+      const records = JSON.parse(listed.stdout) as Array<{
+        id: string;
+        name: string | null;
+        accountId: string;
+      }>;
+      expect(records).toHaveLength(2);
+      expect(listed.stdout).not.toContain(key);
+      const record = records.find((r) => r.name === 'ci')!;
 
-    const granted = await run(['credits', 'grant', record.accountId, '75', '--data-dir', dataDir]);
-    expect(granted.code).toBe(0);
-    expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 100 });
+      const granted = await run(['credits', 'grant', record.accountId, '75', '--data-dir', dataDir]);
+      expect(granted.code).toBe(0);
+      expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 100 });
 
-    const revoked = await run(['keys', 'revoke', record.id, '--data-dir', dataDir]);
-    expect(revoked.code).toBe(0);
-    expect((await balance(server.baseUrl, key)).status).toBe(401);
-  });
+      const revoked = await run(['keys', 'revoke', record.id, '--data-dir', dataDir]);
+      expect(revoked.code).toBe(0);
+      expect((await balance(server.baseUrl, key)).status).toBe(401);
+    },
+  );
 
   it('keys create --account adds a key to an existing account; --expires-in makes it expire', async () => {
     const listed = JSON.parse(
@@ -132,7 +139,7 @@ describe('citewise CLI', () => {
     expect(response.status).toBe(200);
   });
 
-  it('every command has --help; bad input exits 1 with a readable message', async () => {
+  it('every command has --help; bad input exits 1 with a readable message', SEVERAL_PROCESSES, async () => {
     for (const args of [
       ['--help'],
       ['serve', '--help'],
@@ -192,91 +199,101 @@ describe('citewise CLI', () => {
     }
   });
 
-  it('keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one', async () => {
-    const typo = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_typo']);
-    expect(typo.code).toBe(1);
-    expect(typo.stderr).toMatch(/no account acct_typo: .*--create-account/);
-    const grantTypo = await run(['credits', 'grant', 'acct_typo', '10', '--data-dir', dataDir]);
-    expect(grantTypo.code).toBe(1);
-    expect(grantTypo.stderr).toMatch(/no account acct_typo: .*--create-account/);
-    expect((await run(['credits', 'balance', 'acct_typo', '--data-dir', dataDir])).code).toBe(1);
+  it(
+    'keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one',
+    SEVERAL_PROCESSES,
+    async () => {
+      const typo = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_typo']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+      const grantTypo = await run(['credits', 'grant', 'acct_typo', '10', '--data-dir', dataDir]);
+      expect(grantTypo.code).toBe(1);
+      expect(grantTypo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+      expect((await run(['credits', 'balance', 'acct_typo', '--data-dir', dataDir])).code).toBe(1);
 
-    const created = await run([
-      'keys',
-      'create',
-      '--data-dir',
-      dataDir,
-      '--account',
-      'acct_team',
-      '--create-account',
-      '--credits',
-      '7',
-    ]);
-    expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toMatch(/new account acct_team \(7 credits\)/);
+      const created = await run([
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--account',
+        'acct_team',
+        '--create-account',
+        '--credits',
+        '7',
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/new account acct_team \(7 credits\)/);
 
-    const ignoredCredits = await run([
-      'keys',
-      'create',
-      '--data-dir',
-      dataDir,
-      '--account',
-      'acct_team',
-      '--credits',
-      '500',
-    ]);
-    expect(ignoredCredits.code).toBe(1);
-    expect(ignoredCredits.stderr).toMatch(/--credits applies only when an account is created/);
-    expect(ignoredCredits.stderr).toContain('citewise credits grant acct_team 500');
-    const second = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_team']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/for account acct_team \(7 credits\)/);
+      const ignoredCredits = await run([
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--account',
+        'acct_team',
+        '--credits',
+        '500',
+      ]);
+      expect(ignoredCredits.code).toBe(1);
+      expect(ignoredCredits.stderr).toMatch(/--credits applies only when an account is created/);
+      expect(ignoredCredits.stderr).toContain('citewise credits grant acct_team 500');
+      const second = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_team']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/for account acct_team \(7 credits\)/);
 
-    const granted = await run([
-      'credits',
-      'grant',
-      'acct_new',
-      '3',
-      '--data-dir',
-      dataDir,
-      '--create-account',
-    ]);
-    expect(granted.code, granted.stderr).toBe(0);
-    expect((await run(['credits', 'balance', 'acct_new', '--data-dir', dataDir])).stdout.trim()).toBe('3');
-  });
+      const granted = await run([
+        'credits',
+        'grant',
+        'acct_new',
+        '3',
+        '--data-dir',
+        dataDir,
+        '--create-account',
+      ]);
+      expect(granted.code, granted.stderr).toBe(0);
+      expect((await run(['credits', 'balance', 'acct_new', '--data-dir', dataDir])).stdout.trim()).toBe('3');
+    },
+  );
 
-  it('names flags and environment variables, never library options, when a provider or model lacks a setting', async () => {
-    const other = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
-    try {
-      const noKeys = { BRAVE_API_KEY: '', BRAVE_SEARCH_API_KEY: '', SEARXNG_URL: '', OPENAI_API_KEY: '' };
-      const brave = await run(['serve', '--data-dir', other, '--port', '0', '--search', 'brave'], noKeys);
-      expect(brave.code).toBe(1);
-      expect(brave.stderr).toMatch(/--search brave needs the environment variable BRAVE_API_KEY/);
-      expect(brave.stderr).not.toMatch(/apiKey/);
-      const searxng = await run(
-        ['serve', '--data-dir', other, '--port', '0', '--search', 'wikipedia,searxng'],
-        noKeys,
-      );
-      expect(searxng.code).toBe(1);
-      expect(searxng.stderr).toMatch(/--search searxng needs --searxng-url \(SEARXNG_URL\)/);
-      expect(searxng.stderr).not.toMatch(/baseUrl/);
-      const model = await run(
-        ['serve', '--data-dir', other, '--port', '0', '--model', 'openai:gpt-4o-mini'],
-        noKeys,
-      );
-      expect(model.code).toBe(1);
-      expect(model.stderr).toMatch(/model openai:gpt-4o-mini needs the environment variable OPENAI_API_KEY/);
-      const fromEnv = await run(['serve', '--data-dir', other, '--port', '0'], {
-        CITEWISE_MAX_RESULTS: 'many',
-      });
-      expect(fromEnv.code).toBe(1);
-      expect(fromEnv.stderr).toContain(
-        '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "many"',
-      );
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
-  });
+  it(
+    'names flags and environment variables, never library options, when a provider or model lacks a setting',
+    SEVERAL_PROCESSES,
+    async () => {
+      const other = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
+      try {
+        const noKeys = { BRAVE_API_KEY: '', BRAVE_SEARCH_API_KEY: '', SEARXNG_URL: '', OPENAI_API_KEY: '' };
+        const brave = await run(['serve', '--data-dir', other, '--port', '0', '--search', 'brave'], noKeys);
+        expect(brave.code).toBe(1);
+        expect(brave.stderr).toMatch(/--search brave needs the environment variable BRAVE_API_KEY/);
+        expect(brave.stderr).not.toMatch(/apiKey/);
+        const searxng = await run(
+          ['serve', '--data-dir', other, '--port', '0', '--search', 'wikipedia,searxng'],
+          noKeys,
+        );
+        expect(searxng.code).toBe(1);
+        expect(searxng.stderr).toMatch(/--search searxng needs --searxng-url \(SEARXNG_URL\)/);
+        expect(searxng.stderr).not.toMatch(/baseUrl/);
+        const model = await run(
+          ['serve', '--data-dir', other, '--port', '0', '--model', 'openai:gpt-4o-mini'],
+          noKeys,
+        );
+        expect(model.code).toBe(1);
+        expect(model.stderr).toMatch(
+          /model openai:gpt-4o-mini needs the environment variable OPENAI_API_KEY/,
+        );
+        const fromEnv = await run(['serve', '--data-dir', other, '--port', '0'], {
+          CITEWISE_MAX_RESULTS: 'many',
+        });
+        expect(fromEnv.code).toBe(1);
+        expect(fromEnv.stderr).toContain(
+          '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "many"',
+        );
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('keeps keys and balances across restarts and stops cleanly on SIGTERM', async () => {
     await fetch(`${server.baseUrl}/v1/search`, {
