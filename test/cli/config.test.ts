@@ -1,7 +1,7 @@
 import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine.ts';
-import { resolveServeConfig } from '../../src/cli/config.ts';
+import { resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatDuration,
   formatRateLimit,
@@ -107,6 +107,13 @@ describe('CLI configuration', () => {
       maintenance: true,
       wikipediaLanguage: 'de',
     });
+  });
+
+  it('the public URL defaults to http://<host>:<port> of the listener; a set one loses its trailing slash', () => {
+    expect(resolvePublicUrl(undefined, '127.0.0.1', 8787)).toBe('http://127.0.0.1:8787');
+    expect(resolvePublicUrl(undefined, '::1', 9000)).toBe('http://[::1]:9000');
+    const { publicUrl } = resolveServeConfig({ publicUrl: 'https://search.example.com/' }, {});
+    expect(resolvePublicUrl(publicUrl, '0.0.0.0', 8787)).toBe('https://search.example.com');
   });
 
   it('an empty variable counts as unset', () => {
