@@ -370,7 +370,7 @@ export const SERVE_SETTINGS = {
     flag: '--credit-cost <n>',
     env: 'CITEWISE_CREDIT_COST',
     group: 'limits',
-    meaning: 'Credits charged per search (a search that found no source is not charged).',
+    meaning: 'Cost of one search, in credits; a search that found no source costs nothing.',
     default: String(ENGINE_DEFAULTS.creditCost),
     parse: parseNonNegativeInteger,
   },
