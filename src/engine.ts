@@ -67,8 +67,30 @@ import type {
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/idempotency.ts';
 import type { EngineMetrics } from './observability/types.ts';
 
+/**
+ * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
+ * settings table (`citewise serve`, the configuration page) shows and uses the same values.
+ */
+export const ENGINE_DEFAULTS = {
+  /** Credits a new account receives (the spec's free allowance). */
+  freeCredits: 1000,
+  creditCost: 1,
+  rateLimit: { limit: 60, windowMs: 60_000 },
+  maxConcurrentSearches: 8,
+  maxQueuedSearches: 64,
+  requestTimeoutMs: 30_000,
+  pageTimeoutMs: 8_000,
+  maxResults: 5,
+  expandToResults: DEFAULT_EXPAND_TO_RESULTS,
+  minQueryCoverage: DEFAULT_MIN_QUERY_COVERAGE,
+  maxPassageTokens: 4_000,
+  maxBodyBytes: 1_048_576,
+  maintenance: false,
+  modelFallback: false,
+} as const satisfies Readonly<Record<string, unknown>>;
+
 /** Credits a new account receives (the spec's free allowance). */
-export const FREE_CREDITS = 1000;
+export const FREE_CREDITS = ENGINE_DEFAULTS.freeCredits;
 
 /** The project's own documentation: the default corpus of the embedded local index. */
 export const DEFAULT_CORPUS = packageDocsFolder();
@@ -234,7 +256,7 @@ export interface SearchEngine {
 /** Call options of one search, with its deadline and the function that releases its timer. */
 type SearchCall = CallOptions & { readonly deadline: number; done(): void };
 
-const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 60, windowMs: 60_000 };
+const DEFAULT_RATE_LIMIT: RateLimitOptions = ENGINE_DEFAULTS.rateLimit;
 
 /**
  * `RateLimit` and `RateLimit-Policy` headers (IETF draft-ietf-httpapi-ratelimit-headers): remaining quota
@@ -257,20 +279,37 @@ const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
 
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
-  const creditCost = options.creditCost ?? 1;
+  const defaults = ENGINE_DEFAULTS;
+  const creditCost = options.creditCost ?? defaults.creditCost;
   if (!Number.isSafeInteger(creditCost) || creditCost < 0) {
     throw new RangeError(`creditCost must be a non-negative integer, got ${String(creditCost)}`);
   }
-  const maxConcurrent = positiveInteger('maxConcurrentSearches', options.maxConcurrentSearches, 8);
-  const maxQueued = nonNegativeInteger('maxQueuedSearches', options.maxQueuedSearches, 64);
-  const requestTimeoutMs = positiveInteger('requestTimeoutMs', options.requestTimeoutMs, 30_000);
-  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, 1_048_576);
+  const maxConcurrent = positiveInteger(
+    'maxConcurrentSearches',
+    options.maxConcurrentSearches,
+    defaults.maxConcurrentSearches,
+  );
+  const maxQueued = nonNegativeInteger(
+    'maxQueuedSearches',
+    options.maxQueuedSearches,
+    defaults.maxQueuedSearches,
+  );
+  const requestTimeoutMs = positiveInteger(
+    'requestTimeoutMs',
+    options.requestTimeoutMs,
+    defaults.requestTimeoutMs,
+  );
+  const maxBodyBytes = positiveInteger('maxBodyBytes', options.maxBodyBytes, defaults.maxBodyBytes);
   const settings = {
-    maxResults: positiveInteger('maxResults', options.maxResults, 5),
-    expandToResults: positiveInteger('expandToResults', options.expandToResults, DEFAULT_EXPAND_TO_RESULTS),
-    minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, DEFAULT_MIN_QUERY_COVERAGE),
-    maxPassageTokens: positiveInteger('maxPassageTokens', options.maxPassageTokens, 4_000),
-    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 8_000),
+    maxResults: positiveInteger('maxResults', options.maxResults, defaults.maxResults),
+    expandToResults: positiveInteger('expandToResults', options.expandToResults, defaults.expandToResults),
+    minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, defaults.minQueryCoverage),
+    maxPassageTokens: positiveInteger(
+      'maxPassageTokens',
+      options.maxPassageTokens,
+      defaults.maxPassageTokens,
+    ),
+    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, defaults.pageTimeoutMs),
   };
   const logger = options.logger ?? NO_LOGGER;
 
@@ -300,7 +339,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
   };
   const queue = new PQueue({ concurrency: maxConcurrent });
-  let maintenance = options.maintenance ?? false;
+  let maintenance = options.maintenance ?? defaults.maintenance;
 
   const service: ProtocolService = {
     maxBodyBytes,
@@ -604,7 +643,7 @@ function defaultAnswerer(options: SearchEngineOptions): Answerer {
   const model = createModelAnswerer({
     model: options.model,
     ...(telemetry ? { telemetry } : {}),
-    ...(options.modelFallback ? { fallback: extractive } : {}),
+    ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
   // that is down answers 503 at once instead of every request waiting for its retries.

@@ -25,36 +25,91 @@ interface ErrorTableRow {
   /** Default description; the first four are exact texts from the service specification. */
   readonly description: string;
   readonly retryable: boolean;
+  /** When the service answers with this code (docs/reference/errors.md is generated from it). */
+  readonly when: string;
 }
 
 /** Code → HTTP status and description. The spec texts are exact; do not reword them. */
 export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
-  invalid_api_key: { status: 401, description: 'Invalid or expired API key', retryable: false },
-  rate_limited: { status: 429, description: 'Too Many Requests', retryable: true },
-  quota_exceeded: { status: 433, description: 'Account is at / over message quota', retryable: false },
-  server_error: { status: 500, description: 'Server Error', retryable: true },
-  service_unavailable: { status: 503, description: 'Service Unavailable', retryable: true },
-  invalid_request: { status: 400, description: 'Bad Request', retryable: false },
-  not_found: { status: 404, description: 'Not Found', retryable: false },
-  method_not_allowed: { status: 405, description: 'Method Not Allowed', retryable: false },
-  payload_too_large: { status: 413, description: 'Payload Too Large', retryable: false },
+  invalid_api_key: {
+    status: 401,
+    description: 'Invalid or expired API key',
+    retryable: false,
+    when: 'The `Authorization: Bearer` header is missing, or its key is unknown, revoked or expired.',
+  },
+  rate_limited: {
+    status: 429,
+    description: 'Too Many Requests',
+    retryable: true,
+    when: 'The key sent more searches than the rate limit allows in its window (`--rate-limit`); `Retry-After` says when to retry.',
+  },
+  quota_exceeded: {
+    status: 433,
+    description: 'Account is at / over message quota',
+    retryable: false,
+    when: "The account's credits cannot cover the search (`citewise credits grant` adds credits). Nothing is charged.",
+  },
+  server_error: {
+    status: 500,
+    description: 'Server Error',
+    retryable: true,
+    when: 'An unexpected failure inside the service; it is logged with the request id. The reserved credits are refunded.',
+  },
+  service_unavailable: {
+    status: 503,
+    description: 'Service Unavailable',
+    retryable: true,
+    when: 'Maintenance mode (`--maintenance`), too many searches waiting, a provider or model whose circuit breaker is open, or a store (Redis, PostgreSQL) that cannot be reached.',
+  },
+  invalid_request: {
+    status: 400,
+    description: 'Bad Request',
+    retryable: false,
+    when: 'The body is empty, not UTF-8, not JSON, or does not match the request schema; the description names the field.',
+  },
+  not_found: { status: 404, description: 'Not Found', retryable: false, when: 'No route has this path.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'Method Not Allowed',
+    retryable: false,
+    when: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  payload_too_large: {
+    status: 413,
+    description: 'Payload Too Large',
+    retryable: false,
+    when: "The request body is larger than the engine's `maxBodyBytes`.",
+  },
   unsupported_media_type: {
     status: 415,
     description: 'Unsupported Media Type: send Content-Type: application/json',
     retryable: false,
+    when: 'A POST without `Content-Type: application/json`.',
   },
   // Upstream failures (search provider, model) surface as the spec's 500 unless mapped otherwise.
-  upstream_error: { status: 500, description: 'Server Error', retryable: true },
-  timeout: { status: 500, description: 'Server Error', retryable: true },
+  upstream_error: {
+    status: 500,
+    description: 'Server Error',
+    retryable: true,
+    when: "The search provider or the model failed after its retries (with the spec's `Server Error` text). Refunded.",
+  },
+  timeout: {
+    status: 500,
+    description: 'Server Error',
+    retryable: true,
+    when: 'The search passed its deadline (`--request-timeout`) or the client went away. Refunded.',
+  },
   idempotency_in_progress: {
     status: 409,
     description: 'Conflict: a request with this Idempotency-Key is still in progress',
     retryable: true,
+    when: 'A search with the same `Idempotency-Key` is still running; retry after it finishes.',
   },
   idempotency_mismatch: {
     status: 422,
     description: 'Unprocessable: this Idempotency-Key was already used with a different request body',
     retryable: false,
+    when: 'The `Idempotency-Key` was already used with a different request body.',
   },
 };
 

@@ -16,6 +16,7 @@
 export {
   createSearchEngine,
   DEFAULT_CORPUS,
+  ENGINE_DEFAULTS,
   FREE_CREDITS,
   type CreateKeyOptions,
   type Logger,

@@ -1,211 +1,109 @@
 /**
- * Configuration of the `citewise` command: flags, then environment variables, then defaults.
- * This is the only module that reads `process.env` (it is handed in, so it stays testable).
+ * Configuration of the `citewise` command from the settings table: flag, else environment variable, else
+ * default. This is the only module that reads the environment (it is handed in, so it stays testable).
  */
-import { delimiter, join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import { MODEL_ENVIRONMENT } from '../models/resolve.ts';
+import {
+  ALL_SETTINGS,
+  MCP_SETTINGS,
+  SERVE_SETTINGS,
+  defaultText,
+  settingLabel,
+  type AnySetting,
+  type Setting,
+  type McpConfig,
+  type ServeConfig,
+  type SettingValues,
+} from './settings.ts';
 
-/** Settings of `citewise serve`. */
-export interface ServeConfig {
-  readonly port: number;
-  readonly host: string;
-  readonly dataDir: string;
-  /** Folders of the local index; empty = the package's docs/. */
-  readonly corpus: readonly string[];
-  readonly rateLimit: { readonly limit: number; readonly windowMs: number };
-  readonly creditCost: number;
-  readonly maintenance: boolean;
-  readonly logLevel: string;
-  /** Where keys and credits (and, for Redis/SQLite, limits) live: a store URL; absent = SQLite in dataDir. */
-  readonly store: string | undefined;
-  /** Where rate limits live when not in `store`: `redis://…` or `memory:`. */
-  readonly limitsStore: string | undefined;
-  /** Search provider spec: names joined by `,` (fallback) or `+` (fusion); `local` is the corpus index. */
-  readonly search: string;
-  /** Settings of the web search providers (keys come only from the environment). */
-  readonly providers: {
-    readonly searxngUrl?: string;
-    /** Most SearXNG result pages read for one query. */
-    readonly searxngPages: number;
-    readonly braveApiKey?: string;
-    readonly tavilyApiKey?: string;
-    readonly serperApiKey?: string;
-    readonly exaApiKey?: string;
-    readonly wikipediaLanguage: string;
-    readonly timeoutMs: number;
-  };
-  /** Hosts the page fetcher may reach although they resolve to private addresses (SSRF guard relaxation). */
-  readonly allowPrivateHosts: readonly string[];
-  /** Search results read first per request. */
-  readonly maxResults: number;
-  /** Most search results read when the first ones do not cover the question. */
-  readonly expandToResults: number;
-  /** Query coverage (0–1) of the best passage below which more results are read. */
-  readonly minQueryCoverage: number;
-  /** Token budget of the passages given to the answerer. */
-  readonly maxPassageTokens: number;
-  /** Deadline of one search request, in ms. */
-  readonly requestTimeoutMs: number;
-  /** `provider:model-id` of the answer model; undefined = extractive answers. */
-  readonly model?: string;
-  /** Base URL for the model provider (OpenAI-compatible servers). */
-  readonly modelBaseUrl?: string;
-  /** `provider:model-id` of the embedding model. */
-  readonly embeddingModel?: string;
-  /** Answer extractively when the model fails. */
-  readonly modelFallback: boolean;
-}
+export {
+  formatDuration,
+  parseDuration,
+  parseRateLimit,
+  type McpConfig,
+  type ServeConfig,
+} from './settings.ts';
 
-/** Flags of `serve` as commander parses them (all optional strings). */
-export interface ServeFlags {
-  readonly port?: string;
-  readonly host?: string;
-  readonly dataDir?: string;
-  readonly corpus?: readonly string[];
-  readonly rateLimit?: string;
-  readonly creditCost?: string;
-  readonly maintenance?: boolean;
-  readonly logLevel?: string;
-  readonly store?: string;
-  readonly limitsStore?: string;
-  readonly search?: string;
-  readonly searxngUrl?: string;
-  readonly wikipediaLang?: string;
-  readonly searchTimeout?: string;
-  readonly allowPrivateHosts?: string;
-  readonly maxResults?: string;
-  readonly expandToResults?: string;
-  readonly minQueryCoverage?: string;
-  readonly maxPassageTokens?: string;
-  readonly searxngPages?: string;
-  readonly requestTimeout?: string;
-  readonly model?: string;
-  readonly modelBaseUrl?: string;
-  readonly embeddingModel?: string;
-  readonly modelFallback?: boolean;
-}
+/** An environment: `process.env` in the CLI, a plain object in tests. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Environment variables understood by the CLI, with the flag each stands for. */
-export const ENVIRONMENT_VARIABLES = {
-  CITEWISE_PORT: '--port',
-  CITEWISE_HOST: '--host',
-  CITEWISE_DATA_DIR: '--data-dir',
-  CITEWISE_CORPUS: '--corpus (several folders separated by the path delimiter, ":" on Unix)',
-  CITEWISE_RATE_LIMIT: '--rate-limit',
-  CITEWISE_CREDIT_COST: '--credit-cost',
-  CITEWISE_MAINTENANCE: '--maintenance (1 or true)',
-  CITEWISE_LOG_LEVEL: '--log-level',
-  CITEWISE_STORE: '--store (redis://…, postgres://…, sqlite:PATH)',
-  CITEWISE_LIMITS_STORE: '--limits-store (redis://… or memory:)',
-  CITEWISE_SEARCH: '--search',
-  SEARXNG_URL: '--searxng-url',
-  CITEWISE_SEARXNG_PAGES: '--searxng-pages',
-  BRAVE_API_KEY: 'Brave Search API key (also BRAVE_SEARCH_API_KEY)',
-  TAVILY_API_KEY: 'Tavily API key',
-  SERPER_API_KEY: 'Serper API key',
-  EXA_API_KEY: 'Exa API key',
-  CITEWISE_WIKIPEDIA_LANG: '--wikipedia-lang',
-  CITEWISE_SEARCH_TIMEOUT: '--search-timeout',
-  CITEWISE_ALLOW_PRIVATE_HOSTS: '--allow-private-hosts (comma-separated)',
-  CITEWISE_MAX_RESULTS: '--max-results',
-  CITEWISE_EXPAND_TO_RESULTS: '--expand-to-results',
-  CITEWISE_MIN_QUERY_COVERAGE: '--min-query-coverage',
-  CITEWISE_MAX_PASSAGE_TOKENS: '--max-passage-tokens',
-  CITEWISE_REQUEST_TIMEOUT: '--request-timeout',
-  CITEWISE_MODEL: '--model',
-  CITEWISE_MODEL_BASE_URL: '--model-base-url',
-  CITEWISE_EMBEDDING_MODEL: '--embedding-model',
-  CITEWISE_MODEL_FALLBACK: '--model-fallback (1 or true)',
-  OPENAI_API_KEY: 'key of openai: models (also ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY)',
-} as const;
-
-type Env = Readonly<Record<string, string | undefined>>;
+/** Flags as commander parses them: strings, string arrays (`<dir...>`) or `true` for switches. */
+export type CommandFlags = Readonly<Record<string, unknown>>;
 
 /** Default data directory, relative to the working directory. */
-export const DEFAULT_DATA_DIR = '.citewise';
+export const DEFAULT_DATA_DIR = SERVE_SETTINGS.dataDir.default;
 
-/** Resolves `serve` settings: flag, else environment variable, else default. Throws a readable Error. */
-export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
-  const corpusFromEnv = env.CITEWISE_CORPUS?.split(delimiter).filter(Boolean) ?? [];
-  return {
-    port: parsePort(flags.port ?? env.CITEWISE_PORT ?? '8787'),
-    host: flags.host ?? env.CITEWISE_HOST ?? '127.0.0.1',
-    dataDir: resolveDataDir(flags.dataDir, env),
-    corpus: (flags.corpus?.length ? flags.corpus : corpusFromEnv).map((dir) => resolve(dir)),
-    rateLimit: parseRateLimit(flags.rateLimit ?? env.CITEWISE_RATE_LIMIT ?? '60/1m'),
-    creditCost: parseNonNegativeInteger('--credit-cost', flags.creditCost ?? env.CITEWISE_CREDIT_COST ?? '1'),
-    maintenance: flags.maintenance ?? isTruthy(env.CITEWISE_MAINTENANCE),
-    logLevel: flags.logLevel ?? env.CITEWISE_LOG_LEVEL ?? 'info',
-    store: resolveStore(flags.store, env),
-    limitsStore: flags.limitsStore ?? (env.CITEWISE_LIMITS_STORE || undefined),
-    search: flags.search ?? env.CITEWISE_SEARCH ?? 'local',
-    providers: {
-      ...optional('searxngUrl', flags.searxngUrl ?? env.SEARXNG_URL),
-      searxngPages: parsePositiveInteger(
-        '--searxng-pages',
-        flags.searxngPages ?? env.CITEWISE_SEARXNG_PAGES ?? '1',
-      ),
-      ...optional('braveApiKey', env.BRAVE_API_KEY ?? env.BRAVE_SEARCH_API_KEY),
-      ...optional('tavilyApiKey', env.TAVILY_API_KEY),
-      ...optional('serperApiKey', env.SERPER_API_KEY),
-      ...optional('exaApiKey', env.EXA_API_KEY),
-      wikipediaLanguage: flags.wikipediaLang ?? env.CITEWISE_WIKIPEDIA_LANG ?? 'en',
-      timeoutMs: parseDuration(flags.searchTimeout ?? env.CITEWISE_SEARCH_TIMEOUT ?? '10s'),
-    },
-    allowPrivateHosts: splitList(flags.allowPrivateHosts ?? env.CITEWISE_ALLOW_PRIVATE_HOSTS ?? ''),
-    maxResults: parsePositiveInteger('--max-results', flags.maxResults ?? env.CITEWISE_MAX_RESULTS ?? '5'),
-    expandToResults: parsePositiveInteger(
-      '--expand-to-results',
-      flags.expandToResults ?? env.CITEWISE_EXPAND_TO_RESULTS ?? '40',
-    ),
-    minQueryCoverage: parseFraction(
-      '--min-query-coverage',
-      flags.minQueryCoverage ?? env.CITEWISE_MIN_QUERY_COVERAGE ?? '0.8',
-    ),
-    maxPassageTokens: parsePositiveInteger(
-      '--max-passage-tokens',
-      flags.maxPassageTokens ?? env.CITEWISE_MAX_PASSAGE_TOKENS ?? '4000',
-    ),
-    requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.CITEWISE_REQUEST_TIMEOUT ?? '30s'),
-    ...optional('model', flags.model ?? env.CITEWISE_MODEL),
-    ...optional('modelBaseUrl', flags.modelBaseUrl ?? env.CITEWISE_MODEL_BASE_URL),
-    ...optional('embeddingModel', flags.embeddingModel ?? env.CITEWISE_EMBEDDING_MODEL),
-    modelFallback: flags.modelFallback ?? isTruthy(env.CITEWISE_MODEL_FALLBACK),
+/** The name commander stores a setting's flag under, e.g. `--wikipedia-lang` → `wikipediaLang`. */
+function attributeOf(setting: AnySetting): string | undefined {
+  return setting.flag === undefined ? undefined : new Option(setting.flag).attributeName();
+}
+
+/** The environment variable of `setting` that is set (non-empty), if any. */
+function setVariable(setting: AnySetting, env: Env): string | undefined {
+  return [setting.env, ...(setting.alsoEnv ?? [])].find((name) => (env[name] ?? '').trim() !== '');
+}
+
+/**
+ * Resolves one setting: its flag, else its variable, else its default. A bad value throws an Error that
+ * names the flag and the variable, e.g. `--max-results (CITEWISE_MAX_RESULTS) must be a positive integer,
+ * got "x"`.
+ */
+export function resolveSetting<T>(setting: Setting<T>, flags: CommandFlags, env: Env): T | undefined {
+  const attribute = attributeOf(setting);
+  const flagValue = attribute === undefined ? undefined : flags[attribute];
+  const parse = (run: () => T, shown: string): T => {
+    try {
+      return run();
+    } catch (error) {
+      const got = setting.secret ? '' : `, got "${shown}"`;
+      throw new Error(`${settingLabel(setting)} ${(error as Error).message}${got}`, { cause: error });
+    }
   };
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value ? ({ [key]: value } as Record<K, string>) : {};
-}
-
-function splitList(text: string): string[] {
-  return text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
-function parseFraction(name: string, text: string): number {
-  const value = Number(text.trim());
-  if (text.trim() === '' || !(value >= 0 && value <= 1)) {
-    throw new Error(`invalid ${name} "${text}": must be a number from 0 to 1`);
+  if (flagValue === true && setting.isSwitch) return parse(() => setting.parse('true'), 'true');
+  if (Array.isArray(flagValue) && setting.parseItems) {
+    const items = flagValue.map(String);
+    return parse(() => setting.parseItems!(items), items.join(' '));
   }
-  return value;
+  if (typeof flagValue === 'string') return parse(() => setting.parse(flagValue), flagValue);
+  const variable = setVariable(setting, env);
+  const text = variable === undefined ? setting.default : env[variable]!;
+  return text === undefined ? undefined : parse(() => setting.parse(text), text);
 }
 
-function parsePositiveInteger(name: string, text: string): number {
-  const value = parseNonNegativeInteger(name, text);
-  if (value < 1) throw new Error(`invalid ${name} "${text}": must be a positive integer`);
-  return value;
+function resolveTable<Table extends Readonly<Record<string, AnySetting>>>(
+  table: Table,
+  flags: CommandFlags,
+  env: Env,
+): SettingValues<Table> {
+  const entries = Object.entries(table).map(([name, setting]) => [name, resolveSetting(setting, flags, env)]);
+  return Object.fromEntries(entries) as SettingValues<Table>;
+}
+
+/** Resolves `serve` settings from commander's flags and the environment. Throws a readable Error. */
+export function resolveServeConfig(flags: CommandFlags, env: Env): ServeConfig {
+  return resolveTable(SERVE_SETTINGS, flags, env);
+}
+
+/** Resolves the settings `mcp` has besides the engine's. */
+export function resolveMcpConfig(flags: CommandFlags, env: Env): McpConfig {
+  return resolveTable(MCP_SETTINGS, flags, env);
+}
+
+/** The data directory from `--data-dir`, else `CITEWISE_DATA_DIR`, else `.citewise` (absolute). */
+export function resolveDataDir(flag: string | undefined, env: Env): string {
+  return resolveSetting(SERVE_SETTINGS.dataDir, { dataDir: flag }, env)!;
 }
 
 /** The store URL from `--store`, else `CITEWISE_STORE`, else undefined (SQLite in the data directory). */
 export function resolveStore(flag: string | undefined, env: Env): string | undefined {
-  return flag ?? (env.CITEWISE_STORE || undefined);
+  return resolveSetting(SERVE_SETTINGS.store, { store: flag }, env);
 }
 
-/** The data directory from `--data-dir`, else `CITEWISE_DATA_DIR`, else `.citewise`. */
-export function resolveDataDir(flag: string | undefined, env: Env): string {
-  return resolve(flag ?? env.CITEWISE_DATA_DIR ?? DEFAULT_DATA_DIR);
+/** The base URL clients reach the service at: `publicUrl`, else `http://<host>:<port>` of the listener. */
+export function resolvePublicUrl(publicUrl: string | undefined, host: string, port: number): string {
+  return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** The SQLite database inside a data directory. */
@@ -213,59 +111,50 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, 'citewise.db');
 }
 
-const UNITS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1_000,
-  sec: 1_000,
-  m: 60_000,
-  min: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
-/** Parses `500ms`, `30s`, `1m`, `2h`, `30d`, `1w` (a bare unit means 1 of it) into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)?\s*(ms|s|sec|m|min|h|d|w)$/i.exec(text.trim());
-  const unit = match?.[2] ? UNITS[match[2].toLowerCase()] : undefined;
-  if (!match || unit === undefined) {
-    throw new Error(`invalid duration "${text}": use a number and a unit, e.g. 30s, 1m, 12h, 30d`);
-  }
-  const value = match[1] === undefined ? 1 : Number(match[1]);
-  const ms = Math.round(value * unit);
-  if (ms <= 0) throw new Error(`invalid duration "${text}": must be positive`);
-  return ms;
+/** The help text of a setting's flag: meaning, default and variable. */
+export function optionDescription(setting: AnySetting): string {
+  const meaning = setting.meaning.replace(/\.$/, '');
+  const shown = setting.isSwitch ? '' : `default: ${defaultText(setting)}; `;
+  return `${meaning} (${shown}env ${setting.env})`;
 }
 
-/** Parses `N/DURATION`, e.g. `60/1m` or `10/s`, into a limit per window. */
-export function parseRateLimit(text: string): { limit: number; windowMs: number } {
-  const [count, window] = text.split('/');
-  if (count === undefined || window === undefined) {
-    throw new Error(`invalid rate limit "${text}": use REQUESTS/WINDOW, e.g. 60/1m`);
+/**
+ * Adds the flags of `table`'s settings to `command` (those `include` accepts), generated from the table.
+ * @example addSettingOptions(program.command('keys'), SERVE_SETTINGS, (name) => name === 'dataDir')
+ */
+export function addSettingOptions(
+  command: Command,
+  table: Readonly<Record<string, AnySetting>>,
+  include: (name: string, setting: AnySetting) => boolean = () => true,
+): Command {
+  for (const [name, setting] of Object.entries(table)) {
+    if (setting.flag !== undefined && include(name, setting)) {
+      command.addOption(new Option(setting.flag, optionDescription(setting)));
+    }
   }
-  const limit = Number(count);
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new Error(`invalid rate limit "${text}": REQUESTS must be a positive integer`);
-  }
-  return { limit, windowMs: parseDuration(window) };
+  return command;
 }
 
-/** Parses a TCP port (0 = any free port). */
-export function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`invalid port "${text}"`);
-  return port;
+/** Variables of the model providers (keys and base URLs), read when `--model` names that provider. */
+export function modelVariables(): { readonly name: string; readonly meaning: string }[] {
+  return Object.entries(MODEL_ENVIRONMENT).flatMap(([provider, names]) => [
+    ...(names.apiKey ? [{ name: names.apiKey, meaning: `API key of ${provider}: models` }] : []),
+    ...(names.baseUrl ? [{ name: names.baseUrl, meaning: `base URL of ${provider}: models` }] : []),
+  ]);
 }
 
-/** Parses a non-negative integer option. */
-export function parseNonNegativeInteger(name: string, text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
-    throw new Error(`invalid ${name} "${text}": must be a non-negative integer`);
-  }
-  return value;
-}
-
-function isTruthy(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+/** The list of environment variables at the end of `citewise --help`. */
+export function environmentHelp(): string {
+  const rows = [
+    ...Object.values(ALL_SETTINGS).map((setting) => ({
+      name: [setting.env, ...(setting.alsoEnv ?? [])].join(', '),
+      meaning: setting.flag ? setting.flag.split(' ')[0]! : setting.meaning.replace(/\.$/, ''),
+    })),
+    ...modelVariables(),
+  ];
+  const width = Math.max(...rows.map((row) => row.name.length));
+  return [
+    'Environment variables (a flag wins over its variable; see docs/reference/configuration.md):',
+    ...rows.map((row) => `  ${row.name.padEnd(width)}  ${row.meaning}`),
+  ].join('\n');
 }

@@ -17,7 +17,8 @@ import {
   type IndexSummary,
   type SourceSummary,
 } from '../index-builder/index.ts';
-import { parseNonNegativeInteger, resolveDataDir } from './config.ts';
+import { addSettingOptions, resolveDataDir } from './config.ts';
+import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 
 /** Flags of `citewise index` as commander parses them. */
 interface IndexFlags {
@@ -48,9 +49,9 @@ function integer(name: string, min: number) {
   return (value: string): number => {
     let parsed: number;
     try {
-      parsed = parseNonNegativeInteger(name, value);
+      parsed = parseNonNegativeInteger(value);
     } catch (error) {
-      throw new InvalidArgumentError((error as Error).message);
+      throw new InvalidArgumentError(`${name} ${(error as Error).message}`);
     }
     if (parsed < min) throw new InvalidArgumentError(`${name} must be at least ${min}`);
     return parsed;
@@ -147,13 +148,15 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
   const env = io.env ?? process.env;
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  return program
+  const command = program
     .command('index')
     .description(
       'Crawl sites, sitemaps and folders (HTML, Markdown, text, PDF) into the local index that `serve` searches.',
     )
-    .argument('[sources...]', 'folders, files, http(s) URLs to crawl, sitemap.xml URLs or files')
-    .option('--data-dir <dir>', 'data directory holding index.json (default: .citewise)')
+    .argument('[sources...]', 'folders, files, http(s) URLs to crawl, sitemap.xml URLs or files');
+  // The data directory holds index.json; its flag is the shared one of the settings table.
+  addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir');
+  return command
     .option('--max-pages <n>', 'pages fetched at most per web source', integer('--max-pages', 1), 500)
     .option('--max-depth <n>', 'link depth followed from a start page', integer('--max-depth', 0), 3)
     .option('--concurrency <n>', 'pages fetched at once', integer('--concurrency', 1), 4)

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import {
   createSearchEngine,
   DEFAULT_CORPUS,
-  FREE_CREDITS,
+  ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
 } from '../engine.ts';
@@ -28,15 +28,18 @@ import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
-  ENVIRONMENT_VARIABLES,
+  addSettingOptions,
+  environmentHelp,
   parseDuration,
-  parseNonNegativeInteger,
   resolveDataDir,
   resolveServeConfig,
   resolveStore,
+  type CommandFlags,
   type ServeConfig,
-  type ServeFlags,
 } from './config.ts';
+import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
+import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
 
@@ -45,188 +48,153 @@ export function buildProgram(): Command {
   const program = new Command('citewise')
     .description('Web search answers for AI agents: a self-hostable /v1 search service and its admin tools.')
     .showHelpAfterError()
-    .addHelpText(
-      'after',
-      `\nEnvironment variables (a flag wins over its variable):\n${Object.entries(ENVIRONMENT_VARIABLES)
-        .map(([name, flag]) => `  ${name.padEnd(26)} ${flag}`)
-        .join('\n')}`,
-    );
+    .addHelpText('after', `\n${environmentHelp()}`);
 
-  program
+  const serveCommand = program
     .command('serve')
-    .description('Start the HTTP service (POST /v1/search, GET /v1/balance).')
-    .option('--port <port>', 'TCP port (default: 8787)')
-    .option('--host <host>', 'interface to listen on (default: 127.0.0.1)')
-    .option('--data-dir <dir>', 'where keys and credits are stored (default: .citewise)')
-    .option('--corpus <dir...>', "folders the local index searches (default: the package's docs/)")
-    .option('--rate-limit <n/window>', 'search requests per key and window, e.g. 60/1m (default: 60/1m)')
-    .option('--credit-cost <n>', 'credits charged per search (default: 1)')
-    .option('--maintenance', 'answer every /v1 request with 503')
-    .option('--log-level <level>', 'pino log level: fatal, error, warn, info, debug, silent (default: info)')
-    .option('--store <url>', STORE_HELP)
-    .option(
-      '--limits-store <url>',
-      'where rate limits live if not in --store: redis://… (shared) or memory: (per instance; the default for postgres://)',
-    )
-    .option(
-      '--search <spec>',
-      'search providers: local, searxng, brave, tavily, serper, exa, wikipedia, duckduckgo; "a,b" = fallback, ' +
-        '"a+b" = fusion (default: local)',
-    )
-    .option('--searxng-url <url>', 'base URL of your SearXNG instance (JSON output enabled)')
-    .option('--searxng-pages <n>', 'most SearXNG result pages read for one query (default: 1)')
-    .option(
-      '--model <provider:model-id>',
-      'answer with a model: openai:gpt-4o-mini, anthropic:claude-…, google:gemini-…, ollama:llama3.2, ' +
-        'openai-compatible:<id> with --model-base-url (default: extractive answers, no model)',
-    )
-    .option(
-      '--model-base-url <url>',
-      'base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio)',
-    )
-    .option(
-      '--embedding-model <provider:model-id>',
-      're-rank passages with embeddings, e.g. openai:text-embedding-3-small',
-    )
-    .option('--model-fallback', 'answer extractively when the model fails, instead of a 500')
-    .option('--wikipedia-lang <code>', 'Wikipedia language edition (default: en)')
-    .option('--search-timeout <duration>', 'per-provider timeout (default: 10s)')
-    .option('--max-results <n>', 'search results read first per request (default: 5)')
-    .option(
-      '--expand-to-results <n>',
-      'most results read when the first ones do not cover the question (default: 40; = --max-results: never)',
-    )
-    .option(
-      '--min-query-coverage <0-1>',
-      "share of the question's words the best passage must hold to stop reading (default: 0.8)",
-    )
-    .option('--max-passage-tokens <n>', 'token budget of the passages given to the answerer (default: 4000)')
-    .option('--request-timeout <duration>', 'deadline of one search request (default: 30s)')
-    .option(
-      '--allow-private-hosts <hosts>',
-      'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki (default: none)',
-    )
-    .option('--metrics-path <path>', 'serve Prometheus metrics at this path, e.g. /metrics (default: off)')
-    .action(async (flags: ServeFlags & { metricsPath?: string }) => serve(flags));
+    .description('Start the HTTP service (POST /v1/search, GET /v1/balance).');
+  addSettingOptions(serveCommand, SERVE_SETTINGS).action(async (flags: CommandFlags) => serve(flags));
 
   const keys = program.command('keys').description('Create, list and revoke API keys.');
-  keys
-    .command('create')
-    .description('Create an API key (printed once, as the last line of output).')
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .option('--store <url>', STORE_HELP)
-    .option('--account <id>', 'account the key spends from (default: a new account)')
+  withStoreOptions(
+    keys.command('create').description('Create an API key (printed once, as the last line of output).'),
+  )
+    .option('--account <id>', 'an existing account the key spends from (default: a new account)')
+    .option('--create-account', 'create the --account if it does not exist yet')
     .option(
       '--credits <n>',
-      `credits of a NEW account (default: ${FREE_CREDITS})`,
-      integerOption('--credits'),
+      `credits of the account when this command creates it (default: ${ENGINE_DEFAULTS.freeCredits})`,
+      integerOption(),
     )
     .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
     .option('--name <label>', 'a label to tell keys apart')
-    .action(
-      async (flags: {
-        dataDir?: string;
-        account?: string;
-        credits?: number;
-        expiresIn?: number;
-        name?: string;
-      }) => {
-        await withStores(flags, async (stores) => {
-          const engine = createSearchEngine({
-            keys: stores.keys,
-            credits: stores.credits,
-            rateLimiter: false,
-          });
-          const { key, record, accountCreated } = await engine.createKey({
-            ...(flags.account ? { accountId: flags.account } : {}),
-            ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
-            ...(flags.name ? { name: flags.name } : {}),
-            ...(flags.expiresIn ? { expiresAt: Date.now() + flags.expiresIn } : {}),
-          });
-          const balance = await stores.credits.balance(record.accountId);
-          console.log(
-            `Created key ${record.id} for ${accountCreated ? 'new ' : ''}account ${record.accountId} ` +
-              `(${balance} credits${record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : ''}).`,
-          );
-          console.log('Store it now: the key cannot be shown again.');
-          console.log(key);
-        });
-      },
-    );
-  keys
-    .command('list')
-    .description('List keys (never the keys themselves, only their first characters).')
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .option('--store <url>', STORE_HELP)
+    .action(async (flags: KeyCreateFlags) => {
+      await withStores(flags, async (stores) => createKeyCommand(stores, flags));
+    });
+  withStoreOptions(
+    keys.command('list').description('List keys (never the keys themselves, only their first characters).'),
+  )
     .option('--account <id>', 'only keys of this account')
     .option('--json', 'print JSON')
-    .action(async (flags: { dataDir?: string; account?: string; json?: boolean }) => {
+    .action(async (flags: StoreFlags & { account?: string; json?: boolean }) => {
       await withStores(flags, async (stores) => {
         const records = await stores.keys.list(flags.account);
         if (flags.json) console.log(JSON.stringify(records, null, 2));
         else printKeyTable(records);
       });
     });
-  keys
-    .command('revoke')
-    .description('Revoke a key by id (it stops working at once).')
-    .argument('<id>', 'key id, as shown by `keys list`')
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .option('--store <url>', STORE_HELP)
-    .action(async (id: string, flags: { dataDir?: string }) => {
-      await withStores(flags, async (stores) => {
-        if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
-        console.log(`Revoked ${id}.`);
-      });
+  withStoreOptions(
+    keys
+      .command('revoke')
+      .description('Revoke a key by id (it stops working at once).')
+      .argument('<id>', 'key id, as shown by `keys list`'),
+  ).action(async (id: string, flags: StoreFlags) => {
+    await withStores(flags, async (stores) => {
+      if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
+      console.log(`Revoked ${id}.`);
     });
+  });
 
   const credits = program.command('credits').description('Grant and inspect credits.');
-  credits
-    .command('grant')
-    .description('Add credits to an account (creating it if needed).')
-    .argument('<account>', 'account id')
-    .argument('<n>', 'credits to add', integerOption('<n>'))
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .option('--store <url>', STORE_HELP)
-    .action(async (account: string, amount: number, flags: { dataDir?: string }) => {
+  withStoreOptions(
+    credits
+      .command('grant')
+      .description('Add credits to an existing account (with --create-account: to a new one).')
+      .argument('<account>', 'account id')
+      .argument('<n>', 'credits to add', integerOption()),
+  )
+    .option('--create-account', 'create the account (with these credits) if it does not exist yet')
+    .action(async (account: string, amount: number, flags: StoreFlags & { createAccount?: boolean }) => {
       await withStores(flags, async (stores) => {
+        if (!flags.createAccount && !(await stores.credits.hasAccount(account))) {
+          throw new Error(
+            `no account ${account}: check the id (keys list shows them) or add --create-account`,
+          );
+        }
         const balance = await stores.credits.grant(account, amount);
         console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
       });
     });
-  credits
-    .command('balance')
-    .description('Show the available credits of an account.')
-    .argument('<account>', 'account id')
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .option('--store <url>', STORE_HELP)
-    .action(async (account: string, flags: { dataDir?: string }) => {
-      await withStores(flags, async (stores) => {
-        if (!(await stores.credits.hasAccount(account))) throw new Error(`no account ${account}`);
-        console.log(String(await stores.credits.balance(account)));
-      });
+  withStoreOptions(
+    credits
+      .command('balance')
+      .description('Show the available credits of an account.')
+      .argument('<account>', 'account id'),
+  ).action(async (account: string, flags: StoreFlags) => {
+    await withStores(flags, async (stores) => {
+      if (!(await stores.credits.hasAccount(account))) throw new Error(`no account ${account}`);
+      console.log(String(await stores.credits.balance(account)));
     });
-  program
-    .command('migrate')
-    .description('Apply pending schema migrations of the --store database (PostgreSQL), then exit.')
-    .option('--store <url>', STORE_HELP)
-    .option('--data-dir <dir>', 'data directory (default: .citewise)')
-    .action(async (flags: StoreFlags) => {
-      await withStores(flags, async (stores) => {
-        console.log(`${stores.description}: ${await stores.migrate()}.`);
-      });
+  });
+  withStoreOptions(
+    program
+      .command('migrate')
+      .description('Apply pending schema migrations of the --store database (PostgreSQL), then exit.'),
+  ).action(async (flags: StoreFlags) => {
+    await withStores(flags, async (stores) => {
+      console.log(`${stores.description}: ${await stores.migrate()}.`);
     });
+  });
   registerIndexCommand(program);
   registerMcpCommand(program, (config, logger) => openEngine(config, logger));
   return program;
 }
 
-const STORE_HELP =
-  'where keys and credits live: redis://…, postgres://…, sqlite:PATH (default: SQLite in the data dir; ' +
-  'env CITEWISE_STORE)';
+/** Adds the shared `--data-dir` and `--store` flags (from the settings table) to an admin command. */
+function withStoreOptions(command: Command): Command {
+  return addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir' || name === 'store');
+}
+
+interface KeyCreateFlags extends StoreFlags {
+  readonly account?: string;
+  readonly createAccount?: boolean;
+  readonly credits?: number;
+  readonly expiresIn?: number;
+  readonly name?: string;
+}
+
+/**
+ * `keys create`: an unknown `--account` is refused unless `--create-account` (a typo must not open a new
+ * account with free credits), and `--credits` is refused when no account is created (it would be ignored).
+ */
+async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promise<void> {
+  const accountExists = flags.account !== undefined && (await stores.credits.hasAccount(flags.account));
+  if (flags.account !== undefined && !accountExists && !flags.createAccount) {
+    throw new Error(
+      `no account ${flags.account}: check the id (keys list shows them) or add --create-account to create it`,
+    );
+  }
+  if (accountExists && flags.credits !== undefined) {
+    throw new Error(
+      `--credits applies only when an account is created, and ${flags.account} exists; ` +
+        `use: citewise credits grant ${flags.account} ${flags.credits}`,
+    );
+  }
+  const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits, rateLimiter: false });
+  const { key, record, accountCreated } = await engine.createKey({
+    ...(flags.account ? { accountId: flags.account } : {}),
+    ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
+    ...(flags.name ? { name: flags.name } : {}),
+    ...(flags.expiresIn ? { expiresAt: Date.now() + flags.expiresIn } : {}),
+  });
+  const balance = await stores.credits.balance(record.accountId);
+  const expires = record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : '';
+  console.log(
+    `Created key ${record.id} for ${accountCreated ? 'new ' : ''}account ${record.accountId} ` +
+      `(${balance} credits${expires}).`,
+  );
+  console.log('Store it now: the key cannot be shown again.');
+  console.log(key);
+}
 
 /** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
 async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
+  // Refuse, before anything opens, settings that would only fail on the first search.
+  checkSearchRequirements(config);
+  for (const spec of [config.model, config.embeddingModel]) {
+    const problem = spec === undefined ? undefined : modelRequirementError(spec, config, env);
+    if (problem) throw new Error(problem);
+  }
   const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
@@ -238,7 +206,7 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
     search: searchProviderFor(config),
-    ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
+    ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
     expandToResults: config.expandToResults,
@@ -277,31 +245,34 @@ async function modelsFor(
 
 /** The page fetcher of `serve`: created on first use, counted when metrics are on. */
 function fetcherFor(config: ServeConfig, metrics: Metrics | undefined): PageFetcher {
-  const create = () =>
-    createPageFetcher(config.allowPrivateHosts.length ? { allowPrivateHosts: config.allowPrivateHosts } : {});
+  const allowPrivateHosts = config.allowPrivateHosts ?? [];
+  const create = () => createPageFetcher(allowPrivateHosts.length ? { allowPrivateHosts } : {});
   return metrics ? metrics.instrumentFetcher(create) : create();
 }
 
-async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void> {
+async function serve(flags: CommandFlags): Promise<void> {
   const config = resolveServeConfig(flags, env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
-  const metrics = flags.metricsPath ? createMetrics() : undefined;
+  const metrics = config.metricsPath ? createMetrics() : undefined;
   const { engine, stores } = await openEngine(config, logger, metrics);
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
 
+  let firstKey: Omit<FirstKeyNotice, 'baseUrl'> | undefined;
   if (firstStart && (await stores.keys.list()).length === 0) {
     const { key, record } = await engine.createKey();
-    console.log(
-      `First start: created account ${record.accountId} with ${FREE_CREDITS} credits.\n` +
-        `Its API key is shown only this once; store it now:\n\n${key}\n`,
-    );
+    // Written before listening, so a start that fails (port taken) does not lose the key.
+    const file = await writeFirstKey(config.dataDir, key);
+    const credits = await stores.credits.balance(record.accountId);
+    firstKey = { key, accountId: record.accountId, credits, file };
+    // The log says only that a key was made and where it is, never the key.
+    logger.info({ file }, 'first key created');
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
   const server = createServer(
-    createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+    createServeListener(engine, metrics ? { metrics, metricsPath: config.metricsPath } : {}),
   );
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;
@@ -310,8 +281,10 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   await listen(server, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
-  console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
+  const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  const baseUrl = `http://${formatHost(config.host)}:${port}`;
+  console.log(`citewise listening on ${baseUrl}`);
+  if (firstKey) process.stderr.write(firstKeyText({ ...firstKey, baseUrl }, process.stderr.isTTY === true));
   logger.info(
     {
       port,
@@ -348,22 +321,19 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
 
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
 function searchProviderFor(config: ServeConfig): SearchProvider {
-  const { providers } = config;
   return createSearchProviderFromSpec(config.search, {
     // Each web provider gets its own retries (within the deadline) and circuit breaker.
     wrapProvider: (provider) => withResilience(provider),
-    timeoutMs: providers.timeoutMs,
-    ...(providers.searxngUrl
-      ? { searxng: { baseUrl: providers.searxngUrl, pages: providers.searxngPages } }
-      : {}),
-    ...(providers.braveApiKey ? { brave: { apiKey: providers.braveApiKey } } : {}),
-    ...(providers.tavilyApiKey ? { tavily: { apiKey: providers.tavilyApiKey } } : {}),
-    ...(providers.serperApiKey ? { serper: { apiKey: providers.serperApiKey } } : {}),
-    ...(providers.exaApiKey ? { exa: { apiKey: providers.exaApiKey } } : {}),
-    wikipedia: { language: providers.wikipediaLanguage },
+    timeoutMs: config.searchTimeoutMs,
+    ...(config.searxngUrl ? { searxng: { baseUrl: config.searxngUrl, pages: config.searxngPages } } : {}),
+    ...(config.braveApiKey ? { brave: { apiKey: config.braveApiKey } } : {}),
+    ...(config.tavilyApiKey ? { tavily: { apiKey: config.tavilyApiKey } } : {}),
+    ...(config.serperApiKey ? { serper: { apiKey: config.serperApiKey } } : {}),
+    ...(config.exaApiKey ? { exa: { apiKey: config.exaApiKey } } : {}),
+    wikipedia: { language: config.wikipediaLanguage },
     providers: {
       local: createLocalIndexProvider({
-        paths: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
+        paths: config.corpus?.length ? config.corpus : [DEFAULT_CORPUS],
         // The index built by `citewise index` (if any), re-read when it changes.
         indexFiles: [indexFilePath(config.dataDir)],
       }),
@@ -433,23 +403,19 @@ function printKeyTable(records: readonly KeyRecord[]): void {
     );
 }
 
-function integerOption(name: string) {
-  return (value: string): number => {
+/** A commander argument parser from a settings parser (commander names the flag in its error). */
+function commanderParser<T>(parse: (text: string) => T): (value: string) => T {
+  return (value) => {
     try {
-      return parseNonNegativeInteger(name, value);
+      return parse(value);
     } catch (error) {
-      throw new InvalidArgumentError((error as Error).message);
+      throw new InvalidArgumentError(`It ${(error as Error).message}.`);
     }
   };
 }
 
-function durationOption(value: string): number {
-  try {
-    return parseDuration(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-}
+const integerOption = () => commanderParser(parseNonNegativeInteger);
+const durationOption = commanderParser(parseDuration);
 
 /** Runs the CLI; errors print one line to stderr and exit 1. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {

@@ -16,7 +16,14 @@ import type { Logger, SearchEngine } from '../engine.ts';
 import { createMcpHttpHandler } from '../mcp/http.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { resolveServeConfig, type ServeConfig, type ServeFlags } from './config.ts';
+import {
+  addSettingOptions,
+  resolveMcpConfig,
+  resolveServeConfig,
+  type CommandFlags,
+  type ServeConfig,
+} from './config.ts';
+import { MCP_SETTINGS, SERVE_SETTINGS, settingLabel } from './settings.ts';
 
 /** Where the MCP endpoint of `serve` is mounted. */
 export const MCP_PATH = '/mcp';
@@ -27,41 +34,29 @@ export type OpenEngine = (
   logger: Logger,
 ) => Promise<{ readonly engine: SearchEngine; close(): Promise<void> }>;
 
-interface McpFlags extends ServeFlags {
-  readonly apiKey?: string;
-  readonly url?: string;
-}
-
-/** `serve` options that make no sense for a stdio server. */
-const SERVE_ONLY_OPTIONS = new Set(['--port', '--host', '--maintenance', '--metrics-path']);
-
 /**
- * Registers `citewise mcp`, copying the engine options of the already registered `serve` command so the
- * two stay configured alike.
+ * Registers `citewise mcp`: its own settings (`--api-key`, `--url`) and the engine settings of `serve`
+ * (those not marked `serveOnly`), all from the settings table, so the two stay configured alike.
  */
 export function registerMcpCommand(program: Command, openEngine: OpenEngine): void {
   const command = program
     .command('mcp')
     .description(
       'Run the MCP server (tools web_search, get_balance) over stdio, for Claude Desktop-style clients.',
-    )
-    .option('--api-key <key>', 'API key the tools search with (env CITEWISE_API_KEY)')
-    .option('--url <baseUrl>', 'forward to a running citewise service instead of searching in-process');
-  const serve = program.commands.find((c) => c.name() === 'serve');
-  for (const option of serve?.options ?? []) {
-    if (!SERVE_ONLY_OPTIONS.has(option.long ?? '')) command.addOption(option);
-  }
-  command.action(async (flags: McpFlags) => runMcpStdio(flags, openEngine));
+    );
+  addSettingOptions(command, MCP_SETTINGS);
+  addSettingOptions(command, SERVE_SETTINGS, (_name, setting) => setting.serveOnly !== true);
+  command.action(async (flags: CommandFlags) => runMcpStdio(flags, openEngine));
 }
 
-async function runMcpStdio(flags: McpFlags, openEngine: OpenEngine): Promise<void> {
+async function runMcpStdio(flags: CommandFlags, openEngine: OpenEngine): Promise<void> {
   const env = process.env;
-  const apiKey = flags.apiKey ?? env['CITEWISE_API_KEY'];
-  if (!apiKey) throw new Error('an API key is required: --api-key <key> or CITEWISE_API_KEY');
+  const { apiKey, url } = resolveMcpConfig(flags, env);
+  if (!apiKey) throw new Error(`an API key is required: ${settingLabel(MCP_SETTINGS.apiKey)}`);
   let backend: CitewiseBackend;
   let close = async () => {};
-  if (flags.url) {
-    backend = createClient({ baseUrl: flags.url, apiKey });
+  if (url) {
+    backend = createClient({ baseUrl: url, apiKey });
   } else {
     const config = resolveServeConfig(flags, env);
     // stdout carries the protocol: logs go to stderr.

@@ -12,6 +12,7 @@ import { createRedisStores } from '../stores/redis/index.ts';
 import { createSqliteStores } from '../stores/sqlite/index.ts';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import { databasePath } from './config.ts';
+import { storeKindOf, type StoreKind } from './settings.ts';
 
 /** The stores of one CLI process. */
 export interface CliStores {
@@ -38,14 +39,10 @@ export interface CliStoreSettings {
   readonly dataDir: string;
 }
 
-type Kind = 'redis' | 'postgres' | 'sqlite' | 'memory';
-
 /** The kind of store a URL names; throws a readable Error for anything else. */
-export function storeKind(url: string): Kind {
-  if (/^rediss?:\/\//i.test(url)) return 'redis';
-  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
-  if (/^sqlite:/i.test(url)) return 'sqlite';
-  if (/^memory:?$/i.test(url)) return 'memory';
+export function storeKind(url: string): StoreKind {
+  const kind = storeKindOf(url);
+  if (kind) return kind;
   throw new Error(
     `unsupported store "${redact(url)}": use redis://…, postgres://…, sqlite:PATH (or memory: for --limits-store)`,
   );

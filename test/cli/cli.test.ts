@@ -1,12 +1,19 @@
 /**
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { CLI, runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
+
+/** Tests that run several CLI processes one after another: each start loads the whole CLI. */
+const SEVERAL_PROCESSES = { timeout: 120_000 };
+
+/** Whether util-linux `script` (a pseudo-terminal) is available for the terminal test. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
 
 type Server = ServeProcess;
 
@@ -37,7 +44,7 @@ describe('citewise CLI', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
-    server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS]);
+    server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS, '--log-level', 'info']);
     firstKey = server.firstKey() ?? '';
   });
 
@@ -46,9 +53,21 @@ describe('citewise CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('first start creates an account with 1,000 credits and prints its key once', async () => {
+  it('first start writes the key to <data-dir>/first-key.txt (0600) and, off a terminal, prints only the path', async () => {
     expect(firstKey).toMatch(/^cw_[A-Za-z0-9]{40}$/);
-    expect(server.output()).toMatch(/1000 credits/);
+    const file = join(dataDir, 'first-key.txt');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The notice follows the "listening" line (on stderr, which may arrive a moment later).
+    await expect.poll(() => server.output()).toMatch(/1000 credits[\s\S]*Try it/);
+    expect(server.output()).toMatch(new RegExp(`Bearer \\$\\(cat ${file}\\)`));
+    expect(server.output()).not.toContain(firstKey);
+    // The JSON log on stdout says that a key was made and where, never the key.
+    const logged = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; file?: string });
+    expect(logged.find((entry) => entry.msg === 'first key created')?.file).toBe(file);
     const response = await balance(server.baseUrl, firstKey);
     expect(await response.json()).toEqual({ available_credits: 1000 });
   });
@@ -67,31 +86,36 @@ describe('citewise CLI', () => {
     expect(body.sources.some((url) => url.endsWith('api-keys.md'))).toBe(true);
   });
 
-  it('keys create (while the server runs) prints the key as the last line, and it works at once', async () => {
-    const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
-    expect(created.code).toBe(0);
-    const key = lastLine(created.stdout);
-    expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
-    expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 25 });
+  it(
+    'keys create (while the server runs) prints the key as the last line, and it works at once',
+    SEVERAL_PROCESSES,
+    async () => {
+      const created = await run(['keys', 'create', '--data-dir', dataDir, '--credits', '25', '--name', 'ci']);
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const key = lastLine(created.stdout);
+      expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+      expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 25 });
 
-    const listed = await run(['keys', 'list', '--data-dir', dataDir, '--json']);
-    const records = JSON.parse(listed.stdout) as Array<{
-      id: string;
-      name: string | null;
-      accountId: string;
-    }>;
-    expect(records).toHaveLength(2);
-    expect(listed.stdout).not.toContain(key);
-    const record = records.find((r) => r.name === 'ci')!;
+      const listed = await run(['keys', 'list', '--data-dir', dataDir, '--json']);
+      const records = JSON.parse(listed.stdout) as Array<{
+        id: string;
+        name: string | null;
+        accountId: string;
+      }>;
+      expect(records).toHaveLength(2);
+      expect(listed.stdout).not.toContain(key);
+      const record = records.find((r) => r.name === 'ci')!;
 
-    const granted = await run(['credits', 'grant', record.accountId, '75', '--data-dir', dataDir]);
-    expect(granted.code).toBe(0);
-    expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 100 });
+      const granted = await run(['credits', 'grant', record.accountId, '75', '--data-dir', dataDir]);
+      expect(granted.code).toBe(0);
+      expect(await (await balance(server.baseUrl, key)).json()).toEqual({ available_credits: 100 });
 
-    const revoked = await run(['keys', 'revoke', record.id, '--data-dir', dataDir]);
-    expect(revoked.code).toBe(0);
-    expect((await balance(server.baseUrl, key)).status).toBe(401);
-  });
+      const revoked = await run(['keys', 'revoke', record.id, '--data-dir', dataDir]);
+      expect(revoked.code).toBe(0);
+      expect((await balance(server.baseUrl, key)).status).toBe(401);
+    },
+  );
 
   it('keys create --account adds a key to an existing account; --expires-in makes it expire', async () => {
     const listed = JSON.parse(
@@ -116,7 +140,7 @@ describe('citewise CLI', () => {
     expect(response.status).toBe(200);
   });
 
-  it('every command has --help; bad input exits 1 with a readable message', async () => {
+  it('every command has --help; bad input exits 1 with a readable message', SEVERAL_PROCESSES, async () => {
     for (const args of [
       ['--help'],
       ['serve', '--help'],
@@ -131,14 +155,146 @@ describe('citewise CLI', () => {
     }
     const badDuration = await run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']);
     expect(badDuration.code).not.toBe(0);
-    expect(badDuration.stderr).toMatch(/invalid duration/);
+    expect(badDuration.stderr).toMatch(/--expires-in <duration>.* must be a duration/);
     const badRevoke = await run(['keys', 'revoke', 'key_nope', '--data-dir', dataDir]);
     expect(badRevoke.code).toBe(1);
     expect(badRevoke.stderr).toMatch(/no key with id key_nope/);
     const badRate = await run(['serve', '--data-dir', dataDir, '--rate-limit', 'lots'], {});
     expect(badRate.code).toBe(1);
-    expect(badRate.stderr).toMatch(/invalid rate limit/);
+    expect(badRate.stderr).toContain(
+      '--rate-limit (CITEWISE_RATE_LIMIT) must be REQUESTS/WINDOW, e.g. 60/1m, got "lots"',
+    );
   });
+
+  it.skipIf(!hasScript)('on a terminal, the first start also shows the key, framed', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'citewise-cli-tty-'));
+    try {
+      // util-linux `script` runs serve on a pseudo-terminal, so stderr is a TTY as in a user's shell.
+      const command = [
+        process.execPath,
+        CLI,
+        'serve',
+        '--port',
+        '0',
+        '--log-level',
+        'warn',
+        '--data-dir',
+        other,
+      ]
+        .map((part) => `'${part}'`)
+        .join(' ');
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      try {
+        await expect.poll(() => output, { timeout: 20_000 }).toMatch(/curl -H/);
+        const key = readFileSync(join(other, 'first-key.txt'), 'utf8').trim();
+        expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+        expect(output).toMatch(new RegExp(`\\|\\s+${key}\\s+\\|`));
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('close', resolve));
+      }
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    'keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one',
+    SEVERAL_PROCESSES,
+    async () => {
+      const typo = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_typo']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+      const grantTypo = await run(['credits', 'grant', 'acct_typo', '10', '--data-dir', dataDir]);
+      expect(grantTypo.code).toBe(1);
+      expect(grantTypo.stderr).toMatch(/no account acct_typo: .*--create-account/);
+      expect((await run(['credits', 'balance', 'acct_typo', '--data-dir', dataDir])).code).toBe(1);
+
+      const created = await run([
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--account',
+        'acct_team',
+        '--create-account',
+        '--credits',
+        '7',
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/new account acct_team \(7 credits\)/);
+
+      const ignoredCredits = await run([
+        'keys',
+        'create',
+        '--data-dir',
+        dataDir,
+        '--account',
+        'acct_team',
+        '--credits',
+        '500',
+      ]);
+      expect(ignoredCredits.code).toBe(1);
+      expect(ignoredCredits.stderr).toMatch(/--credits applies only when an account is created/);
+      expect(ignoredCredits.stderr).toContain('citewise credits grant acct_team 500');
+      const second = await run(['keys', 'create', '--data-dir', dataDir, '--account', 'acct_team']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/for account acct_team \(7 credits\)/);
+
+      const granted = await run([
+        'credits',
+        'grant',
+        'acct_new',
+        '3',
+        '--data-dir',
+        dataDir,
+        '--create-account',
+      ]);
+      expect(granted.code, granted.stderr).toBe(0);
+      expect((await run(['credits', 'balance', 'acct_new', '--data-dir', dataDir])).stdout.trim()).toBe('3');
+    },
+  );
+
+  it(
+    'names flags and environment variables, never library options, when a provider or model lacks a setting',
+    SEVERAL_PROCESSES,
+    async () => {
+      const other = mkdtempSync(join(tmpdir(), 'citewise-cli-'));
+      try {
+        const noKeys = { BRAVE_API_KEY: '', BRAVE_SEARCH_API_KEY: '', SEARXNG_URL: '', OPENAI_API_KEY: '' };
+        const brave = await run(['serve', '--data-dir', other, '--port', '0', '--search', 'brave'], noKeys);
+        expect(brave.code).toBe(1);
+        expect(brave.stderr).toMatch(/--search brave needs the environment variable BRAVE_API_KEY/);
+        expect(brave.stderr).not.toMatch(/apiKey/);
+        const searxng = await run(
+          ['serve', '--data-dir', other, '--port', '0', '--search', 'wikipedia,searxng'],
+          noKeys,
+        );
+        expect(searxng.code).toBe(1);
+        expect(searxng.stderr).toMatch(/--search searxng needs --searxng-url \(SEARXNG_URL\)/);
+        expect(searxng.stderr).not.toMatch(/baseUrl/);
+        const model = await run(
+          ['serve', '--data-dir', other, '--port', '0', '--model', 'openai:gpt-4o-mini'],
+          noKeys,
+        );
+        expect(model.code).toBe(1);
+        expect(model.stderr).toMatch(
+          /model openai:gpt-4o-mini needs the environment variable OPENAI_API_KEY/,
+        );
+        const fromEnv = await run(['serve', '--data-dir', other, '--port', '0'], {
+          CITEWISE_MAX_RESULTS: 'many',
+        });
+        expect(fromEnv.code).toBe(1);
+        expect(fromEnv.stderr).toContain(
+          '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "many"',
+        );
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('keeps keys and balances across restarts and stops cleanly on SIGTERM', async () => {
     await fetch(`${server.baseUrl}/v1/search`, {

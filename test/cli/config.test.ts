@@ -1,27 +1,49 @@
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseRateLimit, resolveServeConfig } from '../../src/cli/config.ts';
+import { ENGINE_DEFAULTS } from '../../src/engine.ts';
+import { resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
+import {
+  formatDuration,
+  formatRateLimit,
+  parseDuration,
+  parseRateLimit,
+  SERVE_SETTINGS,
+} from '../../src/cli/settings.ts';
 
 describe('CLI configuration', () => {
-  it('uses the documented defaults', () => {
+  it('uses the defaults of the settings table, which are the engine defaults where the engine has one', () => {
     expect(resolveServeConfig({}, {})).toEqual({
       port: 8787,
       host: '127.0.0.1',
-      dataDir: resolve('.citewise'),
-      corpus: [],
-      rateLimit: { limit: 60, windowMs: 60_000 },
-      creditCost: 1,
-      maintenance: false,
+      publicUrl: undefined,
+      maintenance: ENGINE_DEFAULTS.maintenance,
       logLevel: 'info',
+      metricsPath: undefined,
+      dataDir: resolve('.citewise'),
+      store: undefined,
+      limitsStore: undefined,
+      rateLimit: ENGINE_DEFAULTS.rateLimit,
+      creditCost: ENGINE_DEFAULTS.creditCost,
+      requestTimeoutMs: ENGINE_DEFAULTS.requestTimeoutMs,
       search: 'local',
-      providers: { wikipediaLanguage: 'en', timeoutMs: 10_000, searxngPages: 1 },
-      allowPrivateHosts: [],
-      maxResults: 5,
-      expandToResults: 40,
-      minQueryCoverage: 0.8,
-      maxPassageTokens: 4000,
-      requestTimeoutMs: 30_000,
-      modelFallback: false,
+      corpus: undefined,
+      searxngUrl: undefined,
+      searxngPages: 1,
+      braveApiKey: undefined,
+      tavilyApiKey: undefined,
+      serperApiKey: undefined,
+      exaApiKey: undefined,
+      wikipediaLanguage: 'en',
+      searchTimeoutMs: 10_000,
+      allowPrivateHosts: undefined,
+      maxResults: ENGINE_DEFAULTS.maxResults,
+      expandToResults: ENGINE_DEFAULTS.expandToResults,
+      minQueryCoverage: ENGINE_DEFAULTS.minQueryCoverage,
+      maxPassageTokens: ENGINE_DEFAULTS.maxPassageTokens,
+      model: undefined,
+      modelBaseUrl: undefined,
+      embeddingModel: undefined,
+      modelFallback: ENGINE_DEFAULTS.modelFallback,
     });
   });
 
@@ -29,15 +51,16 @@ describe('CLI configuration', () => {
     const env = {
       CITEWISE_PORT: '9000',
       CITEWISE_HOST: '0.0.0.0',
+      CITEWISE_PUBLIC_URL: 'https://search.example.com/',
       CITEWISE_DATA_DIR: '/tmp/as-data',
-      CITEWISE_CORPUS: '/a:/b',
+      CITEWISE_CORPUS: ['/a', '/b'].join(delimiter),
       CITEWISE_RATE_LIMIT: '10/1s',
       CITEWISE_CREDIT_COST: '2',
       CITEWISE_MAINTENANCE: 'true',
       CITEWISE_LOG_LEVEL: 'warn',
       CITEWISE_SEARCH: 'wikipedia,duckduckgo',
       SEARXNG_URL: 'http://searx.local',
-      BRAVE_API_KEY: 'brave-secret',
+      BRAVE_SEARCH_API_KEY: 'brave-secret',
       CITEWISE_ALLOW_PRIVATE_HOSTS: 'wiki.corp, intranet',
       CITEWISE_MAX_RESULTS: '8',
       CITEWISE_EXPAND_TO_RESULTS: '20',
@@ -45,11 +68,14 @@ describe('CLI configuration', () => {
       CITEWISE_MAX_PASSAGE_TOKENS: '8000',
       CITEWISE_SEARXNG_PAGES: '3',
       CITEWISE_REQUEST_TIMEOUT: '45s',
+      CITEWISE_MODEL_FALLBACK: 'yes',
+      CITEWISE_METRICS_PATH: '/metrics',
     };
     const fromEnv = resolveServeConfig({}, env);
     expect(fromEnv).toMatchObject({
       port: 9000,
       host: '0.0.0.0',
+      publicUrl: 'https://search.example.com',
       dataDir: '/tmp/as-data',
       corpus: ['/a', '/b'],
       rateLimit: { limit: 10, windowMs: 1000 },
@@ -57,31 +83,47 @@ describe('CLI configuration', () => {
       maintenance: true,
       logLevel: 'warn',
       search: 'wikipedia,duckduckgo',
-      providers: {
-        searxngUrl: 'http://searx.local',
-        searxngPages: 3,
-        braveApiKey: 'brave-secret',
-        wikipediaLanguage: 'en',
-      },
+      searxngUrl: 'http://searx.local',
+      searxngPages: 3,
+      braveApiKey: 'brave-secret',
+      wikipediaLanguage: 'en',
       allowPrivateHosts: ['wiki.corp', 'intranet'],
       maxResults: 8,
       expandToResults: 20,
       minQueryCoverage: 0.5,
       maxPassageTokens: 8000,
       requestTimeoutMs: 45_000,
+      modelFallback: true,
+      metricsPath: '/metrics',
     });
     const fromFlags = resolveServeConfig(
-      { port: '1234', rateLimit: '5/1h', corpus: ['/c'], maintenance: false },
-      env,
+      { port: '1234', rateLimit: '5/1h', corpus: ['/c'], maintenance: true, wikipediaLang: 'de' },
+      { ...env, CITEWISE_MAINTENANCE: 'false' },
     );
     expect(fromFlags).toMatchObject({
       port: 1234,
       rateLimit: { limit: 5, windowMs: 3_600_000 },
       corpus: ['/c'],
+      maintenance: true,
+      wikipediaLanguage: 'de',
     });
   });
 
-  it('parses durations and rate limits, and rejects nonsense', () => {
+  it('the public URL defaults to http://<host>:<port> of the listener; a set one loses its trailing slash', () => {
+    expect(resolvePublicUrl(undefined, '127.0.0.1', 8787)).toBe('http://127.0.0.1:8787');
+    expect(resolvePublicUrl(undefined, '::1', 9000)).toBe('http://[::1]:9000');
+    const { publicUrl } = resolveServeConfig({ publicUrl: 'https://search.example.com/' }, {});
+    expect(resolvePublicUrl(publicUrl, '0.0.0.0', 8787)).toBe('https://search.example.com');
+  });
+
+  it('an empty variable counts as unset', () => {
+    expect(resolveServeConfig({}, { CITEWISE_PORT: '', BRAVE_API_KEY: ' ' })).toMatchObject({
+      port: 8787,
+      braveApiKey: undefined,
+    });
+  });
+
+  it('parses durations and rate limits, and formats them back', () => {
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('30s')).toBe(30_000);
     expect(parseDuration('1m')).toBe(60_000);
@@ -90,13 +132,68 @@ describe('CLI configuration', () => {
     expect(parseDuration('m')).toBe(60_000);
     expect(parseRateLimit('60/1m')).toEqual({ limit: 60, windowMs: 60_000 });
     expect(parseRateLimit('10/s')).toEqual({ limit: 10, windowMs: 1000 });
+    for (const ms of [1, 500, 1_000, 30_000, 60_000, 90_000, 3_600_000, 86_400_000, 604_800_000])
+      expect(parseDuration(formatDuration(ms))).toBe(ms);
+    expect(parseRateLimit(formatRateLimit(ENGINE_DEFAULTS.rateLimit))).toEqual(ENGINE_DEFAULTS.rateLimit);
     for (const bad of ['', 'soon', '5', '-1s', '0s', '1y'])
-      expect(() => parseDuration(bad)).toThrow(/invalid duration/);
-    for (const bad of ['lots', '0/1m', '1.5/1m', '10']) expect(() => parseRateLimit(bad)).toThrow(/invalid/);
-    for (const bad of ['', 'most', '-0.1', '1.5'])
-      expect(() => resolveServeConfig({ minQueryCoverage: bad }, {})).toThrow(/--min-query-coverage/);
-    expect(() => resolveServeConfig({ expandToResults: '0' }, {})).toThrow(/--expand-to-results/);
-    expect(() => resolveServeConfig({ port: '70000' }, {})).toThrow(/invalid port/);
-    expect(() => resolveServeConfig({ creditCost: '-1' }, {})).toThrow(/invalid --credit-cost/);
+      expect(() => parseDuration(bad)).toThrow(/must be a (positive )?duration/);
+    for (const bad of ['lots', '0/1m', '1.5/1m', '10', '10/soon', '1/1m/2'])
+      expect(() => parseRateLimit(bad)).toThrow(/must be REQUESTS\/WINDOW/);
+  });
+
+  it('every default of the table parses', () => {
+    for (const [name, setting] of Object.entries(SERVE_SETTINGS)) {
+      if ('default' in setting) expect(() => setting.parse(setting.default), name).not.toThrow();
+    }
+  });
+
+  it('a bad value names the flag and the variable, and what was given (never a secret)', () => {
+    const cases: [Record<string, unknown>, Record<string, string>, string][] = [
+      [{ maxResults: 'x' }, {}, '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "x"'],
+      [
+        {},
+        { CITEWISE_MAX_RESULTS: '0' },
+        '--max-results (CITEWISE_MAX_RESULTS) must be a positive integer, got "0"',
+      ],
+      [
+        { minQueryCoverage: '1.5' },
+        {},
+        '--min-query-coverage (CITEWISE_MIN_QUERY_COVERAGE) must be a number from 0 to 1, got "1.5"',
+      ],
+      [
+        { expandToResults: '0' },
+        {},
+        '--expand-to-results (CITEWISE_EXPAND_TO_RESULTS) must be a positive integer',
+      ],
+      [{ port: '70000' }, {}, '--port (CITEWISE_PORT) must be an integer from 0 to 65535, got "70000"'],
+      [
+        { creditCost: '-1' },
+        {},
+        '--credit-cost (CITEWISE_CREDIT_COST) must be a non-negative integer, got "-1"',
+      ],
+      [{}, { CITEWISE_MAINTENANCE: 'maybe' }, '--maintenance (CITEWISE_MAINTENANCE) must be true or false'],
+      [{ logLevel: 'loud' }, {}, '--log-level (CITEWISE_LOG_LEVEL) must be one of fatal, error, warn'],
+      [{ store: 'mysql://db' }, {}, '--store (CITEWISE_STORE) must be redis://…'],
+      [
+        { limitsStore: 'postgres://db' },
+        {},
+        '--limits-store (CITEWISE_LIMITS_STORE) must be redis://… or memory:',
+      ],
+      [{ search: 'bing' }, {}, '--search (CITEWISE_SEARCH) names an unknown provider "bing"'],
+      [{ searxngUrl: 'searx.local' }, {}, '--searxng-url (SEARXNG_URL) must be an http(s) URL'],
+      [{ model: 'gpt-4o' }, {}, '--model (CITEWISE_MODEL) model spec "gpt-4o" must look like'],
+      [
+        { metricsPath: 'metrics' },
+        {},
+        '--metrics-path (CITEWISE_METRICS_PATH) must be a path starting with "/"',
+      ],
+      [{ publicUrl: 'ftp://x' }, {}, '--public-url (CITEWISE_PUBLIC_URL) must be an http(s) URL'],
+    ];
+    for (const [flags, env, message] of cases) {
+      expect(() => resolveServeConfig(flags, env), message).toThrow(message);
+    }
+    expect(() => resolveServeConfig({}, { CITEWISE_SEARCH: 'a,,b' })).toThrow(
+      /^--search \(CITEWISE_SEARCH\)/,
+    );
   });
 });

@@ -57,7 +57,17 @@ describe.runIf(withRedis)(`${INSTANCES} instances on one Redis`, () => {
     // Provisioned with the CLI, as the README shows.
     const store = `${redisUrl}?prefix=mi-${RUN}-credits:`;
     const key = lastLine(
-      await cli(['keys', 'create', '--store', store, '--account', 'acct', '--credits', '50']),
+      await cli([
+        'keys',
+        'create',
+        '--store',
+        store,
+        '--account',
+        'acct',
+        '--create-account',
+        '--credits',
+        '50',
+      ]),
     );
     expect((await cli(['credits', 'balance', 'acct', '--store', store])).trim()).toBe('50');
     const admin = createRedisStores({ url: redisUrl!, prefix: `mi-${RUN}-credits:` });
@@ -157,7 +167,17 @@ describe.runIf(withPostgres)(`${INSTANCES} instances on one PostgreSQL`, () => {
     expect(await cli(['migrate', '--store', store])).toMatch(/applied migrations 1/);
     expect(await cli(['migrate', '--store', store])).toMatch(/schema up to date/);
     const key = lastLine(
-      await cli(['keys', 'create', '--store', store, '--account', 'acct', '--credits', '50']),
+      await cli([
+        'keys',
+        'create',
+        '--store',
+        store,
+        '--account',
+        'acct',
+        '--create-account',
+        '--credits',
+        '50',
+      ]),
     );
     const admin = createPostgresStores({ connectionString: postgresUrl!, schema, migrate: false });
     // Limits stay per instance in memory here (PostgreSQL keeps no rate limits).

@@ -1,6 +1,9 @@
 /** Runs the `citewise` command as a user would: real processes on loopback. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstKeyPath } from '../../src/cli/first-key.ts';
 
 /** The package's bin script. */
 export const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
@@ -38,7 +41,9 @@ export interface ServeProcess {
   readonly baseUrl: string;
   /** Everything printed so far (stdout and stderr). */
   output(): string;
-  /** The API key printed on first start, if any. */
+  /** The data directory `serve` runs on (from `--data-dir`, `CITEWISE_DATA_DIR` or the default). */
+  readonly dataDir: string;
+  /** The first-start key, read from `<data dir>/first-key.txt` (serve never prints it to a pipe), if any. */
   firstKey(): string | undefined;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -62,11 +67,17 @@ export async function startServe(
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
   });
+  const dataDirFlag = args.indexOf('--data-dir');
+  const dataDir = resolve(
+    (dataDirFlag >= 0 ? args[dataDirFlag + 1] : undefined) ?? env.CITEWISE_DATA_DIR ?? '.citewise',
+  );
+  const keyFile = firstKeyPath(dataDir);
   return {
     child,
     baseUrl,
+    dataDir,
     output: () => output,
-    firstKey: () => /^(cw_[A-Za-z0-9]+)$/m.exec(output)?.[1],
+    firstKey: () => (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

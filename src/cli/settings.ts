@@ -1,0 +1,610 @@
+/**
+ * The settings table of the `citewise` command: every setting once, with its flag, environment variable,
+ * default, meaning and parser. The commander options, the environment parsing, the variable list of
+ * `--help` and docs/reference/configuration.md are all generated from it, so they cannot disagree.
+ * Defaults the library also has come from {@link ENGINE_DEFAULTS}.
+ */
+import { delimiter, resolve } from 'node:path';
+import { ENGINE_DEFAULTS } from '../engine.ts';
+import { parseModelSpec } from '../models/resolve.ts';
+import {
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  parseProviderSpec,
+  SEARCH_PROVIDER_NAMES,
+} from '../pipeline/search/providers/index.ts';
+
+/** Headings of the configuration page, in page order. */
+export const SETTING_GROUPS = {
+  server: 'Server',
+  storage: 'Keys, credits and limits storage',
+  limits: 'Limits and credits',
+  search: 'Search providers and corpus',
+  ranking: 'Reading and ranking',
+  models: 'Models',
+  mcp: 'MCP over stdio (`citewise mcp`)',
+} as const;
+
+/** A group of settings on the configuration page. */
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/**
+ * One setting. `parse` turns the text of the flag or variable (or of `default`) into the value, and throws
+ * an Error whose message completes "--flag (VARIABLE) …", e.g. "must be a positive integer".
+ */
+export interface Setting<T> {
+  /** The commander flag with its placeholder, e.g. `--port <port>`; absent for secrets (environment only). */
+  readonly flag?: string;
+  /** The environment variable. */
+  readonly env: string;
+  /** Further variables read when `env` is unset, e.g. `BRAVE_SEARCH_API_KEY`. */
+  readonly alsoEnv?: readonly string[];
+  readonly group: SettingGroup;
+  /** What the setting does: the help text and the "meaning" column. */
+  readonly meaning: string;
+  /** The value used when neither flag nor variable is given, as text (parsed like user input). */
+  readonly default?: string;
+  /** How the default reads where it is not a value (computed, or "none"). */
+  readonly defaultText?: string;
+  readonly parse: (text: string) => T;
+  /** For a repeatable flag (`<dir...>`): turns the flag's values into the setting's value. */
+  readonly parseItems?: (items: readonly string[]) => T;
+  /** A switch: the flag takes no value and means `true`. */
+  readonly isSwitch?: boolean;
+  /** Only `serve` has it (not `mcp`, which runs over stdio). */
+  readonly serveOnly?: boolean;
+  /** A secret: never echoed in an error, never shown. */
+  readonly secret?: boolean;
+  /** The search provider that cannot run without this setting. */
+  readonly requiredBy?: string;
+}
+
+/** The error a parser throws; the resolver adds which flag and variable it is about. */
+export class SettingValueError extends Error {
+  override readonly name = 'SettingValueError';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsers
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1_000,
+  sec: 1_000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+const DURATION_HINT = 'duration such as 500ms, 30s, 1m, 12h or 30d';
+
+/** Parses `500ms`, `30s`, `1m`, `2h`, `30d`, `1w` (a bare unit means 1 of it) into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)?\s*(ms|s|sec|m|min|h|d|w)$/i.exec(text.trim());
+  const unit = match?.[2] ? DURATION_UNITS[match[2].toLowerCase()] : undefined;
+  if (!match || unit === undefined) throw new SettingValueError(`must be a ${DURATION_HINT}`);
+  const ms = Math.round((match[1] === undefined ? 1 : Number(match[1])) * unit);
+  if (ms <= 0) throw new SettingValueError(`must be a positive ${DURATION_HINT}`);
+  return ms;
+}
+
+/** Writes milliseconds in the largest unit that divides them: 30000 → `30s`, 60000 → `1m`. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['w', 'd', 'h', 'm', 's'] as const) {
+    const size = DURATION_UNITS[unit]!;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** Parses `N/DURATION`, e.g. `60/1m` or `10/s`, into a limit per window. */
+export function parseRateLimit(text: string): { limit: number; windowMs: number } {
+  const [count, window, ...rest] = text.split('/');
+  const hint = 'must be REQUESTS/WINDOW, e.g. 60/1m';
+  if (count === undefined || window === undefined || rest.length > 0) throw new SettingValueError(hint);
+  const limit = Number(count.trim());
+  if (!/^\d+$/.test(count.trim()) || !Number.isSafeInteger(limit) || limit < 1) {
+    throw new SettingValueError(`${hint} (REQUESTS a positive integer)`);
+  }
+  try {
+    return { limit, windowMs: parseDuration(window) };
+  } catch {
+    throw new SettingValueError(`${hint} (WINDOW a ${DURATION_HINT})`);
+  }
+}
+
+/** Writes a rate limit as `N/DURATION`. */
+export function formatRateLimit(rateLimit: { readonly limit: number; readonly windowMs: number }): string {
+  return `${rateLimit.limit}/${formatDuration(rateLimit.windowMs)}`;
+}
+
+/** Parses a non-negative integer. */
+export function parseNonNegativeInteger(text: string): number {
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
+    throw new SettingValueError('must be a non-negative integer');
+  }
+  return value;
+}
+
+/** Parses an integer of at least 1. */
+export function parsePositiveInteger(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new SettingValueError('must be a positive integer');
+  return value;
+}
+
+function integerFrom(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+    if (!(value >= min && value <= max))
+      throw new SettingValueError(`must be an integer from ${min} to ${max}`);
+    return value;
+  };
+}
+
+/** Parses a TCP port (0 = any free port). */
+export const parsePort = integerFrom(0, 65_535);
+
+function parseFraction(text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !(value >= 0 && value <= 1)) {
+    throw new SettingValueError('must be a number from 0 to 1');
+  }
+  return value;
+}
+
+const TRUE_WORDS = /^(1|true|yes|on)$/i;
+const FALSE_WORDS = /^(0|false|no|off)$/i;
+
+function parseBoolean(text: string): boolean {
+  if (TRUE_WORDS.test(text.trim())) return true;
+  if (FALSE_WORDS.test(text.trim())) return false;
+  throw new SettingValueError('must be true or false (1, yes, on / 0, no, off)');
+}
+
+function parseText(text: string): string {
+  if (text.trim() === '') throw new SettingValueError('must not be empty');
+  return text.trim();
+}
+
+function parseHttpUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new SettingValueError('must be an http(s) URL, e.g. http://127.0.0.1:8888');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SettingValueError('must be an http(s) URL, e.g. http://127.0.0.1:8888');
+  }
+  return text.trim();
+}
+
+/** Log levels of pino. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function parseLogLevel(text: string): string {
+  const level = text.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new SettingValueError(`must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return level;
+}
+
+function parseHostList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function parseFolders(items: readonly string[]): string[] {
+  return items.filter(Boolean).map((dir) => resolve(dir));
+}
+
+/** Kinds of store a `--store` / `--limits-store` URL can name. */
+export type StoreKind = 'redis' | 'postgres' | 'sqlite' | 'memory';
+
+/** The kind of store a URL names, or undefined. */
+export function storeKindOf(url: string): StoreKind | undefined {
+  if (/^rediss?:\/\//i.test(url)) return 'redis';
+  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  if (/^sqlite:/i.test(url)) return 'sqlite';
+  if (/^memory:?$/i.test(url)) return 'memory';
+  return undefined;
+}
+
+function parseStore(text: string): string {
+  const kind = storeKindOf(text.trim());
+  if (kind === 'memory') {
+    throw new SettingValueError('cannot be memory: it would lose keys and credits on exit');
+  }
+  if (!kind) throw new SettingValueError('must be redis://…, rediss://…, postgres://… or sqlite:PATH');
+  return text.trim();
+}
+
+function parseLimitsStore(text: string): string {
+  const kind = storeKindOf(text.trim());
+  if (kind !== 'redis' && kind !== 'memory') throw new SettingValueError('must be redis://… or memory:');
+  return text.trim();
+}
+
+const SEARCH_NAMES: readonly string[] = ['local', ...SEARCH_PROVIDER_NAMES];
+
+function parseSearchSpec(text: string): string {
+  let names: string[];
+  try {
+    names = parseProviderSpec(text).flat();
+  } catch (error) {
+    throw new SettingValueError(
+      `must be provider names joined by "," (fallback) or "+" (fusion): ${(error as Error).message}`,
+    );
+  }
+  const unknown = names.find((name) => !SEARCH_NAMES.includes(name));
+  if (unknown !== undefined) {
+    throw new SettingValueError(`names an unknown provider "${unknown}" (known: ${SEARCH_NAMES.join(', ')})`);
+  }
+  return text.trim();
+}
+
+function parseModel(text: string): string {
+  try {
+    parseModelSpec(text.trim());
+  } catch (error) {
+    throw new SettingValueError((error as Error).message);
+  }
+  return text.trim();
+}
+
+function parseMetricsPath(text: string): string {
+  if (!text.startsWith('/')) throw new SettingValueError('must be a path starting with "/", e.g. /metrics');
+  return text;
+}
+
+function parsePublicUrl(text: string): string {
+  return parseHttpUrl(text).replace(/\/+$/, '');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The table
+
+/**
+ * Every setting of `citewise serve` (and of `citewise mcp`, which runs the same engine), keyed by its name in
+ * {@link ServeConfig}. Order = order in `--help` and on the configuration page.
+ */
+export const SERVE_SETTINGS = {
+  port: {
+    flag: '--port <port>',
+    env: 'CITEWISE_PORT',
+    group: 'server',
+    meaning: 'TCP port to listen on (0 = any free port).',
+    default: '8787',
+    parse: parsePort,
+    serveOnly: true,
+  },
+  host: {
+    flag: '--host <host>',
+    env: 'CITEWISE_HOST',
+    group: 'server',
+    meaning: 'Interface to listen on; 0.0.0.0 or :: to accept connections from other machines.',
+    default: '127.0.0.1',
+    parse: parseText,
+    serveOnly: true,
+  },
+  publicUrl: {
+    flag: '--public-url <url>',
+    env: 'CITEWISE_PUBLIC_URL',
+    group: 'server',
+    meaning:
+      'Base URL clients reach the service at (behind a proxy: its public address); the sources of local ' +
+      'documents are links below it, `<public URL>/docs/<path>`.',
+    defaultText: 'http://<host>:<port>',
+    parse: parsePublicUrl,
+  },
+  maintenance: {
+    flag: '--maintenance',
+    env: 'CITEWISE_MAINTENANCE',
+    group: 'server',
+    meaning: 'Answer every /v1 request with 503 (maintenance mode).',
+    default: String(ENGINE_DEFAULTS.maintenance),
+    parse: parseBoolean,
+    isSwitch: true,
+    serveOnly: true,
+  },
+  logLevel: {
+    flag: '--log-level <level>',
+    env: 'CITEWISE_LOG_LEVEL',
+    group: 'server',
+    meaning: `Level of the JSON log (on stdout; for mcp on stderr): ${LOG_LEVELS.join(', ')}.`,
+    default: 'info',
+    parse: parseLogLevel,
+  },
+  metricsPath: {
+    flag: '--metrics-path <path>',
+    env: 'CITEWISE_METRICS_PATH',
+    group: 'server',
+    meaning:
+      'Serve Prometheus metrics at this path, e.g. /metrics (no API key: keep it off public networks).',
+    defaultText: 'off',
+    parse: parseMetricsPath,
+    serveOnly: true,
+  },
+  dataDir: {
+    flag: '--data-dir <dir>',
+    env: 'CITEWISE_DATA_DIR',
+    group: 'storage',
+    meaning: 'Directory of the SQLite database (keys, credits, limits), the first key and the local index.',
+    default: '.citewise',
+    parse: (text: string) => resolve(parseText(text)),
+  },
+  store: {
+    flag: '--store <url>',
+    env: 'CITEWISE_STORE',
+    group: 'storage',
+    meaning:
+      'Where keys and credits live: redis://…, postgres://… (several instances) or sqlite:PATH. ' +
+      'Add ?schema=NAME (PostgreSQL) or ?prefix=P (Redis) to share a server.',
+    defaultText: 'SQLite in the data directory',
+    parse: parseStore,
+  },
+  limitsStore: {
+    flag: '--limits-store <url>',
+    env: 'CITEWISE_LIMITS_STORE',
+    group: 'storage',
+    meaning:
+      'Where rate limits live when not in --store: redis://… (shared by instances) or memory: (per instance).',
+    defaultText: 'the store; memory: with postgres://',
+    parse: parseLimitsStore,
+  },
+  rateLimit: {
+    flag: '--rate-limit <n/window>',
+    env: 'CITEWISE_RATE_LIMIT',
+    group: 'limits',
+    meaning: 'Search requests allowed per API key and window, e.g. 60/1m or 10/1s.',
+    default: formatRateLimit(ENGINE_DEFAULTS.rateLimit),
+    parse: parseRateLimit,
+  },
+  creditCost: {
+    flag: '--credit-cost <n>',
+    env: 'CITEWISE_CREDIT_COST',
+    group: 'limits',
+    meaning: 'Cost of one search, in credits; a search that found no source costs nothing.',
+    default: String(ENGINE_DEFAULTS.creditCost),
+    parse: parseNonNegativeInteger,
+  },
+  requestTimeoutMs: {
+    flag: '--request-timeout <duration>',
+    env: 'CITEWISE_REQUEST_TIMEOUT',
+    group: 'limits',
+    meaning: 'Deadline of one search request, queueing included.',
+    default: formatDuration(ENGINE_DEFAULTS.requestTimeoutMs),
+    parse: parseDuration,
+  },
+  search: {
+    flag: '--search <spec>',
+    env: 'CITEWISE_SEARCH',
+    group: 'search',
+    meaning:
+      `Search providers: ${SEARCH_NAMES.join(', ')}; "a,b" = fallback in order, "a+b" = fusion of ` +
+      'both. `local` is the index of the corpus folders and of `citewise index`.',
+    default: 'local',
+    parse: parseSearchSpec,
+  },
+  corpus: {
+    flag: '--corpus <dir...>',
+    env: 'CITEWISE_CORPUS',
+    group: 'search',
+    meaning:
+      `Folders the local provider searches (Markdown, HTML, text, PDF). The variable separates folders with ` +
+      `"${delimiter}".`,
+    defaultText: "the package's docs/",
+    parse: (text: string) => parseFolders(text.split(delimiter)),
+    parseItems: parseFolders,
+  },
+  searxngUrl: {
+    flag: '--searxng-url <url>',
+    env: 'SEARXNG_URL',
+    group: 'search',
+    meaning: 'Base URL of your SearXNG instance (with JSON output enabled); needed by `searxng`.',
+    defaultText: 'none',
+    parse: parseHttpUrl,
+    requiredBy: 'searxng',
+  },
+  searxngPages: {
+    flag: '--searxng-pages <n>',
+    env: 'CITEWISE_SEARXNG_PAGES',
+    group: 'search',
+    meaning: 'Most SearXNG result pages read for one query.',
+    default: '1',
+    parse: integerFrom(1, 10),
+  },
+  braveApiKey: {
+    env: 'BRAVE_API_KEY',
+    alsoEnv: ['BRAVE_SEARCH_API_KEY'],
+    group: 'search',
+    meaning: 'Brave Search API key; needed by `brave`.',
+    defaultText: 'none',
+    parse: parseText,
+    secret: true,
+    requiredBy: 'brave',
+  },
+  tavilyApiKey: {
+    env: 'TAVILY_API_KEY',
+    group: 'search',
+    meaning: 'Tavily API key; needed by `tavily`.',
+    defaultText: 'none',
+    parse: parseText,
+    secret: true,
+    requiredBy: 'tavily',
+  },
+  serperApiKey: {
+    env: 'SERPER_API_KEY',
+    group: 'search',
+    meaning: 'Serper API key; needed by `serper`.',
+    defaultText: 'none',
+    parse: parseText,
+    secret: true,
+    requiredBy: 'serper',
+  },
+  exaApiKey: {
+    env: 'EXA_API_KEY',
+    group: 'search',
+    meaning: 'Exa API key; needed by `exa`.',
+    defaultText: 'none',
+    parse: parseText,
+    secret: true,
+    requiredBy: 'exa',
+  },
+  wikipediaLanguage: {
+    flag: '--wikipedia-lang <code>',
+    env: 'CITEWISE_WIKIPEDIA_LANG',
+    group: 'search',
+    meaning: 'Wikipedia language edition searched by `wikipedia`, e.g. en, de, fr.',
+    default: 'en',
+    parse: parseText,
+  },
+  searchTimeoutMs: {
+    flag: '--search-timeout <duration>',
+    env: 'CITEWISE_SEARCH_TIMEOUT',
+    group: 'search',
+    meaning: 'Timeout of one call to a web search provider.',
+    default: formatDuration(DEFAULT_PROVIDER_TIMEOUT_MS),
+    parse: parseDuration,
+  },
+  allowPrivateHosts: {
+    flag: '--allow-private-hosts <hosts>',
+    env: 'CITEWISE_ALLOW_PRIVATE_HOSTS',
+    group: 'search',
+    meaning:
+      'Comma-separated host names the page fetcher may reach although they resolve to private addresses, ' +
+      'e.g. an intranet wiki (the SSRF guard blocks them otherwise).',
+    defaultText: 'none',
+    parse: parseHostList,
+  },
+  maxResults: {
+    flag: '--max-results <n>',
+    env: 'CITEWISE_MAX_RESULTS',
+    group: 'ranking',
+    meaning: 'Search results read first per request (fetched, extracted, ranked).',
+    default: String(ENGINE_DEFAULTS.maxResults),
+    parse: parsePositiveInteger,
+  },
+  expandToResults: {
+    flag: '--expand-to-results <n>',
+    env: 'CITEWISE_EXPAND_TO_RESULTS',
+    group: 'ranking',
+    meaning:
+      'Most results read when the first ones do not cover the question; equal to --max-results: never ' +
+      'read more.',
+    default: String(ENGINE_DEFAULTS.expandToResults),
+    parse: parsePositiveInteger,
+  },
+  minQueryCoverage: {
+    flag: '--min-query-coverage <0-1>',
+    env: 'CITEWISE_MIN_QUERY_COVERAGE',
+    group: 'ranking',
+    meaning:
+      "Share of the question's words the best passage must hold before reading stops (0 = never expand).",
+    default: String(ENGINE_DEFAULTS.minQueryCoverage),
+    parse: parseFraction,
+  },
+  maxPassageTokens: {
+    flag: '--max-passage-tokens <n>',
+    env: 'CITEWISE_MAX_PASSAGE_TOKENS',
+    group: 'ranking',
+    meaning: "Token budget of the passages given to the answerer; size it to the model's context window.",
+    default: String(ENGINE_DEFAULTS.maxPassageTokens),
+    parse: parsePositiveInteger,
+  },
+  model: {
+    flag: '--model <provider:model-id>',
+    env: 'CITEWISE_MODEL',
+    group: 'models',
+    meaning:
+      'Answer with a model: openai:gpt-4o-mini, anthropic:claude-…, google:gemini-…, ollama:llama3.2, ' +
+      "openai-compatible:<id> with --model-base-url; the API key comes from the provider's variable, e.g. OPENAI_API_KEY.",
+    defaultText: 'none: extractive answers',
+    parse: parseModel,
+  },
+  modelBaseUrl: {
+    flag: '--model-base-url <url>',
+    env: 'CITEWISE_MODEL_BASE_URL',
+    group: 'models',
+    meaning: 'Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio).',
+    defaultText: "the provider's",
+    parse: parseHttpUrl,
+  },
+  embeddingModel: {
+    flag: '--embedding-model <provider:model-id>',
+    env: 'CITEWISE_EMBEDDING_MODEL',
+    group: 'models',
+    meaning: 'Re-rank passages with embeddings, e.g. openai:text-embedding-3-small.',
+    defaultText: 'none',
+    parse: parseModel,
+  },
+  modelFallback: {
+    flag: '--model-fallback',
+    env: 'CITEWISE_MODEL_FALLBACK',
+    group: 'models',
+    meaning: 'Answer extractively when the model fails, instead of a 500.',
+    default: String(ENGINE_DEFAULTS.modelFallback),
+    parse: parseBoolean,
+    isSwitch: true,
+  },
+} as const satisfies Readonly<Record<string, Setting<unknown>>>;
+
+/** Settings of `citewise mcp` besides the engine's. */
+export const MCP_SETTINGS = {
+  apiKey: {
+    flag: '--api-key <key>',
+    env: 'CITEWISE_API_KEY',
+    group: 'mcp',
+    meaning: 'API key the MCP tools search with.',
+    defaultText: 'none; required',
+    parse: parseText,
+    secret: true,
+  },
+  url: {
+    flag: '--url <baseUrl>',
+    env: 'CITEWISE_URL',
+    group: 'mcp',
+    meaning: 'Forward to a running citewise service at this URL instead of searching in-process.',
+    defaultText: 'none: search in-process',
+    parse: parseHttpUrl,
+  },
+} as const satisfies Readonly<Record<string, Setting<unknown>>>;
+
+/** The resolved value of a setting: its parser's result, possibly undefined when it has no default. */
+type SettingValue<S> = S extends { readonly parse: (text: string) => infer T }
+  ? S extends { readonly default: string }
+    ? T
+    : T | undefined
+  : never;
+
+/** Values of a settings table. */
+export type SettingValues<Table> = { readonly [K in keyof Table]: SettingValue<Table[K]> };
+
+/** Settings of `citewise serve` (see {@link SERVE_SETTINGS} for each one's flag, variable and default). */
+export type ServeConfig = SettingValues<typeof SERVE_SETTINGS>;
+
+/** Settings of `citewise mcp`. */
+export type McpConfig = SettingValues<typeof MCP_SETTINGS>;
+
+/** A setting of either table. */
+export type AnySetting = Setting<unknown>;
+
+/** Every setting, for the help text and the configuration page. */
+export const ALL_SETTINGS: Readonly<Record<string, AnySetting>> = { ...SERVE_SETTINGS, ...MCP_SETTINGS };
+
+/** `--flag (VARIABLE)`: how errors and docs name a setting. */
+export function settingLabel(setting: AnySetting): string {
+  const flag = setting.flag?.split(' ')[0];
+  return flag ? `${flag} (${setting.env})` : setting.env;
+}
+
+/** The default as the help and the configuration page show it. */
+export function defaultText(setting: AnySetting): string {
+  return setting.defaultText ?? setting.default ?? 'none';
+}
