@@ -104,7 +104,7 @@ export function buildProgram(): Command {
     .option('--request-timeout <duration>', 'deadline of one search request (default: 30s)')
     .option(
       '--allow-private-hosts <hosts>',
-      'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki (default: none)',
+      'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki; host:port allows only that port, a bare host every port (default: none)',
     )
     .option('--metrics-path <path>', 'serve Prometheus metrics at this path, e.g. /metrics (default: off)')
     .action(async (flags: ServeFlags & { metricsPath?: string }) => serve(flags));
