@@ -3,11 +3,12 @@
  * only translate their request into a {@link ProtocolRequest} and write back the {@link ProtocolResponse}.
  *
  * Order of checks for POST /v1/search: route → maintenance → auth (401) → rate limit (429) →
- * content type (415) → body size (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
+ * content type and encoding (415) → body size, decoded (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
  * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
  */
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
+import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
 import { openApiDocument } from './openapi.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
@@ -253,6 +254,7 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   if (!contentType || !isJsonMediaType(contentType)) {
     throw new CitewiseError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
   }
+  const codings = requestEncodings(request.header('content-encoding'));
   const declared = Number(request.header('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     throw new CitewiseError('payload_too_large', undefined, {
@@ -261,7 +263,10 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   }
   // A host framework's body parser (e.g. express.json()) may have read the body already.
   if (request.parsedBody !== undefined) return request.parsedBody;
-  const bytes = await request.readBody(limit);
+  const raw = await request.readBody(limit);
+  const bytes = codings.length
+    ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
+    : raw;
   if (bytes.byteLength === 0) {
     throw new CitewiseError('invalid_request', 'empty body', {
       description: 'Invalid request: the body is required (a JSON object with a prompt)',
