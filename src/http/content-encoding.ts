@@ -11,10 +11,10 @@ type Decoder = (input: Uint8Array, options: ZlibOptions) => Promise<Buffer>;
 
 /** The request codings we decode, by their `Content-Encoding` token. */
 const DECODERS: Readonly<Record<string, Decoder>> = {
-  gzip: promisify(gunzip) as Decoder,
-  'x-gzip': promisify(gunzip) as Decoder,
-  deflate: promisify(inflate) as Decoder,
-  br: promisify(brotliDecompress) as Decoder,
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
 };
 
 /** The codings accepted in a request's `Content-Encoding` (besides `identity`). */
