@@ -218,6 +218,8 @@ export interface SearchEngine {
   balance(apiKey: string): Promise<BalanceResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
   handle(request: ProtocolRequest): Promise<ProtocolResponse>;
+  /** Largest request body in bytes, after decoding (the /v1 limit; MCP uses the same). */
+  readonly maxBodyBytes: number;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
@@ -559,6 +561,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       return service.balance(await service.authenticate(apiKey));
     },
     handle: (request) => handleProtocolRequest(service, request),
+    maxBodyBytes,
     async createKey(input = {}) {
       const accountId = input.accountId ?? `acct_${randomBytes(6).toString('hex')}`;
       const accountCreated = await credits.openAccount(accountId, input.credits ?? FREE_CREDITS);

@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'upstream_error'
   | 'timeout'
   | 'idempotency_in_progress'
-  | 'idempotency_mismatch';
+  | 'idempotency_mismatch'
+  | 'forbidden_host';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -56,6 +57,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     description: 'Unprocessable: this Idempotency-Key was already used with a different request body',
     retryable: false,
   },
+  // DNS-rebinding protection of /mcp: a Host or Origin that is not on the allowed list.
+  forbidden_host: { status: 403, description: 'Forbidden: this Host is not allowed', retryable: false },
 };
 
 /** Options for {@link CitewiseError}. */

@@ -3,6 +3,7 @@
  * This is the only module that reads `process.env` (it is handed in, so it stays testable).
  */
 import { delimiter, join, resolve } from 'node:path';
+import { isLoopbackHost, LOOPBACK_HOST_NAMES } from '../mcp/hosts.ts';
 
 /** Settings of `citewise serve`. */
 export interface ServeConfig {
@@ -53,6 +54,11 @@ export interface ServeConfig {
   readonly embeddingModel?: string;
   /** Answer extractively when the model fails. */
   readonly modelFallback: boolean;
+  /**
+   * Host names accepted in `Host`/`Origin` at /mcp; `undefined` = any host. Default: the loopback names
+   * when `host` is a loopback address, else any host.
+   */
+  readonly mcpAllowedHosts: readonly string[] | undefined;
 }
 
 /** Flags of `serve` as commander parses them (all optional strings). */
@@ -82,6 +88,7 @@ export interface ServeFlags {
   readonly modelBaseUrl?: string;
   readonly embeddingModel?: string;
   readonly modelFallback?: boolean;
+  readonly mcpAllowedHosts?: string;
 }
 
 /** Environment variables understood by the CLI, with the flag each stands for. */
@@ -115,6 +122,7 @@ export const ENVIRONMENT_VARIABLES = {
   CITEWISE_MODEL_BASE_URL: '--model-base-url',
   CITEWISE_EMBEDDING_MODEL: '--embedding-model',
   CITEWISE_MODEL_FALLBACK: '--model-fallback (1 or true)',
+  CITEWISE_MCP_ALLOWED_HOSTS: '--mcp-allowed-hosts (comma-separated, or * for any host)',
   OPENAI_API_KEY: 'key of openai: models (also ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY)',
 } as const;
 
@@ -126,9 +134,11 @@ export const DEFAULT_DATA_DIR = '.citewise';
 /** Resolves `serve` settings: flag, else environment variable, else default. Throws a readable Error. */
 export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
   const corpusFromEnv = env.CITEWISE_CORPUS?.split(delimiter).filter(Boolean) ?? [];
+  const host = flags.host ?? env.CITEWISE_HOST ?? '127.0.0.1';
   return {
     port: parsePort(flags.port ?? env.CITEWISE_PORT ?? '8787'),
-    host: flags.host ?? env.CITEWISE_HOST ?? '127.0.0.1',
+    host,
+    mcpAllowedHosts: resolveMcpAllowedHosts(flags.mcpAllowedHosts ?? env.CITEWISE_MCP_ALLOWED_HOSTS, host),
     dataDir: resolveDataDir(flags.dataDir, env),
     corpus: (flags.corpus?.length ? flags.corpus : corpusFromEnv).map((dir) => resolve(dir)),
     rateLimit: parseRateLimit(flags.rateLimit ?? env.CITEWISE_RATE_LIMIT ?? '60/1m'),
@@ -171,6 +181,13 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
     ...optional('embeddingModel', flags.embeddingModel ?? env.CITEWISE_EMBEDDING_MODEL),
     modelFallback: flags.modelFallback ?? isTruthy(env.CITEWISE_MODEL_FALLBACK),
   };
+}
+
+/** `*` = any host; a list = those names; nothing = the loopback names when bound to loopback, else any. */
+function resolveMcpAllowedHosts(text: string | undefined, host: string): readonly string[] | undefined {
+  if (text === undefined || text.trim() === '') return isLoopbackHost(host) ? LOOPBACK_HOST_NAMES : undefined;
+  if (text.trim() === '*') return undefined;
+  return splitList(text);
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {

@@ -106,6 +106,10 @@ export function buildProgram(): Command {
       '--allow-private-hosts <hosts>',
       'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki; host:port allows only that port, a bare host every port (default: none)',
     )
+    .option(
+      '--mcp-allowed-hosts <hosts>',
+      'comma-separated host names accepted in Host/Origin at /mcp, or * for any (default: localhost, 127.0.0.1, ::1 when --host is loopback, else any)',
+    )
     .option('--metrics-path <path>', 'serve Prometheus metrics at this path, e.g. /metrics (default: off)')
     .action(async (flags: ServeFlags & { metricsPath?: string }) => serve(flags));
 
@@ -301,7 +305,10 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
   const server = createServer(
-    createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+    createServeListener(engine, {
+      ...(metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+      ...(config.mcpAllowedHosts ? { mcpAllowedHosts: config.mcpAllowedHosts } : {}),
+    }),
   );
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;

@@ -249,7 +249,11 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
   };
 }
 
-async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
+/**
+ * Reads a JSON body: content type and encoding (415), size after decoding (413), UTF-8 and JSON (400).
+ * Shared by /v1 and /mcp, so both have the same limit and checks.
+ */
+export async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
   const contentType = request.header('content-type');
   if (!contentType || !isJsonMediaType(contentType)) {
     throw new CitewiseError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);

@@ -22,6 +22,7 @@ describe('CLI configuration', () => {
       maxPassageTokens: 4000,
       requestTimeoutMs: 30_000,
       modelFallback: false,
+      mcpAllowedHosts: ['localhost', '127.0.0.1', '::1'],
     });
   });
 
