@@ -3,6 +3,7 @@
  * This is the only module that reads `process.env` (it is handed in, so it stays testable).
  */
 import { delimiter, join, resolve } from 'node:path';
+import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { isLoopbackHost, LOOPBACK_HOST_NAMES } from '../mcp/hosts.ts';
 
 /** Settings of `citewise serve`. */
@@ -59,6 +60,9 @@ export interface ServeConfig {
    * when `host` is a loopback address, else any host.
    */
   readonly mcpAllowedHosts: readonly string[] | undefined;
+  /** Most open connections in total, and from one client address. */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
 }
 
 /** Flags of `serve` as commander parses them (all optional strings). */
@@ -89,6 +93,8 @@ export interface ServeFlags {
   readonly embeddingModel?: string;
   readonly modelFallback?: boolean;
   readonly mcpAllowedHosts?: string;
+  readonly maxConnections?: string;
+  readonly maxConnectionsPerAddress?: string;
 }
 
 /** Environment variables understood by the CLI, with the flag each stands for. */
@@ -123,6 +129,8 @@ export const ENVIRONMENT_VARIABLES = {
   CITEWISE_EMBEDDING_MODEL: '--embedding-model',
   CITEWISE_MODEL_FALLBACK: '--model-fallback (1 or true)',
   CITEWISE_MCP_ALLOWED_HOSTS: '--mcp-allowed-hosts (comma-separated, or * for any host)',
+  CITEWISE_MAX_CONNECTIONS: '--max-connections',
+  CITEWISE_MAX_CONNECTIONS_PER_ADDRESS: '--max-connections-per-address',
   OPENAI_API_KEY: 'key of openai: models (also ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY)',
 } as const;
 
@@ -139,6 +147,18 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
     port: parsePort(flags.port ?? env.CITEWISE_PORT ?? '8787'),
     host,
     mcpAllowedHosts: resolveMcpAllowedHosts(flags.mcpAllowedHosts ?? env.CITEWISE_MCP_ALLOWED_HOSTS, host),
+    maxConnections: parsePositiveInteger(
+      '--max-connections',
+      flags.maxConnections ??
+        env.CITEWISE_MAX_CONNECTIONS ??
+        String(CONNECTION_LIMIT_DEFAULTS.maxConnections),
+    ),
+    maxConnectionsPerAddress: parsePositiveInteger(
+      '--max-connections-per-address',
+      flags.maxConnectionsPerAddress ??
+        env.CITEWISE_MAX_CONNECTIONS_PER_ADDRESS ??
+        String(CONNECTION_LIMIT_DEFAULTS.maxConnectionsPerAddress),
+    ),
     dataDir: resolveDataDir(flags.dataDir, env),
     corpus: (flags.corpus?.length ? flags.corpus : corpusFromEnv).map((dir) => resolve(dir)),
     rateLimit: parseRateLimit(flags.rateLimit ?? env.CITEWISE_RATE_LIMIT ?? '60/1m'),

@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { CONNECTION_LIMIT_DEFAULTS, limitConnections } from '../http/connection-limits.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
@@ -105,6 +106,14 @@ export function buildProgram(): Command {
     .option(
       '--allow-private-hosts <hosts>',
       'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki; host:port allows only that port, a bare host every port (default: none)',
+    )
+    .option(
+      '--max-connections <n>',
+      `most open connections in total; idle ones are closed first to make room (default: ${CONNECTION_LIMIT_DEFAULTS.maxConnections})`,
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      `most open connections from one client address (default: ${CONNECTION_LIMIT_DEFAULTS.maxConnectionsPerAddress})`,
     )
     .option(
       '--mcp-allowed-hosts <hosts>',
@@ -310,6 +319,11 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
       ...(config.mcpAllowedHosts ? { mcpAllowedHosts: config.mcpAllowedHosts } : {}),
     }),
   );
+  // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).
+  limitConnections(server, {
+    maxConnections: config.maxConnections,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+  });
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;

@@ -114,7 +114,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
 
   it('reads the body with the /v1 limit (413 past it) and decodes gzip like /v1', async () => {
     const request = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-    const post = (body: Uint8Array | string, headers: Record<string, string> = {}) =>
+    const post = (body: BodyInit, headers: Record<string, string> = {}) =>
       fetch(`${service.baseUrl}/mcp`, {
         method: 'POST',
         headers: {

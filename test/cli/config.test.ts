@@ -23,6 +23,8 @@ describe('CLI configuration', () => {
       requestTimeoutMs: 30_000,
       modelFallback: false,
       mcpAllowedHosts: ['localhost', '127.0.0.1', '::1'],
+      maxConnections: 1024,
+      maxConnectionsPerAddress: 128,
     });
   });
 
