@@ -20,6 +20,8 @@ export {
   openSqliteDatabase,
   migrateSqliteDatabase,
   immediateTransaction,
+  isSqliteBusy,
+  whenUnlocked,
   SQLITE_SCHEMA_VERSION,
 } from './database.ts';
 export type { OpenSqliteDatabaseOptions } from './database.ts';
@@ -28,7 +30,10 @@ export type { OpenSqliteDatabaseOptions } from './database.ts';
 export interface SqliteStoresOptions {
   /** Database file, e.g. `.citewise/citewise.db`; created with its directory if missing. */
   readonly path: string;
-  /** How long to wait for another process's write lock. @default 5000 */
+  /**
+   * How long an operation waits for another process's lock before failing with a 503; the wait is
+   * asynchronous (the event loop keeps running). @default 5000
+   */
   readonly busyTimeoutMs?: number;
   /** How long settled credit reservations are kept. @default 604_800_000 (7 days) */
   readonly settledRetentionMs?: number;
@@ -65,17 +70,19 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const database = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
   let open = true;
   try {
-    const keys = createSqliteKeyStore({ database, now });
+    const { busyTimeoutMs } = options;
+    const keys = createSqliteKeyStore({ database, now, busyTimeoutMs });
     const credits = createSqliteCreditStore({
       database,
       now,
+      busyTimeoutMs,
       settledRetentionMs: options.settledRetentionMs,
     });
     return {
       keys,
       credits,
       database,
-      rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now }),
+      rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now, busyTimeoutMs }),
       async close() {
         if (open) database.close();
         open = false;
