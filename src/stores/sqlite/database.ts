@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CitewiseError } from '../../errors.ts';
 
 /** Schema version written to `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /** Options of {@link openSqliteDatabase}. */
 export interface OpenSqliteDatabaseOptions {
@@ -63,6 +63,16 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, key)
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS rate_limits_by_tat ON rate_limits (tat);
+  `,
+  // 2: requests sent with an Idempotency-Key (claim while running, response once done).
+  `
+  CREATE TABLE IF NOT EXISTS idempotency_requests (
+    scope TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    response TEXT,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS idempotency_requests_by_expiry ON idempotency_requests (expires_at);
   `,
 ];
 

@@ -3,9 +3,10 @@
  * and can be shared with other processes (the `citewise keys` CLI) while the server runs.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
+import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { createSqliteCreditStore } from './credit-store.ts';
 import { openSqliteDatabase } from './database.ts';
+import { createSqliteIdempotencyStore } from './idempotency-store.ts';
 import { createSqliteKeyStore } from './key-store.ts';
 import { createSqliteRateLimiter } from './rate-limiter.ts';
 import { normaliseClock } from '../validation.ts';
@@ -14,6 +15,7 @@ export { createSqliteKeyStore } from './key-store.ts';
 export { createSqliteCreditStore } from './credit-store.ts';
 export type { SqliteCreditStoreOptions } from './credit-store.ts';
 export { createSqliteRateLimiter } from './rate-limiter.ts';
+export { createSqliteIdempotencyStore } from './idempotency-store.ts';
 export type { SqliteRateLimiterOptions } from './rate-limiter.ts';
 export type { SqliteStoreOptions } from './connection.ts';
 export {
@@ -45,6 +47,8 @@ export interface SqliteStoresOptions {
 export interface SqliteStores {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** Requests sent with an Idempotency-Key, shared by every process on the file. */
+  readonly idempotency: IdempotencyStore;
   /** A rate limiter on the same database; limiters with different limits keep separate rows. */
   rateLimiter(options?: Partial<RateLimitOptions> & { readonly scope?: string }): RateLimiter;
   /** The underlying connection, for advanced use (e.g. backups). */
@@ -78,9 +82,11 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
       busyTimeoutMs,
       settledRetentionMs: options.settledRetentionMs,
     });
+    const idempotency = createSqliteIdempotencyStore({ database, now, busyTimeoutMs });
     return {
       keys,
       credits,
+      idempotency,
       database,
       rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now, busyTimeoutMs }),
       async close() {
