@@ -250,6 +250,8 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
+    // On the store's backend, so a retry sent to another instance replays instead of charging again.
+    idempotency: stores.idempotency,
     search: searchProviderFor(config),
     ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
