@@ -14,6 +14,13 @@ import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, stripBasePath } from '../src/http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
+export {
+  CONNECTION_LIMIT_DEFAULTS,
+  limitConnections,
+  type ConnectionLimiter,
+  type ConnectionLimitOptions,
+} from '../src/http/connection-limits.ts';
+
 /** Options of {@link createNodeHandler}. */
 export interface NodeHandlerOptions {
   /** Path prefix the API is served under, e.g. `/api` for `/api/v1/search`. @default '' */

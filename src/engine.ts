@@ -12,6 +12,7 @@ import {
   handleProtocolRequest,
   type ProtocolRequest,
   type ProtocolResponse,
+  type IdempotencySettings,
   type ProtocolService,
   type RequestInfo,
 } from './http/handler.ts';
@@ -158,9 +159,13 @@ export interface SearchEngineOptions {
   readonly rateLimit?: RateLimitOptions;
   /**
    * Remembers searches sent with an `Idempotency-Key` header so a retry replays the response instead of
-   * charging again; `false` ignores the header. @default an in-memory store (24 h, 10,000 keys)
+   * charging again; `false` ignores the header. Several instances behind one load balancer need a shared
+   * store (Redis or PostgreSQL, see `citewise/redis` and `citewise/postgres`).
+   * @default an in-memory store (10,000 keys)
    */
   readonly idempotency?: IdempotencyStore | false;
+  /** How long a completed response is replayed for a retry with the same Idempotency-Key. @default 86_400_000 (24 h) */
+  readonly idempotencyTtlMs?: number;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
   /** Searches running at once; more wait in a queue. @default 8 */
@@ -240,6 +245,8 @@ export interface SearchEngine {
   balance(apiKey: string): Promise<BalanceResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
   handle(request: ProtocolRequest): Promise<ProtocolResponse>;
+  /** Largest request body in bytes, after decoding (the /v1 limit; MCP uses the same). */
+  readonly maxBodyBytes: number;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
@@ -319,8 +326,17 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     options.rateLimiter === false
       ? null
       : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT));
-  const idempotency =
+  const idempotencyTtlMs = positiveInteger('idempotencyTtlMs', options.idempotencyTtlMs, 86_400_000);
+  const idempotencyStore =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
+  const idempotency: IdempotencySettings | undefined = idempotencyStore && {
+    store: idempotencyStore,
+    // As long as the credit reservation: a claim outlives its search, and lapses if its instance died.
+    leaseMs: requestTimeoutMs + 60_000,
+    ttlMs: idempotencyTtlMs,
+    // A retry waits as long as the first search may run.
+    waitMs: requestTimeoutMs,
+  };
   const planner =
     options.planner ?? modelPlanner(options.queryModel ?? options.model, stageTelemetry(options, 'plan'));
   // `response_type: "json"` needs an answerer that writes structured output (the model answerer does).
@@ -598,6 +614,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       return service.balance(await service.authenticate(apiKey));
     },
     handle: (request) => handleProtocolRequest(service, request),
+    maxBodyBytes,
     async createKey(input = {}) {
       const accountId = input.accountId ?? `acct_${randomBytes(6).toString('hex')}`;
       const accountCreated = await credits.openAccount(accountId, input.credits ?? FREE_CREDITS);
@@ -618,6 +635,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         keys.close?.(),
         credits.close?.(),
         rateLimiter?.close?.(),
+        idempotencyStore?.close?.(),
         stages.search.close?.(),
         stages.fetcher?.close?.(),
         stages.extractor?.close?.(),

@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'upstream_error'
   | 'timeout'
   | 'idempotency_in_progress'
-  | 'idempotency_mismatch';
+  | 'idempotency_mismatch'
+  | 'forbidden_host';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -103,13 +104,23 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     status: 409,
     description: 'Conflict: a request with this Idempotency-Key is still in progress',
     retryable: true,
-    when: 'A search with the same `Idempotency-Key` is still running; retry after it finishes.',
+    when:
+      'A search with the same `Idempotency-Key` was still running when this retry had waited its whole ' +
+      'deadline; retry later to get its response.',
   },
   idempotency_mismatch: {
     status: 422,
     description: 'Unprocessable: this Idempotency-Key was already used with a different request body',
     retryable: false,
     when: 'The `Idempotency-Key` was already used with a different request body.',
+  },
+  forbidden_host: {
+    status: 403,
+    description: 'Forbidden: this Host is not allowed',
+    retryable: false,
+    when:
+      'At `/mcp`: the `Host` or `Origin` header names a host that is not in `--mcp-allowed-hosts` (a guard ' +
+      'against DNS rebinding).',
   },
 };
 

@@ -170,7 +170,7 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
     .option('--exclude <pattern>', 'skip URLs/paths matching (repeatable)', collect, [])
     .option(
       '--allow-private-hosts <hosts>',
-      'host names allowed to resolve to private addresses, comma-separated',
+      'hosts allowed to resolve to private addresses, comma-separated; host:port allows only that port, a bare host every port',
       hostList,
     )
     .option('--name <label>', 'a label for these sources, shown by --list')

@@ -6,6 +6,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { limitConnections } from '../http/connection-limits.ts';
+import { isLoopbackHost, LOOPBACK_HOST_NAMES } from '../mcp/hosts.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
@@ -205,6 +207,8 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
+    // On the store's backend, so a retry sent to another instance replays instead of charging again.
+    idempotency: stores.idempotency,
     search: searchProviderFor(config),
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
@@ -272,8 +276,16 @@ async function serve(flags: CommandFlags): Promise<void> {
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
   const server = createServer(
-    createServeListener(engine, metrics ? { metrics, metricsPath: config.metricsPath } : {}),
+    createServeListener(engine, {
+      ...(metrics ? { metrics, metricsPath: config.metricsPath } : {}),
+      ...mcpHostsOption(config.mcpAllowedHosts, config.host),
+    }),
   );
+  // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).
+  limitConnections(server, {
+    maxConnections: config.maxConnections,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+  });
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
@@ -429,3 +441,15 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
 }
 
 if (import.meta.main) await main();
+
+/**
+ * Host names accepted at /mcp: the list given (`*` = any host), else the loopback names when the service
+ * listens on loopback (a DNS-rebinding guard), else any host.
+ */
+function mcpHostsOption(
+  given: readonly string[] | undefined,
+  host: string,
+): { mcpAllowedHosts?: readonly string[] } {
+  if (given === undefined) return isLoopbackHost(host) ? { mcpAllowedHosts: LOOPBACK_HOST_NAMES } : {};
+  return given.includes('*') ? {} : { mcpAllowedHosts: given };
+}

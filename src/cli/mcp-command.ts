@@ -98,6 +98,8 @@ export interface ServeListenerOptions {
   /** Serve Prometheus metrics at this path (no API key: keep it off public networks). @default off */
   readonly metricsPath?: string;
   readonly metrics?: Metrics;
+  /** Host names accepted in `Host`/`Origin` at /mcp (see `McpHttpHandlerOptions.allowedHosts`). @default any host */
+  readonly mcpAllowedHosts?: readonly string[];
 }
 
 /** The request listener of `serve`: `/v1` (and 404s), MCP at {@link MCP_PATH}, metrics at `metricsPath`. */
@@ -110,7 +112,10 @@ export function createServeListener(
   }
   if (options.metricsPath !== undefined && !options.metrics) throw new TypeError('metricsPath needs metrics');
   const api = createNodeHandler(engine);
-  const mcp = createMcpHttpHandler(engine);
+  const mcp = createMcpHttpHandler(
+    engine,
+    options.mcpAllowedHosts ? { allowedHosts: options.mcpAllowedHosts } : {},
+  );
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
     if (path === MCP_PATH) {

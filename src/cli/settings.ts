@@ -6,6 +6,7 @@
  */
 import { delimiter, resolve } from 'node:path';
 import { ENGINE_DEFAULTS } from '../engine.ts';
+import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
@@ -303,6 +304,37 @@ export const SERVE_SETTINGS = {
     defaultText: 'http://<host>:<port>',
     parse: parsePublicUrl,
   },
+  maxConnections: {
+    flag: '--max-connections <n>',
+    env: 'CITEWISE_MAX_CONNECTIONS',
+    group: 'server',
+    meaning:
+      'Most open connections in total; at the cap the oldest idle one is closed to make room, and near it ' +
+      'idle connections are cut sooner.',
+    default: String(CONNECTION_LIMIT_DEFAULTS.maxConnections),
+    parse: parsePositiveInteger,
+    serveOnly: true,
+  },
+  maxConnectionsPerAddress: {
+    flag: '--max-connections-per-address <n>',
+    env: 'CITEWISE_MAX_CONNECTIONS_PER_ADDRESS',
+    group: 'server',
+    meaning: 'Most open connections from one client address.',
+    default: String(CONNECTION_LIMIT_DEFAULTS.maxConnectionsPerAddress),
+    parse: parsePositiveInteger,
+    serveOnly: true,
+  },
+  mcpAllowedHosts: {
+    flag: '--mcp-allowed-hosts <hosts>',
+    env: 'CITEWISE_MCP_ALLOWED_HOSTS',
+    group: 'server',
+    meaning:
+      'Comma-separated host names accepted in the Host and Origin headers at /mcp (a DNS-rebinding guard), ' +
+      'or * for any host.',
+    defaultText: 'localhost, 127.0.0.1 and ::1 when --host is a loopback address, else any host',
+    parse: parseHostList,
+    serveOnly: true,
+  },
   maintenance: {
     flag: '--maintenance',
     env: 'CITEWISE_MAINTENANCE',
@@ -478,8 +510,9 @@ export const SERVE_SETTINGS = {
     env: 'CITEWISE_ALLOW_PRIVATE_HOSTS',
     group: 'search',
     meaning:
-      'Comma-separated host names the page fetcher may reach although they resolve to private addresses, ' +
-      'e.g. an intranet wiki (the SSRF guard blocks them otherwise).',
+      'Comma-separated hosts the page fetcher may reach although they resolve to private addresses, e.g. an ' +
+      'intranet wiki (the SSRF guard blocks them otherwise); `host:port` allows only that port, a bare host ' +
+      'every port.',
     defaultText: 'none',
     parse: parseHostList,
   },

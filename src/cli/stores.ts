@@ -1,6 +1,6 @@
 /**
- * Opens the stores the CLI runs on, from a `--store` URL: `redis://…` (keys, credits and limits in Redis),
- * `postgres://…` (keys and credits in PostgreSQL; limits per instance in memory unless `--limits-store`
+ * Opens the stores the CLI runs on, from a `--store` URL: `redis://…` (keys, credits, Idempotency-Key
+ * requests and limits in Redis), `postgres://…` (keys, credits and Idempotency-Key requests in PostgreSQL; limits per instance in memory unless `--limits-store`
  * names a Redis), `sqlite:PATH`, or nothing (SQLite in the data directory, the single-machine default).
  * `postgres://…?schema=NAME` picks the schema (default `citewise`); `redis://…?prefix=P` the key prefix.
  */
@@ -10,7 +10,13 @@ import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
 import { createPostgresStores } from '../stores/postgres/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { createSqliteStores } from '../stores/sqlite/index.ts';
-import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
+import type {
+  CreditStore,
+  IdempotencyStore,
+  KeyStore,
+  RateLimiter,
+  RateLimitOptions,
+} from '../stores/types.ts';
 import { databasePath } from './config.ts';
 import { storeKindOf, type StoreKind } from './settings.ts';
 
@@ -18,6 +24,8 @@ import { storeKindOf, type StoreKind } from './settings.ts';
 export interface CliStores {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** Requests sent with an Idempotency-Key, on the same backend as keys and credits. */
+  readonly idempotency: IdempotencyStore;
   /** A rate limiter on the limits store. */
   rateLimiter(options: RateLimitOptions): RateLimiter;
   /** Where keys and credits live, for logs (credentials removed). */
@@ -70,6 +78,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
 
   let keys: KeyStore;
   let credits: CreditStore;
+  let idempotency: IdempotencyStore;
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
@@ -79,14 +88,14 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     const { url, option: prefix } = takeParameter(settings.store!, 'prefix');
     const stores = createRedisStores({ url, ...(prefix ? { prefix } : {}) });
     closers.push(() => stores.close());
-    ({ keys, credits } = stores);
+    ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
     description = redact(settings.store!);
   } else if (kind === 'postgres') {
     const { url, option: schema } = takeParameter(settings.store!, 'schema');
     const stores = createPostgresStores({ connectionString: url, ...(schema ? { schema } : {}) });
     closers.push(() => stores.close());
-    ({ keys, credits } = stores);
+    ({ keys, credits, idempotency } = stores);
     migrate = async () => {
       const applied = await stores.migrate();
       return applied.length ? `applied migrations ${applied.join(', ')}` : 'schema up to date';
@@ -100,7 +109,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     createdLocalDatabase = !existsSync(path);
     const stores = createSqliteStores({ path });
     closers.push(() => stores.close());
-    ({ keys, credits } = stores);
+    ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
     description = `sqlite:${path}`;
   }
@@ -120,6 +129,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   return {
     keys,
     credits,
+    idempotency,
     rateLimiter: limiter,
     description,
     createdLocalDatabase,

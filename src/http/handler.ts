@@ -3,11 +3,12 @@
  * only translate their request into a {@link ProtocolRequest} and write back the {@link ProtocolResponse}.
  *
  * Order of checks for POST /v1/search: route → maintenance → auth (401) → rate limit (429) →
- * content type (415) → body size (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
+ * content type and encoding (415) → body size, decoded (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
  * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
  */
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
+import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
 import { openApiDocument } from './openapi.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
@@ -66,7 +67,7 @@ export interface ProtocolService {
    */
   enforceRateLimit(key: KeyRecord): Promise<Readonly<Record<string, string>>>;
   /** Replays searches retried with the same `Idempotency-Key`; without it the header is ignored. */
-  readonly idempotency?: IdempotencyStore;
+  readonly idempotency?: IdempotencySettings;
   runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;
   runSearchStream(
     key: KeyRecord,
@@ -78,6 +79,17 @@ export interface ProtocolService {
   reportError(error: CitewiseError, info: RequestInfo): void;
   /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
   observeRequest?(observation: RequestObservation): void;
+}
+
+/** How the protocol uses the {@link IdempotencyStore}. */
+export interface IdempotencySettings {
+  readonly store: IdempotencyStore;
+  /** How long a claim holds while its search runs (past it, a crashed instance's claim lapses). */
+  readonly leaseMs: number;
+  /** How long a completed response is replayed. */
+  readonly ttlMs: number;
+  /** How long a retry waits for the first request's response before answering 409. */
+  readonly waitMs: number;
 }
 
 /** A handled /v1 request, as reported to {@link ProtocolService.observeRequest}. */
@@ -177,38 +189,63 @@ async function route(
   const run = async () =>
     withHeaders(json(200, await service.runSearch(key, search, info), info), limitHeaders);
   if (!idempotencyKey || !service.idempotency) return run();
-  return replayable(service.idempotency, `${key.id}:${checkIdempotencyKey(idempotencyKey)}`, body, run);
+  const scope = `${key.id}:${checkIdempotencyKey(idempotencyKey)}`;
+  return replayable(service.idempotency, scope, body, request.signal, run);
 }
 
 /**
- * Runs a search once per Idempotency-Key: a retry with the same body replays the stored 200 (no second
- * charge); the same key with another body is a 422; a duplicate while the first still runs is a 409.
- * Failed searches are forgotten, so they can be retried.
+ * Runs a search once per Idempotency-Key, across every instance sharing the store: a retry with the same
+ * body replays the stored 200 (no second charge), or, while the first request still runs (here or on
+ * another instance), waits for its response; the same key with another body is a 422. A retry that waited
+ * `waitMs` in vain gets a 409. Failed searches are forgotten, so a retry runs them again.
  */
 async function replayable(
-  store: IdempotencyStore,
+  settings: IdempotencySettings,
   scope: string,
   body: unknown,
+  signal: AbortSignal,
   run: () => Promise<ProtocolResponse>,
 ): Promise<ProtocolResponse> {
+  const { store } = settings;
   const fingerprint = fingerprintBody(body);
-  const found = await store.begin(scope, fingerprint);
-  if (found.state !== 'new' && found.fingerprint !== fingerprint) {
-    throw new CitewiseError('idempotency_mismatch');
-  }
-  if (found.state === 'in_progress')
-    throw new CitewiseError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
-  if (found.state === 'done') {
-    return { ...found.response, headers: { ...found.response.headers, 'idempotent-replayed': 'true' } };
+  const giveUpAt = Date.now() + settings.waitMs;
+  for (let pause = IDEMPOTENCY_FIRST_POLL_MS; ; pause = Math.min(pause * 2, IDEMPOTENCY_MAX_POLL_MS)) {
+    const found = await store.begin(scope, fingerprint, settings.leaseMs);
+    if (found.state === 'new') break;
+    if (found.fingerprint !== fingerprint) throw new CitewiseError('idempotency_mismatch');
+    if (found.state === 'done') {
+      return { ...found.response, headers: { ...found.response.headers, 'idempotent-replayed': 'true' } };
+    }
+    if (signal.aborted || Date.now() + pause > giveUpAt) {
+      throw new CitewiseError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
+    }
+    await waitOrAbort(pause, signal);
   }
   try {
     const response = await run();
-    if (isReplayable(response)) await store.complete(scope, response);
+    if (isReplayable(response)) await store.complete(scope, response, settings.ttlMs);
     return response;
   } catch (error) {
     await store.abandon(scope);
     throw error;
   }
+}
+
+/** First and longest pause between two looks at a request that is still running elsewhere, in ms. */
+const IDEMPOTENCY_FIRST_POLL_MS = 50;
+const IDEMPOTENCY_MAX_POLL_MS = 500;
+
+/** Waits `ms`, or less if `signal` fires first (never rejects). */
+function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function checkIdempotencyKey(value: string): string {
@@ -248,11 +285,16 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
   };
 }
 
-async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
+/**
+ * Reads a JSON body: content type and encoding (415), size after decoding (413), UTF-8 and JSON (400).
+ * Shared by /v1 and /mcp, so both have the same limit and checks.
+ */
+export async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
   const contentType = request.header('content-type');
   if (!contentType || !isJsonMediaType(contentType)) {
     throw new CitewiseError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
   }
+  const codings = requestEncodings(request.header('content-encoding'));
   const declared = Number(request.header('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     throw new CitewiseError('payload_too_large', undefined, {
@@ -261,7 +303,10 @@ async function readJsonBody(request: ProtocolRequest, limit: number): Promise<un
   }
   // A host framework's body parser (e.g. express.json()) may have read the body already.
   if (request.parsedBody !== undefined) return request.parsedBody;
-  const bytes = await request.readBody(limit);
+  const raw = await request.readBody(limit);
+  const bytes = codings.length
+    ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
+    : raw;
   if (bytes.byteLength === 0) {
     throw new CitewiseError('invalid_request', 'empty body', {
       description: 'Invalid request: the body is required (a JSON object with a prompt)',

@@ -14,8 +14,9 @@ export function fromNodeRequest(
 ): ProtocolRequest {
   const controller = new AbortController();
   // The response closing before it finished means the client went away: abort the work (and refund).
+  // An AbortError, so that nothing downstream mistakes it for an upstream's failure.
   res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('client disconnected'));
+    if (!res.writableFinished) controller.abort(new DOMException('client disconnected', 'AbortError'));
   });
   return {
     method: req.method ?? 'GET',

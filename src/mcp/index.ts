@@ -11,5 +11,10 @@
  */
 export { createMcpServer, formatSearchResult, type McpServerOptions } from './server.ts';
 export { webSearchInputShape } from '../tools/input.ts';
-export { createMcpHttpHandler, type McpHttpHandlerOptions } from './http.ts';
+export {
+  createMcpHttpHandler,
+  isLoopbackHost,
+  LOOPBACK_HOST_NAMES,
+  type McpHttpHandlerOptions,
+} from './http.ts';
 export { engineBackend, toBackend, type CitewiseBackend } from '../client/backend.ts';

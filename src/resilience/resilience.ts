@@ -9,6 +9,10 @@
  * - a circuit breaker of its own (cockatiel): after `threshold` consecutive upstream failures, calls fail
  *   fast with a 503 `service_unavailable` until a trial call succeeds `halfOpenAfterMs` later.
  *
+ * An attempt that failed after the caller's own signal fired (a client that went away, the request's
+ * deadline, any abort of ours) is the caller's doing, whatever the error looks like: it is neither retried
+ * nor counted against the circuit. Only the upstream's own faults count.
+ *
  * The retry loop is ours rather than cockatiel's `retry()` because that policy's backoff sleep does not
  * observe the abort signal; the backoff sequence and the breaker are cockatiel's.
  */
@@ -153,8 +157,20 @@ function ownVerdict(error: unknown): boolean | undefined {
   return typeof retryable === 'boolean' ? retryable : undefined;
 }
 
+/**
+ * Carries, through the breaker, a failure that happened after the caller's signal fired, so that the
+ * breaker does not count it; it is unwrapped again before anyone else sees it.
+ */
+class CallerAborted {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
 /** An upstream failure that counts against the circuit: retryable ones, not the caller's abort. */
 function countsAgainstCircuit(error: unknown): boolean {
+  if (error instanceof CallerAborted) return false;
   return isRetryableUpstreamError(error) || (isCitewiseError(error) && error.code === 'upstream_error');
 }
 
@@ -189,8 +205,8 @@ interface Guard {
     attempt: (call: DeadlineCall) => Promise<T>,
     canRetry?: () => boolean,
   ): Promise<T>;
-  /** Runs one attempt through the breaker only (no retries). */
-  once<T>(attempt: () => Promise<T>): Promise<T>;
+  /** Runs one attempt through the breaker only (no retries); `signal` is the caller's. */
+  once<T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T>;
   readonly breaker: CircuitBreakerPolicy | undefined;
 }
 
@@ -209,11 +225,18 @@ function createGuard(upstream: string, settings: Settings): Guard {
     maxDelay: settings.maxDelayMs,
   });
 
-  const once = async <T>(attempt: () => Promise<T>): Promise<T> => {
+  const once = async <T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T> => {
     if (!breaker) return attempt();
     try {
-      return await breaker.execute(attempt);
+      return await breaker.execute(async () => {
+        try {
+          return await attempt();
+        } catch (error) {
+          throw signal.aborted ? new CallerAborted(error) : error;
+        }
+      });
     } catch (error) {
+      if (error instanceof CallerAborted) throw error.error;
       if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) {
         settings.onEvent({ type: 'rejected_open', upstream });
         throw new CitewiseError('service_unavailable', `circuit of ${upstream} is open`, {
@@ -233,7 +256,7 @@ function createGuard(upstream: string, settings: Settings): Guard {
       let backoff: IBackoff<unknown> | undefined;
       for (let retry = 0; ; retry++) {
         try {
-          return await once(() => attempt(call));
+          return await once(() => attempt(call), call.signal);
         } catch (error) {
           if (call.signal.aborted || retry >= settings.retries || !canRetry()) throw error;
           if (!isRetryableUpstreamError(error)) throw error;

@@ -117,3 +117,36 @@ export interface RateLimiter {
   consume(key: string, cost?: number): Promise<RateLimitResult>;
   close?(): Promise<void>;
 }
+
+/** What {@link IdempotencyStore.begin} found for a scope. */
+export type IdempotencyState =
+  | { readonly state: 'new' }
+  | { readonly state: 'in_progress'; readonly fingerprint: string }
+  | { readonly state: 'done'; readonly fingerprint: string; readonly response: StoredResponse };
+
+/** A completed response, kept for replay. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * Remembers requests sent with an `Idempotency-Key`, by `scope` (API key id + Idempotency-Key), so that a
+ * retry, on this instance or any other sharing the store, replays the first response instead of running
+ * (and charging) again.
+ */
+export interface IdempotencyStore {
+  /**
+   * Claims `scope` for a request whose body has `fingerprint`, or says who has it. Atomic across every
+   * instance sharing the store: of concurrent begins for one scope, exactly one sees `new`. A claim that
+   * is neither completed nor abandoned within `leaseMs` (its instance died) lapses, and the next begin
+   * claims it anew.
+   */
+  begin(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyState>;
+  /** Stores the response of a request that began; it is replayed for `ttlMs`. */
+  complete(scope: string, response: StoredResponse, ttlMs: number): Promise<void>;
+  /** Forgets a request that failed (a claim still in progress only), so that a retry runs again. */
+  abandon(scope: string): Promise<void>;
+  close?(): Promise<void>;
+}

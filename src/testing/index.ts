@@ -14,3 +14,5 @@ export { describeCreditStore } from './credit-store-suite.ts';
 export type { MakeCreditStore } from './credit-store-suite.ts';
 export { describeRateLimiter } from './rate-limiter-suite.ts';
 export type { MakeRateLimiter } from './rate-limiter-suite.ts';
+export { describeIdempotencyStore } from './idempotency-store-suite.ts';
+export type { MakeIdempotencyStore } from './idempotency-store-suite.ts';

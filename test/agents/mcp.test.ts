@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
+import { LOOPBACK_HOST_NAMES } from '../../src/mcp/index.ts';
 import { CLI, runCli } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { startTestService, type TestService } from './support.ts';
@@ -110,11 +113,107 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 
+  it('reads the body with the /v1 limit (413 past it) and decodes gzip like /v1', async () => {
+    const request = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+    const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+      fetch(`${service.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${service.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+      });
+    const oversized = JSON.stringify({
+      ...request,
+      params: { pad: 'x'.repeat(service.engine.maxBodyBytes) },
+    });
+    const tooLarge = await post(oversized);
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { error: { description: string } }).error.description).toMatch(
+      /Payload Too Large/,
+    );
+    const zipped = await post(new Uint8Array(gzipSync(JSON.stringify(request))), {
+      'content-encoding': 'gzip',
+    });
+    expect(zipped.status).toBe(200);
+    expect(JSON.stringify(await zipped.json())).toContain('web_search');
+    expect((await post(JSON.stringify(request), { 'content-encoding': 'compress' })).status).toBe(415);
+  });
+
   it('leaves /v1 working beside it', async () => {
     const response = await fetch(`${service.baseUrl}/v1/balance`, {
       headers: { authorization: `Bearer ${service.apiKey}` },
     });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('/mcp Host and Origin checks (DNS-rebinding protection)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({}, (engine) =>
+      createServeListener(engine, { mcpAllowedHosts: LOOPBACK_HOST_NAMES }),
+    );
+  });
+  afterAll(() => service.close());
+
+  /** POSTs tools/list with raw headers (fetch cannot set Host). */
+  function postWith(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    const url = new URL(`${service.baseUrl}/mcp`);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${service.apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(body),
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('answers loopback Host names and same-machine origins', async () => {
+    const { port } = new URL(service.baseUrl);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      expect((await postWith({ host })).status, host).toBe(200);
+    }
+    expect((await postWith({ origin: `http://localhost:${port}` })).status).toBe(200);
+  });
+
+  it('refuses a rebound Host or a foreign Origin with 403, before the key is checked', async () => {
+    const rebound = await postWith({ host: 'attacker.example' });
+    expect(rebound.status).toBe(403);
+    expect((JSON.parse(rebound.body) as { error: { description: string } }).error.description).toMatch(
+      /Host/,
+    );
+    const foreign = await postWith({ origin: 'http://attacker.example' });
+    expect(foreign.status).toBe(403);
+    expect((JSON.parse(foreign.body) as { error: { description: string } }).error.description).toMatch(
+      /Origin/,
+    );
+    expect((await postWith({ host: 'attacker.example', authorization: 'Bearer nope' })).status).toBe(403);
+  });
+
+  it('still requires the bearer key from an allowed host', async () => {
+    expect((await postWith({ authorization: 'Bearer cw_not_a_key' })).status).toBe(401);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   createAddressPolicy,
   createGuardedConnector,
   createGuardedLookup,
+  parseHostEntry,
 } from '../../src/pipeline/fetch/address-guard.ts';
 import { classifyAddress, isPublicAddress, toFetchableUrl } from '../../src/pipeline/fetch/index.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
@@ -377,5 +378,75 @@ describe('explicit relaxations', () => {
     } finally {
       await local.close();
     }
+  });
+
+  describe('allowPrivateHosts with host:port', () => {
+    it('reads host:port, [v6]:port and bare hosts (every port)', () => {
+      expect(parseHostEntry('10.0.0.5:6379')).toEqual({ host: '10.0.0.5', port: 6379 });
+      expect(parseHostEntry('Intranet.Test:8080')).toEqual({ host: 'intranet.test', port: 8080 });
+      expect(parseHostEntry('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
+      expect(parseHostEntry('[::1]')).toEqual({ host: '::1', port: 'any' });
+      expect(parseHostEntry('::1')).toEqual({ host: '::1', port: 'any' });
+      expect(parseHostEntry('10.0.0.5')).toEqual({ host: '10.0.0.5', port: 'any' });
+      for (const bad of ['10.0.0.5:0', '10.0.0.5:65536', '10.0.0.5:http', ':80', '[::1]:x']) {
+        expect(() => createAddressPolicy({ allowPrivateHosts: [bad] }), bad).toThrow(TypeError);
+      }
+    });
+
+    it('allows only that port: a redirect to another port of the same host is refused', async () => {
+      const allowed = await startLoopbackServer((req, res) => {
+        if (req.url === '/hop') {
+          res.writeHead(302, { location: `http://127.0.0.2:${internal2.port}/` }).end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('allowed service');
+      }, '127.0.0.2');
+      try {
+        const fetcher = makeFetcher({
+          resolver: fakeResolver({ 'intranet.test': ['127.0.0.2'] }),
+          allowPrivateHosts: [`127.0.0.2:${allowed.port}`, `intranet.test:${allowed.port}`],
+        });
+        const page = await fetcher.fetch(new URL(`http://127.0.0.2:${allowed.port}/`), call());
+        expect(Buffer.from(page.body).toString()).toBe('allowed service');
+        const named = await fetcher.fetch(new URL(`http://intranet.test:${allowed.port}/`), call());
+        expect(Buffer.from(named.body).toString()).toBe('allowed service');
+        await expectFetchError(
+          fetcher.fetch(new URL(`http://127.0.0.2:${allowed.port}/hop`), call()),
+          'blocked_address',
+        );
+        await expectFetchError(
+          fetcher.fetch(new URL(`http://intranet.test:${internal2.port}/`), call()),
+          'blocked_address',
+        );
+      } finally {
+        await allowed.close();
+      }
+    });
+
+    it('the connector checks the port too (DNS lookups know none)', async () => {
+      const policy = createAddressPolicy({ allowPrivateHosts: ['internal.test:1', '127.0.0.1:1'] });
+      const connector = createGuardedConnector({
+        policy,
+        resolver: fakeResolver(resolverTable()),
+        connectTimeoutMs: 2000,
+      });
+      for (const hostname of ['internal.test', '127.0.0.1']) {
+        const error = await new Promise<unknown>((resolve) => {
+          connector(
+            {
+              hostname,
+              host: `${hostname}:${internal.port}`,
+              protocol: 'http:',
+              port: String(internal.port),
+            },
+            (failure, socket) => {
+              socket?.destroy();
+              resolve(failure);
+            },
+          );
+        });
+        expect(error).toMatchObject({ name: 'FetchError', code: 'blocked_address' });
+      }
+    });
   });
 });

@@ -218,25 +218,43 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     expect(badKey.status).toBe(400);
   });
 
-  it('Idempotency-Key: a concurrent duplicate is 409; a failed search can be retried', async () => {
-    let fail = true;
+  it('Idempotency-Key: a concurrent duplicate waits and replays the first response (charged once)', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let answers = 0;
     const { post, balance } = await setup({
       answerer: {
         async answer() {
+          answers++;
           await gate;
+          return { answer: 'ok', sources: [] };
+        },
+      },
+    });
+    const first = post({ prompt: 'Etna' }, { 'idempotency-key': 'k0' });
+    await expect.poll(() => answers).toBe(1);
+    const duplicate = post({ prompt: 'Etna' }, { 'idempotency-key': 'k0' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    const [a, b] = await Promise.all([first, duplicate]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(await b.text()).toBe(await a.text());
+    expect(answers).toBe(1);
+    expect(await balance()).toBe(99);
+  });
+
+  it('Idempotency-Key: a failed search can be retried', async () => {
+    let fail = true;
+    const { post, balance } = await setup({
+      answerer: {
+        async answer() {
           if (fail) throw new Error('upstream down');
           return { answer: 'ok', sources: [] };
         },
       },
     });
-    const pending = post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' });
-    await expect
-      .poll(async () => (await post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' })).status)
-      .toBe(409);
-    release();
-    expect((await pending).status).toBe(500);
+    expect((await post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' })).status).toBe(500);
     fail = false;
     const retried = await post({ prompt: 'Etna' }, { 'idempotency-key': 'k1' });
     expect(retried.status).toBe(200);

@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/stores/keys.ts';
 import {
   createMemoryCreditStore,
+  createMemoryIdempotencyStore,
   createMemoryKeyStore,
   createMemoryRateLimiter,
 } from '../../src/stores/memory/index.ts';
-import { describeCreditStore, describeKeyStore, describeRateLimiter } from '../../src/testing/index.ts';
+import {
+  describeCreditStore,
+  describeIdempotencyStore,
+  describeKeyStore,
+  describeRateLimiter,
+} from '../../src/testing/index.ts';
 
 describeKeyStore('memory', () => createMemoryKeyStore());
 describeCreditStore('memory', () => createMemoryCreditStore());
 describeRateLimiter('memory', (options) => createMemoryRateLimiter(options));
+describeIdempotencyStore('memory', () => createMemoryIdempotencyStore());
 
 /** A manual clock for exact-time tests. */
 function manualClock(start = 1_700_000_000_000) {

@@ -7,10 +7,11 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStores,
+  MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
   type PostgresStores,
 } from '../../src/stores/postgres/index.ts';
-import { describeCreditStore, describeKeyStore } from '../../src/testing/index.ts';
+import { describeCreditStore, describeIdempotencyStore, describeKeyStore } from '../../src/testing/index.ts';
 import {
   postgresBinDir,
   reachablePostgres,
@@ -66,6 +67,11 @@ if (available) {
   describeCreditStore('postgres', () => {
     const stores = fresh();
     return closing(stores.credits, stores);
+  });
+
+  describeIdempotencyStore('postgres', () => {
+    const stores = fresh();
+    return closing(stores.idempotency, stores);
   });
 
   describe('postgres stores', () => {
@@ -149,10 +155,14 @@ if (available) {
         createPostgresStores({ connectionString: url!, schema, migrate: false }),
       );
       const applied = await Promise.all(instances.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual([POSTGRES_SCHEMA_VERSION]);
+      const every = MIGRATIONS.map((migration) => migration.version);
+      expect(every.at(-1)).toBe(POSTGRES_SCHEMA_VERSION);
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(every);
       expect(await instances[0]!.migrate()).toEqual([]);
-      const { rows } = await instances[0]!.pool.query(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+      const { rows } = await instances[0]!.pool.query(
+        `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+      );
+      expect(rows).toEqual(every.map((version) => ({ version })));
       for (const instance of instances) await instance.close();
     });
 

@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisStores, type RedisStores } from '../../src/stores/redis/index.ts';
-import { describeCreditStore, describeKeyStore, describeRateLimiter } from '../../src/testing/index.ts';
+import {
+  describeCreditStore,
+  describeIdempotencyStore,
+  describeKeyStore,
+  describeRateLimiter,
+} from '../../src/testing/index.ts';
 import {
   hasRedisServer,
   reachableRedis,
@@ -51,6 +56,10 @@ if (available) {
   describeRateLimiter('redis', (options) => {
     const stores = fresh();
     return closing(stores.rateLimiter(options), stores);
+  });
+  describeIdempotencyStore('redis', () => {
+    const stores = fresh();
+    return closing(stores.idempotency, stores);
   });
 
   describe('redis stores', () => {

@@ -8,12 +8,18 @@ import { hashApiKey } from '../../src/stores/keys.ts';
 import {
   SQLITE_SCHEMA_VERSION,
   createSqliteCreditStore,
+  createSqliteIdempotencyStore,
   createSqliteKeyStore,
   createSqliteRateLimiter,
   createSqliteStores,
   openSqliteDatabase,
 } from '../../src/stores/sqlite/index.ts';
-import { describeCreditStore, describeKeyStore, describeRateLimiter } from '../../src/testing/index.ts';
+import {
+  describeCreditStore,
+  describeIdempotencyStore,
+  describeKeyStore,
+  describeRateLimiter,
+} from '../../src/testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,6 +27,13 @@ let fileCounter = 0;
 /** A fresh database path in the test's temp dir (the directory `nested/` is created by the store). */
 const freshPath = () => join(dir, `nested-${fileCounter}`, `db-${fileCounter++}.sqlite`);
 
+describeIdempotencyStore('sqlite (own connection)', () =>
+  createSqliteIdempotencyStore({ path: freshPath() }),
+);
+describeIdempotencyStore('sqlite (shared stores)', () => {
+  const stores = createSqliteStores({ path: freshPath() });
+  return { ...stores.idempotency, close: () => stores.close() };
+});
 describeKeyStore('sqlite (own connection)', () => createSqliteKeyStore({ path: freshPath() }));
 describeCreditStore('sqlite (own connection)', () => createSqliteCreditStore({ path: freshPath() }));
 describeRateLimiter('sqlite (own connection)', (limits) =>

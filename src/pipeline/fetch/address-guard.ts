@@ -35,8 +35,9 @@ export const systemResolver: HostResolver = async (hostname) => {
 /** Explicit relaxations of the guard. Nothing is relaxed by default. */
 export interface AddressPolicyOptions {
   /**
-   * Host names (exact, case-insensitive; IP literals allowed, IPv6 with or without brackets) that may
-   * resolve to non-public addresses. Redirects to other names are still checked.
+   * Hosts that may resolve to non-public addresses: exact names (case-insensitive) or IP literals.
+   * `host:port` (`[::1]:8080` for IPv6) allows only that port; a bare host (`10.0.0.5`, `::1`,
+   * `intranet`) allows every port of it. Redirects to other hosts or ports are still checked.
    * @default []
    */
   readonly allowPrivateHosts?: readonly string[];
@@ -101,21 +102,60 @@ function isLocalhostName(host: string): boolean {
 
 /** Decides whether a host may use a set of addresses. */
 export interface AddressPolicy {
-  /** Throws a `blocked_address` FetchError unless every address is allowed for this host. */
-  assertAllowed(hostname: string, addresses: readonly string[]): void;
+  /**
+   * Throws a `blocked_address` FetchError unless every address is allowed for this host and port.
+   * Without a port, a host allowed on any of its ports counts as allowed (for a DNS lookup, which knows
+   * no port; see {@link AddressPolicy.withoutHostExceptions}).
+   */
+  assertAllowed(hostname: string, addresses: readonly string[], port?: number): void;
   /** Throws a `blocked_address` FetchError for names that are never public (`localhost`), unless allowed. */
-  assertNameAllowed(hostname: string): void;
+  assertNameAllowed(hostname: string, port?: number): void;
+  /** Whether `allowPrivateHosts` names this host for this port. */
+  allowsHost(hostname: string, port: number): boolean;
+  /** The same policy without the host exceptions (only `allowPrivateAddresses` still applies). */
+  withoutHostExceptions(): AddressPolicy;
+}
+
+/** Every port of a host, for a bare allow-list entry. */
+const ANY_PORT = 'any';
+
+/**
+ * Splits an allow-list entry into host and port: `host:port`, `[v6]:port`, `[v6]`, or a bare host (an
+ * IPv6 literal has several colons, so a bare one never reads as `host:port`).
+ */
+export function parseHostEntry(entry: string): { host: string; port: number | typeof ANY_PORT } {
+  const trimmed = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(trimmed);
+  const single = !bracketed && /^([^:]*):([^:]*)$/.exec(trimmed);
+  const host = bracketed ? bracketed[1]! : single ? single[1]! : trimmed;
+  const portText = bracketed ? bracketed[2] : single ? single[2] : undefined;
+  if (host === '') throw new TypeError(`allowPrivateHosts: no host in ${JSON.stringify(entry)}`);
+  if (portText === undefined) return { host: normaliseHost(host), port: ANY_PORT };
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) {
+    throw new TypeError(`allowPrivateHosts: invalid port in ${JSON.stringify(entry)} (expected 1-65535)`);
+  }
+  return { host: normaliseHost(host), port };
 }
 
 /** Builds the policy; throws TypeError on an invalid allow-list entry. */
 export function createAddressPolicy(options: AddressPolicyOptions = {}): AddressPolicy {
-  const hosts = new Set<string>();
-  for (const host of options.allowPrivateHosts ?? []) {
-    if (typeof host !== 'string' || host.trim() === '') {
-      throw new TypeError(`allowPrivateHosts: expected non-empty host names, got ${JSON.stringify(host)}`);
+  /** Allowed ports per host; `ANY_PORT` for a bare entry. */
+  const hosts = new Map<string, Set<number | typeof ANY_PORT>>();
+  for (const entry of options.allowPrivateHosts ?? []) {
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      throw new TypeError(`allowPrivateHosts: expected non-empty host names, got ${JSON.stringify(entry)}`);
     }
-    hosts.add(normaliseHost(host));
+    const { host, port } = parseHostEntry(entry);
+    const ports = hosts.get(host) ?? new Set();
+    ports.add(port);
+    hosts.set(host, ports);
   }
+  const hostAllowed = (host: string, port: number | undefined): boolean => {
+    const ports = hosts.get(host);
+    if (!ports) return false;
+    return port === undefined || ports.has(ANY_PORT) || ports.has(port);
+  };
   const ranges: [ParsedAddress, number][] = [];
   for (const entry of options.allowPrivateAddresses ?? []) {
     if (typeof entry !== 'string') throw new TypeError('allowPrivateAddresses: expected strings');
@@ -137,18 +177,21 @@ export function createAddressPolicy(options: AddressPolicyOptions = {}): Address
     ranges.some(([base, bits]) => base.kind() === parsed.kind() && parsed.match(base, bits));
 
   return {
-    assertNameAllowed(hostname) {
+    assertNameAllowed(hostname, port) {
       const host = normaliseHost(hostname);
-      if (isLocalhostName(host) && !hosts.has(host)) {
+      if (isLocalhostName(host) && !hostAllowed(host, port)) {
         throw new FetchError('blocked_address', `host ${host} is a local name`);
       }
     },
-    assertAllowed(hostname, addresses) {
+    allowsHost: (hostname, port) => hostAllowed(normaliseHost(hostname), port),
+    withoutHostExceptions: () =>
+      createAddressPolicy({ allowPrivateAddresses: options.allowPrivateAddresses ?? [] }),
+    assertAllowed(hostname, addresses, port) {
       const host = normaliseHost(hostname);
       if (addresses.length === 0) {
         throw new FetchError('network_error', `host ${host} resolved to no address`);
       }
-      if (hosts.has(host)) return;
+      if (hostAllowed(host, port)) return;
       for (const address of addresses) {
         const range = classifyAddress(address);
         if (range === 'unicast') continue;
@@ -168,12 +211,13 @@ export async function resolveChecked(
   hostname: string,
   policy: AddressPolicy,
   resolver: HostResolver,
+  port?: number,
 ): Promise<readonly ResolvedAddress[]> {
   const host = stripBrackets(hostname);
-  policy.assertNameAllowed(host);
+  policy.assertNameAllowed(host, port);
   const family = isIP(host);
   if (family !== 0) {
-    policy.assertAllowed(host, [host]);
+    policy.assertAllowed(host, [host], port);
     return [{ address: host, family: family === 6 ? 6 : 4 }];
   }
   let answers: readonly ResolvedAddress[];
@@ -185,6 +229,7 @@ export async function resolveChecked(
   policy.assertAllowed(
     host,
     answers.map((answer) => answer.address),
+    port,
   );
   return answers;
 }
@@ -230,25 +275,37 @@ export interface GuardedConnectorOptions {
   readonly connectTimeoutMs: number;
 }
 
+/** The port a URL (or a connection's options) goes to: its own, else the protocol's default. */
+export function effectivePort(port: string | number | undefined, protocol: string): number {
+  const explicit = Number(port);
+  if (port !== undefined && port !== '' && Number.isInteger(explicit) && explicit > 0) return explicit;
+  return protocol === 'https:' ? 443 : 80;
+}
+
 /**
  * An undici connector that enforces the policy at connection time: IP-literal hosts are checked here
- * (Node does not call `lookup` for them), names go through {@link createGuardedLookup}.
+ * (Node does not call `lookup` for them), names go through {@link createGuardedLookup}. A DNS lookup knows
+ * no port, so a name allowed only on other ports is resolved with the host exceptions left out.
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
-  const base = buildConnector({
-    timeout: options.connectTimeoutMs,
-    allowH2: false,
-    lookup: createGuardedLookup(options.policy, options.resolver),
-  });
+  const connectorWith = (policy: AddressPolicy) =>
+    buildConnector({
+      timeout: options.connectTimeoutMs,
+      allowH2: false,
+      lookup: createGuardedLookup(policy, options.resolver),
+    });
+  const lenient = connectorWith(options.policy);
+  const strict = connectorWith(options.policy.withoutHostExceptions());
   return (connectOptions, callback) => {
     const host = stripBrackets(connectOptions.hostname);
+    const port = effectivePort(connectOptions.port, connectOptions.protocol);
     try {
-      options.policy.assertNameAllowed(host);
-      if (isIP(host) !== 0) options.policy.assertAllowed(host, [host]);
+      options.policy.assertNameAllowed(host, port);
+      if (isIP(host) !== 0) options.policy.assertAllowed(host, [host], port);
     } catch (error) {
       callback(error as Error, null);
       return;
     }
-    base(connectOptions, callback);
+    (options.policy.allowsHost(host, port) ? lenient : strict)(connectOptions, callback);
   };
 }

@@ -14,6 +14,7 @@ import type { CallOptions, FetchedPage, PageFetcher } from '../types.ts';
 import {
   createAddressPolicy,
   createGuardedConnector,
+  effectivePort,
   resolveChecked,
   systemResolver,
   type AddressPolicy,
@@ -95,8 +96,9 @@ export interface PageFetcherOptions {
   /** Page cache; `false` disables it. Concurrent fetches of one URL share one request either way. @default {} */
   readonly cache?: PageCacheOptions | false;
   /**
-   * Host names that may resolve to non-public addresses (SSRF guard relaxation, e.g. an intranet docs
-   * host). Exact, case-insensitive; redirects to other names are still checked.
+   * Hosts that may resolve to non-public addresses (SSRF guard relaxation, e.g. an intranet docs host).
+   * Exact, case-insensitive; `host:port` (`[::1]:8080`) allows only that port, a bare host every port.
+   * Redirects to other hosts or ports are still checked.
    * @default []
    */
   readonly allowPrivateHosts?: readonly string[];
@@ -434,7 +436,10 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     let current = start;
     for (let redirects = 0; ; redirects++) {
       try {
-        await raceSignal(resolveChecked(current.hostname, policy, resolver), signal);
+        await raceSignal(
+          resolveChecked(current.hostname, policy, resolver, effectivePort(current.port, current.protocol)),
+          signal,
+        );
         if (robots && !hopOptions.forRobots && !(await robots.isAllowed(current, signal))) {
           throw new FetchError('robots_disallowed', `robots.txt disallows ${current.href}`, {
             url: current.href,

@@ -1,19 +1,22 @@
 /**
- * `citewise/postgres`: API keys and credits in PostgreSQL (pg), with a durable ledger, for several
+ * `citewise/postgres`: API keys, credits and Idempotency-Key requests in PostgreSQL (pg), with a durable ledger, for several
  * citewise instances sharing one truth. Rate limits are not kept in PostgreSQL: use the Redis limiter
  * (`citewise/redis`) for a limit shared by all instances, or the memory limiter for one per instance.
  */
-import type { CreditStore, KeyStore } from '../types.ts';
+import type { CreditStore, IdempotencyStore, KeyStore } from '../types.ts';
 import { normaliseClock } from '../validation.ts';
 import type pg from 'pg';
 import { openPostgresConnection, type PostgresConnectionOptions } from './connection.ts';
 import { buildPostgresCreditStore, normaliseSettleRetryMs } from './credit-store.ts';
+import { buildPostgresIdempotencyStore } from './idempotency-store.ts';
 import { buildPostgresKeyStore } from './key-store.ts';
 
 export { createPostgresKeyStore } from './key-store.ts';
 export type { PostgresKeyStoreOptions } from './key-store.ts';
 export { createPostgresCreditStore } from './credit-store.ts';
 export type { PostgresCreditStoreOptions } from './credit-store.ts';
+export { createPostgresIdempotencyStore } from './idempotency-store.ts';
+export type { PostgresIdempotencyStoreOptions } from './idempotency-store.ts';
 export type { PostgresConnectionOptions } from './connection.ts';
 export { MIGRATIONS, POSTGRES_SCHEMA_VERSION, migratePostgres } from './migrations.ts';
 export type { Migration } from './migrations.ts';
@@ -30,6 +33,8 @@ export interface PostgresStoresOptions extends PostgresConnectionOptions {
 export interface PostgresStores {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** Requests sent with an Idempotency-Key, shared by every instance on this database. */
+  readonly idempotency: IdempotencyStore;
   /** Applies pending schema migrations now (the stores also do it on first use unless `migrate: false`). */
   migrate(): Promise<number[]>;
   readonly pool: pg.Pool;
@@ -58,6 +63,7 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
   return {
     keys: buildPostgresKeyStore(connection, now, false),
     credits: buildPostgresCreditStore(connection, settleRetryMs, false),
+    idempotency: buildPostgresIdempotencyStore(connection, false),
     migrate: () => connection.migrate(),
     pool: connection.pool,
     close: () => connection.close(),

@@ -165,6 +165,21 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 2,
+    name: 'requests sent with an Idempotency-Key',
+    sql: (s) => `
+CREATE TABLE ${s}.idempotency_requests (
+  scope text PRIMARY KEY,
+  fingerprint text NOT NULL,
+  -- NULL while the first request runs; then its response (status, headers, body) as JSON text.
+  response text,
+  -- Epoch ms (database clock): the claim's lease while running, then the replay time.
+  expires_at bigint NOT NULL
+);
+CREATE INDEX idempotency_requests_expiry ON ${s}.idempotency_requests (expires_at);
+`,
+  },
 ];
 
 /** The newest schema version. */

@@ -3,10 +3,11 @@
  * instances sharing one truth. Every check-and-change is one Lua script on the server's clock, with keys
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
-import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
+import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
 import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
 import { buildRedisCreditStore, normaliseRedisCreditSettings } from './credit-store.ts';
+import { buildRedisIdempotencyStore } from './idempotency-store.ts';
 import { buildRedisKeyStore } from './key-store.ts';
 import { buildRedisRateLimiter } from './rate-limiter.ts';
 
@@ -15,6 +16,8 @@ export type { RedisKeyStoreOptions } from './key-store.ts';
 export { createRedisCreditStore } from './credit-store.ts';
 export type { RedisCreditStoreOptions } from './credit-store.ts';
 export { createRedisRateLimiter } from './rate-limiter.ts';
+export { createRedisIdempotencyStore } from './idempotency-store.ts';
+export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts';
 export type { RedisRateLimiterOptions } from './rate-limiter.ts';
 export type { RedisClient, RedisConnectionOptions } from './connection.ts';
 export { SCRIPTS as REDIS_SCRIPTS } from './scripts.ts';
@@ -39,6 +42,8 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
 export interface RedisStores {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** Requests sent with an Idempotency-Key, shared by every instance on this Redis. */
+  readonly idempotency: IdempotencyStore;
   /** A rate limiter on the same client; limiters with different limits keep separate keys. */
   rateLimiter(options?: Partial<RateLimitOptions>): RateLimiter;
   readonly client: RedisClient;
@@ -72,6 +77,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   return {
     keys: buildRedisKeyStore(connection, keySettings, false),
     credits: buildRedisCreditStore(connection, creditSettings, false),
+    idempotency: buildRedisIdempotencyStore(connection, false),
     rateLimiter: (limits = {}) => buildRedisRateLimiter(connection, normaliseRateLimitOptions(limits), false),
     client: connection.client,
     close: () => connection.close(),

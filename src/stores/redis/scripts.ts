@@ -158,6 +158,24 @@ return out
 `;
 
 /** The scripts, as ioredis `defineCommand` definitions. */
+/**
+ * Claims an Idempotency-Key: returns the stored JSON ({fingerprint, response?}) when someone holds it;
+ * otherwise stores ARGV[1] for ARGV[2] ms and returns false (nil). One script, so one claim wins.
+ */
+const IDEMPOTENCY_BEGIN = `
+local current = redis.call('GET', KEYS[1])
+if current then return current end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+`;
+
+/** Drops a claim still in progress (no `response` field), never a completed response. */
+const IDEMPOTENCY_ABANDON = `
+local current = redis.call('GET', KEYS[1])
+if current and not string.find(current, '"response":', 1, true) then redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 export const SCRIPTS = {
   citewiseOpenAccount: { numberOfKeys: 1, lua: OPEN_ACCOUNT },
   citewiseBalance: { numberOfKeys: 3, lua: BALANCE },
@@ -168,6 +186,8 @@ export const SCRIPTS = {
   citewiseKeyCreate: { numberOfKeys: 6, lua: KEY_CREATE },
   citewiseKeyRevoke: { numberOfKeys: 3, lua: KEY_REVOKE },
   citewiseKeyList: { numberOfKeys: 4, lua: KEY_LIST, readOnly: true },
+  citewiseIdempotencyBegin: { numberOfKeys: 1, lua: IDEMPOTENCY_BEGIN },
+  citewiseIdempotencyAbandon: { numberOfKeys: 1, lua: IDEMPOTENCY_ABANDON },
 } as const;
 
 /** Name of a registered script. */

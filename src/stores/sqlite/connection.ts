@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { normaliseClock } from '../validation.ts';
-import { migrateSqliteDatabase, openSqliteDatabase } from './database.ts';
+import { migrateSqliteDatabase, openSqliteDatabase, whenUnlocked } from './database.ts';
 
 /** Options shared by the SQLite store factories. Give either `path` or `database`. */
 export interface SqliteStoreOptions {
@@ -8,7 +8,12 @@ export interface SqliteStoreOptions {
   readonly path?: string;
   /** An open database to share (e.g. from `openSqliteDatabase`); the store never closes it. */
   readonly database?: DatabaseSync;
-  /** With `path`: how long to wait for another process's write lock. @default 5000 */
+  /**
+   * How long an operation waits for another connection's or process's lock before failing with a 503.
+   * The wait is asynchronous (the event loop keeps running): the store sets the connection's SQLite
+   * `busy_timeout` to 0 and tries again after short pauses.
+   * @default 5000
+   */
   readonly busyTimeoutMs?: number;
   /** Clock in epoch ms, injectable for tests. @default Date.now */
   readonly now?: () => number;
@@ -18,6 +23,8 @@ export interface SqliteStoreOptions {
 export interface SqliteConnection {
   readonly db: DatabaseSync;
   readonly now: () => number;
+  /** Runs synchronous SQLite work, waiting asynchronously while the database is locked. */
+  readonly unlocked: <T>(work: () => T) => Promise<T>;
   close(): void;
 }
 
@@ -25,18 +32,27 @@ export interface SqliteConnection {
 export function connectSqlite(options: SqliteStoreOptions): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const now = normaliseClock(options.now);
+  const waitMs = options.busyTimeoutMs ?? 5_000;
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
+    throw new RangeError('busyTimeoutMs must be a non-negative integer');
+  }
+  const unlocked = <T>(work: () => T): Promise<T> => whenUnlocked(work, waitMs);
   if (options.database !== undefined) {
     if (options.path !== undefined) throw new TypeError('give either path or database, not both');
     const db = options.database;
     migrateSqliteDatabase(db);
-    return { db, now, close() {} };
+    // From here on, lock waits are ours (asynchronous), never SQLite's busy handler (blocking).
+    db.exec('PRAGMA busy_timeout = 0');
+    return { db, now, unlocked, close() {} };
   }
   if (options.path === undefined) throw new TypeError('path (or database) is required');
-  const db = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
+  const db = openSqliteDatabase({ path: options.path, busyTimeoutMs: waitMs });
+  db.exec('PRAGMA busy_timeout = 0');
   let open = true;
   return {
     db,
     now,
+    unlocked,
     close() {
       if (open) db.close();
       open = false;

@@ -32,7 +32,7 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
   const settledRetentionMs = options.settledRetentionMs ?? 604_800_000;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
   const connection = connectSqlite(options);
-  const { db, now } = connection;
+  const { db, now, unlocked } = connection;
 
   const selectAvailable = db.prepare('SELECT available FROM credit_accounts WHERE account = ?');
   // Read-only balance: the stored figure plus holds that have lapsed but are not yet swept.
@@ -94,17 +94,23 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
     return (selectAvailable.get(account) as { available: number } | undefined)?.available;
   }
 
-  function settle(id: string, status: 'committed' | 'refunded', actual: number | undefined): boolean {
-    return immediateTransaction(db, () => {
-      const at = Math.floor(now());
-      housekeep(at);
-      const hold = selectHold.get(id, at) as HoldRow | undefined;
-      if (!hold) return false;
-      const spent = status === 'refunded' ? 0 : Math.min(actual ?? hold.amount, hold.amount);
-      settleHold.run(status, spent, at, id);
-      if (hold.amount - spent > 0) addCredits.run(hold.amount - spent, at, hold.account);
-      return true;
-    });
+  function settle(
+    id: string,
+    status: 'committed' | 'refunded',
+    actual: number | undefined,
+  ): Promise<boolean> {
+    return unlocked(() =>
+      immediateTransaction(db, () => {
+        const at = Math.floor(now());
+        housekeep(at);
+        const hold = selectHold.get(id, at) as HoldRow | undefined;
+        if (!hold) return false;
+        const spent = status === 'refunded' ? 0 : Math.min(actual ?? hold.amount, hold.amount);
+        settleHold.run(status, spent, at, id);
+        if (hold.amount - spent > 0) addCredits.run(hold.amount - spent, at, hold.account);
+        return true;
+      }),
+    );
   }
 
   return {
@@ -112,51 +118,56 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
       assertId(account, 'account');
       assertAmount(initialCredits, 'initialCredits');
       const at = Math.floor(now());
-      return Number(insertAccount.run(account, initialCredits, at, at).changes) > 0;
+      return unlocked(() => Number(insertAccount.run(account, initialCredits, at, at).changes) > 0);
     },
 
     async hasAccount(account: string) {
       assertId(account, 'account');
-      return availableOf(account) !== undefined;
+      return unlocked(() => availableOf(account) !== undefined);
     },
 
     async balance(account: string) {
       assertId(account, 'account');
-      const row = selectBalance.get({ account, now: Math.floor(now()) }) as { balance: number } | undefined;
+      const row = (await unlocked(() => selectBalance.get({ account, now: Math.floor(now()) }))) as
+        { balance: number } | undefined;
       return row?.balance ?? 0;
     },
 
     async grant(account: string, amount: number) {
       assertId(account, 'account');
       assertAmount(amount, 'amount');
-      return immediateTransaction(db, () => {
-        const at = Math.floor(now());
-        housekeep(at);
-        const current = availableOf(account);
-        const next = (current ?? 0) + amount;
-        if (next > Number.MAX_SAFE_INTEGER)
-          throw new RangeError('balance would exceed Number.MAX_SAFE_INTEGER');
-        if (current === undefined) insertAccount.run(account, amount, at, at);
-        else addCredits.run(amount, at, account);
-        return next;
-      });
+      return unlocked(() =>
+        immediateTransaction(db, () => {
+          const at = Math.floor(now());
+          housekeep(at);
+          const current = availableOf(account);
+          const next = (current ?? 0) + amount;
+          if (next > Number.MAX_SAFE_INTEGER)
+            throw new RangeError('balance would exceed Number.MAX_SAFE_INTEGER');
+          if (current === undefined) insertAccount.run(account, amount, at, at);
+          else addCredits.run(amount, at, account);
+          return next;
+        }),
+      );
     },
 
     async reserve(input: ReserveInput): Promise<Reservation> {
       assertReserveInput(input);
       const { account, id, amount, ttlMs } = input;
       // The clock is read under the lock, so time spent waiting for another process counts.
-      return immediateTransaction(db, () => {
-        const at = Math.floor(now());
-        const expiresAt = Math.ceil(at + ttlMs);
-        housekeep(at);
-        if (reservationExists.get(id)) throw new TypeError(`reservation id ${id} already exists`);
-        const current = availableOf(account) ?? 0;
-        if (amount > current) throw new QuotaExceededError(current, amount);
-        if (amount > 0) addCredits.run(-amount, at, account);
-        insertReservation.run(id, account, amount, at, expiresAt);
-        return { id, account, amount, expiresAt };
-      });
+      return unlocked(() =>
+        immediateTransaction(db, () => {
+          const at = Math.floor(now());
+          const expiresAt = Math.ceil(at + ttlMs);
+          housekeep(at);
+          if (reservationExists.get(id)) throw new TypeError(`reservation id ${id} already exists`);
+          const current = availableOf(account) ?? 0;
+          if (amount > current) throw new QuotaExceededError(current, amount);
+          if (amount > 0) addCredits.run(-amount, at, account);
+          insertReservation.run(id, account, amount, at, expiresAt);
+          return { id, account, amount, expiresAt };
+        }),
+      );
     },
 
     async commit(id: string, actual?: number) {

@@ -6,9 +6,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CitewiseError } from '../../errors.ts';
 
 /** Schema version written to `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /** Options of {@link openSqliteDatabase}. */
 export interface OpenSqliteDatabaseOptions {
@@ -61,6 +63,16 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, key)
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS rate_limits_by_tat ON rate_limits (tat);
+  `,
+  // 2: requests sent with an Idempotency-Key (claim while running, response once done).
+  `
+  CREATE TABLE IF NOT EXISTS idempotency_requests (
+    scope TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    response TEXT,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX IF NOT EXISTS idempotency_requests_by_expiry ON idempotency_requests (expires_at);
   `,
 ];
 
@@ -129,5 +141,42 @@ export function immediateTransaction<T>(db: DatabaseSync, fn: () => T): T {
       // Already rolled back by SQLite (e.g. after SQLITE_FULL); the original error is what matters.
     }
     throw error;
+  }
+}
+
+/** SQLite's primary result code for "another connection holds the lock" (extended codes keep it in the low byte). */
+const SQLITE_BUSY = 5;
+
+/** Whether `error` is SQLite's `database is locked` (SQLITE_BUSY or one of its extended codes). */
+export function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === SQLITE_BUSY;
+}
+
+/** Longest single pause between two tries for a lock, in ms. */
+const MAX_LOCK_PAUSE_MS = 50;
+
+/**
+ * Runs synchronous SQLite `work`, and while another connection or process holds the lock (SQLITE_BUSY),
+ * tries again after a short asynchronous pause (1 ms, doubling up to 50 ms) instead of blocking the event
+ * loop in SQLite's busy handler. After `waitMs` it gives up with a 503 `service_unavailable`. Only for work
+ * that changed nothing when it failed busy: a single statement, or a whole `BEGIN IMMEDIATE` transaction.
+ */
+export async function whenUnlocked<T>(work: () => T, waitMs: number): Promise<T> {
+  const giveUpAt = performance.now() + waitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_PAUSE_MS)) {
+    try {
+      return work();
+    } catch (error) {
+      if (!isSqliteBusy(error)) throw error;
+      if (performance.now() + pause > giveUpAt) {
+        throw new CitewiseError('service_unavailable', `database is locked for more than ${waitMs} ms`, {
+          description: 'Service Unavailable: the database is busy, retry shortly',
+          retryAfterMs: 1_000,
+          cause: error,
+        });
+      }
+      await sleep(pause);
+    }
   }
 }

@@ -3,9 +3,10 @@
  * and can be shared with other processes (the `citewise keys` CLI) while the server runs.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
+import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { createSqliteCreditStore } from './credit-store.ts';
 import { openSqliteDatabase } from './database.ts';
+import { createSqliteIdempotencyStore } from './idempotency-store.ts';
 import { createSqliteKeyStore } from './key-store.ts';
 import { createSqliteRateLimiter } from './rate-limiter.ts';
 import { normaliseClock } from '../validation.ts';
@@ -14,12 +15,15 @@ export { createSqliteKeyStore } from './key-store.ts';
 export { createSqliteCreditStore } from './credit-store.ts';
 export type { SqliteCreditStoreOptions } from './credit-store.ts';
 export { createSqliteRateLimiter } from './rate-limiter.ts';
+export { createSqliteIdempotencyStore } from './idempotency-store.ts';
 export type { SqliteRateLimiterOptions } from './rate-limiter.ts';
 export type { SqliteStoreOptions } from './connection.ts';
 export {
   openSqliteDatabase,
   migrateSqliteDatabase,
   immediateTransaction,
+  isSqliteBusy,
+  whenUnlocked,
   SQLITE_SCHEMA_VERSION,
 } from './database.ts';
 export type { OpenSqliteDatabaseOptions } from './database.ts';
@@ -28,7 +32,10 @@ export type { OpenSqliteDatabaseOptions } from './database.ts';
 export interface SqliteStoresOptions {
   /** Database file, e.g. `.citewise/citewise.db`; created with its directory if missing. */
   readonly path: string;
-  /** How long to wait for another process's write lock. @default 5000 */
+  /**
+   * How long an operation waits for another process's lock before failing with a 503; the wait is
+   * asynchronous (the event loop keeps running). @default 5000
+   */
   readonly busyTimeoutMs?: number;
   /** How long settled credit reservations are kept. @default 604_800_000 (7 days) */
   readonly settledRetentionMs?: number;
@@ -40,6 +47,8 @@ export interface SqliteStoresOptions {
 export interface SqliteStores {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** Requests sent with an Idempotency-Key, shared by every process on the file. */
+  readonly idempotency: IdempotencyStore;
   /** A rate limiter on the same database; limiters with different limits keep separate rows. */
   rateLimiter(options?: Partial<RateLimitOptions> & { readonly scope?: string }): RateLimiter;
   /** The underlying connection, for advanced use (e.g. backups). */
@@ -65,17 +74,21 @@ export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const database = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
   let open = true;
   try {
-    const keys = createSqliteKeyStore({ database, now });
+    const { busyTimeoutMs } = options;
+    const keys = createSqliteKeyStore({ database, now, busyTimeoutMs });
     const credits = createSqliteCreditStore({
       database,
       now,
+      busyTimeoutMs,
       settledRetentionMs: options.settledRetentionMs,
     });
+    const idempotency = createSqliteIdempotencyStore({ database, now, busyTimeoutMs });
     return {
       keys,
       credits,
+      idempotency,
       database,
-      rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now }),
+      rateLimiter: (limits = {}) => createSqliteRateLimiter({ ...limits, database, now, busyTimeoutMs }),
       async close() {
         if (open) database.close();
         open = false;

@@ -31,7 +31,7 @@ function toRecord(row: KeyRow): KeyRecord {
  */
 export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
   const connection = connectSqlite(options);
-  const { db, now } = connection;
+  const { db, now, unlocked } = connection;
   const insert = db.prepare(
     `INSERT INTO api_keys (id, key_hash, account_id, name, prefix, created_at, expires_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`,
@@ -52,14 +52,16 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
       for (let attempt = 0; ; attempt++) {
         const id = newKeyId();
         try {
-          insert.run(
-            id,
-            hashApiKey(key),
-            normalised.accountId,
-            normalised.name,
-            keyPrefix(key),
-            createdAt,
-            expiresAt,
+          await unlocked(() =>
+            insert.run(
+              id,
+              hashApiKey(key),
+              normalised.accountId,
+              normalised.name,
+              keyPrefix(key),
+              createdAt,
+              expiresAt,
+            ),
           );
         } catch (error) {
           // A 48-bit id collision is rare but possible; draw another id.
@@ -73,21 +75,21 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
 
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
-      const row = byHash.get(hashApiKey(rawKey)) as KeyRow | undefined;
+      const row = (await unlocked(() => byHash.get(hashApiKey(rawKey)))) as KeyRow | undefined;
       const record = row ? toRecord(row) : null;
       return record && isKeyUsable(record, now) ? record : null;
     },
 
     async revoke(id: string) {
       assertId(id, 'key id');
-      return Number(revoke.run(Math.floor(now()), id).changes) > 0;
+      return unlocked(() => Number(revoke.run(Math.floor(now()), id).changes) > 0);
     },
 
     async list(accountId?: string) {
       if (accountId !== undefined) assertId(accountId, 'accountId');
-      const rows = (accountId === undefined
-        ? listAll.all()
-        : listByAccount.all(accountId)) as unknown as KeyRow[];
+      const rows = (await unlocked(() =>
+        accountId === undefined ? listAll.all() : listByAccount.all(accountId),
+      )) as unknown as KeyRow[];
       return rows.map(toRecord);
     },
 

@@ -24,7 +24,7 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
   const scope = options.scope ?? `${limits.limit}/${limits.windowMs}`;
   assertId(scope, 'scope');
   const connection = connectSqlite(options);
-  const { db, now } = connection;
+  const { db, now, unlocked } = connection;
 
   const selectTat = db.prepare('SELECT tat FROM rate_limits WHERE scope = ? AND key = ?');
   const upsertTat = db.prepare(
@@ -39,18 +39,20 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
     async consume(key: string, cost = 1) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
-      return immediateTransaction(db, () => {
-        // Read the clock under the lock: time spent waiting for another process must count.
-        const at = now();
-        if (at - lastSweep >= limits.windowMs) {
-          deleteIdle.run(at);
-          lastSweep = at;
-        }
-        const row = selectTat.get(scope, key) as { tat: number } | undefined;
-        const step = gcraStep(row?.tat, at, cost, limits);
-        if (step.result.allowed && step.tat !== row?.tat) upsertTat.run(scope, key, step.tat);
-        return step.result;
-      });
+      return unlocked(() =>
+        immediateTransaction(db, () => {
+          // Read the clock under the lock: time spent waiting for another process must count.
+          const at = now();
+          if (at - lastSweep >= limits.windowMs) {
+            deleteIdle.run(at);
+            lastSweep = at;
+          }
+          const row = selectTat.get(scope, key) as { tat: number } | undefined;
+          const step = gcraStep(row?.tat, at, cost, limits);
+          if (step.result.allowed && step.tat !== row?.tat) upsertTat.run(scope, key, step.tat);
+          return step.result;
+        }),
+      );
     },
     async close() {
       connection.close();
