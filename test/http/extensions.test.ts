@@ -227,7 +227,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
         async answer() {
           await gate;
           if (fail) throw new Error('upstream down');
-          return { answer: 'ok', sources: [] };
+          return { answer: 'ok', sources: [PAGES[0]!.url] };
         },
       },
     });
