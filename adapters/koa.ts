@@ -37,7 +37,8 @@ export function citewiseKoa(engine: SearchEngine): Middleware {
       : typeof body === 'string'
         ? body
         : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    // Koa would replace our JSON content type for a string body; set it after assigning the body.
-    ctx.type = response.headers['content-type'] ?? 'application/json';
+    // Koa would replace our content type for a string body (and add a charset to `ctx.type`): set the
+    // header as is, after assigning the body.
+    ctx.set('content-type', response.headers['content-type'] ?? 'application/json');
   };
 }
