@@ -5,7 +5,7 @@
  * server runs.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
@@ -225,8 +225,17 @@ const STORE_HELP =
   'where keys and credits live: redis://…, postgres://…, sqlite:PATH (default: SQLite in the data dir; ' +
   'env CITEWISE_STORE)';
 
-/** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
-async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
+/**
+ * Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). `publicUrl` is
+ * where clients reach the service (the base of corpus document URLs); `serve` passes its own address.
+ */
+async function openEngine(
+  config: ServeConfig,
+  logger: Logger,
+  metrics?: Metrics,
+  publicUrl: string = defaultPublicUrl(config.host, config.port),
+) {
+  const corpus = config.corpus.length ? config.corpus : [DEFAULT_CORPUS];
   const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
@@ -237,7 +246,9 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
-    search: searchProviderFor(config),
+    search: searchProviderFor(config, corpus, publicUrl),
+    corpus,
+    publicUrl,
     ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
@@ -286,7 +297,26 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const config = resolveServeConfig(flags, env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = flags.metricsPath ? createMetrics() : undefined;
-  const { engine, stores } = await openEngine(config, logger, metrics);
+  // Listen first: with --port 0 the port, and so the public URL of corpus documents, is known only then.
+  // Requests that arrive before the engine is open are answered 503.
+  let listener: RequestListener | undefined;
+  const server = createServer((req, res) => {
+    if (listener) return listener(req, res);
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+    res.end(
+      JSON.stringify({
+        error: { description: 'Service Unavailable: starting', code: 'service_unavailable' },
+      }),
+    );
+  });
+  // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await listen(server, config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const { engine, stores } = await openEngine(config, logger, metrics, defaultPublicUrl(config.host, port));
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
@@ -300,16 +330,7 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
-  const server = createServer(
-    createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
-  );
-  // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
-  await listen(server, config.port, config.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  listener = createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {});
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
   logger.info(
@@ -346,8 +367,21 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/**
+ * The public URL of `serve` on `host`:`port` (`localhost` for an any-address host such as 0.0.0.0).
+ * TODO(settings): the `--public-url` setting (CITEWISE_PUBLIC_URL) overrides it.
+ */
+function defaultPublicUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${formatHost(reachable)}:${port}`;
+}
+
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
-function searchProviderFor(config: ServeConfig): SearchProvider {
+function searchProviderFor(
+  config: ServeConfig,
+  corpus: readonly string[],
+  publicUrl: string,
+): SearchProvider {
   const { providers } = config;
   return createSearchProviderFromSpec(config.search, {
     // Each web provider gets its own retries (within the deadline) and circuit breaker.
@@ -363,7 +397,9 @@ function searchProviderFor(config: ServeConfig): SearchProvider {
     wikipedia: { language: providers.wikipediaLanguage },
     providers: {
       local: createLocalIndexProvider({
-        paths: config.corpus.length ? config.corpus : [DEFAULT_CORPUS],
+        paths: corpus,
+        // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
+        publicUrl,
         // The index built by `citewise index` (if any), re-read when it changes.
         indexFiles: [indexFilePath(config.dataDir)],
       }),
