@@ -299,9 +299,9 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const metrics = flags.metricsPath ? createMetrics() : undefined;
   // Listen first: with --port 0 the port, and so the public URL of corpus documents, is known only then.
   // Requests that arrive before the engine is open are answered 503.
-  let listener: RequestListener | undefined;
+  const opened: { listener?: RequestListener } = {};
   const server = createServer((req, res) => {
-    if (listener) return listener(req, res);
+    if (opened.listener) return opened.listener(req, res);
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
     res.end(
       JSON.stringify({
@@ -330,7 +330,7 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
-  listener = createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {});
+  opened.listener = createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {});
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
   logger.info(
