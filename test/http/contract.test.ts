@@ -226,7 +226,11 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
         }),
         415,
       );
-      await expectError(await search(h, { prompt: 'x'.repeat(5000) }), 413);
+      await expectError(
+        await search(h, { prompt: 'x'.repeat(5000) }),
+        413,
+        'Payload Too Large: the body must be at most 1024 bytes',
+      );
       expect(await balance(h)).toBe(1000);
     });
 
