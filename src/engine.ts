@@ -121,6 +121,12 @@ export interface SearchEngineOptions {
    */
   readonly publicUrl?: string;
   /**
+   * Files outside `corpus` that `GET /docs/<path>` serves too, by their exact path below `/docs/`: pass
+   * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`).
+   * @default none
+   */
+  readonly indexedFiles?: (encodedPath: string) => string | undefined;
+  /**
    * Fetches result pages that the provider returned without text; `false` answers from snippets only.
    * @default createPageFetcher() (SSRF guard, robots.txt, limits), created on first use
    */
@@ -310,7 +316,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const logger = options.logger ?? NO_LOGGER;
   const publicUrl = normalizePublicUrl(options.publicUrl ?? DEFAULT_PUBLIC_URL);
   const corpus = options.corpus ?? (options.search ? [] : [DEFAULT_CORPUS]);
-  const serveDocument = createDocumentServer(corpus);
+  const serveDocument = createDocumentServer(corpus, options.indexedFiles);
 
   const keys = options.keys ?? createMemoryKeyStore();
   const credits = options.credits ?? createMemoryCreditStore();

@@ -236,6 +236,13 @@ async function openEngine(
   publicUrl: string = defaultPublicUrl(config.host, config.port),
 ) {
   const corpus = config.corpus.length ? config.corpus : [DEFAULT_CORPUS];
+  const local = createLocalIndexProvider({
+    paths: corpus,
+    // The index built by `citewise index` (if any), re-read when it changes.
+    indexFiles: [indexFilePath(config.dataDir)],
+    // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
+    publicUrl,
+  });
   const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
@@ -246,9 +253,10 @@ async function openEngine(
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
-    search: searchProviderFor(config, corpus, publicUrl),
+    search: searchProviderFor(config, local),
     corpus,
     publicUrl,
+    indexedFiles: local.indexedFile,
     ...(config.allowPrivateHosts.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
@@ -377,11 +385,7 @@ function defaultPublicUrl(host: string, port: number): string {
 }
 
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
-function searchProviderFor(
-  config: ServeConfig,
-  corpus: readonly string[],
-  publicUrl: string,
-): SearchProvider {
+function searchProviderFor(config: ServeConfig, local: SearchProvider): SearchProvider {
   const { providers } = config;
   return createSearchProviderFromSpec(config.search, {
     // Each web provider gets its own retries (within the deadline) and circuit breaker.
@@ -395,15 +399,7 @@ function searchProviderFor(
     ...(providers.serperApiKey ? { serper: { apiKey: providers.serperApiKey } } : {}),
     ...(providers.exaApiKey ? { exa: { apiKey: providers.exaApiKey } } : {}),
     wikipedia: { language: providers.wikipediaLanguage },
-    providers: {
-      local: createLocalIndexProvider({
-        paths: corpus,
-        // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
-        publicUrl,
-        // The index built by `citewise index` (if any), re-read when it changes.
-        indexFiles: [indexFilePath(config.dataDir)],
-      }),
-    },
+    providers: { local },
   });
 }
 

@@ -26,13 +26,18 @@ export const DOCUMENT_CONTENT_TYPES: Readonly<Record<string, string>> = {
 /** Larger files are not served (they are read whole into memory). */
 export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
 
-/** Serves the files of `folders` (folders or single files) by their path below `/docs/`. */
+/**
+ * Serves the files of `folders` (folders or single files) by their path below `/docs/`, and the files
+ * `indexedFiles` names by an exact path (the documents of `citewise index` outside the folders).
+ */
 export function createDocumentServer(
   folders: readonly string[],
+  indexedFiles?: (encodedPath: string) => string | undefined,
 ): (encodedPath: string) => Promise<ProtocolResponse> {
   const roots = folders.map((folder) => path.resolve(folder));
   return async (encodedPath) => {
-    const file = await resolveDocument(roots, encodedPath);
+    const indexed = indexedFiles?.(encodedPath);
+    const file = indexed === undefined ? await resolveDocument(roots, encodedPath) : await checkFile(indexed);
     const contentType = DOCUMENT_CONTENT_TYPES[path.extname(file).toLowerCase()]!;
     return {
       status: 200,
@@ -76,13 +81,25 @@ async function resolveDocument(roots: readonly string[], encodedPath: string): P
       real = await realpath(path.join(realRoot, ...names));
       if (!real.startsWith(`${realRoot}${path.sep}`)) throw notFound(encodedPath);
     }
-    const info = await stat(real);
-    if (!info.isFile() || info.size > MAX_DOCUMENT_BYTES) throw notFound(encodedPath);
-    return real;
+    return await checkFile(real);
   } catch (error) {
     if (error instanceof CitewiseError) throw error;
     throw notFound(encodedPath, error);
   }
+}
+
+/** `file` if it is a regular file of a served type and size; else 404. */
+async function checkFile(file: string): Promise<string> {
+  const extension = path.extname(file).toLowerCase();
+  const info = await stat(file).catch(() => null);
+  if (
+    !info?.isFile() ||
+    info.size > MAX_DOCUMENT_BYTES ||
+    !Object.hasOwn(DOCUMENT_CONTENT_TYPES, extension)
+  ) {
+    throw notFound(file);
+  }
+  return file;
 }
 
 /** One decoded path segment; `null` for a segment that could name something outside or hidden. */

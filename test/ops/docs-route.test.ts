@@ -171,7 +171,7 @@ describe('sources of local documents', () => {
     rmSync(shadowed, { recursive: true, force: true });
   });
 
-  it('file: documents of an index file get /docs URLs inside the corpus and are left out elsewhere', async () => {
+  it('file: documents of an index file get /docs URLs (their own outside the corpus) that the engine serves', async () => {
     const indexFile = path.join(temp, 'index.json');
     const document = (file: string, title: string) => ({
       url: pathToFileURL(file).href,
@@ -186,29 +186,39 @@ describe('sources of local documents', () => {
         version: 1,
         documents: [
           document(path.join(second, 'refunds.md'), 'Inside'),
-          document(path.join(outside, 'secret.md'), 'Outside'),
+          document(path.join(outside, 'secret.md'), 'Indexed elsewhere'),
           { ...document(path.join(outside, 'x'), 'Web'), url: 'https://example.org/quokkas' },
         ],
       }),
     );
-    const provider = createLocalIndexProvider({
-      paths: [first, second],
-      indexFiles: [indexFile],
-      publicUrl: 'http://127.0.0.1:1',
-    });
-    const report = await provider.load();
+    const publicUrl = 'http://127.0.0.1:1';
+    const provider = createLocalIndexProvider({ paths: [first, second], indexFiles: [indexFile], publicUrl });
     const hits = await provider.search(
       { query: 'quokkas', limit: 10 },
       { signal: AbortSignal.timeout(5_000), requestId: 't' },
     );
-    // Crawled web pages keep their real URLs.
-    expect(hits.map((hit) => hit.url).sort()).toEqual([
-      'http://127.0.0.1:1/docs/2/refunds.md',
-      'https://example.org/quokkas',
-    ]);
-    expect(report.skipped.map((skip) => skip.reason).filter((reason) => reason.includes('outside'))).toEqual([
-      `${pathToFileURL(path.join(outside, 'secret.md')).href}: outside the corpus folders, so it cannot be served`,
-    ]);
+    const urls = hits.map((hit) => hit.url).sort();
+    // Inside the corpus: the corpus URL; elsewhere: an opaque /docs/.indexed/ URL; crawled pages: their own.
+    expect(urls.slice(1)).toEqual(['http://127.0.0.1:1/docs/2/refunds.md', 'https://example.org/quokkas']);
+    expect(urls[0]).toMatch(/^http:\/\/127\.0\.0\.1:1\/docs\/\.indexed\/[0-9a-f]{16}\/secret\.md$/);
+    expect(urls.join(' ')).not.toContain(temp);
+
+    // The engine serves that file by its exact path, and nothing else below .indexed/.
+    const engine = createSearchEngine({
+      search: provider,
+      corpus: [first, second],
+      publicUrl,
+      indexedFiles: provider.indexedFile,
+    });
+    const server = await ADAPTERS['node:http']!(engine);
+    running.push({ engine, server });
+    const indexedPath = new URL(urls[0]!).pathname;
+    const served = await fetch(`${server.baseUrl}${indexedPath}`);
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe(SECRET);
+    const guessed = await rawGet(server.baseUrl, indexedPath.replace('secret.md', '../handbook/guide.md'));
+    expect(guessed.status).toBe(404);
+    expect((await rawGet(server.baseUrl, '/docs/.indexed/0000000000000000/secret.md')).status).toBe(404);
   });
 });
 

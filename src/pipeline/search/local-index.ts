@@ -4,6 +4,7 @@
  * embedded default: it needs no network and no keys); `LocalIndex` is the index itself, with documents
  * that can be added and removed at any time and a JSON form for persistence.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -323,7 +324,8 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    * a document's URL is then `<publicUrl>/docs/<path in its folder>` for the first folder,
    * `<publicUrl>/docs/2/<path>` for the second, and so on (see {@link corpusDocumentUrl}), the URLs the
    * service's `GET /docs/…` route answers. Documents of `indexFiles` with `file:` URLs inside a folder get
-   * the same URLs; those outside every folder are left out (a source must never be a server path).
+   * the same URLs; those outside every folder get `<publicUrl>/docs/.indexed/<hash>/<name>` (see
+   * {@link LocalIndexProvider.indexedFile}): a source is never a server path.
    * Ignored when `baseUrl` is set. @default none: `file://` URLs (the provider used on its own)
    */
   readonly publicUrl?: string;
@@ -360,6 +362,12 @@ export interface LocalIndexProvider extends SearchProvider {
   load(): Promise<LoadReport>;
   /** Reads the folders again, adding, replacing and removing documents to match them. */
   reload(): Promise<LoadReport>;
+  /**
+   * With `publicUrl`: the file of an `indexFiles` document outside the corpus folders, by the path of its
+   * URL below `/docs/` (as the URL has it, percent-encoded); `undefined` for any other path. Pass it as the
+   * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
+   */
+  readonly indexedFile: (encodedPath: string) => string | undefined;
 }
 
 /** What {@link LocalIndexProvider.load} indexed. */
@@ -426,6 +434,9 @@ export function corpusDocumentUrl(publicUrl: string, folderIndex: number, relati
   const encoded = relativePath.split(path.sep).map(encodeURIComponent).join('/');
   return `${normalizePublicUrl(publicUrl)}/docs/${corpusUrlPrefix(folderIndex)}${encoded}`;
 }
+
+/** Where documents of index files outside the corpus folders are served, below `/docs/`. */
+const INDEXED_FILES_PREFIX = '.indexed/';
 
 /** Path of `file` relative to its corpus root (its name when the root is the file itself). */
 function relativeToRoot(file: string, root: string, rootIsFile: boolean): string {
@@ -505,7 +516,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     return corpusDocumentUrl(publicUrl, rootIndex, relative);
   };
 
-  /** With `publicUrl`, the served URL of an index file's `file:` document; `null` outside every folder. */
+  // Files of index files outside the corpus folders (a folder `citewise index` read), by their path below
+  // `/docs/`: `.indexed/<hash of the file's path>/<name>` (hidden, so no corpus file can have that path).
+  const indexedFiles = new Map<string, string>();
+
+  /** With `publicUrl`, the served URL of an index file's `file:` document; `null` for a remote file URL. */
   const servedUrl = (url: string): string | null => {
     if (publicUrl === undefined || !url.startsWith('file:')) return url;
     let file: string;
@@ -517,7 +532,12 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     const rootIndex = roots.findIndex((root) =>
       rootIsFile.get(root) ? file === root : file.startsWith(`${root}${path.sep}`),
     );
-    return rootIndex === -1 ? null : fileUrl(file, rootIndex);
+    const inCorpus = rootIndex === -1 ? null : fileUrl(file, rootIndex);
+    if (inCorpus !== null) return inCorpus;
+    const hash = createHash('sha256').update(file).digest('hex').slice(0, 16);
+    const served = `${INDEXED_FILES_PREFIX}${hash}/${encodeURIComponent(path.basename(file))}`;
+    indexedFiles.set(served, file);
+    return `${publicUrl}/docs/${served}`;
   };
 
   /** An index file's data with `file:` documents given their served URLs (or left out). */
@@ -533,7 +553,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       const url = (document as { url?: unknown } | null)?.url;
       const served = typeof url === 'string' ? servedUrl(url) : url;
       if (served === null) {
-        skipped.push({ file, reason: `${String(url)}: outside the corpus folders, so it cannot be served` });
+        skipped.push({ file, reason: `${String(url)}: not a local file, so it cannot be served` });
       } else kept.push(typeof url === 'string' ? { ...(document as object), url: served } : document);
     }
     return { ...(data as object), documents: kept };
@@ -649,6 +669,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       loading = start();
       return loading;
     },
+    indexedFile: (encodedPath) => indexedFiles.get(encodedPath),
     async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
       call.signal.throwIfAborted();
       await provider.load();
