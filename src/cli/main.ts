@@ -338,7 +338,10 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
-  opened.listener = createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {});
+  opened.listener = createServeListener(engine, {
+    logger,
+    ...(metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+  });
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
   logger.info(

@@ -88,4 +88,21 @@ describe('citewise serve', () => {
     });
     expect(serve.output()).not.toContain(key);
   });
+
+  it('logs requests of /mcp too (outside the /v1 handler)', async () => {
+    const response = await fetch(`${serve.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(401);
+    await expect
+      .poll(() =>
+        serve
+          .output()
+          .split('\n')
+          .some((line) => line.includes('"route":"/mcp"') && line.includes('"status":401')),
+      )
+      .toBe(true);
+  });
 });
