@@ -7,8 +7,16 @@ import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from 
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
-import type { CreditStore, KeyStore } from '../../src/stores/types.ts';
-import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from '../multi-instance/servers.ts';
+import type { CreditStore } from '../../src/stores/types.ts';
+import { createRedisStores } from '../../src/stores/redis/index.ts';
+import {
+  hasRedisServer,
+  postgresBinDir,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type PrivatePostgres,
+  type PrivateRedis,
+} from '../multi-instance/servers.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 
 const running: { engine: SearchEngine; server: RunningServer }[] = [];
@@ -100,24 +108,54 @@ describe('readiness of real stores', () => {
     it('/readyz follows the database: 200, 503 while stopped, 200 once it is back', async () => {
       cluster = await startPrivatePostgres();
       const stores = createPostgresStores({ connectionString: cluster.url, statementTimeoutMs: 1_000 });
-      const keys: KeyStore = stores.keys;
-      const engine = createSearchEngine({ keys, credits: stores.credits, rateLimiter: false });
+      const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits, rateLimiter: false });
       const server = await ADAPTERS['node:http']!(engine);
-      running.push({
-        engine: { close: () => stores.close().then(() => engine.close()) } as SearchEngine,
-        server,
-      });
+      running.push({ engine, server });
+      try {
+        expect(await get(server, '/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
+        await cluster.stop('fast');
+        const down = await get(server, '/readyz');
+        expect(down.status).toBe(503);
+        expect(down.body).toMatchObject({
+          error: { description: 'Service Unavailable: key store, credit store unreachable' },
+        });
+        expect((await get(server, '/healthz')).status).toBe(200);
+        await cluster.start();
+        await expect.poll(async () => (await get(server, '/readyz')).status, { timeout: 10_000 }).toBe(200);
+      } finally {
+        await stores.close();
+      }
+    }, 60_000);
+  });
 
-      expect(await get(server, '/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
-      await cluster.stop('fast');
-      const down = await get(server, '/readyz');
-      expect(down.status).toBe(503);
-      expect(down.body).toMatchObject({
-        error: { description: 'Service Unavailable: key store, credit store unreachable' },
+  // redis-server is not installed on every development machine; CI runs this.
+  describe.skipIf(!hasRedisServer())('Redis stopped and started again', () => {
+    let redis: PrivateRedis | undefined;
+    afterAll(async () => redis?.destroy());
+
+    it('/readyz follows Redis: 200, 503 naming every Redis store while it is down, 200 once it is back', async () => {
+      redis = await startPrivateRedis();
+      const stores = createRedisStores({ url: redis.url });
+      const engine = createSearchEngine({
+        keys: stores.keys,
+        credits: stores.credits,
+        rateLimiter: stores.rateLimiter({ limit: 60, windowMs: 60_000 }),
       });
-      expect((await get(server, '/healthz')).status).toBe(200);
-      await cluster.start();
-      await expect.poll(async () => (await get(server, '/readyz')).status, { timeout: 10_000 }).toBe(200);
+      const server = await ADAPTERS['node:http']!(engine);
+      running.push({ engine, server });
+      try {
+        expect(await get(server, '/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
+        await redis.stop();
+        const down = await get(server, '/readyz');
+        expect(down.status).toBe(503);
+        expect(down.body).toMatchObject({
+          error: { description: 'Service Unavailable: key store, credit store, rate limiter unreachable' },
+        });
+        await redis.start();
+        await expect.poll(async () => (await get(server, '/readyz')).status, { timeout: 10_000 }).toBe(200);
+      } finally {
+        await stores.close();
+      }
     }, 60_000);
   });
 });
