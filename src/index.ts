@@ -54,6 +54,8 @@ export {
   errorResponse,
   handleProtocolRequest,
   isApiPath,
+  isStreamBody,
+  passesOn,
   stripBasePath,
   type ProtocolRequest,
   type ProtocolResponse,
@@ -102,6 +104,7 @@ export {
 export { canonicalizeUrl, isHttpUrl, isTrackingParam } from './pipeline/search/url.ts';
 export {
   LocalIndex,
+  corpusDocumentUrl,
   createLocalIndexProvider,
   type LocalIndexProvider,
   type LocalIndexProviderOptions,
