@@ -1,18 +1,25 @@
 /**
- * Express adapter (Express 4 and 5): mount the /v1 API under any path, with or without `express.json()`.
+ * Express adapter (Express 4 and 5): mount the /v1 API (with `/healthz`, `/readyz` and the corpus files
+ * at `/docs/…`) under any path.
  *
  * ```ts
  * app.use('/api', citewiseExpress(engine)); // → POST /api/v1/search, GET /api/v1/balance
+ * app.use(express.json()); // the application's own parser, after citewise
  * ```
  *
- * It is returned as `[handler, errorHandler]`, which `app.use` accepts: the error handler turns
- * `express.json()` failures on our routes (malformed JSON, too large) into the spec's error body.
- * Requests outside `/v1` are passed on with `next()`.
+ * Mount it before `express.json()`: citewise then reads its own body, up to the engine's `maxBodyBytes`.
+ * A parser that runs first consumes the body, and refuses (413) what is larger than its own limit (100 KB
+ * by default); give it the engine's limit, `express.json({ limit: engine.maxBodyBytes })`, and the parsed
+ * body is used.
+ *
+ * It is returned as `[handler, errorHandler]`, which `app.use` accepts: the error handler turns body-parser
+ * failures on our routes (malformed JSON, too large) into the spec's error body. Requests outside our paths
+ * (and `/docs/…` paths that are no corpus file) are passed on with `next()`.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';
-import { errorResponse, isApiPath } from '../src/http/handler.ts';
+import { errorResponse, isApiPath, passesOn, payloadTooLarge } from '../src/http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
 /** Returns the middleware pair to pass to `app.use(path?, …)`. */
@@ -21,15 +28,16 @@ export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorReq
     if (!isApiPath(req.path)) return next();
     // A body parser that ran before us (express.json()) leaves the parsed body in `req.body`.
     const parsed = req.body as unknown;
-    engine
-      .handle(fromNodeRequest(req, res, req.path, parsed))
-      .then((response) => writeNodeResponse(res, response), next);
+    engine.handle(fromNodeRequest(req, res, req.path, parsed)).then((response) => {
+      if (passesOn(req.path, response)) next();
+      else writeNodeResponse(res, response);
+    }, next);
   };
   // Body-parser failures (express.json() and friends) on our routes become spec errors: every client 4xx
   // they raise (bad JSON, too large, unsupported charset or encoding, a failed decompression…) is an
   // http-errors 4xx with a `type` or `expose: true`.
   const errorHandler: ErrorRequestHandler = (
-    error: { type?: unknown; status?: unknown; expose?: unknown },
+    error: { type?: unknown; status?: unknown; expose?: unknown; limit?: unknown },
     req,
     res,
     next,
@@ -38,9 +46,11 @@ export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorReq
     const clientError =
       status >= 400 && status <= 499 && (typeof error.type === 'string' || error.expose === true);
     if (!isApiPath(req.path) || !clientError) return next(error);
+    // The body was refused by the parser's limit: say which limit applied (the smaller of its and ours).
+    const parserLimit = typeof error.limit === 'number' ? error.limit : engine.maxBodyBytes;
     const mapped =
       status === 413
-        ? new CitewiseError('payload_too_large')
+        ? payloadTooLarge(Math.min(parserLimit, engine.maxBodyBytes))
         : status === 415
           ? new CitewiseError('unsupported_media_type', typeof error.type === 'string' ? error.type : 'body')
           : new CitewiseError('invalid_request', typeof error.type === 'string' ? error.type : 'body', {

@@ -9,7 +9,13 @@
  */
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';
-import { errorResponse, payloadTooLarge, stripBasePath, type ProtocolResponse } from '../src/http/handler.ts';
+import {
+  errorResponse,
+  isStreamBody,
+  payloadTooLarge,
+  stripBasePath,
+  type ProtocolResponse,
+} from '../src/http/handler.ts';
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -17,7 +23,10 @@ export interface FetchHandlerOptions {
   readonly basePath?: string;
 }
 
-/** Returns a fetch-style handler. Paths outside `basePath` + `/v1` answer 404 in the spec shape. */
+/**
+ * Returns a fetch-style handler for `/v1/…`, `/healthz`, `/readyz` and `/docs/…` below `basePath`. Other
+ * paths answer 404 in the spec shape.
+ */
 export function createFetchHandler(
   engine: SearchEngine,
   options: FetchHandlerOptions = {},
@@ -35,7 +44,10 @@ export function createFetchHandler(
             readBody: (limit) => readLimited(request, limit),
             signal: request.signal,
           });
-    const body = typeof response.body === 'string' ? response.body : toReadableStream(response.body);
+    // A byte body is a file read from disk (an ArrayBuffer, never shared memory).
+    const body = isStreamBody(response.body)
+      ? toReadableStream(response.body)
+      : (response.body as string | Uint8Array<ArrayBuffer>);
     return new Response(body, { status: response.status, headers: response.headers });
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Koa adapter: middleware serving the /v1 API; other paths go to `next()`. Works under `koa-mount` or a
+ * Koa adapter: middleware serving the /v1 API, `/healthz`, `/readyz` and the corpus files at `/docs/…`;
+ * other paths (and `/docs/…` paths that are no corpus file) go to `next()`. Works under `koa-mount` or a
  * router prefix (it reads `ctx.path`), and after a body parser (it uses `ctx.request.body` when set).
  *
  * ```ts
@@ -9,7 +10,7 @@
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { SearchEngine } from '../src/engine.ts';
-import { isApiPath } from '../src/http/handler.ts';
+import { isApiPath, isStreamBody, passesOn } from '../src/http/handler.ts';
 import { fromNodeRequest } from '../src/http/node.ts';
 
 /** Returns Koa middleware for the /v1 API. */
@@ -21,12 +22,23 @@ export function citewiseKoa(engine: SearchEngine): Middleware {
     }
     const parsed = (ctx.request as { body?: unknown }).body;
     const response = await engine.handle(fromNodeRequest(ctx.req, ctx.res, ctx.path, parsed));
+    // A /docs/… path that is not a corpus file may be the application's own.
+    if (passesOn(ctx.path, response)) {
+      await next();
+      return;
+    }
     ctx.status = response.status;
     if (response.status === 433) ctx.message = 'Quota Exceeded';
     ctx.set(response.headers);
     // A streamed body becomes a Readable; Koa destroys it (cancelling the search) if the client leaves.
-    ctx.body = typeof response.body === 'string' ? response.body : Readable.from(response.body);
-    // Koa would replace our JSON content type for a string body; set it after assigning the body.
-    ctx.type = response.headers['content-type'] ?? 'application/json';
+    const { body } = response;
+    ctx.body = isStreamBody(body)
+      ? Readable.from(body)
+      : typeof body === 'string'
+        ? body
+        : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    // Koa would replace our content type for a string body (and add a charset to `ctx.type`): set the
+    // header as is, after assigning the body.
+    ctx.set('content-type', response.headers['content-type'] ?? 'application/json');
   };
 }

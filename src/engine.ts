@@ -44,7 +44,8 @@ import {
   type PipelinePlanner,
   type StageTimings,
 } from './pipeline/run.ts';
-import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
+import { createLocalIndexProvider, normalizePublicUrl } from './pipeline/search/local-index.ts';
+import { createDocumentServer } from './http/docs.ts';
 import type {
   Answerer,
   CallOptions,
@@ -130,8 +131,24 @@ export interface SearchEngineOptions {
   readonly planner?: PipelinePlanner;
   /** Search backend. @default a local full-text index over `corpus` */
   readonly search?: SearchProvider;
-  /** Folders indexed by the default local search provider. @default [DEFAULT_CORPUS] (the project's docs/) */
+  /**
+   * Folders indexed by the default local search provider and served read-only by `handle()` at
+   * `GET /docs/<path>` (the first folder at `/docs/`, the second at `/docs/2/`, …).
+   * @default [DEFAULT_CORPUS] (the project's docs/); none served when a `search` provider is given
+   */
   readonly corpus?: readonly string[];
+  /**
+   * Where clients reach this service (with the mount path of an adapter, if any), e.g.
+   * `https://search.example.com`: the sources of corpus documents are `<publicUrl>/docs/<path>`, never
+   * file paths. An absolute http(s) URL. @default 'http://localhost'
+   */
+  readonly publicUrl?: string;
+  /**
+   * Files outside `corpus` that `GET /docs/<path>` serves too, by their exact path below `/docs/`: pass
+   * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`).
+   * @default none
+   */
+  readonly indexedFiles?: (encodedPath: string) => string | undefined;
   /**
    * Fetches result pages that the provider returned without text; `false` answers from snippets only.
    * @default createPageFetcher() (SSRF guard, robots.txt, limits), created on first use
@@ -245,7 +262,10 @@ export interface SearchEngine {
   balance(apiKey: string): Promise<BalanceResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
   handle(request: ProtocolRequest): Promise<ProtocolResponse>;
-  /** Largest request body in bytes, after decoding (the /v1 limit; MCP uses the same). */
+  /**
+   * Largest request body in bytes, after decoding (the /v1 limit; MCP uses the same), e.g. for a host
+   * framework's body parser.
+   */
   readonly maxBodyBytes: number;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
@@ -265,6 +285,12 @@ type SearchCall = CallOptions & { readonly deadline: number; done(): void };
 
 const DEFAULT_RATE_LIMIT: RateLimitOptions = ENGINE_DEFAULTS.rateLimit;
 
+/** The base of corpus document URLs when no `publicUrl` is given. */
+const DEFAULT_PUBLIC_URL = 'http://localhost';
+
+/** How long `GET /readyz` waits for each store's ping. */
+const READINESS_TIMEOUT_MS = 2_000;
+
 /**
  * `RateLimit` and `RateLimit-Policy` headers (IETF draft-ietf-httpapi-ratelimit-headers): remaining quota
  * and seconds until it is replenished; the policy when the window is known.
@@ -283,6 +309,22 @@ function rateLimitHeaders(
 }
 
 const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
+
+const MAINTENANCE_MESSAGE = 'maintenance mode';
+
+/** Waits for `work` (nothing to wait for when undefined), rejecting after `ms`. */
+async function withTimeout(work: Promise<void> | undefined, ms: number, message: string): Promise<void> {
+  if (!work) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
@@ -319,6 +361,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, defaults.pageTimeoutMs),
   };
   const logger = options.logger ?? NO_LOGGER;
+  const publicUrl = normalizePublicUrl(options.publicUrl ?? DEFAULT_PUBLIC_URL);
+  const corpus = options.corpus ?? (options.search ? [] : [DEFAULT_CORPUS]);
+  const serveDocument = createDocumentServer(corpus, options.indexedFiles);
 
   const keys = options.keys ?? createMemoryKeyStore();
   const credits = options.credits ?? createMemoryCreditStore();
@@ -346,7 +391,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const bm25 = options.ranker ?? createBm25Ranker();
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
-    search: options.search ?? createLocalIndexProvider({ paths: options.corpus ?? [DEFAULT_CORPUS] }),
+    search: options.search ?? createLocalIndexProvider({ paths: corpus, publicUrl }),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,
@@ -356,12 +401,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   };
   const queue = new PQueue({ concurrency: maxConcurrent });
   let maintenance = options.maintenance ?? defaults.maintenance;
+  // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
+  const rateLimitPolicy = options.rateLimit ?? rateLimiter?.policy;
 
   const service: ProtocolService = {
     maxBodyBytes,
     assertAvailable() {
       if (maintenance) {
-        throw new CitewiseError('service_unavailable', 'maintenance mode', {
+        throw new CitewiseError('service_unavailable', MAINTENANCE_MESSAGE, {
           description: 'Service Unavailable: down for maintenance',
           retryAfterMs: 60_000,
         });
@@ -375,10 +422,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     async enforceRateLimit(key) {
       if (!rateLimiter) return {};
       const result = await rateLimiter.consume(`key:${key.id}`);
-      const headers = rateLimitHeaders(
-        result,
-        options.rateLimit ?? (options.rateLimiter ? undefined : DEFAULT_RATE_LIMIT),
-      );
+      const headers = rateLimitHeaders(result, rateLimitPolicy);
       if (!result.allowed) {
         throw new CitewiseError('rate_limited', undefined, { retryAfterMs: result.retryAfterMs, headers });
       }
@@ -390,18 +434,65 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     runSearch,
     runSearchStream,
-    ...(options.metrics?.observeRequest
-      ? { observeRequest: options.metrics.observeRequest.bind(options.metrics) }
-      : {}),
+    checkReadiness,
+    serveDocument,
+    observeRequest(observation) {
+      options.metrics?.observeRequest?.(observation);
+      // The access log: one line per request; never the key nor the request body.
+      const { method, route, status, durationMs, requestId, keyId, errorCode } = observation;
+      logger.info(
+        {
+          method,
+          route,
+          status,
+          durationMs: Math.round(durationMs * 10) / 10,
+          requestId,
+          keyId: keyId ?? null,
+          ...(errorCode ? { errorCode } : {}),
+        },
+        'request',
+      );
+    },
     reportError(error, info) {
-      if (error.status >= 500) {
-        logger.error(
-          { requestId: info.requestId, code: error.code, err: error.cause ?? error },
-          error.message,
-        );
+      if (error.status < 500) return;
+      if (error.status === 503) {
+        // An expected state (maintenance, overload, an upstream circuit open), not a bug: no stack.
+        // Maintenance is the operator's own doing: the access line (status 503) says enough.
+        if (error.message !== MAINTENANCE_MESSAGE) {
+          logger.warn({ requestId: info.requestId, code: error.code }, error.message);
+        }
+        return;
       }
+      logger.error({ requestId: info.requestId, code: error.code, err: error.cause ?? error }, error.message);
     },
   };
+
+  /** Pings every store; throws 503 naming those that did not answer within {@link READINESS_TIMEOUT_MS}. */
+  async function checkReadiness(): Promise<void> {
+    const probes: [string, { ping?(): Promise<void> } | null][] = [
+      ['key store', keys],
+      ['credit store', credits],
+      ['rate limiter', rateLimiter],
+    ];
+    const failed = (
+      await Promise.all(
+        probes.map(async ([name, store]) => {
+          try {
+            await withTimeout(store?.ping?.(), READINESS_TIMEOUT_MS, `${name} did not answer`);
+            return null;
+          } catch (error) {
+            logger.warn({ err: error }, `not ready: ${name} unreachable`);
+            return name;
+          }
+        }),
+      )
+    ).filter((name) => name !== null);
+    if (failed.length > 0) {
+      throw new CitewiseError('service_unavailable', `not ready: ${failed.join(', ')} unreachable`, {
+        description: `Service Unavailable: ${failed.join(', ')} unreachable`,
+      });
+    }
+  }
 
   /**
    * Refuses when overloaded, then reserves the search's credits. Returns the search's call options; the
@@ -460,9 +551,22 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     } finally {
       call.done();
     }
+    const charged = await settleFound(result.sources, info);
+    observeSearch(info, false, undefined, result.timings, charged);
+    return responseBody(key, request, result, info, charged);
+  }
+
+  /**
+   * Settles a search that ran to its answer: charged when the answer has sources; refunded when nothing
+   * was found (the answer then says so). Returns the credits charged.
+   */
+  async function settleFound(sources: readonly string[], info: RequestInfo): Promise<number> {
+    if (sources.length === 0) {
+      await settle(() => credits.refund(info.requestId), info, 'refund');
+      return 0;
+    }
     await settle(() => credits.commit(info.requestId), info, 'commit');
-    observeSearch(info, false, undefined, result.timings);
-    return responseBody(key, request, result, info);
+    return creditCost;
   }
 
   async function runSearchStream(
@@ -497,10 +601,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           continue;
         }
         settled = true;
-        await settle(() => credits.commit(info.requestId), info, 'commit');
-        observeSearch(info, true);
+        const charged = await settleFound(event.sources, info);
+        observeSearch(info, true, undefined, undefined, charged);
         const result = { answer: event.answer, sources: [...event.sources], passages };
-        yield { type: 'done', body: await responseBody(key, request, result, info) };
+        yield { type: 'done', body: await responseBody(key, request, result, info, charged) };
       }
     } catch (thrown) {
       if (!settled) {
@@ -540,6 +644,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     request: NormalizedSearchRequest,
     result: Pick<PipelineResult, 'answer' | 'sources' | 'passages'> & { timings?: StageTimings },
     info: RequestInfo,
+    charged: number,
   ): Promise<SearchResponse> {
     const responseTime = Math.round(performance.now() - info.startedAt);
     const body: SearchResponse = {
@@ -550,7 +655,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     };
     if (request.include.includes('citations')) body.citations = citationsOf(result.sources, result.passages);
     if (request.include.includes('usage')) {
-      body.usage = { credits_charged: creditCost, credits_remaining: await credits.balance(key.accountId) };
+      body.usage = { credits_charged: charged, credits_remaining: await credits.balance(key.accountId) };
     }
     if (request.include.includes('timings')) body.timings = { ...result.timings, total: responseTime };
     return body;
@@ -562,11 +667,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     stream: boolean,
     error?: CitewiseError,
     timings?: StageTimings,
+    charged = 0,
   ): void {
     options.metrics?.observeSearch?.({
       outcome: error ? 'error' : 'success',
       stream,
-      creditsCharged: error ? 0 : creditCost,
+      creditsCharged: charged,
       durationMs: performance.now() - info.startedAt,
       ...(timings ? { timings } : {}),
       ...(error ? { errorCode: error.code } : {}),

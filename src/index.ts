@@ -55,6 +55,8 @@ export {
   errorResponse,
   handleProtocolRequest,
   isApiPath,
+  isStreamBody,
+  passesOn,
   stripBasePath,
   type ProtocolRequest,
   type ProtocolResponse,
@@ -103,6 +105,7 @@ export {
 export { canonicalizeUrl, isHttpUrl, isTrackingParam } from './pipeline/search/url.ts';
 export {
   LocalIndex,
+  corpusDocumentUrl,
   createLocalIndexProvider,
   type LocalIndexProvider,
   type LocalIndexProviderOptions,

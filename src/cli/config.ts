@@ -101,9 +101,14 @@ export function resolveStore(flag: string | undefined, env: Env): string | undef
   return resolveSetting(SERVE_SETTINGS.store, { store: flag }, env);
 }
 
-/** The base URL clients reach the service at: `publicUrl`, else `http://<host>:<port>` of the listener. */
+/**
+ * The base URL clients reach the service at: `publicUrl`, else `http://<host>:<port>` of the listener
+ * (`localhost` for an any-address host such as 0.0.0.0, which no client can open).
+ */
 export function resolvePublicUrl(publicUrl: string | undefined, host: string, port: number): string {
-  return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (publicUrl !== undefined) return publicUrl;
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** The SQLite database inside a data directory. */

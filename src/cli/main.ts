@@ -5,7 +5,7 @@
  * server runs.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { limitConnections } from '../http/connection-limits.ts';
 import { isLoopbackHost, LOOPBACK_HOST_NAMES } from '../mcp/hosts.ts';
 import { Command, InvalidArgumentError } from 'commander';
@@ -34,6 +34,7 @@ import {
   environmentHelp,
   parseDuration,
   resolveDataDir,
+  resolvePublicUrl,
   resolveServeConfig,
   resolveStore,
   type CommandFlags,
@@ -189,14 +190,30 @@ async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promi
   console.log(key);
 }
 
-/** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
-async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
+/**
+ * Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). `publicUrl` is
+ * where clients reach the service (the base of corpus document URLs); `serve` passes its own address.
+ */
+async function openEngine(
+  config: ServeConfig,
+  logger: Logger,
+  metrics?: Metrics,
+  publicUrl: string = resolvePublicUrl(config.publicUrl, config.host, config.port),
+) {
   // Refuse, before anything opens, settings that would only fail on the first search.
   checkSearchRequirements(config);
   for (const spec of [config.model, config.embeddingModel]) {
     const problem = spec === undefined ? undefined : modelRequirementError(spec, config, env);
     if (problem) throw new Error(problem);
   }
+  const corpus = config.corpus?.length ? config.corpus : [DEFAULT_CORPUS];
+  const local = createLocalIndexProvider({
+    paths: corpus,
+    // The index built by `citewise index` (if any), re-read when it changes.
+    indexFiles: [indexFilePath(config.dataDir)],
+    // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
+    publicUrl,
+  });
   const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
@@ -209,7 +226,10 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     rateLimiter: stores.rateLimiter(config.rateLimit),
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
     idempotency: stores.idempotency,
-    search: searchProviderFor(config),
+    search: searchProviderFor(config, local),
+    corpus,
+    publicUrl,
+    indexedFiles: local.indexedFile,
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     maxResults: config.maxResults,
@@ -258,7 +278,28 @@ async function serve(flags: CommandFlags): Promise<void> {
   const config = resolveServeConfig(flags, env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = config.metricsPath ? createMetrics() : undefined;
-  const { engine, stores } = await openEngine(config, logger, metrics);
+  // Listen first: with --port 0 the port, and so the public URL of corpus documents, is known only then.
+  // Requests that arrive before the engine is open are answered 503.
+  const opened: { listener?: RequestListener } = {};
+  const server = createServer((req, res) => {
+    if (opened.listener) return opened.listener(req, res);
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+    res.end(JSON.stringify({ error: { description: 'Service Unavailable: starting' } }));
+  });
+  // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).
+  limitConnections(server, {
+    maxConnections: config.maxConnections,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+  });
+  // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  await listen(server, config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
+  const { engine, stores } = await openEngine(config, logger, metrics, publicUrl);
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
@@ -275,24 +316,11 @@ async function serve(flags: CommandFlags): Promise<void> {
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
-  const server = createServer(
-    createServeListener(engine, {
-      ...(metrics ? { metrics, metricsPath: config.metricsPath } : {}),
-      ...mcpHostsOption(config.mcpAllowedHosts, config.host),
-    }),
-  );
-  // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).
-  limitConnections(server, {
-    maxConnections: config.maxConnections,
-    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+  opened.listener = createServeListener(engine, {
+    logger,
+    ...(metrics ? { metrics, metricsPath: config.metricsPath } : {}),
+    ...mcpHostsOption(config.mcpAllowedHosts, config.host),
   });
-  // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
-  await listen(server, config.port, config.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
   const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   console.log(`citewise listening on ${baseUrl}`);
@@ -332,7 +360,7 @@ async function serve(flags: CommandFlags): Promise<void> {
 }
 
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
-function searchProviderFor(config: ServeConfig): SearchProvider {
+function searchProviderFor(config: ServeConfig, local: SearchProvider): SearchProvider {
   return createSearchProviderFromSpec(config.search, {
     // Each web provider gets its own retries (within the deadline) and circuit breaker.
     wrapProvider: (provider) => withResilience(provider),
@@ -343,13 +371,7 @@ function searchProviderFor(config: ServeConfig): SearchProvider {
     ...(config.serperApiKey ? { serper: { apiKey: config.serperApiKey } } : {}),
     ...(config.exaApiKey ? { exa: { apiKey: config.exaApiKey } } : {}),
     wikipedia: { language: config.wikipediaLanguage },
-    providers: {
-      local: createLocalIndexProvider({
-        paths: config.corpus?.length ? config.corpus : [DEFAULT_CORPUS],
-        // The index built by `citewise index` (if any), re-read when it changes.
-        indexFiles: [indexFilePath(config.dataDir)],
-      }),
-    },
+    providers: { local },
   });
 }
 

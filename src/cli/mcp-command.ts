@@ -5,6 +5,7 @@
  *
  * Also the request listener of `serve`: /v1 API, MCP (Streamable HTTP) at `/mcp`, opt-in metrics path.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
@@ -100,6 +101,30 @@ export interface ServeListenerOptions {
   readonly metrics?: Metrics;
   /** Host names accepted in `Host`/`Origin` at /mcp (see `McpHttpHandlerOptions.allowedHosts`). @default any host */
   readonly mcpAllowedHosts?: readonly string[];
+  /**
+   * Access log of the routes outside the engine's `handle()` (MCP, metrics), in the engine's format; the
+   * engine logs its own routes. @default none
+   */
+  readonly logger?: Logger;
+}
+
+/** Logs one access line when the response is done (as the engine does for its routes). */
+function logWhenDone(
+  logger: Logger | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+): void {
+  if (!logger) return;
+  const startedAt = performance.now();
+  res.once('close', () => {
+    const durationMs = Math.round((performance.now() - startedAt) * 10) / 10;
+    const method = req.method ?? 'GET';
+    logger.info(
+      { method, route, status: res.statusCode, durationMs, requestId: randomUUID(), keyId: null },
+      'request',
+    );
+  });
 }
 
 /** The request listener of `serve`: `/v1` (and 404s), MCP at {@link MCP_PATH}, metrics at `metricsPath`. */
@@ -119,10 +144,12 @@ export function createServeListener(
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
     if (path === MCP_PATH) {
+      logWhenDone(options.logger, req, res, MCP_PATH);
       void mcp(req, res);
       return;
     }
     if (options.metrics && path === options.metricsPath) {
+      logWhenDone(options.logger, req, res, options.metricsPath);
       options.metrics.handler(req, res);
       return;
     }

@@ -1,9 +1,10 @@
 /**
  * A small typed client of the /v1 HTTP API: `search`, `searchStream` and `balance`, with the spec's error
- * responses thrown as {@link CitewiseApiError}. It uses the global `fetch` (or the one you pass).
+ * responses thrown as {@link CitewiseApiError}, and a service that does not answer at all (unreachable, or
+ * past `timeoutMs`) as {@link CitewiseConnectionError}. It uses the global `fetch` (or the one you pass).
  */
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
-import { CitewiseApiError, errorFromResponse } from './errors.ts';
+import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 
 /** Options of {@link createClient}. */
@@ -43,7 +44,10 @@ export interface ClientSearchOptions extends ClientCallOptions {
  * engine's, so the client and an in-process engine are interchangeable (see `CitewiseBackend`).
  */
 export interface CitewiseClient {
-  /** `POST /v1/search`. Throws {@link CitewiseApiError} on an error response. */
+  /**
+   * `POST /v1/search`. Throws {@link CitewiseApiError} on an error response, {@link CitewiseConnectionError}
+   * when the service does not answer.
+   */
   search(request: SearchRequest, options?: ClientSearchOptions): Promise<SearchResponse>;
   /**
    * `POST /v1/search` with `"stream": true`: resolves once the stream starts (errors before that are thrown),
@@ -92,9 +96,28 @@ export function createClient(options: ClientOptions): CitewiseClient {
       const response = await fetchImpl(`${root}${path}`, { ...init, signal });
       if (!response.ok) throw await errorFromResponse(response);
       return await consume(response);
+    } catch (error) {
+      throw connectionError(error, controller.signal, call?.signal);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A network failure or our timeout as a {@link CitewiseConnectionError}; anything else unchanged. */
+  function connectionError(error: unknown, timeout: AbortSignal, caller: AbortSignal | undefined): unknown {
+    // An error response, or the caller's own cancellation, is not a connection problem.
+    if (error instanceof CitewiseApiError || caller?.aborted) return error;
+    if (timeout.aborted) {
+      const description = `No response from the citewise service at ${root} within ${timeoutMs} ms`;
+      return new CitewiseConnectionError({ code: 'timeout', url: root, description, cause: error });
+    }
+    // fetch rejects with a TypeError ("fetch failed") whose cause is the network error (ECONNREFUSED, …).
+    if (error instanceof TypeError) {
+      const reason = (error.cause as { code?: unknown } | undefined)?.code;
+      const description = `Could not reach the citewise service at ${root}${typeof reason === 'string' ? `: ${reason}` : ''}`;
+      return new CitewiseConnectionError({ code: 'connection_failed', url: root, description, cause: error });
+    }
+    return error;
   }
 
   return {

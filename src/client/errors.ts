@@ -43,6 +43,39 @@ export class CitewiseApiError extends Error {
   }
 }
 
+/** Options of {@link CitewiseConnectionError}. */
+export interface CitewiseConnectionErrorOptions {
+  readonly code: CitewiseConnectionErrorCode;
+  /** The base URL the client called. */
+  readonly url: string;
+  readonly description: string;
+  readonly cause?: unknown;
+}
+
+/** `connection_failed`: refused, unknown host, reset, TLS failure…; `timeout`: no answer within `timeoutMs`. */
+export type CitewiseConnectionErrorCode = 'connection_failed' | 'timeout';
+
+/**
+ * The service did not answer at all: it could not be reached (`connection_failed`) or sent no response
+ * within the client's `timeoutMs` (`timeout`). Always worth retrying later; `cause` holds the network error.
+ */
+export class CitewiseConnectionError extends Error {
+  override readonly name = 'CitewiseConnectionError';
+  readonly code: CitewiseConnectionErrorCode;
+  /** The base URL the client called. */
+  readonly url: string;
+  /** A readable sentence, e.g. `Could not reach the citewise service at http://…: ECONNREFUSED`. */
+  readonly description: string;
+  readonly retryable = true;
+
+  constructor(options: CitewiseConnectionErrorOptions) {
+    super(options.description, { cause: options.cause });
+    this.code = options.code;
+    this.url = options.url;
+    this.description = options.description;
+  }
+}
+
 /** True for an {@link CitewiseApiError}. */
 export function isCitewiseApiError(error: unknown): error is CitewiseApiError {
   return error instanceof CitewiseApiError;

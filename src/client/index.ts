@@ -16,9 +16,12 @@ export {
 } from './client.ts';
 export {
   CitewiseApiError,
+  CitewiseConnectionError,
   isCitewiseApiError,
   parseRetryAfter,
   type CitewiseApiErrorOptions,
+  type CitewiseConnectionErrorCode,
+  type CitewiseConnectionErrorOptions,
 } from './errors.ts';
 export { readServerSentEvents, type ServerSentEvent } from './sse.ts';
 export { describeSearchFailure, engineBackend, toBackend, type CitewiseBackend } from './backend.ts';

@@ -5,6 +5,9 @@
  * Order of checks for POST /v1/search: route → maintenance → auth (401) → rate limit (429) →
  * content type and encoding (415) → body size, decoded (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
  * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
+ *
+ * Operating routes, without a key and served even in maintenance mode: `GET /healthz` (the process
+ * answers), `GET /readyz` (the stores answer) and `GET /docs/<path>` (the files of the local corpus).
  */
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
@@ -38,12 +41,20 @@ export interface ProtocolRequest {
   readonly signal: AbortSignal;
 }
 
-/** What an adapter writes back: a whole body, or (for streamed searches) chunks to write as they come. */
+/**
+ * What an adapter writes back: a whole body (text, or bytes for a corpus file such as a PDF), or (for
+ * streamed searches) chunks to write as they come.
+ */
 export interface ProtocolResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** Adapters must stop iterating when the client goes away (which refunds an unfinished search). */
-  readonly body: string | AsyncIterable<string>;
+  /** Adapters must stop iterating a stream when the client goes away (which refunds an unfinished search). */
+  readonly body: string | Uint8Array | AsyncIterable<string>;
+}
+
+/** True when the body is a stream of chunks (a streamed search) rather than a whole body. */
+export function isStreamBody(body: ProtocolResponse['body']): body is AsyncIterable<string> {
+  return typeof body === 'object' && Symbol.asyncIterator in body;
 }
 
 /** Per-request information shared by the protocol and the engine. */
@@ -75,6 +86,13 @@ export interface ProtocolService {
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>>;
   balance(key: KeyRecord): Promise<BalanceResponse>;
+  /** Resolves when the stores answer; throws 503 naming the unreachable ones (`GET /readyz`). */
+  checkReadiness(): Promise<void>;
+  /**
+   * A file of the local corpus, by its path below `/docs/` (still percent-encoded); throws 404 for
+   * anything that is not a servable file inside a corpus folder.
+   */
+  serveDocument(encodedPath: string): Promise<ProtocolResponse>;
   /** Reports a failure (500s are logged with their cause; never with the API key). */
   reportError(error: CitewiseError, info: RequestInfo): void;
   /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
@@ -94,7 +112,7 @@ export interface IdempotencySettings {
 
 /** A handled /v1 request, as reported to {@link ProtocolService.observeRequest}. */
 export interface RequestObservation {
-  /** The matched route (`/v1/search`, …) or `unmatched`, so labels stay few. */
+  /** The matched route (`/v1/search`, `/docs/*`, …) or `unmatched`, so labels stay few. */
   readonly route: string;
   readonly method: string;
   readonly status: number;
@@ -102,18 +120,55 @@ export interface RequestObservation {
   readonly errorCode?: ErrorCode;
   /** Time to build the response (for a stream: until it started), in ms. */
   readonly durationMs: number;
+  /** The request id, also sent as `X-Request-Id`. */
+  readonly requestId: string;
+  /** Id of the API key that authenticated the request (never the key itself); absent before auth. */
+  readonly keyId?: string;
 }
 
 const ROUTES: Readonly<Record<string, string>> = {
   '/v1/search': 'POST',
   '/v1/balance': 'GET',
-  // The OpenAPI document: public (no API key), served even in maintenance mode.
+  // Public (no API key), served even in maintenance mode: the OpenAPI document and the probes.
   '/v1/openapi.json': 'GET',
+  '/healthz': 'GET',
+  '/readyz': 'GET',
 };
 
-/** Whether a path belongs to this API (adapters mounted as middleware pass other paths on). */
+/** Where the files of the local corpus are served: `/docs/<path>`. */
+export const DOCS_PREFIX = '/docs/';
+const DOCS_ROUTE = '/docs/*';
+
+/**
+ * Whether a path is served by {@link handleProtocolRequest}: `/v1/…`, the probes and `/docs/…`
+ * (adapters mounted as middleware pass other paths on).
+ */
 export function isApiPath(path: string): boolean {
-  return path === '/v1' || path.startsWith('/v1/');
+  return (
+    path === '/v1' ||
+    path.startsWith('/v1/') ||
+    path.startsWith(DOCS_PREFIX) ||
+    ROUTES[trimTrailingSlash(path)] !== undefined
+  );
+}
+
+/**
+ * Whether a middleware adapter should pass this request on (`next()`) instead of answering: a `/docs/…`
+ * path that is not a corpus file may belong to the host application.
+ */
+export function passesOn(path: string, response: ProtocolResponse): boolean {
+  return path.startsWith(DOCS_PREFIX) && response.status === 404;
+}
+
+function trimTrailingSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/** The route label of a path (few distinct values, for metrics and logs). */
+function routeOf(path: string): string {
+  if (path.startsWith(DOCS_PREFIX)) return DOCS_ROUTE;
+  const trimmed = trimTrailingSlash(path);
+  return ROUTES[trimmed] ? trimmed : 'unmatched';
 }
 
 /** Extracts the key from `Authorization: Bearer <key>`; `undefined` when absent or malformed. */
@@ -135,43 +190,65 @@ export async function handleProtocolRequest(
   };
   let response: ProtocolResponse;
   let errorCode: ErrorCode | undefined;
+  const caller: Caller = {};
   try {
-    response = await route(service, request, info);
+    response = await route(service, request, info, caller);
   } catch (thrown) {
     const error = toCitewiseError(thrown);
     service.reportError(error, info);
     errorCode = error.code;
     response = errorResponse(error, info.requestId);
   }
-  if (service.observeRequest) {
-    const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
-    service.observeRequest({
-      route: ROUTES[path] ? path : 'unmatched',
-      method: request.method.toUpperCase(),
-      status: response.status,
-      ...(errorCode ? { errorCode } : {}),
-      durationMs: performance.now() - info.startedAt,
-    });
-  }
+  service.observeRequest?.({
+    route: routeOf(request.path),
+    method: request.method.toUpperCase(),
+    status: response.status,
+    ...(errorCode ? { errorCode } : {}),
+    durationMs: performance.now() - info.startedAt,
+    requestId: info.requestId,
+    ...(caller.keyId ? { keyId: caller.keyId } : {}),
+  });
   return response;
+}
+
+/** Who is calling, once known (for the access log). */
+interface Caller {
+  keyId?: string;
 }
 
 async function route(
   service: ProtocolService,
   request: ProtocolRequest,
   info: RequestInfo,
+  caller: Caller,
 ): Promise<ProtocolResponse> {
-  const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
+  const method = request.method.toUpperCase();
+  if (request.path.startsWith(DOCS_PREFIX)) {
+    if (method !== 'GET') {
+      throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
+        headers: { allow: 'GET' },
+      });
+    }
+    return withHeaders(await service.serveDocument(request.path.slice(DOCS_PREFIX.length)), {
+      'x-request-id': info.requestId,
+    });
+  }
+  const path = trimTrailingSlash(request.path);
   const allowed = ROUTES[path];
   if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);
-  const method = request.method.toUpperCase();
   if (method !== allowed) {
     throw new CitewiseError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
   }
   if (path === '/v1/openapi.json') return json(200, openApiDocument(), info);
+  if (path === '/healthz') return json(200, { status: 'ok' }, info);
+  if (path === '/readyz') {
+    await service.checkReadiness();
+    return json(200, { status: 'ready' }, info);
+  }
 
   service.assertAvailable();
   const key = await service.authenticate(bearerToken(request.header('authorization')));
+  caller.keyId = key.id;
   if (path === '/v1/balance') return json(200, await service.balance(key), info);
 
   const limitHeaders = await service.enforceRateLimit(key);

@@ -3,7 +3,7 @@
  * Express and Koa adapters, which all sit on Node's IncomingMessage/ServerResponse.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
+import { isStreamBody, payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
 
 /** Builds a {@link ProtocolRequest} from Node's request. `path` is relative to the mount point. */
 export function fromNodeRequest(
@@ -77,7 +77,7 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8
 /** Writes a protocol response to Node's response (no-op if the client is gone). */
 export function writeNodeResponse(res: ServerResponse, response: ProtocolResponse): void {
   if (res.destroyed || res.writableEnded) return;
-  if (typeof response.body !== 'string') {
+  if (isStreamBody(response.body)) {
     void writeNodeStream(res, response, response.body);
     return;
   }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
+import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
 
 /** The interface version of the service contract. */
@@ -182,6 +183,10 @@ const RESPONSES = {
   Unauthorized: errorResponse('Missing, invalid or expired API key.', [{ code: 'invalid_api_key' }], {
     'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } },
   }),
+  NotFound: errorResponse('No such file in the corpus folders.', [{ code: 'not_found' }]),
+  NotReady: errorResponse('A store does not answer; the description names it.', [
+    { code: 'service_unavailable', description: 'Service Unavailable: credit store unreachable' },
+  ]),
   PayloadTooLarge: errorResponse('The body is too large.', [
     { code: 'payload_too_large', description: 'Payload Too Large: the body must be at most 1048576 bytes' },
   ]),
@@ -217,7 +222,31 @@ const RESPONSES = {
   ),
 };
 
+/** The media types (without parameters) of the corpus files served at `/docs/`. */
+const DOCUMENT_MEDIA_TYPES = [
+  ...new Set(Object.values(DOCUMENT_CONTENT_TYPES).map((type) => type.split(';')[0]!)),
+];
+
 const ref = (name: keyof typeof RESPONSES) => ({ $ref: `#/components/responses/${name}` });
+
+/** The 200 of a probe: `{"status": "<status>"}`. */
+function statusResponse(description: string, status: string) {
+  return {
+    description,
+    headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: { status: { type: 'string', const: status } },
+          required: ['status'],
+          additionalProperties: false,
+        },
+        examples: { [status]: { value: { status } } },
+      },
+    },
+  };
+}
 
 /** Options of {@link createOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
@@ -250,7 +279,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           operationId: 'search',
           summary: 'Search the web and answer the prompt with sources',
           description:
-            'Charges one search worth of credits when it succeeds; a failed or cancelled search is refunded.',
+            'Charges one search worth of credits when it succeeds; a failed or cancelled search, and one that ' +
+            'found no source (its answer says so and `sources` is empty), is refunded.',
           parameters: [
             {
               name: 'Idempotency-Key',
@@ -367,6 +397,58 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           },
         },
       },
+      '/healthz': {
+        get: {
+          operationId: 'getHealth',
+          summary: 'Liveness: the process answers (no API key; also in maintenance mode)',
+          security: [],
+          responses: { '200': statusResponse('The process is alive.', 'ok') },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'getReadiness',
+          summary: 'Readiness: the key, credit and rate-limit stores answer (no API key)',
+          security: [],
+          responses: {
+            '200': statusResponse('Every store answered.', 'ready'),
+            '503': ref('NotReady'),
+          },
+        },
+      },
+      '/docs/{path}': {
+        get: {
+          operationId: 'getCorpusDocument',
+          summary: 'A file of the local corpus, read-only (no API key): the sources of local documents',
+          description:
+            'The first corpus folder is served at `/docs/`, the second at `/docs/2/`, and so on. `path` may ' +
+            'contain `/`. Only regular files inside a corpus folder with one of the media types below are ' +
+            'served; hidden entries, `node_modules` and links leaving the folder are not. Sent with ' +
+            '`X-Content-Type-Options: nosniff`; HTML also with `Content-Security-Policy: sandbox`.',
+          security: [],
+          parameters: [
+            {
+              name: 'path',
+              in: 'path',
+              required: true,
+              description: 'Path of the file inside its corpus folder, each segment percent-encoded.',
+              schema: { type: 'string' },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The file, as stored.',
+              headers: {
+                'X-Content-Type-Options': { schema: { type: 'string', const: 'nosniff' } },
+              },
+              content: Object.fromEntries(
+                DOCUMENT_MEDIA_TYPES.map((type): [string, unknown] => [type, { schema: { type: 'string' } }]),
+              ),
+            },
+            '404': ref('NotFound'),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: {
@@ -392,7 +474,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           schema: { type: 'string' },
         },
         'RateLimit-Policy': {
-          description: 'Extension: the limit and its window in seconds, e.g. `"per-key";q=60;w=60`.',
+          description:
+            'Extension: the limit and its window in seconds, e.g. `"per-key";q=60;w=60`. Sent with `RateLimit` ' +
+            'by the built-in rate limiters (and so by `citewise serve`); absent without a rate limiter.',
           schema: { type: 'string' },
         },
       },

@@ -40,6 +40,8 @@ export interface KeyStore {
   revoke(id: string): Promise<boolean>;
   /** Lists keys, optionally of one account, oldest first. */
   list(accountId?: string): Promise<KeyRecord[]>;
+  /** Resolves when the store can serve requests, rejects when it cannot (the `/readyz` probe). */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -88,6 +90,8 @@ export interface CreditStore {
   commit(id: string, actual?: number): Promise<boolean>;
   /** Returns the reserved credits. Same settlement rules as {@link commit}. */
   refund(id: string): Promise<boolean>;
+  /** Resolves when the store can serve requests, rejects when it cannot (the `/readyz` probe). */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -115,6 +119,13 @@ export interface RateLimitOptions {
 /** Per-key request limiter; accurate under concurrency. */
 export interface RateLimiter {
   consume(key: string, cost?: number): Promise<RateLimitResult>;
+  /**
+   * The limit and window this limiter enforces, announced in the `RateLimit-Policy` header. The built-in
+   * limiters set it; a limiter without it sends only `RateLimit` (unless the engine's `rateLimit` names it).
+   */
+  readonly policy?: RateLimitOptions;
+  /** Resolves when the limiter can serve requests, rejects when it cannot (the `/readyz` probe). */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
 }
 

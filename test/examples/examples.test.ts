@@ -161,7 +161,7 @@ describe('examples', () => {
     const { text, steps, balance } = await askAgent('How do I create an API key?');
     expect(steps.length).toBe(2);
     expect(text).toMatch(/^From the web: /);
-    expect(text).toMatch(/Sources: \S+\.md/);
+    expect(text).toMatch(/Sources: http:\/\/localhost\/docs\/\S+\.md/);
     expect(balance.available_credits).toBe(999);
     const run = await runExample('agent-with-tool.ts', ['How are credits charged?']);
     expect(run.code).toBe(0);

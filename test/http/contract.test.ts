@@ -112,7 +112,12 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       expect(body.response_type).toBe('markdown');
       expect(body.answer).toMatch(/3,357/);
       expect(body.answer).toMatch(/\[1\]/);
-      expect(body.sources).toEqual([expect.stringMatching(/^file:\/\/.*volcanoes\.md$/)]);
+      // Never a server path: the corpus file's URL below the service's /docs/ (publicUrl's default base).
+      expect(body.sources).toEqual(['http://localhost/docs/volcanoes.md']);
+      const source = await fetch(`${h.server.baseUrl}/docs/volcanoes.md`);
+      expect(source.status).toBe(200);
+      expect(source.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+      expect(await source.text()).toMatch(/3,357/);
       expect(typeof body.response_time).toBe('number');
       expect(body.response_time).toBeGreaterThanOrEqual(0);
       expect(await balance(h)).toBe(999);
@@ -221,7 +226,11 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
         }),
         415,
       );
-      await expectError(await search(h, { prompt: 'x'.repeat(5000) }), 413);
+      await expectError(
+        await search(h, { prompt: 'x'.repeat(5000) }),
+        413,
+        'Payload Too Large: the body must be at most 1024 bytes',
+      );
       expect(await balance(h)).toBe(1000);
     });
 

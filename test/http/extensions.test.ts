@@ -227,7 +227,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
         async answer() {
           answers++;
           await gate;
-          return { answer: 'ok', sources: [] };
+          return { answer: 'ok', sources: [PAGES[0]!.url] };
         },
       },
     });
@@ -250,7 +250,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
       answerer: {
         async answer() {
           if (fail) throw new Error('upstream down');
-          return { answer: 'ok', sources: [] };
+          return { answer: 'ok', sources: [PAGES[0]!.url] };
         },
       },
     });

@@ -4,7 +4,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { startSite, type Site } from './site.ts';
@@ -61,7 +60,10 @@ describe('citewise index (CLI)', () => {
     server = await startServe(['--data-dir', dataDir]);
     const answer = await ask('Which way should I move during a volcanic eruption?');
     expect(answer.answer).toMatch(/uphill/);
-    expect(answer.sources).toContain(pathToFileURL(join(docs, 'volcanoes.md')).href);
+    // Never a server path: the service's own URL of the indexed file, which opens.
+    const source = answer.sources.find((url) => url.endsWith('/volcanoes.md'))!;
+    expect(source).toMatch(new RegExp(`^${server.baseUrl}/docs/\\.indexed/[0-9a-f]{16}/volcanoes\\.md$`));
+    expect(await (await fetch(source)).text()).toMatch(/uphill/);
 
     // Crawl the loopback site (allowed explicitly) while the server runs.
     const crawled = await runCli([
@@ -91,7 +93,7 @@ describe('citewise index (CLI)', () => {
     ]);
     expect(removed.stdout).toMatch(/Removed [1-9]\d* documents/);
     const after = await ask('What are the largest rodents?');
-    expect(after.sources.some((url) => url.startsWith('http://127.0.0.1'))).toBe(false);
+    expect(after.sources.some((url) => url.startsWith(`http://127.0.0.1:${site.server.port}/`))).toBe(false);
   });
 
   it('without the allow-list a loopback URL is blocked; no source is an error; --help works', async () => {

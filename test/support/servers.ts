@@ -85,7 +85,8 @@ export const ADAPTERS: Readonly<Record<string, (engine: SearchEngine) => Promise
   },
   'express (after express.json())': (engine) => {
     const app = express();
-    app.use(express.json());
+    // As the adapter's documentation shows: a parser that runs first is given the engine's limit.
+    app.use(express.json({ limit: engine.maxBodyBytes }));
     app.use(citewiseExpress(engine));
     return listenOnLoopback(createServer(app));
   },

@@ -4,9 +4,10 @@
  * embedded default: it needs no network and no keys); `LocalIndex` is the index itself, with documents
  * that can be added and removed at any time and a JSON form for persistence.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
 import { extractContent } from '../extract/index.ts';
@@ -319,6 +320,16 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    */
   readonly baseUrl?: string;
   /**
+   * Where the citewise service that serves these folders is reached (`createSearchEngine`'s `publicUrl`):
+   * a document's URL is then `<publicUrl>/docs/<path in its folder>` for the first folder,
+   * `<publicUrl>/docs/2/<path>` for the second, and so on (see {@link corpusDocumentUrl}), the URLs the
+   * service's `GET /docs/…` route answers. Documents of `indexFiles` with `file:` URLs inside a folder get
+   * the same URLs; those outside every folder get `<publicUrl>/docs/.indexed/<hash>/<name>` (see
+   * {@link LocalIndexProvider.indexedFile}): a source is never a server path.
+   * Ignored when `baseUrl` is set. @default none: `file://` URLs (the provider used on its own)
+   */
+  readonly publicUrl?: string;
+  /**
    * File extensions indexed (lower-case, with the dot).
    * @default ['.md', '.markdown', '.txt', '.html', '.htm']
    */
@@ -351,6 +362,12 @@ export interface LocalIndexProvider extends SearchProvider {
   load(): Promise<LoadReport>;
   /** Reads the folders again, adding, replacing and removing documents to match them. */
   reload(): Promise<LoadReport>;
+  /**
+   * With `publicUrl`: the file of an `indexFiles` document outside the corpus folders, by the path of its
+   * URL below `/docs/` (as the URL has it, percent-encoded); `undefined` for any other path. Pass it as the
+   * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
+   */
+  readonly indexedFile: (encodedPath: string) => string | undefined;
 }
 
 /** What {@link LocalIndexProvider.load} indexed. */
@@ -387,10 +404,48 @@ export async function listDocumentFiles(
   return files;
 }
 
+/**
+ * The path below the service's `/docs/` of corpus folder number `index` (0-based): the first folder is
+ * served at `/docs/`, the second at `/docs/2/`, the third at `/docs/3/`, …
+ */
+export function corpusUrlPrefix(index: number): string {
+  return index === 0 ? '' : `${index + 1}/`;
+}
+
+/**
+ * Checks a public base URL (an absolute http(s) URL, without query or fragment) and returns it without
+ * a trailing slash. @throws TypeError otherwise.
+ */
+export function normalizePublicUrl(value: string): string {
+  const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
+    throw new TypeError(
+      `publicUrl must be an absolute http(s) URL without query or fragment, got ${String(value)}`,
+    );
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
+
+/**
+ * The public URL of a corpus file: `<publicUrl>/docs/<prefix><relative path>`, each segment
+ * percent-encoded. `relativePath` uses the platform's separator.
+ */
+export function corpusDocumentUrl(publicUrl: string, folderIndex: number, relativePath: string): string {
+  const encoded = relativePath.split(path.sep).map(encodeURIComponent).join('/');
+  return `${normalizePublicUrl(publicUrl)}/docs/${corpusUrlPrefix(folderIndex)}${encoded}`;
+}
+
+/** Where documents of index files outside the corpus folders are served, below `/docs/`. */
+const INDEXED_FILES_PREFIX = '.indexed/';
+
+/** Path of `file` relative to its corpus root (its name when the root is the file itself). */
+function relativeToRoot(file: string, root: string, rootIsFile: boolean): string {
+  return rootIsFile ? path.basename(file) : path.relative(root, file);
+}
+
 function documentUrl(file: string, root: string, baseUrl: string | undefined, rootIsFile: boolean): string {
   if (baseUrl === undefined) return pathToFileURL(file).href;
-  const relative = rootIsFile ? path.basename(file) : path.relative(root, file);
-  const encoded = relative.split(path.sep).map(encodeURIComponent).join('/');
+  const encoded = relativeToRoot(file, root, rootIsFile).split(path.sep).map(encodeURIComponent).join('/');
   return `${baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`}${encoded}`;
 }
 
@@ -435,12 +490,74 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   }
   if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl))
     throw new TypeError('baseUrl must be an absolute URL');
+  const publicUrl =
+    options.publicUrl === undefined || options.baseUrl !== undefined
+      ? undefined
+      : normalizePublicUrl(options.publicUrl);
   const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
   const maxFileBytes = options.maxFileBytes ?? 5_000_000;
   if (!Number.isInteger(maxFileBytes) || maxFileBytes < 1)
     throw new RangeError('maxFileBytes must be a positive integer');
   const roots = options.paths.map((p) => path.resolve(p));
   const index = new LocalIndex(options);
+  const rootIsFile = new Map<string, boolean>();
+
+  /** The URL of a file of corpus folder `rootIndex`; `null` when the service could not serve it. */
+  const fileUrl = (file: string, rootIndex: number): string | null => {
+    const root = roots[rootIndex]!;
+    const isFile = rootIsFile.get(root) ?? false;
+    if (publicUrl === undefined) return documentUrl(file, root, options.baseUrl, isFile);
+    const relative = relativeToRoot(file, root, isFile);
+    // In the first folder, a subfolder named like a later folder's prefix (`2`, `3`, …) is shadowed by it.
+    const first = relative.split(path.sep)[0]!;
+    if (rootIndex === 0 && roots.length > 1 && /^[1-9][0-9]*$/.test(first) && Number(first) <= roots.length) {
+      return null;
+    }
+    return corpusDocumentUrl(publicUrl, rootIndex, relative);
+  };
+
+  // Files of index files outside the corpus folders (a folder `citewise index` read), by their path below
+  // `/docs/`: `.indexed/<hash of the file's path>/<name>` (hidden, so no corpus file can have that path).
+  const indexedFiles = new Map<string, string>();
+
+  /** With `publicUrl`, the served URL of an index file's `file:` document; `null` for a remote file URL. */
+  const servedUrl = (url: string): string | null => {
+    if (publicUrl === undefined || !url.startsWith('file:')) return url;
+    let file: string;
+    try {
+      file = fileURLToPath(url);
+    } catch {
+      return null;
+    }
+    const rootIndex = roots.findIndex((root) =>
+      rootIsFile.get(root) ? file === root : file.startsWith(`${root}${path.sep}`),
+    );
+    const inCorpus = rootIndex === -1 ? null : fileUrl(file, rootIndex);
+    if (inCorpus !== null) return inCorpus;
+    const hash = createHash('sha256').update(file).digest('hex').slice(0, 16);
+    const served = `${INDEXED_FILES_PREFIX}${hash}/${encodeURIComponent(path.basename(file))}`;
+    indexedFiles.set(served, file);
+    return `${publicUrl}/docs/${served}`;
+  };
+
+  /** An index file's data with `file:` documents given their served URLs (or left out). */
+  const withServedUrls = (
+    data: unknown,
+    skipped: { file: string; reason: string }[],
+    file: string,
+  ): unknown => {
+    const documents = (data as Partial<SerializedLocalIndex> | null)?.documents;
+    if (publicUrl === undefined || !Array.isArray(documents)) return data;
+    const kept: unknown[] = [];
+    for (const document of documents as readonly unknown[]) {
+      const url = (document as { url?: unknown } | null)?.url;
+      const served = typeof url === 'string' ? servedUrl(url) : url;
+      if (served === null) {
+        skipped.push({ file, reason: `${String(url)}: not a local file, so it cannot be served` });
+      } else kept.push(typeof url === 'string' ? { ...(document as object), url: served } : document);
+    }
+    return { ...(data as object), documents: kept };
+  };
   let loading: Promise<LoadReport> | undefined;
 
   // Persisted index files: what each one last contributed, keyed by its path, and the file version
@@ -472,7 +589,9 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
         urls =
           version === 'missing'
             ? new Set()
-            : new Set(index.importJSON(JSON.parse(await readFile(file, 'utf8'))));
+            : new Set(
+                index.importJSON(withServedUrls(JSON.parse(await readFile(file, 'utf8')), failures, file)),
+              );
       } catch (error) {
         // Keep what the file gave before; try again once it changes.
         indexFileStates.set(file, { version, urls: previous?.urls ?? new Set() });
@@ -496,10 +615,17 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const readAll = async (): Promise<LoadReport> => {
     const skipped: { file: string; reason: string }[] = [];
     const seen = new Set<string>();
-    for (const root of roots) {
-      const rootIsFile = (await stat(root)).isFile();
+    for (const [rootIndex, root] of roots.entries()) {
+      rootIsFile.set(root, (await stat(root)).isFile());
       for (const file of await listDocumentFiles(root, (extension) => extensions.has(extension))) {
-        const url = documentUrl(file, root, options.baseUrl, rootIsFile);
+        const url = fileUrl(file, rootIndex);
+        if (url === null) {
+          skipped.push({
+            file,
+            reason: `shadowed by corpus folder ${relativeToRoot(file, root, false).split(path.sep)[0]}`,
+          });
+          continue;
+        }
         try {
           if ((await stat(file)).size > maxFileBytes) {
             skipped.push({ file, reason: `larger than ${maxFileBytes} bytes` });
@@ -543,6 +669,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       loading = start();
       return loading;
     },
+    indexedFile: (encodedPath) => indexedFiles.get(encodedPath),
     async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
       call.signal.throwIfAborted();
       await provider.load();

@@ -153,6 +153,7 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
       return true;
     },
 
+    async ping() {},
     async close() {},
   };
 }

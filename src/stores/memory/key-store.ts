@@ -71,6 +71,7 @@ export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): Memor
       return [...byHash].map(([hash, record]) => ({ hash, record: { ...record } }));
     },
 
+    async ping() {},
     async close() {},
   };
 }

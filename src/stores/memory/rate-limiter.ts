@@ -42,6 +42,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   }
 
   return {
+    policy: { limit: limits.limit, windowMs: limits.windowMs },
     async consume(key: string, cost = 1) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
@@ -66,6 +67,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
     get size() {
       return tats.size;
     },
+    async ping() {},
     async close() {
       tats.clear();
     },

@@ -145,6 +145,9 @@ export function buildPostgresCreditStore(
       return rows[0]?.settled === true;
     },
 
+    async ping() {
+      await connection.query('SELECT 1');
+    },
     async close() {
       if (ownsConnection) await connection.close();
     },

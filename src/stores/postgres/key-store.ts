@@ -94,6 +94,9 @@ export function buildPostgresKeyStore(
       return rows.map(toRecord);
     },
 
+    async ping() {
+      await connection.query('SELECT 1');
+    },
     async close() {
       if (ownsConnection) await connection.close();
     },

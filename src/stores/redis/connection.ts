@@ -52,6 +52,8 @@ export interface RedisConnection {
   run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** Runs any client call, mapping failures to reach Redis to 503. */
   call<T>(work: (client: RedisClient) => Promise<T>): Promise<T>;
+  /** Sends PING; rejects (503) when Redis cannot be reached. */
+  ping(): Promise<void>;
   /** Closes the client if the connection created it. */
   close(): Promise<void>;
 }
@@ -125,6 +127,9 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
     prefix,
     run: (name, keys, args) => call(() => scripts[name](...keys, ...args)),
     call,
+    async ping() {
+      await call((c) => c.ping());
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -155,6 +155,9 @@ export function buildRedisCreditStore(
       return settle(id, 'refund', undefined);
     },
 
+    async ping() {
+      await connection.ping();
+    },
     async close() {
       if (ownsConnection) await connection.close();
     },

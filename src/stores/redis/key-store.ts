@@ -137,6 +137,9 @@ export function buildRedisKeyStore(
       return out;
     },
 
+    async ping() {
+      await connection.ping();
+    },
     async close() {
       cache?.clear();
       if (ownsConnection) await connection.close();

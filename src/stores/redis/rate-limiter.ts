@@ -29,6 +29,7 @@ export function buildRedisRateLimiter(
 ): RateLimiter {
   const scope = `${connection.prefix}rl:${limits.limit}:${limits.windowMs}`;
   return {
+    policy: { limit: limits.limit, windowMs: limits.windowMs },
     async consume(key: string, cost = 1): Promise<RateLimitResult> {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
@@ -38,6 +39,9 @@ export function buildRedisRateLimiter(
         [limits.limit, limits.windowMs, cost],
       )) as [number, number, number, number];
       return { allowed: allowed === 1, limit: limits.limit, remaining, resetAt, retryAfterMs };
+    },
+    async ping() {
+      await connection.ping();
     },
     async close() {
       if (ownsConnection) await connection.close();

@@ -28,6 +28,11 @@ export interface SqliteConnection {
   close(): void;
 }
 
+/** Throws when the database cannot be read (closed, or its file unreadable): the stores' `ping`. */
+export function pingSqlite(db: DatabaseSync): void {
+  db.prepare('SELECT count(*) FROM sqlite_master').get();
+}
+
 /** Opens or adopts the database named by the options. */
 export function connectSqlite(options: SqliteStoreOptions): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');

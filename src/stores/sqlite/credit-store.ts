@@ -1,7 +1,7 @@
 import { QuotaExceededError } from '../../errors.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertPositiveMs, assertReserveInput } from '../validation.ts';
-import { connectSqlite } from './connection.ts';
+import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
 
@@ -181,6 +181,9 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
       return settle(id, 'refunded', undefined);
     },
 
+    async ping() {
+      pingSqlite(db);
+    },
     async close() {
       connection.close();
     },

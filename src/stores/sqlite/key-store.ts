@@ -12,7 +12,7 @@ import {
 } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseCreateKeyInput } from '../validation.ts';
-import { connectSqlite } from './connection.ts';
+import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 
 /** SQLite integers arrive as numbers. */
@@ -93,6 +93,9 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
       return rows.map(toRecord);
     },
 
+    async ping() {
+      pingSqlite(db);
+    },
     async close() {
       connection.close();
     },

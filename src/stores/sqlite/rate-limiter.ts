@@ -1,7 +1,7 @@
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
 import { assertId, normaliseRateLimitOptions } from '../validation.ts';
-import { connectSqlite } from './connection.ts';
+import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
 
@@ -36,6 +36,7 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
   let lastSweep = -Infinity;
 
   return {
+    policy: { limit: limits.limit, windowMs: limits.windowMs },
     async consume(key: string, cost = 1) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
@@ -53,6 +54,9 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
           return step.result;
         }),
       );
+    },
+    async ping() {
+      pingSqlite(db);
     },
     async close() {
       connection.close();

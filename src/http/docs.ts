@@ -1,0 +1,119 @@
+/**
+ * `GET /docs/<path>`: the files of the local corpus, read-only, so that a source of the `local` search
+ * provider is a URL a client can open instead of a path on the server. The first corpus folder is served
+ * at `/docs/`, the second at `/docs/2/`, … (the URLs `corpusDocumentUrl` of the local index gives them).
+ *
+ * Only regular files inside a corpus folder are served (checked on the real path, so neither `..`, nor
+ * an encoded `%2e%2e` or `%2f`, nor a symbolic link can leave the folder), only with an extension below,
+ * and never hidden entries or `node_modules` (which the index skips too).
+ */
+import { readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CitewiseError } from '../errors.ts';
+import type { ProtocolResponse } from './handler.ts';
+
+/** The media type served for each extension; files with other extensions are not served. */
+export const DOCUMENT_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.markdown': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  // No charset: an HTML file declares its own (a <meta charset>), which a header would override.
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.pdf': 'application/pdf',
+};
+
+/** Larger files are not served (they are read whole into memory). */
+export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Serves the files of `folders` (folders or single files) by their path below `/docs/`, and the files
+ * `indexedFiles` names by an exact path (the documents of `citewise index` outside the folders).
+ */
+export function createDocumentServer(
+  folders: readonly string[],
+  indexedFiles?: (encodedPath: string) => string | undefined,
+): (encodedPath: string) => Promise<ProtocolResponse> {
+  const roots = folders.map((folder) => path.resolve(folder));
+  return async (encodedPath) => {
+    const indexed = indexedFiles?.(encodedPath);
+    const file = indexed === undefined ? await resolveDocument(roots, encodedPath) : await checkFile(indexed);
+    const contentType = DOCUMENT_CONTENT_TYPES[path.extname(file).toLowerCase()]!;
+    return {
+      status: 200,
+      headers: {
+        'content-type': contentType,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'public, max-age=60',
+        // An HTML file of the corpus runs in a sandbox: no scripts, no access to this origin.
+        ...(contentType === 'text/html' ? { 'content-security-policy': 'sandbox' } : {}),
+      },
+      body: await readFile(file),
+    };
+  };
+}
+
+/** The real path of the file an encoded `/docs/` path names; throws 404 for anything not servable. */
+async function resolveDocument(roots: readonly string[], encodedPath: string): Promise<string> {
+  const segments = encodedPath.split('/').map(decodeSegment);
+  if (segments.some((segment) => segment === null)) throw notFound(encodedPath);
+  let names = segments as string[];
+  let rootIndex = 0;
+  const folderNumber = /^[1-9][0-9]*$/.test(names[0] ?? '') ? Number(names[0]) : 0;
+  if (folderNumber >= 2 && folderNumber <= roots.length) {
+    rootIndex = folderNumber - 1;
+    names = names.slice(1);
+  }
+  const root = roots[rootIndex];
+  const extension = path.extname(names.at(-1) ?? '').toLowerCase();
+  if (root === undefined || names.length === 0 || !Object.hasOwn(DOCUMENT_CONTENT_TYPES, extension)) {
+    throw notFound(encodedPath);
+  }
+  try {
+    const realRoot = await realpath(root);
+    const rootInfo = await stat(realRoot);
+    let real: string;
+    if (rootInfo.isFile()) {
+      // A corpus "folder" that is one file serves that file under its own name, and nothing else.
+      if (names.length !== 1 || names[0] !== path.basename(root)) throw notFound(encodedPath);
+      real = realRoot;
+    } else {
+      real = await realpath(path.join(realRoot, ...names));
+      if (!real.startsWith(`${realRoot}${path.sep}`)) throw notFound(encodedPath);
+    }
+    return await checkFile(real);
+  } catch (error) {
+    if (error instanceof CitewiseError) throw error;
+    throw notFound(encodedPath, error);
+  }
+}
+
+/** `file` if it is a regular file of a served type and size; else 404. */
+async function checkFile(file: string): Promise<string> {
+  const extension = path.extname(file).toLowerCase();
+  const info = await stat(file).catch(() => null);
+  if (
+    !info?.isFile() ||
+    info.size > MAX_DOCUMENT_BYTES ||
+    !Object.hasOwn(DOCUMENT_CONTENT_TYPES, extension)
+  ) {
+    throw notFound(file);
+  }
+  return file;
+}
+
+/** One decoded path segment; `null` for a segment that could name something outside or hidden. */
+function decodeSegment(segment: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+  if (decoded === '' || decoded.startsWith('.') || decoded === 'node_modules') return null;
+  return /[/\\\0]/.test(decoded) || path.isAbsolute(decoded) ? null : decoded;
+}
+
+function notFound(encodedPath: string, cause?: unknown): CitewiseError {
+  return new CitewiseError('not_found', `no corpus file ${encodedPath}`, { cause });
+}
