@@ -4,6 +4,7 @@
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Command, InvalidArgumentError } from 'commander';
