@@ -66,6 +66,7 @@ import type {
 } from './stores/types.ts';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/idempotency.ts';
 import type { EngineMetrics } from './observability/types.ts';
+import { fraction, nonNegativeInteger, positiveInteger } from './options.ts';
 
 /** Credits a new account receives (the spec's free allowance). */
 export const FREE_CREDITS = 1000;
@@ -257,10 +258,7 @@ const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
 
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
-  const creditCost = options.creditCost ?? 1;
-  if (!Number.isSafeInteger(creditCost) || creditCost < 0) {
-    throw new RangeError(`creditCost must be a non-negative integer, got ${String(creditCost)}`);
-  }
+  const creditCost = nonNegativeInteger('creditCost', options.creditCost, 1);
   const maxConcurrent = positiveInteger('maxConcurrentSearches', options.maxConcurrentSearches, 8);
   const maxQueued = nonNegativeInteger('maxQueuedSearches', options.maxQueuedSearches, 64);
   const requestTimeoutMs = positiveInteger('requestTimeoutMs', options.requestTimeoutMs, 30_000);
@@ -660,28 +658,4 @@ function pipelineError(thrown: unknown, signal: AbortSignal): CitewiseError {
     return new CitewiseError('timeout', 'search aborted or past its deadline', { cause: signal.reason });
   }
   return toCitewiseError(thrown);
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-  }
-  return resolved;
-}
-
-function fraction(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number' || !(resolved >= 0 && resolved <= 1)) {
-    throw new RangeError(`${name} must be between 0 and 1, got ${String(value)}`);
-  }
-  return resolved;
-}
-
-function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 0) {
-    throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-  }
-  return resolved;
 }
