@@ -1,6 +1,8 @@
 /**
  * Configuration of the `citewise` command: flags, then environment variables, then defaults.
- * This is the only module that reads `process.env` (it is handed in, so it stays testable).
+ * The functions here read no `process.env` themselves: the command modules (`main.ts`, `mcp-command.ts`,
+ * `index-command.ts`) hand it in, so that they stay testable. Only `src/cli/` reads `process.env`; library
+ * code takes options (test/repo/process-env.test.ts holds that).
  */
 import { delimiter, join, resolve } from 'node:path';
 

@@ -27,6 +27,7 @@ import { createServeListener, registerMcpCommand } from './mcp-command.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
+import { PACKAGE_VERSION } from '../package-info.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   ENVIRONMENT_VARIABLES,
@@ -44,6 +45,7 @@ const env = process.env;
 /** Builds the command tree (exported for tests of `--help`). */
 export function buildProgram(): Command {
   const program = new Command('citewise')
+    .version(PACKAGE_VERSION)
     .description('Web search answers for AI agents: a self-hostable /v1 search service and its admin tools.')
     .showHelpAfterError()
     .addHelpText(

@@ -37,12 +37,10 @@ import {
   type RobotsResponse,
 } from './robots.ts';
 import { nonNegativeInteger, positiveInteger } from '../../options.ts';
+import { USER_AGENT } from '../../package-info.ts';
 
-/** Version sent in the default user agent. */
-export const FETCHER_VERSION = '0.1.0';
-
-/** The default, honest user agent. Its product token (`citewise`) is what robots.txt rules match. */
-export const DEFAULT_USER_AGENT = `citewise/${FETCHER_VERSION} (+https://github.com/citewise)`;
+/** The default, honest user agent: citewise's one {@link USER_AGENT}. */
+export const DEFAULT_USER_AGENT = USER_AGENT;
 
 /** Page cache options. */
 export interface PageCacheOptions {
