@@ -16,6 +16,7 @@
  * failures on our routes (malformed JSON, too large) into the spec's error body. Requests outside our paths
  * (and `/docs/…` paths that are no corpus file) are passed on with `next()`.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';

@@ -7,6 +7,7 @@
  * export const POST = handler; export const GET = handler;
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';
 import {

@@ -7,6 +7,7 @@
  * app.use(citewiseKoa(engine));
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { SearchEngine } from '../src/engine.ts';

@@ -8,6 +8,7 @@
  * createServer(createNodeHandler(createSearchEngine())).listen(8787);
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';

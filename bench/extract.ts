@@ -3,14 +3,16 @@
  * Prints quality (shingle F1/precision/recall, accuracy) and speed for our extractor (linkedom and jsdom DOMs)
  * and for the plain baseline — a new JSDOM per page + Readability textContent — in the same run.
  *
- *   node bench/extract.ts [--dataset DIR] [--variants ours,jsdom,baseline,raw] [--pool WORKERS|0] [--dump FILE.json]
+ *   node bench/extract.ts [--data DIR] [--variants ours,jsdom,baseline,raw] [--pool WORKERS|0] [--dump FILE.json]
  */
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
-import { DEFAULT_BENCHMARK_DIR, loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
+import { join } from 'node:path';
+import { ARTICLE_BENCHMARK_DIR, loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
+import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import {
   matchPage,
   pagePrecision,
@@ -113,14 +115,16 @@ async function runInterleaved(
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: DEFAULT_BENCHMARK_DIR },
+    ...DATA_OPTION,
     variants: { type: 'string', default: 'ours,jsdom,baseline' },
     dump: { type: 'string' },
     pool: { type: 'string', default: '2' },
   },
 });
 
-const pages = loadBenchmarkPages(values.dataset);
+const pages = loadBenchmarkPages(
+  join(resolveDatasetsDir(values.data, [ARTICLE_BENCHMARK_DIR]), ARTICLE_BENCHMARK_DIR),
+);
 const selected = values.variants.split(',').map((name) => {
   const variant = VARIANTS[name.trim()];
   if (!variant) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);

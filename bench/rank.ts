@@ -8,7 +8,7 @@
  *      gold answer in the selected passages, gold answer in the extractive answer, "no answer" rate, tokens.
  *   4. The extractive answerer's `minCoverage` trade-off on the same passages.
  *
- *   node bench/rank.ts [--dataset DIR] [--questions N] [--budget TOKENS]
+ *   node bench/rank.ts [--data DIR] [--questions N] [--budget TOKENS]
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,24 +18,27 @@ import { createExtractiveAnswerer } from '../src/pipeline/answer/index.ts';
 import { Bm25Index, createBm25Ranker, passageTokens } from '../src/pipeline/rank/index.ts';
 import { LocalIndex } from '../src/pipeline/search/local-index.ts';
 import { tokenize, tokenizeQuery, type TokenizeOptions } from '../src/text/index.ts';
+import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: '/work/shared/datasets/squad' },
+    ...DATA_OPTION,
     questions: { type: 'string', default: '1000' },
     budget: { type: 'string', default: '2000' },
   },
 });
+
+const squadDir = path.join(resolveDatasetsDir(values.data, ['squad']), 'squad');
 
 interface SquadArticle {
   title: string;
   paragraphs: { context: string; qas: { question: string; answers: { text: string }[] }[] }[];
 }
 const dev = (
-  JSON.parse(readFileSync(path.join(values.dataset, 'dev-v1.1.json'), 'utf8')) as { data: SquadArticle[] }
+  JSON.parse(readFileSync(path.join(squadDir, 'dev-v1.1.json'), 'utf8')) as { data: SquadArticle[] }
 ).data;
 const train = (
-  JSON.parse(gunzipSync(readFileSync(path.join(values.dataset, 'train-v1.1.json.gz'))).toString('utf8')) as {
+  JSON.parse(gunzipSync(readFileSync(path.join(squadDir, 'train-v1.1.json.gz'))).toString('utf8')) as {
     data: SquadArticle[];
   }
 ).data;

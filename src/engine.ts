@@ -68,6 +68,7 @@ import type {
 } from './stores/types.ts';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/idempotency.ts';
 import type { EngineMetrics } from './observability/types.ts';
+import { fraction, nonNegativeInteger, positiveInteger } from './options.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -329,10 +330,7 @@ async function withTimeout(work: Promise<void> | undefined, ms: number, message:
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
   const defaults = ENGINE_DEFAULTS;
-  const creditCost = options.creditCost ?? defaults.creditCost;
-  if (!Number.isSafeInteger(creditCost) || creditCost < 0) {
-    throw new RangeError(`creditCost must be a non-negative integer, got ${String(creditCost)}`);
-  }
+  const creditCost = nonNegativeInteger('creditCost', options.creditCost, defaults.creditCost);
   const maxConcurrent = positiveInteger(
     'maxConcurrentSearches',
     options.maxConcurrentSearches,
@@ -823,28 +821,4 @@ function pipelineError(thrown: unknown, signal: AbortSignal): CitewiseError {
     return new CitewiseError('timeout', 'search aborted or past its deadline', { cause: signal.reason });
   }
   return toCitewiseError(thrown);
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-  }
-  return resolved;
-}
-
-function fraction(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number' || !(resolved >= 0 && resolved <= 1)) {
-    throw new RangeError(`${name} must be between 0 and 1, got ${String(value)}`);
-  }
-  return resolved;
-}
-
-function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 0) {
-    throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`);
-  }
-  return resolved;
 }

@@ -13,6 +13,7 @@
  */
 
 // The engine
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export {
   createSearchEngine,
   DEFAULT_CORPUS,

@@ -1,15 +1,16 @@
 /**
  * The QA benchmark's data: SQuAD v1.1 articles (dev + train, 490) and dev questions, optionally the HotpotQA
- * sample's intro paragraphs, read in place from /work/shared/datasets. Also the seeded random generator
- * every deterministic choice of the harness uses.
+ * sample's intro paragraphs, read in place from a data folder (the benchmarks resolve it with
+ * `bench/lib/datasets.ts`; tests pass `test/fixtures/datasets`). Also the seeded random generator every
+ * deterministic choice of the harness uses.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
-/** `../shared/datasets` next to the checkout. */
-export const DEFAULT_DATASETS_DIR = fileURLToPath(new URL('../../../shared/datasets', import.meta.url));
+/** The data folders the loaders read: `squad/` always, `hotpotqa-sample/` with `hotpot`. */
+export const SQUAD_DIR = 'squad';
+export const HOTPOT_DIR = 'hotpotqa-sample';
 
 /** One page of the local web. */
 export interface Article {
@@ -38,8 +39,8 @@ interface SquadFile {
 
 /** Options of {@link loadArticles}. */
 export interface LoadArticlesOptions {
-  /** @default DEFAULT_DATASETS_DIR */
-  readonly datasetsDir?: string;
+  /** The data folder holding `squad/` (and `hotpotqa-sample/`); no default, so a test never reads outside the repository. */
+  readonly datasetsDir: string;
   /** Include the 442 train articles (distractors). @default true */
   readonly train?: boolean;
   /** Include the HotpotQA sample's pages (one per unique title). @default false */
@@ -49,8 +50,8 @@ export interface LoadArticlesOptions {
 }
 
 /** The articles of the local web: dev first (official order), then train, then HotpotQA pages. */
-export function loadArticles(options: LoadArticlesOptions = {}): Article[] {
-  const dir = options.datasetsDir ?? DEFAULT_DATASETS_DIR;
+export function loadArticles(options: LoadArticlesOptions): Article[] {
+  const dir = options.datasetsDir;
   const wanted = options.titles ? new Set(options.titles) : null;
   const keep = (title: string) => wanted === null || wanted.has(title);
   const articles: Article[] = [];
@@ -60,13 +61,13 @@ export function loadArticles(options: LoadArticlesOptions = {}): Article[] {
     seen.add(article.title);
     articles.push(article);
   };
-  const dev = JSON.parse(readFileSync(join(dir, 'squad', 'dev-v1.1.json'), 'utf8')) as SquadFile;
+  const dev = JSON.parse(readFileSync(join(dir, SQUAD_DIR, 'dev-v1.1.json'), 'utf8')) as SquadFile;
   for (const entry of dev.data) {
     add({ title: entry.title, paragraphs: entry.paragraphs.map((p) => p.context), split: 'dev' });
   }
   if (options.train ?? true) {
     const train = JSON.parse(
-      gunzipSync(readFileSync(join(dir, 'squad', 'train-v1.1.json.gz'))).toString('utf8'),
+      gunzipSync(readFileSync(join(dir, SQUAD_DIR, 'train-v1.1.json.gz'))).toString('utf8'),
     ) as SquadFile;
     for (const entry of train.data) {
       add({ title: entry.title, paragraphs: entry.paragraphs.map((p) => p.context), split: 'train' });
@@ -80,7 +81,7 @@ type HotpotContext = readonly (readonly [string, readonly string[]])[];
 
 /** One page per unique HotpotQA paragraph title (sentences joined; later ones carry their leading space). */
 function loadHotpotPages(dir: string): Article[] {
-  const base = join(dir, 'hotpotqa-sample');
+  const base = join(dir, HOTPOT_DIR);
   const records: { context: HotpotContext }[] = [
     ...(JSON.parse(readFileSync(join(base, 'hotpot_dev_distractor_v1.first53.json'), 'utf8')) as {
       context: HotpotContext;
@@ -101,8 +102,8 @@ function loadHotpotPages(dir: string): Article[] {
 }
 
 /** Every dev v1.1 question, in file order. */
-export function loadDevQuestions(datasetsDir = DEFAULT_DATASETS_DIR): Question[] {
-  return readFileSync(join(datasetsDir, 'squad', 'questions-dev-v1.1.jsonl'), 'utf8')
+export function loadDevQuestions(datasetsDir: string): Question[] {
+  return readFileSync(join(datasetsDir, SQUAD_DIR, 'questions-dev-v1.1.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
     .map((line) => {

@@ -7,7 +7,7 @@
  * answer-in-context as `bench:qa`; it measures no time.
  *
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
- *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
+ *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5] [--data DIR]
  */
 import { parseArgs } from 'node:util';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -17,7 +17,8 @@ import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { runPipeline } from '../../src/pipeline/run.ts';
 import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
-import { loadArticles, loadDevQuestions, sampleQuestions } from './corpus.ts';
+import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
+import { loadArticles, loadDevQuestions, sampleQuestions, SQUAD_DIR } from './corpus.ts';
 import { containsAnswer, mean } from './metrics.ts';
 import { createArticleIndex } from './search-endpoint.ts';
 import { createSquadWeb } from './squad-web.ts';
@@ -32,8 +33,10 @@ const { values } = parseArgs({
     'min-coverage': { type: 'string', default: '0.8' },
     'max-per-source': { type: 'string', default: '20' },
     'search-order-boost': { type: 'string', default: '0.5' },
+    ...DATA_OPTION,
   },
 });
+const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR]);
 const settings = {
   sample: Number(values.sample),
   seed: Number(values.seed),
@@ -48,8 +51,8 @@ for (const [name, value] of Object.entries(settings)) {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
 }
 
-const articles = loadArticles();
-const questions = sampleQuestions(loadDevQuestions(), settings.sample, settings.seed);
+const articles = loadArticles({ datasetsDir });
+const questions = sampleQuestions(loadDevQuestions(datasetsDir), settings.sample, settings.seed);
 const index = createArticleIndex(articles);
 const web = await createSquadWeb({
   articles,

@@ -8,7 +8,7 @@
  *
  *   node bench/qa/run.ts [--sample 500] [--seed 1] [--concurrency 4] [--k 5] [--max-tokens 4000]
  *                        [--expand-to 40] [--searxng-pages 4]
- *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
+ *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json] [--data DIR]
  *
  * Stages are observed by wrapping the stage objects handed to createSearchEngine (keyed by the query the
  * pipeline searched for), because the HTTP response carries no per-stage timings.
@@ -36,7 +36,15 @@ import type {
 } from '../../src/pipeline/types.ts';
 import { planQuery } from '../../src/pipeline/query.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
-import { loadArticles, loadDevQuestions, sampleQuestions, type Question } from './corpus.ts';
+import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
+import {
+  HOTPOT_DIR,
+  loadArticles,
+  loadDevQuestions,
+  sampleQuestions,
+  SQUAD_DIR,
+  type Question,
+} from './corpus.ts';
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
 import { containsAnswer, mean, percentile } from './metrics.ts';
 import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
@@ -44,6 +52,8 @@ import { createSquadWeb } from './squad-web.ts';
 
 /** Options of {@link runQaBenchmark}. */
 export interface QaBenchmarkOptions {
+  /** The data folder holding `squad/` (and `hotpotqa-sample/` with `hotpot`). */
+  readonly datasetsDir: string;
   /** Questions in the stratified sample. @default 500 */
   readonly sample?: number;
   /** Seed of the sample and of the page templates. @default 1 */
@@ -109,7 +119,7 @@ export interface QuestionResult {
 
 /** Result of {@link runQaBenchmark}. */
 export interface QaBenchmarkReport {
-  readonly options: Required<Omit<QaBenchmarkOptions, 'log' | 'modelBaseUrl' | 'titles'>> & {
+  readonly options: Required<Omit<QaBenchmarkOptions, 'log' | 'modelBaseUrl' | 'titles' | 'datasetsDir'>> & {
     modelBaseUrl: string | null;
   };
   readonly mode: 'extractive' | 'model';
@@ -138,7 +148,7 @@ interface Observation {
 const now = () => performance.now();
 
 /** Runs the benchmark and returns per-question results (see {@link formatReport}). */
-export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<QaBenchmarkReport> {
+export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBenchmarkReport> {
   const sample = options.sample ?? 500;
   const seed = options.seed ?? 1;
   const concurrency = options.concurrency ?? 4;
@@ -156,11 +166,12 @@ export async function runQaBenchmark(options: QaBenchmarkOptions = {}): Promise<
 
   const titles = options.titles;
   const articles = loadArticles({
+    datasetsDir: options.datasetsDir,
     hotpot: options.hotpot ?? false,
     ...(titles ? { titles, train: false } : {}),
   });
   const questions = sampleQuestions(
-    loadDevQuestions().filter((question) => !titles || titles.includes(question.title)),
+    loadDevQuestions(options.datasetsDir).filter((question) => !titles || titles.includes(question.title)),
     sample,
     seed,
   );
@@ -599,9 +610,12 @@ async function main(): Promise<void> {
       model: { type: 'string', default: 'fake-overlap-1' },
       hotpot: { type: 'boolean', default: false },
       dump: { type: 'string' },
+      ...DATA_OPTION,
     },
   });
+  const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);
   const report = await runQaBenchmark({
+    datasetsDir,
     sample: Number(values.sample),
     seed: Number(values.seed),
     concurrency: Number(values.concurrency),

@@ -1,6 +1,8 @@
 /**
  * Configuration of the `citewise` command from the settings table: flag, else environment variable, else
- * default. This is the only module that reads the environment (it is handed in, so it stays testable).
+ * default. The functions here read no `process.env` themselves: the command modules (`main.ts`,
+ * `mcp-command.ts`, `index-command.ts`) hand it in, so that they stay testable. Only `src/cli/` reads
+ * `process.env`; library code takes options (test/repo/process-env.test.ts holds that).
  */
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';

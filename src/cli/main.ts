@@ -4,6 +4,7 @@
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { limitConnections } from '../http/connection-limits.ts';
@@ -28,6 +29,7 @@ import { createServeListener, registerMcpCommand } from './mcp-command.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
+import { PACKAGE_VERSION } from '../package-info.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   addSettingOptions,
@@ -49,6 +51,7 @@ const env = process.env;
 /** Builds the command tree (exported for tests of `--help`). */
 export function buildProgram(): Command {
   const program = new Command('citewise')
+    .version(PACKAGE_VERSION)
     .description('Web search answers for AI agents: a self-hostable /v1 search service and its admin tools.')
     .showHelpAfterError()
     .addHelpText('after', `\n${environmentHelp()}`);

@@ -7,6 +7,7 @@
  * const { answer, sources } = await client.search({ prompt: 'What is BM25?' });
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export {
   createClient,
   type CitewiseClient,

@@ -6,10 +6,8 @@
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
+import { PACKAGE_VERSION } from '../package-info.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
-
-/** The interface version of the service contract. */
-export const API_VERSION = '1.0.0';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
 const SPEC_REQUEST_FIELDS: Readonly<Record<string, string>> = {
@@ -266,7 +264,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     openapi: '3.1.0',
     info: {
       title: 'citewise',
-      version: API_VERSION,
+      version: PACKAGE_VERSION,
       description:
         'Web search for AI agents: one call searches, reads and answers with sources. Usage is metered in ' +
         'credits. Fields and headers marked "Extension" are opt-in: a client of the specification never sees them.',

@@ -22,6 +22,7 @@ import { readPageLinks } from './html-links.ts';
 import { compileFilter } from './patterns.ts';
 import { gunzipCapped, isGzip, parseSitemap, type Sitemap } from './sitemap.ts';
 import type { IndexStore, PutResult, SourceKind } from './store.ts';
+import { nonNegativeInteger, positiveInteger } from '../options.ts';
 
 /** Why a page or file was not indexed. */
 export type SkipReason =
@@ -193,13 +194,6 @@ const NON_PAGE_EXTENSIONS =
 
 const MAX_FAILURES_KEPT = 100;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < min)
-    throw new RangeError(`${name} must be an integer ≥ ${min}, got ${String(resolved)}`);
-  return resolved;
-}
-
 /** Array.isArray would widen a readonly string[] to any[]; this keeps the type. */
 function isNonEmptyStringList(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
@@ -276,12 +270,12 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexSumma
   const sources: readonly string[] = options.sources;
   if (!isNonEmptyStringList(sources)) throw new TypeError('sources must be an array of paths or URLs');
   const maxPages = positiveInteger('maxPages', options.maxPages, 500);
-  const maxDepth = positiveInteger('maxDepth', options.maxDepth, 3, 0);
+  const maxDepth = nonNegativeInteger('maxDepth', options.maxDepth, 3);
   const concurrency = positiveInteger('concurrency', options.concurrency, 4);
   const pageTimeoutMs = positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 30_000);
   const maxFileBytes = positiveInteger('maxFileBytes', options.maxFileBytes, 10 * 1024 * 1024);
   const maxSitemaps = positiveInteger('maxSitemaps', options.maxSitemaps, 50);
-  const checkpointMs = positiveInteger('checkpointMs', options.checkpointMs, 30_000, 0);
+  const checkpointMs = nonNegativeInteger('checkpointMs', options.checkpointMs, 30_000);
   const sameOrigin = options.sameOrigin ?? true;
   const filter = compileFilter(options.include, options.exclude);
   const signal = options.signal ?? new AbortController().signal;

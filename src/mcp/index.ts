@@ -9,6 +9,7 @@
  * await server.connect(new StdioServerTransport());
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export { createMcpServer, formatSearchResult, type McpServerOptions } from './server.ts';
 export { webSearchInputShape } from '../tools/input.ts';
 export {

@@ -8,12 +8,13 @@ import { z } from 'zod';
 import { describeSearchFailure, type CitewiseBackend } from '../client/backend.ts';
 import type { SearchResponse } from '../http/schema.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
   /** Server name announced to clients. @default 'citewise' */
   readonly name?: string;
-  /** Server version announced to clients. @default '0.1.0' */
+  /** Server version announced to clients. @default the package version (PACKAGE_VERSION) */
   readonly version?: string;
 }
 
@@ -34,7 +35,7 @@ export function formatSearchResult(result: SearchResponse): string {
 /** Creates an MCP server whose tools search and read the balance through `backend`. */
 export function createMcpServer(backend: CitewiseBackend, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(
-    { name: options.name ?? 'citewise', version: options.version ?? '0.1.0' },
+    { name: options.name ?? PACKAGE_NAME, version: options.version ?? PACKAGE_VERSION },
     {
       instructions:
         'Use web_search to answer questions that need current or factual information from the web.',

@@ -37,6 +37,7 @@ import type {
   SearchProvider,
   SearchQuery,
 } from '../pipeline/types.ts';
+import { nonNegativeInteger, positiveInteger } from '../options.ts';
 
 /** Circuit breaker settings of one upstream. */
 export interface CircuitBreakerOptions {
@@ -85,16 +86,6 @@ interface Settings {
   readonly onEvent: (event: ResilienceEvent) => void;
 }
 
-function nonNegativeInteger(name: string, value: unknown, fallback: number, minimum = 0): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number' || !Number.isSafeInteger(resolved) || resolved < minimum) {
-    throw new RangeError(
-      `${name} must be an integer >= ${minimum}, got ${typeof resolved === 'number' ? resolved : typeof resolved}`,
-    );
-  }
-  return resolved;
-}
-
 function resolveSettings(options: ResilienceOptions): Settings {
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
@@ -104,21 +95,20 @@ function resolveSettings(options: ResilienceOptions): Settings {
   if (breakerOptions !== undefined && breakerOptions !== false && typeof breakerOptions !== 'object') {
     throw new TypeError('circuitBreaker must be an options object or false');
   }
-  const baseDelayMs = nonNegativeInteger('baseDelayMs', options.baseDelayMs, 200, 1);
+  const baseDelayMs = positiveInteger('baseDelayMs', options.baseDelayMs, 200);
   return {
     retries: nonNegativeInteger('retries', options.retries, 2),
     baseDelayMs,
-    maxDelayMs: Math.max(baseDelayMs, nonNegativeInteger('maxDelayMs', options.maxDelayMs, 5_000, 1)),
+    maxDelayMs: Math.max(baseDelayMs, positiveInteger('maxDelayMs', options.maxDelayMs, 5_000)),
     breaker:
       breakerOptions === false
         ? undefined
         : {
-            threshold: nonNegativeInteger('circuitBreaker.threshold', breakerOptions?.threshold, 5, 1),
-            halfOpenAfterMs: nonNegativeInteger(
+            threshold: positiveInteger('circuitBreaker.threshold', breakerOptions?.threshold, 5),
+            halfOpenAfterMs: positiveInteger(
               'circuitBreaker.halfOpenAfterMs',
               breakerOptions?.halfOpenAfterMs,
               30_000,
-              1,
             ),
           },
     onEvent: options.onEvent ?? (() => {}),

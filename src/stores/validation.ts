@@ -2,6 +2,7 @@
  * Argument checks shared by every store, so that memory, SQLite, Redis and PostgreSQL reject the same
  * inputs with the same errors: `TypeError` for a wrong type, `RangeError` for a value out of range.
  */
+import { positiveInteger } from '../options.ts';
 import type { CreateKeyInput, RateLimitOptions, ReserveInput } from './types.ts';
 
 /** Longest accepted account id, reservation id, rate-limit key or key name. */
@@ -71,10 +72,8 @@ export function normaliseCreateKeyInput(input: CreateKeyInput): {
  * Missing fields take the documented defaults (60 per 60 000 ms).
  */
 export function normaliseRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
-  const limit = options?.limit ?? 60;
+  const limit = positiveInteger('limit', options?.limit, 60);
   const windowMs = options?.windowMs ?? 60_000;
-  if (typeof limit !== 'number') throw new TypeError('limit must be a number');
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
   assertPositiveMs(windowMs, 'windowMs');
   return { limit, windowMs };
 }

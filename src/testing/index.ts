@@ -8,6 +8,7 @@
  * describeCreditStore('my store', () => createMyCreditStore({ url: process.env.DB_URL }));
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export { describeKeyStore } from './key-store-suite.ts';
 export type { MakeKeyStore } from './key-store-suite.ts';
 export { describeCreditStore } from './credit-store-suite.ts';

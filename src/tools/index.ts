@@ -12,6 +12,7 @@
  * });
  * ```
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export { webSearchTool, type WebSearchToolOutput, type WebSearchToolOptions } from './web-search-tool.ts';
 export {
   toSearchRequest,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.ts';
 import { ERROR_TABLE } from '../../src/errors.ts';
 import { createOpenApiDocument } from '../../src/http/openapi.ts';
+import { PACKAGE_VERSION } from '../../src/package-info.ts';
 import { parseSearchRequest } from '../../src/http/schema.ts';
 import { startTestService, type TestService } from './support.ts';
 
@@ -95,7 +96,7 @@ describe('OpenAPI 3.1 document', () => {
 
   it('describes both endpoints with bearer security and every response status', () => {
     expect(doc['openapi']).toBe('3.1.0');
-    expect((doc['info'] as Json)['version']).toBe('1.0.0');
+    expect((doc['info'] as Json)['version']).toBe(PACKAGE_VERSION);
     expect(doc['security']).toEqual([{ bearerAuth: [] }]);
     const components = doc['components'] as Json;
     expect((components['securitySchemes'] as Json)['bearerAuth']).toMatchObject({

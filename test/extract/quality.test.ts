@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BENCHMARK_DIR, loadBenchmarkPages } from '../../bench/lib/article-benchmark.ts';
 import {
   matchPage,
   pagePrecision,
@@ -9,7 +7,6 @@ import {
   shingles,
   tokenize,
 } from '../../bench/lib/extraction-metric.ts';
-import { extractContent } from '../../src/pipeline/extract/index.ts';
 
 describe('benchmark metric', () => {
   it('tokenizes like Python \\w+ (letters, numbers, underscore; not combining marks)', () => {
@@ -50,39 +47,5 @@ describe('benchmark metric', () => {
   });
 });
 
-// A handful of benchmark pages covering captions, related-link lists, bylines and non-English text.
-const SAMPLE_IDS = [
-  '9ebb3af6',
-  '624fcd90',
-  'c50845a7',
-  '8b194530',
-  '6ebac05f',
-  '30b771a4',
-  '35b15891',
-  'e1c7023e',
-];
-
-describe.runIf(existsSync(DEFAULT_BENCHMARK_DIR))('extraction quality on benchmark pages', () => {
-  it('beats plain Readability on pages full of boilerplate', async () => {
-    const all = loadBenchmarkPages();
-    const pages = all.filter((page) => SAMPLE_IDS.some((prefix) => page.id.startsWith(prefix)));
-    expect(pages).toHaveLength(SAMPLE_IDS.length);
-    const cleaned = [];
-    const raw = [];
-    for (const page of pages) {
-      const options = { url: page.url, contentType: 'text/html' };
-      cleaned.push(matchPage(page.truth, (await extractContent(page.html, options))?.text ?? ''));
-      raw.push(
-        matchPage(
-          page.truth,
-          (await extractContent(page.html, { ...options, cleanBoilerplate: false }))?.text ?? '',
-        ),
-      );
-    }
-    const ours = scoreCorpus(cleaned);
-    const unfiltered = scoreCorpus(raw);
-    expect(ours.recall).toBeGreaterThanOrEqual(0.95);
-    expect(ours.precision).toBeGreaterThanOrEqual(unfiltered.precision + 0.1);
-    expect(ours.f1).toBeGreaterThanOrEqual(0.9);
-  });
-});
+// Extraction quality on the article-extraction benchmark is measured by `npm run bench:extract`, not here:
+// its pages are third-party snapshots that may not be republished, and tests read nothing outside the repository.

@@ -6,6 +6,7 @@ import {
   type SearchEndpoint,
 } from '../../bench/qa/search-endpoint.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
+import { FIXTURE_DATASETS } from './datasets.ts';
 
 const TITLES = ['Super_Bowl_50', 'Warsaw', 'Normans', 'Nikola_Tesla', 'Amazon_rainforest', 'Oxygen'];
 const WEB = 'http://127.0.0.1:9';
@@ -14,7 +15,9 @@ describe('SearXNG-compatible search endpoint', () => {
   let endpoint: SearchEndpoint;
 
   beforeAll(async () => {
-    const index = createArticleIndex(loadArticles({ train: false, titles: TITLES }));
+    const index = createArticleIndex(
+      loadArticles({ datasetsDir: FIXTURE_DATASETS, train: false, titles: TITLES }),
+    );
     endpoint = await createSearchEndpoint({ index, urlFor: (title) => `${WEB}${articlePath(title)}` });
   });
   afterAll(async () => {

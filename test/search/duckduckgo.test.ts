@@ -5,6 +5,7 @@ import {
   unwrapDuckDuckGoHref,
 } from '../../src/pipeline/search/providers/duckduckgo.ts';
 import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
+import { USER_AGENT } from '../../src/package-info.ts';
 import { call, html, rejectionOf, startServer, type TestServer } from './helpers.ts';
 
 const redirect = (target: string) => `//duckduckgo.com/l/?uddg=${encodeURIComponent(target)}&amp;rut=abc123`;
@@ -73,7 +74,7 @@ describe('DuckDuckGo HTML provider', () => {
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/html/');
     expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(req.headers['user-agent']).toBe('citewise/0.1');
+    expect(req.headers['user-agent']).toBe(USER_AGENT);
     expect(Object.fromEntries(new URLSearchParams(req.body))).toEqual({
       q: 'rust borrow checker',
       kl: 'de-de',

@@ -24,6 +24,7 @@ import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
+import { nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveNumber } from '../../options.ts';
 
 type GenerateTextOptions = Parameters<typeof generateText>[0];
 
@@ -153,15 +154,6 @@ function structuredSchema(schema: Readonly<Record<string, unknown>>) {
   });
 }
 
-function checkNonNegativeInteger(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`);
-}
-
-function checkPositive(name: string, value: number): void {
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
-    throw new RangeError(`${name} must be a positive number`);
-}
-
 /**
  * Creates the model answerer.
  *
@@ -176,28 +168,16 @@ function checkPositive(name: string, value: number): void {
  */
 export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
   requireModelOption(options);
-  const maxOutputTokens = options.maxOutputTokens ?? 1024;
-  const maxRetries = options.maxRetries ?? 2;
-  const retryDelayMs = options.retryDelayMs ?? 500;
-  const maxRetryDelayMs = options.maxRetryDelayMs ?? 4000;
-  const minAttemptMs = options.minAttemptMs ?? 1000;
-  const maxInvalidJsonRetries = options.maxInvalidJsonRetries ?? 1;
+  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 1024);
+  const maxRetries = nonNegativeInteger('maxRetries', options.maxRetries, 2);
+  const retryDelayMs = positiveNumber('retryDelayMs', options.retryDelayMs, 500);
+  const maxRetryDelayMs = positiveNumber('maxRetryDelayMs', options.maxRetryDelayMs, 4000);
+  const minAttemptMs = nonNegativeNumber('minAttemptMs', options.minAttemptMs, 1000);
+  const maxInvalidJsonRetries = nonNegativeInteger('maxInvalidJsonRetries', options.maxInvalidJsonRetries, 1);
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
-  checkNonNegativeInteger('maxOutputTokens', maxOutputTokens);
-  if (maxOutputTokens === 0) throw new RangeError('maxOutputTokens must be a positive integer');
-  checkNonNegativeInteger('maxRetries', maxRetries);
-  checkNonNegativeInteger('maxInvalidJsonRetries', maxInvalidJsonRetries);
   checkTelemetrySettings(options.telemetry);
-  checkPositive('retryDelayMs', retryDelayMs);
-  checkPositive('maxRetryDelayMs', maxRetryDelayMs);
-  if (typeof minAttemptMs !== 'number' || !(minAttemptMs >= 0))
-    throw new RangeError('minAttemptMs must be a non-negative number');
-  if (
-    options.temperature !== undefined &&
-    (typeof options.temperature !== 'number' || !(options.temperature >= 0))
-  )
-    throw new RangeError('temperature must be a non-negative number');
+  if (options.temperature !== undefined) nonNegativeNumber('temperature', options.temperature, 0);
   if (options.fallback !== undefined && typeof options.fallback.answer !== 'function')
     throw new TypeError('fallback must be an Answerer');
   if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)

@@ -6,6 +6,7 @@ import type { DomImplementation } from './dom.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
 import type { ExtractTaskPayload } from './worker.ts';
+import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 
 /** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
@@ -29,24 +30,15 @@ export interface ContentExtractorOptions {
   readonly cleanBoilerplate?: boolean;
 }
 
-function checkPositiveInteger(name: string, value: number, minimum: number): void {
-  if (!Number.isInteger(value) || value < minimum) {
-    throw new RangeError(`createContentExtractor: ${name} must be an integer >= ${minimum}`);
-  }
-}
-
 /**
  * Creates the content extractor used by the pipeline. HTML, XHTML, PDF, Markdown and plain text are
  * handled; other media types give `null`. Rejects with the signal's reason when aborted or timed out
  * (`CitewiseError` code `timeout`), and with `payload_too_large` for oversized bodies.
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
-  const workers = options.workers ?? Math.min(2, availableParallelism());
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const maxInputBytes = options.maxInputBytes ?? 10 * 1024 * 1024;
-  checkPositiveInteger('workers', workers, 0);
-  checkPositiveInteger('timeoutMs', timeoutMs, 1);
-  checkPositiveInteger('maxInputBytes', maxInputBytes, 1);
+  const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, 10 * 1024 * 1024);
   if (options.dom !== undefined && options.dom !== 'linkedom' && options.dom !== 'jsdom') {
     throw new TypeError("createContentExtractor: dom must be 'linkedom' or 'jsdom'");
   }

@@ -37,12 +37,11 @@ import {
   type RobotsPolicy,
   type RobotsResponse,
 } from './robots.ts';
+import { nonNegativeInteger, positiveInteger } from '../../options.ts';
+import { USER_AGENT } from '../../package-info.ts';
 
-/** Version sent in the default user agent. */
-export const FETCHER_VERSION = '0.1.0';
-
-/** The default, honest user agent. Its product token (`citewise`) is what robots.txt rules match. */
-export const DEFAULT_USER_AGENT = `citewise/${FETCHER_VERSION} (+https://github.com/citewise)`;
+/** The default, honest user agent: citewise's one {@link USER_AGENT}. */
+export const DEFAULT_USER_AGENT = USER_AGENT;
 
 /** Page cache options. */
 export interface PageCacheOptions {
@@ -132,15 +131,6 @@ interface Settings {
   readonly allowedContentTypes: ReadonlySet<string>;
 }
 
-function positiveInteger(name: string, value: unknown, fallback: number, min = 1): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number') throw new TypeError(`${name} must be a number`);
-  if (!Number.isSafeInteger(resolved) || resolved < min) {
-    throw new RangeError(`${name} must be a finite integer ≥ ${min}, got ${String(resolved)}`);
-  }
-  return resolved;
-}
-
 function resolveSettings(options: PageFetcherOptions): Settings {
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -168,8 +158,8 @@ function resolveSettings(options: PageFetcherOptions): Settings {
     headersTimeoutMs: positiveInteger('headersTimeoutMs', options.headersTimeoutMs, 10_000),
     bodyIdleTimeoutMs: positiveInteger('bodyIdleTimeoutMs', options.bodyIdleTimeoutMs, 10_000),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
-    maxRedirects: positiveInteger('maxRedirects', options.maxRedirects, 5, 0),
-    maxContentEncodings: positiveInteger('maxContentEncodings', options.maxContentEncodings, 2, 0),
+    maxRedirects: nonNegativeInteger('maxRedirects', options.maxRedirects, 5),
+    maxContentEncodings: nonNegativeInteger('maxContentEncodings', options.maxContentEncodings, 2),
     allowedContentTypes: new Set((types as string[]).map((type) => type.trim().toLowerCase())),
   };
 }

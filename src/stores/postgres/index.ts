@@ -3,6 +3,7 @@
  * citewise instances sharing one truth. Rate limits are not kept in PostgreSQL: use the Redis limiter
  * (`citewise/redis`) for a limit shared by all instances, or the memory limiter for one per instance.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { CreditStore, IdempotencyStore, KeyStore } from '../types.ts';
 import { normaliseClock } from '../validation.ts';
 import type pg from 'pg';

@@ -3,6 +3,7 @@
  * instances sharing one truth. Every check-and-change is one Lua script on the server's clock, with keys
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
 import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';

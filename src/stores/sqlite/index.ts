@@ -2,6 +2,7 @@
  * SQLite stores on `node:sqlite`: keys, credits and rate limits in one database file that survives restarts
  * and can be shared with other processes (the `citewise keys` CLI) while the server runs.
  */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { DatabaseSync } from 'node:sqlite';
 import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { createSqliteCreditStore } from './credit-store.ts';

@@ -7,6 +7,7 @@ import { fetch as undiciFetch } from 'undici';
 import { parseHTML } from 'linkedom';
 import type { SearchFilters, SearchHit } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
+import { USER_AGENT } from '../../../package-info.ts';
 
 /** The `fetch` function providers call; undici's by default. Inject one to add a proxy dispatcher or tracing. */
 export type FetchFunction = typeof undiciFetch;
@@ -34,8 +35,8 @@ export interface HttpProviderOptions {
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
-/** Default User-Agent: honest, names the software. Wikimedia asks operators to add contact details. */
-export const DEFAULT_USER_AGENT = 'citewise/0.1';
+/** Default User-Agent: citewise's one {@link USER_AGENT}. Wikimedia asks operators to add contact details. */
+export const DEFAULT_USER_AGENT = USER_AGENT;
 
 /** Resolved common options. */
 export interface ResolvedHttpOptions {

@@ -84,7 +84,7 @@ export interface SearchProviderConfig {
   readonly timeoutMs?: number;
   /** @default undici's fetch */
   readonly fetch?: FetchFunction;
-  /** User-Agent for the keyless providers (Wikipedia, DuckDuckGo, SearXNG). @default 'citewise/0.1' */
+  /** User-Agent for the keyless providers (Wikipedia, DuckDuckGo, SearXNG). @default USER_AGENT (`citewise/<version> (+…)`) */
   readonly userAgent?: string;
   /**
    * Wraps each built-in provider before they are combined (not the `providers` extras), e.g. with

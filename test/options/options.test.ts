@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fraction,
+  integerOption,
+  nonNegativeInteger,
+  nonNegativeNumber,
+  positiveInteger,
+  positiveNumber,
+} from '../../src/options.ts';
+import { createSearchEngine } from '../../src/engine.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+
+describe('option checks', () => {
+  it('returns the value given, else the default', () => {
+    expect(positiveInteger('n', 3, 5)).toBe(3);
+    expect(positiveInteger('n', undefined, 5)).toBe(5);
+    expect(nonNegativeInteger('n', 0, 5)).toBe(0);
+    expect(integerOption('n', 7, 0, 7)).toBe(7);
+    expect(positiveNumber('ms', 0.5, 1)).toBe(0.5);
+    expect(nonNegativeNumber('ms', 0, 1)).toBe(0);
+    expect(fraction('f', 1, 0.5)).toBe(1);
+    expect(fraction('f', undefined, 0.5)).toBe(0.5);
+  });
+
+  it('throws TypeError for a value of the wrong type, naming the option and the value', () => {
+    expect(() => positiveInteger('maxResults', '5', 5)).toThrow(
+      new TypeError('maxResults must be a number, got "5"'),
+    );
+    expect(() => fraction('minQueryCoverage', true, 0.5)).toThrow(TypeError);
+    expect(() => positiveNumber('retryDelayMs', {}, 1)).toThrow(
+      new TypeError('retryDelayMs must be a number, got object'),
+    );
+  });
+
+  it('throws RangeError for a number out of range, with one wording per kind', () => {
+    expect(() => positiveInteger('maxResults', 0, 5)).toThrow(
+      new RangeError('maxResults must be a positive integer, got 0'),
+    );
+    expect(() => nonNegativeInteger('maxRedirects', -1, 5)).toThrow(
+      new RangeError('maxRedirects must be a non-negative integer, got -1'),
+    );
+    expect(() => integerOption('n', 2, 0, 3)).toThrow(new RangeError('n must be an integer ≥ 3, got 2'));
+    for (const bad of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      expect(() => positiveInteger('n', bad, 1)).toThrow(RangeError);
+    }
+    expect(() => positiveNumber('ms', 0, 1)).toThrow(new RangeError('ms must be a positive number, got 0'));
+    expect(() => positiveNumber('ms', Number.POSITIVE_INFINITY, 1)).toThrow(RangeError);
+    expect(() => nonNegativeNumber('ms', -0.1, 1)).toThrow(
+      new RangeError('ms must be a non-negative number, got -0.1'),
+    );
+    expect(() => fraction('f', 1.01, 0.5)).toThrow(new RangeError('f must be between 0 and 1, got 1.01'));
+    expect(() => fraction('f', Number.NaN, 0.5)).toThrow(RangeError);
+  });
+
+  it('gives the same text for the same mistake in different factories', () => {
+    const message = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'no error';
+    };
+    expect(message(() => createSearchEngine({ pageTimeoutMs: 0 }))).toBe(
+      'pageTimeoutMs must be a positive integer, got 0',
+    );
+    expect(message(() => createPageFetcher({ pageTimeoutMs: 0 }))).toBe(
+      'pageTimeoutMs must be a positive integer, got 0',
+    );
+  });
+});
