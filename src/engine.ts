@@ -6,7 +6,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import PQueue from 'p-queue';
 import { CitewiseError, errorBody, toCitewiseError } from './errors.ts';
 import {
   handleProtocolRequest,
@@ -48,13 +47,14 @@ import { createLocalIndexProvider, normalizePublicUrl } from './pipeline/search/
 import { createDocumentServer } from './http/docs.ts';
 import type {
   Answerer,
-  CallOptions,
   ContentExtractor,
   PageFetcher,
   Passage,
   PassageRanker,
   SearchProvider,
 } from './pipeline/types.ts';
+import { createFairScheduler } from './engine/fair-scheduler.ts';
+import { createMoneyPath } from './engine/money-path.ts';
 import { createMemoryCreditStore } from './stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from './stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from './stores/memory/rate-limiter.ts';
@@ -81,6 +81,7 @@ export const ENGINE_DEFAULTS = {
   rateLimit: { limit: 60, windowMs: 60_000 },
   maxConcurrentSearches: 8,
   maxQueuedSearches: 64,
+  maxAccountShare: 0.5,
   requestTimeoutMs: 30_000,
   pageTimeoutMs: 8_000,
   maxResults: 5,
@@ -190,6 +191,13 @@ export interface SearchEngineOptions {
   readonly maxConcurrentSearches?: number;
   /** Searches allowed to wait; past this, 503. @default 64 */
   readonly maxQueuedSearches?: number;
+  /**
+   * Largest share (0–1] of the running searches, and of the waiting ones, that one account may hold; freed
+   * slots go to accounts in turn (round-robin), so one tenant cannot keep the others waiting. 1 lets one
+   * account use every slot (a single-tenant service).
+   * @default 0.5
+   */
+  readonly maxAccountShare?: number;
   /** Deadline of one search, queueing included, in ms. @default 30_000 */
   readonly requestTimeoutMs?: number;
   /** Time allowed to fetch and extract one page, in ms. @default 8_000 */
@@ -280,9 +288,6 @@ export interface SearchEngine {
   /** Closes stores and stages that hold resources. */
   close(): Promise<void>;
 }
-
-/** Call options of one search, with its deadline and the function that releases its timer. */
-type SearchCall = CallOptions & { readonly deadline: number; done(): void };
 
 const DEFAULT_RATE_LIMIT: RateLimitOptions = ENGINE_DEFAULTS.rateLimit;
 
@@ -397,7 +402,20 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
     ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
   };
-  const queue = new PQueue({ concurrency: maxConcurrent });
+  // Admission to a fair slot, the credit hold, and its commit or refund: one path for every search.
+  const scheduler = createFairScheduler({
+    concurrency: maxConcurrent,
+    maxQueued,
+    maxAccountShare: options.maxAccountShare ?? defaults.maxAccountShare,
+  });
+  const moneyPath = createMoneyPath({
+    credits,
+    scheduler,
+    creditCost,
+    requestTimeoutMs,
+    onSettleError: (error, requestId, action) =>
+      logger.error({ requestId, err: error }, `credit ${action} failed`),
+  });
   let maintenance = options.maintenance ?? defaults.maintenance;
   // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
   const rateLimitPolicy = options.rateLimit ?? rateLimiter?.policy;
@@ -492,132 +510,73 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     }
   }
 
-  /**
-   * Refuses when overloaded, then reserves the search's credits. Returns the search's call options; the
-   * caller must call `done()` when the search settles (it clears the deadline timer).
-   */
-  async function reserveSearch(key: KeyRecord, info: RequestInfo): Promise<SearchCall> {
-    if (queue.pending >= maxConcurrent && queue.size >= maxQueued) {
-      throw new CitewiseError('service_unavailable', 'search queue full', {
-        description: 'Service Unavailable: too many searches in progress, retry shortly',
-        retryAfterMs: 1_000,
-      });
-    }
-    // A timer cleared on settlement, not AbortSignal.timeout(), which would hold every finished search's
-    // signal in memory until its deadline.
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new DOMException('search deadline passed', 'TimeoutError')),
-      requestTimeoutMs,
-    );
-    const call: SearchCall = {
-      signal: AbortSignal.any([info.signal, deadline.signal]),
-      requestId: info.requestId,
-      deadline: Date.now() + requestTimeoutMs,
-      done: () => clearTimeout(timer),
-    };
-    try {
-      // Reserve before any work; exactly one of commit/refund settles it.
-      await credits.reserve({
-        account: key.accountId,
-        id: info.requestId,
-        amount: creditCost,
-        ttlMs: requestTimeoutMs + 60_000,
-      });
-    } catch (error) {
-      call.done();
-      throw error;
-    }
-    return call;
-  }
-
   async function runSearch(
     key: KeyRecord,
     request: NormalizedSearchRequest,
     info: RequestInfo,
   ): Promise<SearchResponse> {
     assertAnswerable(request);
-    const call = await reserveSearch(key, info);
+    let signal = info.signal;
     let result: PipelineResult;
     try {
-      result = await queue.add(() => runPipeline(request, stages, settings, call), { signal: call.signal });
+      result = await moneyPath.run(
+        chargeTarget(key, info),
+        (call) => {
+          signal = call.signal;
+          return runPipeline(request, stages, settings, call);
+        },
+        (found) => isChargeable(found.sources),
+      );
     } catch (thrown) {
-      await settle(() => credits.refund(info.requestId), info, 'refund');
-      const error = pipelineError(thrown, call.signal);
+      const error = pipelineError(thrown, signal);
       observeSearch(info, false, error);
       throw error;
-    } finally {
-      call.done();
     }
-    const charged = await settleFound(result.sources, info);
+    const charged = isChargeable(result.sources) ? creditCost : 0;
     observeSearch(info, false, undefined, result.timings, charged);
     return responseBody(key, request, result, info, charged);
   }
 
   /**
-   * Settles a search that ran to its answer: charged when the answer has sources; refunded when nothing
-   * was found (the answer then says so). Returns the credits charged.
+   * A streamed search: admitted (and charged) like a plain one, committed just before the `done` event,
+   * refunded on failure and when the consumer stops early (a client that disconnected).
    */
-  async function settleFound(sources: readonly string[], info: RequestInfo): Promise<number> {
-    if (sources.length === 0) {
-      await settle(() => credits.refund(info.requestId), info, 'refund');
-      return 0;
-    }
-    await settle(() => credits.commit(info.requestId), info, 'commit');
-    return creditCost;
-  }
-
   async function runSearchStream(
     key: KeyRecord,
     request: NormalizedSearchRequest,
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>> {
     assertAnswerable(request);
-    const call = await reserveSearch(key, info);
-    return streamSearch(key, request, info, call);
-  }
-
-  /**
-   * The streamed search, after its credits are reserved. It commits just before the `done` event and
-   * refunds on failure, and also when the consumer stops early (a client that disconnected).
-   */
-  async function* streamSearch(
-    key: KeyRecord,
-    request: NormalizedSearchRequest,
-    info: RequestInfo,
-    call: SearchCall,
-  ): AsyncGenerator<SearchStreamEvent> {
-    let release: (() => void) | undefined;
-    let settled = false;
-    try {
-      release = await acquireSlot(call.signal);
-      let passages: readonly Passage[] = [];
-      const events = streamPipeline(request, stages, settings, call, (selected) => (passages = selected));
-      for await (const event of events) {
-        if (event.type !== 'done') {
-          yield event;
-          continue;
+    let signal = info.signal;
+    let passages: readonly Passage[] = [];
+    const events = await moneyPath.stream(
+      chargeTarget(key, info),
+      (call) => {
+        signal = call.signal;
+        return streamPipeline(request, stages, settings, call, (selected) => (passages = selected));
+      },
+      (event) => event.type === 'done',
+      (event) => event.type === 'done' && isChargeable(event.sources),
+    );
+    return (async function* respond(): AsyncGenerator<SearchStreamEvent> {
+      try {
+        for await (const event of events) {
+          if (event.type !== 'done') {
+            yield event;
+            continue;
+          }
+          const charged = isChargeable(event.sources) ? creditCost : 0;
+          observeSearch(info, true, undefined, undefined, charged);
+          const result = { answer: event.answer, sources: [...event.sources], passages };
+          yield { type: 'done', body: await responseBody(key, request, result, info, charged) };
         }
-        settled = true;
-        const charged = await settleFound(event.sources, info);
-        observeSearch(info, true, undefined, undefined, charged);
-        const result = { answer: event.answer, sources: [...event.sources], passages };
-        yield { type: 'done', body: await responseBody(key, request, result, info, charged) };
+      } catch (thrown) {
+        const error = pipelineError(thrown, signal);
+        service.reportError(error, info);
+        observeSearch(info, true, error);
+        yield { type: 'error', error: errorBody(error).error };
       }
-    } catch (thrown) {
-      if (!settled) {
-        settled = true;
-        await settle(() => credits.refund(info.requestId), info, 'refund');
-      }
-      const error = pipelineError(thrown, call.signal);
-      service.reportError(error, info);
-      observeSearch(info, true, error);
-      yield { type: 'error', error: errorBody(error).error };
-    } finally {
-      call.done();
-      release?.();
-      if (!settled) await settle(() => credits.refund(info.requestId), info, 'refund');
-    }
+    })();
   }
 
   /** Refuses, before any charge, a request the configured answerer cannot answer. */
@@ -627,13 +586,6 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         'Invalid request: response_type "json" needs a model (start the service with --model)';
       throw new CitewiseError('invalid_request', description, { description });
     }
-  }
-
-  /** Waits for a search slot and holds it until the returned function is called. */
-  function acquireSlot(signal: AbortSignal): Promise<() => void> {
-    return new Promise((resolve, reject) => {
-      queue.add(() => new Promise<void>((done) => resolve(done)), { signal }).catch(reject);
-    });
   }
 
   /** The spec body, plus the fields the request asked for with `include`. */
@@ -675,15 +627,6 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       ...(timings ? { timings } : {}),
       ...(error ? { errorCode: error.code } : {}),
     });
-  }
-
-  /** A failed settlement must not turn a delivered answer into an error; the hold lapses after its TTL. */
-  async function settle(action: () => Promise<boolean>, info: RequestInfo, what: string): Promise<void> {
-    try {
-      await action();
-    } catch (error) {
-      logger.error({ requestId: info.requestId, err: error }, `credit ${what} failed`);
-    }
   }
 
   /** The checks a library search passes before its body: maintenance, key, rate limit (as over HTTP). */
@@ -734,7 +677,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     stores: { keys, credits, rateLimiter },
     async close() {
-      queue.clear();
+      scheduler.close();
       await Promise.all([
         keys.close?.(),
         credits.close?.(),
@@ -813,6 +756,16 @@ function citationsOf(sources: readonly string[], passages: readonly Passage[]): 
     const passage = passages.find((p) => p.url === url);
     return { index: index + 1, url, title: passage?.title ?? '', quote: passage?.text ?? '' };
   });
+}
+
+/** Who pays for a search: the key's account, held under the request id. */
+function chargeTarget(key: KeyRecord, info: RequestInfo) {
+  return { account: key.accountId, requestId: info.requestId, signal: info.signal };
+}
+
+/** A search is charged only when its answer has sources: finding nothing costs nothing. */
+function isChargeable(sources: readonly string[]): boolean {
+  return sources.length > 0;
 }
 
 /** A client that went away or a deadline that passed is not the pipeline's fault: say what happened. */

@@ -156,6 +156,14 @@ function parseFraction(text: string): number {
   return value;
 }
 
+function parseShare(text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !(value > 0 && value <= 1)) {
+    throw new SettingValueError('must be a number greater than 0 and at most 1');
+  }
+  return value;
+}
+
 const TRUE_WORDS = /^(1|true|yes|on)$/i;
 const FALSE_WORDS = /^(0|false|no|off)$/i;
 
@@ -413,6 +421,32 @@ export const SERVE_SETTINGS = {
     meaning: 'Deadline of one search request, queueing included.',
     default: formatDuration(ENGINE_DEFAULTS.requestTimeoutMs),
     parse: parseDuration,
+  },
+  maxConcurrentSearches: {
+    flag: '--max-concurrent-searches <n>',
+    env: 'CITEWISE_MAX_CONCURRENT_SEARCHES',
+    group: 'limits',
+    meaning: 'Searches running at once; more wait their turn.',
+    default: String(ENGINE_DEFAULTS.maxConcurrentSearches),
+    parse: parsePositiveInteger,
+  },
+  maxQueuedSearches: {
+    flag: '--max-queued-searches <n>',
+    env: 'CITEWISE_MAX_QUEUED_SEARCHES',
+    group: 'limits',
+    meaning: 'Searches allowed to wait for a slot, all accounts together; past this, 503 with Retry-After.',
+    default: String(ENGINE_DEFAULTS.maxQueuedSearches),
+    parse: parseNonNegativeInteger,
+  },
+  maxAccountShare: {
+    flag: '--max-account-share <0-1>',
+    env: 'CITEWISE_MAX_ACCOUNT_SHARE',
+    group: 'limits',
+    meaning:
+      'Largest share of the running searches, and of the waiting ones, one account may hold (at least one ' +
+      'each); freed slots go to accounts in turn. 1 lets one account use every slot.',
+    default: String(ENGINE_DEFAULTS.maxAccountShare),
+    parse: parseShare,
   },
   search: {
     flag: '--search <spec>',

@@ -1,10 +1,11 @@
 /**
  * Search slots shared fairly between accounts. One account may hold at most a share of the running
  * searches and of the waiting ones, and a freed slot goes to the next account in turn (round-robin), not to
- * whoever queued first — so a tenant that floods the service waits behind its own searches, not in front of
- * everybody else's.
+ * whoever queued first (the account running the fewest searches goes first) — so a tenant that floods the
+ * service waits behind its own searches, not in front of everybody else's.
  */
 import { CitewiseError } from '../errors.ts';
+import { nonNegativeInteger, positiveInteger } from '../options.ts';
 
 /** Options of {@link createFairScheduler}. */
 export interface FairSchedulerOptions {
@@ -48,14 +49,12 @@ const QUEUE_FULL_RETRY_MS = 1_000;
 
 /** Creates a {@link FairScheduler}. Throws `RangeError` on bad options. */
 export function createFairScheduler(options: FairSchedulerOptions = {}): FairScheduler {
-  const concurrency = options.concurrency ?? FAIR_SCHEDULER_DEFAULTS.concurrency;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
-  }
-  const maxQueued = options.maxQueued ?? FAIR_SCHEDULER_DEFAULTS.maxQueued;
-  if (!Number.isSafeInteger(maxQueued) || maxQueued < 0) {
-    throw new RangeError(`maxQueued must be a non-negative integer, got ${String(maxQueued)}`);
-  }
+  const concurrency = positiveInteger(
+    'concurrency',
+    options.concurrency,
+    FAIR_SCHEDULER_DEFAULTS.concurrency,
+  );
+  const maxQueued = nonNegativeInteger('maxQueued', options.maxQueued, FAIR_SCHEDULER_DEFAULTS.maxQueued);
   const share = options.maxAccountShare ?? FAIR_SCHEDULER_DEFAULTS.maxAccountShare;
   if (typeof share !== 'number' || !(share > 0 && share <= 1)) {
     throw new RangeError(`maxAccountShare must be greater than 0 and at most 1, got ${String(share)}`);
@@ -92,10 +91,18 @@ export function createFairScheduler(options: FairSchedulerOptions = {}): FairSch
     };
   }
 
-  /** Gives free slots to waiting searches, one account at a time in turn. */
+  /**
+   * Gives free slots to waiting searches: to the account running the fewest searches, and among equals to
+   * the one whose turn it is — so an account that waits gets the next free slot even behind a flood.
+   */
   function dispatch(): void {
     while (running < concurrency) {
-      const next = [...waitingBy].find(([account]) => (runningBy.get(account) ?? 0) < runningCap);
+      let next: [string, Waiter[]] | undefined;
+      let fewest = runningCap;
+      for (const entry of waitingBy) {
+        const count = runningBy.get(entry[0]) ?? 0;
+        if (count < fewest) [next, fewest] = [entry, count];
+      }
       if (!next) return;
       const [account, queue] = next;
       const waiter = queue.shift()!;
