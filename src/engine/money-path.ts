@@ -1,6 +1,6 @@
 /**
- * The money path of every route that spends credits, written once: a fair search slot, a deadline, a credit
- * hold, the work, then exactly one of commit or refund. Plain and streamed searches (and any other metered
+ * The money path of every route that spends credits, written once: a deadline, a credit hold, a fair search
+ * slot, the work, then exactly one of commit or refund. Plain and streamed searches (and any other metered
  * route) go through {@link MoneyPath.run} or {@link MoneyPath.stream}; nothing else touches the credit
  * store's reserve/commit/refund.
  */
@@ -43,7 +43,7 @@ export interface MoneyPathOptions {
 /** See the module comment. */
 export interface MoneyPath {
   /**
-   * Admits the request (a fair slot, then a credit hold), runs `work`, then commits when `chargeable`
+   * Admits the request (a credit hold, then a fair slot), runs `work`, then commits when `chargeable`
    * says the result is worth paying for (default: always) and refunds otherwise or on any failure.
    * Throws what admission throws (503 queue full, 433 quota) or what `work` throws, after the refund.
    */
@@ -113,7 +113,8 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       },
     };
     try {
-      release = await scheduler.acquire(target.account, signal);
+      // The hold first: an account without credits learns it at once (433) instead of after a wait, and
+      // never takes a place in the queue.
       await credits.reserve({
         account: target.account,
         id: target.requestId,
@@ -121,6 +122,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         ttlMs: requestTimeoutMs + 60_000,
       });
       held = true;
+      release = await scheduler.acquire(target.account, signal);
     } catch (error) {
       await hold.end();
       throw error;

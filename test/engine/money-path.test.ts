@@ -99,26 +99,28 @@ describe('money path: plain runs', () => {
     expect(await store.balance('acct')).toBe(10);
   });
 
-  it('quota exceeded at the hold frees the slot and settles nothing', async () => {
+  it('quota exceeded at the hold takes no slot and settles nothing', async () => {
     const { path, calls, scheduler, target } = await setup({}, 0);
     await expect(path.run(target(), async () => 'never')).rejects.toMatchObject({ status: 433 });
     expect(calls).toEqual({ reserve: 1, commit: 0, refund: 0 });
     expect(scheduler.running).toBe(0);
+    expect(scheduler.waiting).toBe(0);
   });
 
-  it('a full queue answers 503 before any hold', async () => {
+  it('a full queue answers 503 and refunds its hold', async () => {
     const { path, calls, target, scheduler } = await setup();
     const gate = openGate();
     const running = [path.run(target(), () => gate.promise), path.run(target(), () => gate.promise)];
     const waiting = [path.run(target(), async () => 'w1'), path.run(target(), async () => 'w2')];
     await expect(path.run(target(), async () => 'refused')).rejects.toMatchObject({ status: 503 });
+    expect(calls).toEqual({ reserve: 5, commit: 0, refund: 1 });
     gate.open();
     await Promise.all([...running, ...waiting]);
-    expect(calls).toEqual({ reserve: 4, commit: 4, refund: 0 });
+    expect(calls).toEqual({ reserve: 5, commit: 4, refund: 1 });
     expect(scheduler.running).toBe(0);
   });
 
-  it('a client that leaves while waiting for a slot is never charged', async () => {
+  it('a client that leaves while waiting for a slot is refunded', async () => {
     const { path, calls, target } = await setup();
     const gate = openGate();
     const running = [path.run(target(), () => gate.promise), path.run(target(), () => gate.promise)];
@@ -128,7 +130,7 @@ describe('money path: plain runs', () => {
     await expect(waiting).rejects.toThrow('client disconnected');
     gate.open();
     await Promise.all(running);
-    expect(calls).toEqual({ reserve: 2, commit: 2, refund: 0 });
+    expect(calls).toEqual({ reserve: 3, commit: 2, refund: 1 });
   });
 
   it('a client that leaves during the work is refunded, even if the work ignores the signal', async () => {
