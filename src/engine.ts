@@ -35,18 +35,20 @@ import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
 import {
   DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MAX_LATENCY_MS,
   DEFAULT_MIN_QUERY_COVERAGE,
+  DEFAULT_STRAGGLER_GRACE_MS,
   runPipeline,
   streamPipeline,
   type PipelineResult,
   type PipelineStages,
   type PipelinePlanner,
+  type PipelineCall,
   type StageTimings,
 } from './pipeline/run.ts';
 import { createLocalIndexProvider } from './pipeline/search/local-index.ts';
 import type {
   Answerer,
-  CallOptions,
   ContentExtractor,
   PageFetcher,
   Passage,
@@ -149,6 +151,18 @@ export interface SearchEngineOptions {
   readonly requestTimeoutMs?: number;
   /** Time allowed to fetch and extract one page, in ms. @default 8_000 */
   readonly pageTimeoutMs?: number;
+  /**
+   * Time after a request arrived by which the pipeline stops waiting for pages and answers from those
+   * that arrived (the others from their search snippets), in ms. A request's `max_latency_ms` replaces it.
+   * @default DEFAULT_MAX_LATENCY_MS (2000)
+   */
+  readonly maxLatencyMs?: number;
+  /**
+   * Most time the last pages of a batch are waited for once 80 % of them arrived, in ms: a hung page
+   * costs this, not the page timeout.
+   * @default DEFAULT_STRAGGLER_GRACE_MS (400)
+   */
+  readonly stragglerGraceMs?: number;
   /** Search results read first for each request (fetched, extracted, ranked). @default 5 */
   readonly maxResults?: number;
   /**
@@ -222,6 +236,11 @@ export interface SearchEngine {
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
   setMaintenance(on: boolean): void;
+  /**
+   * Starts the extraction workers and loads their modules now, so that the first search that reads web
+   * pages does not pay for it (`citewise serve` calls it at start when a web search provider is used).
+   */
+  warm(): Promise<void>;
   readonly stores: {
     readonly keys: KeyStore;
     readonly credits: CreditStore;
@@ -232,7 +251,7 @@ export interface SearchEngine {
 }
 
 /** Call options of one search, with its deadline and the function that releases its timer. */
-type SearchCall = CallOptions & { readonly deadline: number; done(): void };
+type SearchCall = PipelineCall & { done(): void };
 
 const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 60, windowMs: 60_000 };
 
@@ -271,6 +290,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, DEFAULT_MIN_QUERY_COVERAGE),
     maxPassageTokens: positiveInteger('maxPassageTokens', options.maxPassageTokens, 4_000),
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 8_000),
+    maxLatencyMs: positiveInteger('maxLatencyMs', options.maxLatencyMs, DEFAULT_MAX_LATENCY_MS),
+    stragglerGraceMs: nonNegativeInteger(
+      'stragglerGraceMs',
+      options.stragglerGraceMs,
+      DEFAULT_STRAGGLER_GRACE_MS,
+    ),
   };
   const logger = options.logger ?? NO_LOGGER;
 
@@ -370,6 +395,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       signal: AbortSignal.any([info.signal, deadline.signal]),
       requestId: info.requestId,
       deadline: Date.now() + requestTimeoutMs,
+      // The latency budget counts from the request's arrival, queueing included.
+      startedAt: Date.now() - (performance.now() - info.startedAt),
       done: () => clearTimeout(timer),
     };
     try {
@@ -572,6 +599,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     setMaintenance(on) {
       maintenance = on;
     },
+    async warm() {
+      await stages.extractor?.warm?.();
+    },
     stores: { keys, credits, rateLimiter },
     async close() {
       queue.clear();
@@ -642,6 +672,7 @@ function lazyContentExtractor(): ContentExtractor {
   let extractor: ContentExtractor | undefined;
   return {
     extract: (page, call) => (extractor ??= createContentExtractor()).extract(page, call),
+    warm: async () => (extractor ??= createContentExtractor()).warm?.(),
     close: async () => extractor?.close?.(),
   };
 }

@@ -299,6 +299,9 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
     );
   }
 
+  // Web pages are extracted on worker threads: start them now, not in the first search.
+  if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
+
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
   const server = createServer(
     createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),

@@ -29,6 +29,11 @@ export interface ContentExtractorOptions {
   readonly cleanBoilerplate?: boolean;
 }
 
+const WARM_UP_PAGE =
+  '<!doctype html><html><head><title>Warm-up</title></head><body><main><article><h1>Warm-up</h1>' +
+  '<p>This page is extracted once per worker when the service starts, so that the first search does ' +
+  'not wait for the extraction modules to load.</p></article></main></body></html>';
+
 function checkPositiveInteger(name: string, value: number, minimum: number): void {
   if (!Number.isInteger(value) || value < minimum) {
     throw new RangeError(`createContentExtractor: ${name} must be an integer >= ${minimum}`);
@@ -92,6 +97,13 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
         }
         throw error;
       }
+    },
+    async warm() {
+      // A small page through the whole HTML path loads the DOM, Readability and Markdown modules.
+      await pool?.warm({
+        input: WARM_UP_PAGE,
+        options: { url: 'https://warm-up.invalid/', contentType: 'text/html' },
+      });
     },
     async close() {
       await pool?.close();

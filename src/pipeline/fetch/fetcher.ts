@@ -492,7 +492,10 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
           body: result.body,
           headers: result.headers,
         };
-        cache?.set(url.href, page);
+        // A page that asks not to be stored is fetched again next time (RFC 9111 §5.2.2.5).
+        if (!/(?:^|,)\s*no-store\s*(?:,|$)/i.test(page.headers['cache-control'] ?? '')) {
+          cache?.set(url.href, page);
+        }
         return page;
       })
       .finally(() => {
