@@ -6,7 +6,7 @@
  * extractions, and the default ranker and extractive answerer. For the same settings it gives the same
  * answer-in-context as `bench:qa`; it measures no time.
  *
- *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
+ *   node bench/qa/replay.ts [--data DIR] [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
  */
 import { parseArgs } from 'node:util';
@@ -17,13 +17,14 @@ import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { runPipeline } from '../../src/pipeline/run.ts';
 import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
-import { loadArticles, loadDevQuestions, sampleQuestions } from './corpus.ts';
+import { DEFAULT_DATASETS_DIR, loadArticles, loadDevQuestions, sampleQuestions } from './corpus.ts';
 import { containsAnswer, mean } from './metrics.ts';
 import { createArticleIndex } from './search-endpoint.ts';
 import { createSquadWeb } from './squad-web.ts';
 
 const { values } = parseArgs({
   options: {
+    data: { type: 'string' },
     sample: { type: 'string', default: '500' },
     seed: { type: 'string', default: '1' },
     k: { type: 'string', default: '5' },
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     'search-order-boost': { type: 'string', default: '0.5' },
   },
 });
+const datasetsDir = values.data ?? process.env.CITEWISE_DATASETS ?? DEFAULT_DATASETS_DIR;
 const settings = {
   sample: Number(values.sample),
   seed: Number(values.seed),
@@ -48,8 +50,8 @@ for (const [name, value] of Object.entries(settings)) {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
 }
 
-const articles = loadArticles();
-const questions = sampleQuestions(loadDevQuestions(), settings.sample, settings.seed);
+const articles = loadArticles({ datasetsDir });
+const questions = sampleQuestions(loadDevQuestions(datasetsDir), settings.sample, settings.seed);
 const index = createArticleIndex(articles);
 const web = await createSquadWeb({
   articles,

@@ -106,7 +106,8 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       await untilAborted(read.go.promise, signal);
       changed(read, 'extracting');
       const content = await untilAborted(extractor!.extract(page, pageCall), signal);
-      if (content && content.text.trim()) read.document = { ...content, title: content.title || read.hit.title };
+      if (content && content.text.trim())
+        read.document = { ...content, title: content.title || read.hit.title };
     } catch {
       // A page that failed, timed out or was stopped is dropped; its snippet stands in.
     } finally {
