@@ -45,6 +45,10 @@ export interface ServeConfig {
   readonly maxPassageTokens: number;
   /** Deadline of one search request, in ms. */
   readonly requestTimeoutMs: number;
+  /** Time by which the answer starts from the pages that arrived, in ms; undefined = the engine's default. */
+  readonly maxLatencyMs?: number;
+  /** Most time the last pages are waited for once 80 % arrived, in ms; undefined = the engine's default. */
+  readonly stragglerGraceMs?: number;
   /** `provider:model-id` of the answer model; undefined = extractive answers. */
   readonly model?: string;
   /** Base URL for the model provider (OpenAI-compatible servers). */
@@ -78,6 +82,8 @@ export interface ServeFlags {
   readonly maxPassageTokens?: string;
   readonly searxngPages?: string;
   readonly requestTimeout?: string;
+  readonly maxLatency?: string;
+  readonly stragglerGrace?: string;
   readonly model?: string;
   readonly modelBaseUrl?: string;
   readonly embeddingModel?: string;
@@ -111,6 +117,8 @@ export const ENVIRONMENT_VARIABLES = {
   CITEWISE_MIN_QUERY_COVERAGE: '--min-query-coverage',
   CITEWISE_MAX_PASSAGE_TOKENS: '--max-passage-tokens',
   CITEWISE_REQUEST_TIMEOUT: '--request-timeout',
+  CITEWISE_MAX_LATENCY: '--max-latency',
+  CITEWISE_STRAGGLER_GRACE: '--straggler-grace',
   CITEWISE_MODEL: '--model',
   CITEWISE_MODEL_BASE_URL: '--model-base-url',
   CITEWISE_EMBEDDING_MODEL: '--embedding-model',
@@ -166,6 +174,8 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
       flags.maxPassageTokens ?? env.CITEWISE_MAX_PASSAGE_TOKENS ?? '4000',
     ),
     requestTimeoutMs: parseDuration(flags.requestTimeout ?? env.CITEWISE_REQUEST_TIMEOUT ?? '30s'),
+    ...optionalDuration('maxLatencyMs', flags.maxLatency ?? env.CITEWISE_MAX_LATENCY),
+    ...optionalDuration('stragglerGraceMs', flags.stragglerGrace ?? env.CITEWISE_STRAGGLER_GRACE),
     ...optional('model', flags.model ?? env.CITEWISE_MODEL),
     ...optional('modelBaseUrl', flags.modelBaseUrl ?? env.CITEWISE_MODEL_BASE_URL),
     ...optional('embeddingModel', flags.embeddingModel ?? env.CITEWISE_EMBEDDING_MODEL),
@@ -175,6 +185,10 @@ export function resolveServeConfig(flags: ServeFlags, env: Env): ServeConfig {
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
   return value ? ({ [key]: value } as Record<K, string>) : {};
+}
+
+function optionalDuration<K extends string>(key: K, text: string | undefined): Partial<Record<K, number>> {
+  return text ? ({ [key]: parseDuration(text) } as Record<K, number>) : {};
 }
 
 function splitList(text: string): string[] {

@@ -37,6 +37,7 @@ import {
   type ServeConfig,
   type ServeFlags,
 } from './config.ts';
+import { DEFAULT_MAX_LATENCY_MS, DEFAULT_STRAGGLER_GRACE_MS } from '../pipeline/run.ts';
 
 const env = process.env;
 
@@ -102,6 +103,14 @@ export function buildProgram(): Command {
     )
     .option('--max-passage-tokens <n>', 'token budget of the passages given to the answerer (default: 4000)')
     .option('--request-timeout <duration>', 'deadline of one search request (default: 30s)')
+    .option(
+      '--max-latency <duration>',
+      `time after a request arrived by which the answer starts from the pages that arrived (default: ${DEFAULT_MAX_LATENCY_MS}ms; a request's max_latency_ms replaces it)`,
+    )
+    .option(
+      '--straggler-grace <duration>',
+      `most time the last pages are waited for once 80% arrived (default: ${DEFAULT_STRAGGLER_GRACE_MS}ms)`,
+    )
     .option(
       '--allow-private-hosts <hosts>',
       'comma-separated hosts the fetcher may reach on private addresses, e.g. an intranet wiki (default: none)',
@@ -245,6 +254,8 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     minQueryCoverage: config.minQueryCoverage,
     maxPassageTokens: config.maxPassageTokens,
     requestTimeoutMs: config.requestTimeoutMs,
+    ...(config.maxLatencyMs === undefined ? {} : { maxLatencyMs: config.maxLatencyMs }),
+    ...(config.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: config.stragglerGraceMs }),
     maintenance: config.maintenance,
     logger,
     ...models,

@@ -15,7 +15,6 @@ import type {
   AnswerOutput,
   CallOptions,
   ContentExtractor,
-  ExtractedContent,
   PageFetcher,
   Passage,
   PassageRanker,
@@ -206,8 +205,8 @@ async function selectPassages(
   const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
   const read = request.depth === 'deep' ? most : first;
   const mayReadDeeper = hits.length > read && read < most;
-  let gather = 0;
-  let rank = 0;
+  let gather: number;
+  let rank: number;
   let passages: Passage[];
   try {
     const firstReads = reader.read(hits.slice(0, read));

@@ -82,7 +82,7 @@ function fakeWeb(answerAt: number) {
         });
         const onAbort = () => {
           abandoned.push(n);
-          reject(call.signal.reason);
+          reject(new Error('fetch stopped', { cause: call.signal.reason }));
         };
         call.signal.addEventListener('abort', onAbort, { once: true });
       });
