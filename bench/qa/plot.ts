@@ -271,7 +271,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stderr.write('usage: node bench/qa/plot.ts --out FILE.png [--title TEXT] DUMP.json…\n');
     process.exit(2);
   }
-  const points = positionals.map((file) => pointFromDump(JSON.parse(readFileSync(file, 'utf8'))));
+  const points = positionals.map((file) =>
+    pointFromDump(JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof pointFromDump>[0]),
+  );
   for (const point of points) {
     process.stdout.write(
       `${point.label}: p50 ${point.p50Ms.toFixed(0)} ms, p95 ${point.p95Ms.toFixed(0)} ms, answer in context ${point.answerInContext.toFixed(3)}\n`,
