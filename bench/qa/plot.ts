@@ -194,12 +194,14 @@ export function plotLatencyQuality(
   const y = (share: number) => bottom - ((bottom - top) * (share - yMin)) / (yMax - yMin);
 
   canvas.text((1000 - Raster.textWidth(title)) / 2, 20, title, INK);
-  for (let ms = 0; ms <= xMax; ms += 500) {
+  const xStep = xMax > 5_000 ? 1_000 : 500;
+  const yStep = yMax - yMin > 0.2 ? 0.05 : yMax - yMin > 0.08 ? 0.02 : 0.01;
+  for (let ms = 0; ms <= xMax; ms += xStep) {
     canvas.line(x(ms), top, x(ms), bottom, GRID);
     const label = (ms / 1000).toFixed(1);
     canvas.text(x(ms) - Raster.textWidth(label) / 2, bottom + 10, label, INK);
   }
-  for (let share = yMin; share <= yMax + 1e-9; share += 0.01) {
+  for (let share = Math.ceil(yMin / yStep - 1e-9) * yStep; share <= yMax + 1e-9; share += yStep) {
     canvas.line(left, y(share), right, y(share), GRID);
     const label = share.toFixed(2);
     canvas.text(left - 10 - Raster.textWidth(label), y(share) - 7, label, INK);
@@ -239,10 +241,10 @@ export function plotLatencyQuality(
     }
   }
   // Legend.
-  canvas.disc(right - 200, top + 30, 6, P50);
-  canvas.text(right - 185, top + 23, 'P50', INK);
-  canvas.disc(right - 200, top + 60, 6, P95);
-  canvas.text(right - 185, top + 53, 'P95', INK);
+  canvas.disc(right - 120, bottom - 70, 6, P50);
+  canvas.text(right - 105, bottom - 77, 'P50', INK);
+  canvas.disc(right - 120, bottom - 40, 6, P95);
+  canvas.text(right - 105, bottom - 47, 'P95', INK);
   return canvas.png();
 }
 
