@@ -35,7 +35,9 @@ import { createPageFetcher } from './pipeline/fetch/index.ts';
 import { createBm25Ranker } from './pipeline/rank/index.ts';
 import {
   DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MAX_LATENCY_MS,
   DEFAULT_MIN_QUERY_COVERAGE,
+  DEFAULT_STRAGGLER_GRACE_MS,
   runPipeline,
   streamPipeline,
   type PipelineResult,
@@ -88,6 +90,8 @@ export const ENGINE_DEFAULTS = {
   expandToResults: DEFAULT_EXPAND_TO_RESULTS,
   minQueryCoverage: DEFAULT_MIN_QUERY_COVERAGE,
   maxPassageTokens: 4_000,
+  maxLatencyMs: DEFAULT_MAX_LATENCY_MS,
+  stragglerGraceMs: DEFAULT_STRAGGLER_GRACE_MS,
   maxBodyBytes: 1_048_576,
   maintenance: false,
   modelFallback: false,
@@ -202,6 +206,18 @@ export interface SearchEngineOptions {
   readonly requestTimeoutMs?: number;
   /** Time allowed to fetch and extract one page, in ms. @default 8_000 */
   readonly pageTimeoutMs?: number;
+  /**
+   * Time after a request arrived by which the pipeline stops waiting for pages and answers from those
+   * that arrived (the others from their search snippets), in ms. A request's `max_latency_ms` replaces it.
+   * @default 2_000
+   */
+  readonly maxLatencyMs?: number;
+  /**
+   * Most time the last pages of a batch are waited for once 80 % of them arrived, in ms: a hung page
+   * costs this, not the page timeout.
+   * @default 400
+   */
+  readonly stragglerGraceMs?: number;
   /** Search results read first for each request (fetched, extracted, ranked). @default 5 */
   readonly maxResults?: number;
   /**
@@ -280,6 +296,11 @@ export interface SearchEngine {
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
   setMaintenance(on: boolean): void;
+  /**
+   * Starts the extraction workers and loads their modules now, so that the first search that reads web
+   * pages does not pay for it (`citewise serve` calls it at start when a web search provider is used).
+   */
+  warm(): Promise<void>;
   readonly stores: {
     readonly keys: KeyStore;
     readonly credits: CreditStore;
@@ -362,6 +383,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       defaults.maxPassageTokens,
     ),
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, defaults.pageTimeoutMs),
+    maxLatencyMs: positiveInteger('maxLatencyMs', options.maxLatencyMs, defaults.maxLatencyMs),
+    stragglerGraceMs: nonNegativeInteger(
+      'stragglerGraceMs',
+      options.stragglerGraceMs,
+      defaults.stragglerGraceMs,
+    ),
   };
   const logger = options.logger ?? NO_LOGGER;
   const publicUrl = normalizePublicUrl(options.publicUrl ?? DEFAULT_PUBLIC_URL);
@@ -675,6 +702,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     setMaintenance(on) {
       maintenance = on;
     },
+    async warm() {
+      await stages.extractor?.warm?.();
+    },
     stores: { keys, credits, rateLimiter },
     async close() {
       scheduler.close();
@@ -746,6 +776,7 @@ function lazyContentExtractor(): ContentExtractor {
   let extractor: ContentExtractor | undefined;
   return {
     extract: (page, call) => (extractor ??= createContentExtractor()).extract(page, call),
+    warm: async () => (extractor ??= createContentExtractor()).warm?.(),
     close: async () => extractor?.close?.(),
   };
 }
@@ -760,7 +791,9 @@ function citationsOf(sources: readonly string[], passages: readonly Passage[]): 
 
 /** Who pays for a search: the key's account, held under the request id. */
 function chargeTarget(key: KeyRecord, info: RequestInfo) {
-  return { account: key.accountId, requestId: info.requestId, signal: info.signal };
+  // The latency budget counts from the request's arrival, queueing included.
+  const arrivedAt = Date.now() - (performance.now() - info.startedAt);
+  return { account: key.accountId, requestId: info.requestId, signal: info.signal, arrivedAt };
 }
 
 /** A search is charged only when its answer has sources: finding nothing costs nothing. */

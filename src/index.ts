@@ -26,11 +26,15 @@ export {
   type SearchEngineOptions,
 } from './engine.ts';
 export {
+  ARRIVED_SHARE,
   DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MAX_LATENCY_MS,
   DEFAULT_MIN_QUERY_COVERAGE,
+  DEFAULT_STRAGGLER_GRACE_MS,
   deterministicPlanner,
   runPipeline,
   streamPipeline,
+  type PipelineCall,
   type PipelinePlanner,
   type PipelineResult,
   type PipelineSettings,

@@ -6,9 +6,14 @@
  * extractor → default ranker → default answerer) behind the node:http adapter, and sends a fixed
  * stratified sample of SQuAD dev v1.1 questions to `POST /v1/search` over HTTP. Prints Markdown tables.
  *
- *   node bench/qa/run.ts [--sample 500] [--seed 1] [--concurrency 4] [--k 5] [--max-tokens 4000]
- *                        [--expand-to 40] [--searxng-pages 4]
- *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json] [--data DIR]
+ *   node bench/qa/run.ts [--data DIR] [--sample 500] [--seed 1] [--concurrency 4] [--k 5]
+ *                        [--max-tokens 4000] [--expand-to 40] [--searxng-pages 4]
+ *                        [--real-web] [--latency-median 300] [--latency-sigma 0.8] [--hang-share 0.03]
+ *                        [--max-latency MS] [--straggler-grace MS]
+ *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
+ *
+ * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
+ * per URL, a share of pages that never answer, and `Cache-Control: no-store`.
  *
  * Stages are observed by wrapping the stage objects handed to createSearchEngine (keyed by the query the
  * pipeline searched for), because the HTTP response carries no per-stage timings.
@@ -48,7 +53,7 @@ import {
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
 import { containsAnswer, mean, percentile } from './metrics.ts';
 import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
-import { createSquadWeb } from './squad-web.ts';
+import { createSquadWeb, realWebResolver, type RealWebOptions } from './squad-web.ts';
 
 /** Options of {@link runQaBenchmark}. */
 export interface QaBenchmarkOptions {
@@ -83,6 +88,12 @@ export interface QaBenchmarkOptions {
   readonly hotpot?: boolean;
   /** Restrict the web and the questions to these dev titles, without train distractors (for tests). @default all 490 articles */
   readonly titles?: readonly string[];
+  /** Pages answer like the real web (see {@link RealWebOptions}). @default undefined (instant pages) */
+  readonly realWeb?: RealWebOptions;
+  /** The engine's `maxLatencyMs` (time by which the answer starts). @default the engine's default */
+  readonly maxLatencyMs?: number;
+  /** The engine's `stragglerGraceMs`. @default the engine's default */
+  readonly stragglerGraceMs?: number;
   /** Progress lines go here. @default none */
   readonly log?: (line: string) => void;
 }
@@ -119,13 +130,23 @@ export interface QuestionResult {
 
 /** Result of {@link runQaBenchmark}. */
 export interface QaBenchmarkReport {
-  readonly options: Required<Omit<QaBenchmarkOptions, 'log' | 'modelBaseUrl' | 'titles' | 'datasetsDir'>> & {
+  readonly options: Required<
+    Omit<
+      QaBenchmarkOptions,
+      'log' | 'modelBaseUrl' | 'titles' | 'datasetsDir' | 'realWeb' | 'maxLatencyMs' | 'stragglerGraceMs'
+    >
+  > & {
     modelBaseUrl: string | null;
+    realWeb: Required<RealWebOptions> | null;
+    maxLatencyMs: number | null;
+    stragglerGraceMs: number | null;
   };
   readonly mode: 'extractive' | 'model';
   readonly notes: readonly string[];
   readonly articles: number;
   readonly results: readonly QuestionResult[];
+  /** Requests the local web received, and how many of them it left unanswered on purpose (real-web mode). */
+  readonly webRequests: { readonly total: number; readonly hung: number };
   readonly wallSeconds: number;
 }
 
@@ -165,6 +186,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const started = now();
 
   const titles = options.titles;
+  const realWeb = options.realWeb
+    ? { medianMs: 300, sigma: 0.8, hangShare: 0.03, ...options.realWeb }
+    : undefined;
   const articles = loadArticles({
     datasetsDir: options.datasetsDir,
     hotpot: options.hotpot ?? false,
@@ -183,6 +207,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
     articles,
     seed,
     related: (title) => index.search(title.replaceAll('_', ' '), 12).map((match) => match.title),
+    ...(realWeb ? { realWeb } : {}),
   });
   const endpoint = await createSearchEndpoint({ index, urlFor: (title) => web.urlFor(title) });
   let fakeLlm: FakeLlm | undefined;
@@ -212,7 +237,10 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         return hits.slice(0, query.limit);
       },
     };
-    const realFetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'] });
+    const realFetcher = createPageFetcher({
+      allowPrivateAddresses: ['127.0.0.1'],
+      ...(realWeb ? { resolver: realWebResolver } : {}),
+    });
     const fetcher: PageFetcher = {
       async fetch(url, call) {
         const start = now();
@@ -225,6 +253,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       close: () => realFetcher.close?.() ?? Promise.resolve(),
     };
     const realExtractor = createContentExtractor();
+    // As `citewise serve` does at start: the first question does not pay for the workers' start.
+    await realExtractor.warm?.();
     const extractor: ContentExtractor = {
       async extract(page, call) {
         const start = now();
@@ -298,6 +328,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       maxConcurrentSearches: concurrency,
       maxQueuedSearches: Math.max(64, concurrency * 4),
       requestTimeoutMs: 60_000,
+      ...(options.maxLatencyMs === undefined ? {} : { maxLatencyMs: options.maxLatencyMs }),
+      ...(options.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: options.stragglerGraceMs }),
     };
     const engine = createSearchEngine(engineOptions);
     const server = createServer(createNodeHandler(engine));
@@ -427,11 +459,15 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         modelId,
         hotpot: options.hotpot ?? false,
         modelBaseUrl: options.modelBaseUrl ?? null,
+        realWeb: realWeb ?? null,
+        maxLatencyMs: options.maxLatencyMs ?? null,
+        stragglerGraceMs: options.stragglerGraceMs ?? null,
       },
       mode,
       notes,
       articles: articles.length,
       results: finalResults,
+      webRequests: { total: web.requestCount, hung: web.hungCount },
       wallSeconds: (now() - started) / 1000,
     };
   } finally {
@@ -497,8 +533,27 @@ export function formatReport(report: QaBenchmarkReport): string {
   const mrr = mean(results.map((r) => (r.goldSearchRank === null ? 0 : 1 / r.goldSearchRank)));
   const withGoldDoc = results.filter((r) => r.answerInGoldDoc !== null);
   const lines: string[] = [];
+  const web = options.realWeb
+    ? `real-web pages (one host per page, latency log-normal median ${options.realWeb.medianMs} ms sigma ${options.realWeb.sigma}, ${options.realWeb.hangShare * 100}% never answer, no-store)`
+    : 'instant pages';
+  const engineSettings = [
+    options.maxLatencyMs === null ? '' : `maxLatencyMs ${options.maxLatencyMs}`,
+    options.stragglerGraceMs === null ? '' : `stragglerGraceMs ${options.stragglerGraceMs}`,
+  ].filter(Boolean);
+  const total = (r: QuestionResult) => r.timings['client_total'] ?? Number.NaN;
+  const stage = (name: string) =>
+    results.map((r) => r.timings[name] ?? Number.NaN).filter((v) => !Number.isNaN(v));
+  const p50p95 = (values: number[]) => `${fmt(percentile(values, 50))} / ${fmt(percentile(values, 95))}`;
   lines.push(
-    `### bench:qa — ${results.length} SQuAD dev v1.1 questions (stratified over ${new Set(results.map((r) => r.title)).size} articles, seed ${options.seed}), ${report.articles} pages, k = ${options.k} read first, up to ${options.expandTo} when uncovered, budget ${options.maxTokens} tokens, ${report.mode} answerer, concurrency ${options.concurrency}`,
+    `### bench:qa — ${results.length} SQuAD dev v1.1 questions (stratified over ${new Set(results.map((r) => r.title)).size} articles, seed ${options.seed}), ${report.articles} pages, ${web}, k = ${options.k} read first, up to ${options.expandTo} when uncovered, budget ${options.maxTokens} tokens, ${report.mode} answerer, concurrency ${options.concurrency}${engineSettings.length ? `, ${engineSettings.join(', ')}` : ''}`,
+    '',
+    'Latency next to quality (ms, p50 / p95):',
+    '',
+    '| answer in context | total (client) | search | gather (fetch + extract) | rank | answer |',
+    '|---|---|---|---|---|---|',
+    `| **${share(results.map((r) => r.answerInPassages))}** | **${p50p95(results.map(total).filter((v) => !Number.isNaN(v)))}** | ${p50p95(stage('search'))} | ${p50p95(stage('gather'))} | ${p50p95(stage('rank'))} | ${p50p95(stage('answer'))} |`,
+    '',
+    `Local web: ${report.webRequests.total} requests${options.realWeb ? `, ${report.webRequests.hung} left unanswered on purpose` : ''}.`,
     '',
     '| metric | value |',
     '|---|---|',
@@ -596,9 +651,39 @@ export function formatReport(report: QaBenchmarkReport): string {
   return lines.join('\n');
 }
 
+const HELP = `Usage: node bench/qa/run.ts [options]
+
+  --data DIR              folder holding squad/ (env CITEWISE_DATASETS; default: the shared datasets folder beside the checkout)
+  --sample N              questions in the stratified sample (default 500)
+  --seed S                seed of the sample, the page templates and the real-web draws (default 1)
+  --concurrency C         questions in flight (default 4)
+  --k K                   search results read first (default 5)
+  --max-tokens T          passage token budget (default 4000)
+  --expand-to N           most results read when the first k do not cover the question (default 40)
+  --searxng-pages P       SearXNG result pages the provider may read (default 4)
+  --real-web              pages answer like the real web: one host per page, log-normal latency per URL,
+                          a share of pages that never answer, Cache-Control: no-store
+  --latency-median MS     real-web median latency (default 300)
+  --latency-sigma S       real-web log-normal sigma (default 0.8)
+  --hang-share F          real-web share of pages that never answer (default 0.03)
+  --max-latency MS        the engine's maxLatencyMs (default: the engine's)
+  --straggler-grace MS    the engine's stragglerGraceMs (default: the engine's)
+  --model-base-url URL    OpenAI-compatible server for a model answerer, or "fake"
+  --model ID              model id in model mode (default fake-overlap-1)
+  --hotpot                add the HotpotQA sample pages as distractors
+  --dump FILE             write per-question results as JSON
+`;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      'real-web': { type: 'boolean', default: false },
+      'latency-median': { type: 'string', default: '300' },
+      'latency-sigma': { type: 'string', default: '0.8' },
+      'hang-share': { type: 'string', default: '0.03' },
+      'max-latency': { type: 'string' },
+      'straggler-grace': { type: 'string' },
+      help: { type: 'boolean', default: false },
       sample: { type: 'string', default: '500' },
       seed: { type: 'string', default: '1' },
       concurrency: { type: 'string', default: '4' },
@@ -613,9 +698,24 @@ async function main(): Promise<void> {
       ...DATA_OPTION,
     },
   });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
   const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);
   const report = await runQaBenchmark({
     datasetsDir,
+    ...(values['real-web']
+      ? {
+          realWeb: {
+            medianMs: Number(values['latency-median']),
+            sigma: Number(values['latency-sigma']),
+            hangShare: Number(values['hang-share']),
+          },
+        }
+      : {}),
+    ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
+    ...(values['straggler-grace'] ? { stragglerGraceMs: Number(values['straggler-grace']) } : {}),
     sample: Number(values.sample),
     seed: Number(values.seed),
     concurrency: Number(values.concurrency),

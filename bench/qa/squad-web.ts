@@ -7,7 +7,7 @@
  * HTML-escaped, so gold answers stay exact substrings of the page text. Every choice is seeded by the
  * title: the same article always renders the same bytes.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { articlePath, createRandom, hashString, type Article, type Random } from './corpus.ts';
 
@@ -28,6 +28,56 @@ export interface SquadWebOptions {
   readonly seed?: number;
   /** @default 0 (any free port) */
   readonly port?: number;
+  /**
+   * Pages answer like the real web instead of at once (see {@link RealWebOptions}): each article is then
+   * served from a host of its own (`<slug>.web.test`, resolve it with {@link realWebResolver}), so
+   * per-host connection limits apply as they do between real sites. @default undefined (instant pages)
+   */
+  readonly realWeb?: RealWebOptions;
+}
+
+/** How pages answer in real-web mode. */
+export interface RealWebOptions {
+  /** Median time before a page's response starts, in ms (log-normal). @default 300 */
+  readonly medianMs?: number;
+  /** Sigma of the log-normal latency (the spread of ln(latency)). @default 0.8 */
+  readonly sigma?: number;
+  /** Share (0–1) of pages that accept the connection and never answer. @default 0.03 */
+  readonly hangShare?: number;
+}
+
+/** Host names of real-web mode end with this; they all stand for 127.0.0.1. */
+export const REAL_WEB_DOMAIN = 'web.test';
+
+/**
+ * A resolver for the page fetcher's `resolver` option: `*.web.test` → 127.0.0.1, anything else is refused
+ * (the benchmark never leaves the machine).
+ */
+export async function realWebResolver(hostname: string): Promise<{ address: string; family: 4 }[]> {
+  if (hostname === REAL_WEB_DOMAIN || hostname.endsWith(`.${REAL_WEB_DOMAIN}`)) {
+    return [{ address: '127.0.0.1', family: 4 }];
+  }
+  throw new Error(`realWebResolver: ${hostname} is not a ${REAL_WEB_DOMAIN} host`);
+}
+
+/** Standard normal deviate from two uniforms in (0, 1] × [0, 1) (Box–Muller). */
+function normalDeviate(u1: number, u2: number): number {
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
+
+/** What one URL does in real-web mode, drawn once from the URL and the seed: hang, or answer after `delayMs`. */
+export function realWebBehaviour(
+  url: string,
+  seed: number,
+  options: RealWebOptions = {},
+): { readonly hangs: boolean; readonly delayMs: number } {
+  const medianMs = options.medianMs ?? 300;
+  const sigma = options.sigma ?? 0.8;
+  const hangShare = options.hangShare ?? 0.03;
+  const random = createRandom(hashString(`${seed}:latency:${url}`));
+  const hangs = random.next() < hangShare;
+  const delayMs = medianMs * Math.exp(sigma * normalDeviate(1 - random.next(), random.next()));
+  return { hangs, delayMs };
 }
 
 /** A running local web. */
@@ -42,6 +92,8 @@ export interface SquadWeb {
   layoutOf(title: string): Layout;
   /** Requests served so far, by path. */
   readonly requestCount: number;
+  /** Requests left unanswered on purpose so far (real-web mode). */
+  readonly hungCount: number;
   close(): Promise<void>;
 }
 
@@ -101,6 +153,18 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
   const seed = options.seed ?? 1;
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('createSquadWeb: bad port');
+  const realWeb = options.realWeb;
+  if (realWeb) {
+    const { medianMs = 300, sigma = 0.8, hangShare = 0.03 } = realWeb;
+    if (!(medianMs >= 0 && Number.isFinite(medianMs)))
+      throw new RangeError('createSquadWeb: realWeb.medianMs must be a finite number ≥ 0');
+    if (!(sigma >= 0 && Number.isFinite(sigma)))
+      throw new RangeError('createSquadWeb: realWeb.sigma must be a finite number ≥ 0');
+    if (!(hangShare >= 0 && hangShare <= 1))
+      throw new RangeError('createSquadWeb: realWeb.hangShare must be between 0 and 1');
+  }
+  let hungCount = 0;
+  const timers = new Set<NodeJS.Timeout>();
   const byTitle = new Map(articles.map((article) => [article.title, article]));
   const titles = articles.map((article) => article.title);
   const cache = new Map<string, string>();
@@ -142,6 +206,34 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
 
   const server: Server = createServer((req, res) => {
     requestCount++;
+    if (!realWeb) {
+      respond(req, res);
+      return;
+    }
+    // robots.txt answers at once: the fetcher keeps it an hour per host, so on a busy service it is almost
+    // always cached, while here nearly every question meets hosts for the first time. The test is of pages.
+    if (req.url?.startsWith('/robots.txt')) {
+      respond(req, res);
+      return;
+    }
+    const { hangs, delayMs } = realWebBehaviour(
+      `http://${req.headers.host ?? ''}${req.url ?? '/'}`,
+      seed,
+      realWeb,
+    );
+    if (hangs) {
+      hungCount++;
+      return; // the connection stays open and silent until the client gives up
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      respond(req, res);
+    }, delayMs);
+    timers.add(timer);
+  });
+  const cacheControl = realWeb ? 'no-store' : 'max-age=3600';
+
+  function respond(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -163,9 +255,9 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
       res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Not found</h1>');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'max-age=3600' });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': cacheControl });
     res.end(req.method === 'HEAD' ? undefined : html);
-  });
+  }
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -175,17 +267,27 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listeningPort = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${listeningPort}`;
+  // Real-web mode: one host per article, as pages of a search result live on different sites.
+  const originFor = (title: string): string =>
+    realWeb
+      ? `http://s${hashString(`${seed}:host:${title}`).toString(36)}.${REAL_WEB_DOMAIN}:${listeningPort}`
+      : origin;
 
   return {
     origin,
-    urlFor: (title) => `${origin}${articlePath(title)}`,
+    urlFor: (title) => `${originFor(title)}${articlePath(title)}`,
     render,
     layoutOf,
     get requestCount() {
       return requestCount;
     },
+    get hungCount() {
+      return hungCount;
+    },
     async close() {
+      for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -243,6 +243,8 @@ async function openEngine(
     maxConcurrentSearches: config.maxConcurrentSearches,
     maxQueuedSearches: config.maxQueuedSearches,
     maxAccountShare: config.maxAccountShare,
+    ...(config.maxLatencyMs === undefined ? {} : { maxLatencyMs: config.maxLatencyMs }),
+    ...(config.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: config.stragglerGraceMs }),
     maintenance: config.maintenance,
     logger,
     ...models,
@@ -306,6 +308,8 @@ async function serve(flags: CommandFlags): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
   const { engine, stores } = await openEngine(config, logger, metrics, publicUrl);
+  // Web pages are extracted on worker threads: start them now, not in the first search.
+  if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;

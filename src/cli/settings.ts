@@ -422,6 +422,24 @@ export const SERVE_SETTINGS = {
     default: formatDuration(ENGINE_DEFAULTS.requestTimeoutMs),
     parse: parseDuration,
   },
+  maxLatencyMs: {
+    flag: '--max-latency <duration>',
+    env: 'CITEWISE_MAX_LATENCY',
+    group: 'ranking',
+    meaning:
+      'Time after a request arrived by which the answer starts from the pages that arrived (the others from ' +
+      "their snippets); a request's `max_latency_ms` replaces it.",
+    default: formatDuration(ENGINE_DEFAULTS.maxLatencyMs),
+    parse: parseDuration,
+  },
+  stragglerGraceMs: {
+    flag: '--straggler-grace <duration>',
+    env: 'CITEWISE_STRAGGLER_GRACE',
+    group: 'ranking',
+    meaning: 'Most time the last pages of a batch are waited for once 80 % of them arrived.',
+    default: formatDuration(ENGINE_DEFAULTS.stragglerGraceMs),
+    parse: parseDuration,
+  },
   maxConcurrentSearches: {
     flag: '--max-concurrent-searches <n>',
     env: 'CITEWISE_MAX_CONCURRENT_SEARCHES',

@@ -12,6 +12,8 @@ import type { FairScheduler } from './fair-scheduler.ts';
 export interface MeteredCall extends CallOptions {
   /** Epoch ms by which the work must be done. */
   readonly deadline: number;
+  /** Epoch ms when the request arrived (waiting for a slot counts against latency budgets). */
+  readonly startedAt: number;
 }
 
 /** Who pays and which request it is. */
@@ -21,6 +23,8 @@ export interface ChargeTarget {
   readonly requestId: string;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /** Epoch ms when the request arrived. @default when the money path admitted it */
+  readonly arrivedAt?: number;
   /** Credits held now and charged on success. @default the money path's `creditCost` */
   readonly amount?: number;
 }
@@ -93,7 +97,12 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
     let ended = false;
 
     const hold: Hold = {
-      call: { signal, requestId: target.requestId, deadline: deadlineAt },
+      call: {
+        signal,
+        requestId: target.requestId,
+        deadline: deadlineAt,
+        startedAt: target.arrivedAt ?? Date.now(),
+      },
       async settle(action) {
         if (!held || settled) return;
         settled = true;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { PACKAGE_VERSION } from '../package-info.ts';
+import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
@@ -31,6 +32,10 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   max_sources: 'Read at most this many sources (no deeper reading when set).',
   depth:
     '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read.',
+  max_latency_ms:
+    'Milliseconds after the request arrived by which the answer starts from the pages that have arrived ' +
+    '(pages still loading are answered from their search snippets; pages already downloaded are still ' +
+    `read). Default: the server's setting (${DEFAULT_MAX_LATENCY_MS} unless configured). The search itself is not cut.`,
   country: 'Two-letter country code (ISO 3166-1) to localise results.',
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include: 'Extra response fields: `citations`, `usage`, `timings`.',

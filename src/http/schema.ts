@@ -11,6 +11,9 @@ export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_CONTEXT_MESSAGES = 100;
 /** Longest accepted context message, in characters. */
 export const MAX_MESSAGE_CHARS = 20_000;
+/** Smallest and largest accepted `max_latency_ms`. */
+export const MAX_LATENCY_MS_RANGE = { min: 100, max: 120_000 } as const;
+const maxLatencyMessage = `must be an integer from ${MAX_LATENCY_MS_RANGE.min} to ${MAX_LATENCY_MS_RANGE.max} (milliseconds)`;
 
 const chatMessageSchema = z.object({
   role: z.string({ error: 'must be a string' }),
@@ -156,6 +159,13 @@ export const searchRequestSchema = z
         .optional(),
       /** `fast`: search snippets only; `standard`: fetch and read pages; `deep`: sub-queries, every result read. */
       depth: z.enum(['fast', 'standard', 'deep'], { error: 'must be fast, standard or deep' }).optional(),
+      /** Milliseconds after which the answer is written from the pages that have arrived. */
+      max_latency_ms: z
+        .number({ error: maxLatencyMessage })
+        .int(maxLatencyMessage)
+        .min(MAX_LATENCY_MS_RANGE.min, maxLatencyMessage)
+        .max(MAX_LATENCY_MS_RANGE.max, maxLatencyMessage)
+        .optional(),
       /** Two-letter country code (ISO 3166-1) to localise results. */
       country: z
         .string({ error: 'must be a two-letter country code' })
@@ -218,6 +228,11 @@ export interface NormalizedSearchRequest {
   readonly maxSources?: number;
   /** Extension: `fast` (snippets only), `standard` (default), `deep` (several sub-queries). */
   readonly depth: 'fast' | 'standard' | 'deep';
+  /**
+   * Extension: milliseconds after the request arrived by which the pipeline stops waiting for pages and
+   * answers from those that arrived. Absent: the server's default (`maxLatencyMs`).
+   */
+  readonly maxLatencyMs?: number;
   /** Extension: extra response fields. */
   readonly include: readonly IncludeField[];
 }
@@ -284,6 +299,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     filters: searchFilters(data),
     ...(data.max_sources === undefined ? {} : { maxSources: data.max_sources }),
     depth: data.depth ?? 'standard',
+    ...(data.max_latency_ms === undefined ? {} : { maxLatencyMs: data.max_latency_ms }),
     include: [...new Set(data.include ?? [])],
     prompt,
     // The spec: only messages with role `user` are considered when building the context.

@@ -4,8 +4,9 @@
  *   plan the query → search → gather documents (provider text, or fetch + extract, or the snippet)
  *   → rank passages within the token budget → write the answer with its sources.
  *
- * Every stage gets the request's AbortSignal. Pages that miss the fetch deadline are dropped (their search
- * snippet stands in), never waited for.
+ * Every stage gets the request's AbortSignal. Pages are read within a latency budget (read.ts): once most
+ * of them arrived, stragglers get a short grace period, and at the request's `max_latency_ms` the answer
+ * starts from what has arrived; a page not read in time is answered from its search snippet.
  */
 import type {
   Answerer,
@@ -14,16 +15,17 @@ import type {
   AnswerOutput,
   CallOptions,
   ContentExtractor,
-  ExtractedContent,
   PageFetcher,
   Passage,
   PassageRanker,
   SearchHit,
   SearchProvider,
 } from './types.ts';
+import { createPageReader, type PageRead } from './read.ts';
 import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/providers/http.ts';
 import type { NormalizedSearchRequest } from '../http/schema.ts';
+export { ARRIVED_SHARE } from './read.ts';
 import { planQuery } from './query.ts';
 import { queryCoverage } from './rank/coverage.ts';
 
@@ -31,6 +33,20 @@ import { queryCoverage } from './rank/coverage.ts';
 export const DEFAULT_EXPAND_TO_RESULTS = 40;
 /** {@link PipelineSettings.minQueryCoverage} when not set. */
 export const DEFAULT_MIN_QUERY_COVERAGE = 0.8;
+/** {@link PipelineSettings.maxLatencyMs} when not set. */
+export const DEFAULT_MAX_LATENCY_MS = 2_000;
+/** {@link PipelineSettings.stragglerGraceMs} when not set. */
+export const DEFAULT_STRAGGLER_GRACE_MS = 400;
+
+/**
+ * Call options of one pipeline run: the request's deadline (epoch ms) and, for the latency budget, when
+ * the request arrived (epoch ms; queueing before the run counts against `max_latency_ms`).
+ */
+export type PipelineCall = CallOptions & {
+  readonly deadline: number;
+  /** @default the start of the run */
+  readonly startedAt?: number;
+};
 
 /**
  * Turns the prompt and the user messages of the conversation into search queries: one standalone query,
@@ -82,6 +98,19 @@ export interface PipelineSettings {
   readonly maxPassageTokens: number;
   /** Time allowed to fetch and extract one page, in ms; never past the request deadline. */
   readonly pageTimeoutMs: number;
+  /**
+   * Time after the request arrived by which reading stops and the answer is written from the pages that
+   * have arrived (the rest are answered from their snippets), in ms. A request's `max_latency_ms` replaces
+   * it. The search itself is not cut; the request deadline still bounds everything.
+   * @default DEFAULT_MAX_LATENCY_MS (2000)
+   */
+  readonly maxLatencyMs?: number;
+  /**
+   * Most time pages still being fetched are waited for once 80 % of the pages read together have arrived
+   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived are always extracted and used.
+   * @default DEFAULT_STRAGGLER_GRACE_MS (400)
+   */
+  readonly stragglerGraceMs?: number;
 }
 
 /** Milliseconds spent per stage. */
@@ -101,7 +130,7 @@ export async function runPipeline(
   request: NormalizedSearchRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
-  call: CallOptions & { readonly deadline: number },
+  call: PipelineCall,
 ): Promise<PipelineResult> {
   const clock = stopwatch();
   const { input, timings } = await selectPassages(request, stages, settings, call, clock);
@@ -122,7 +151,7 @@ export async function* streamPipeline(
   request: NormalizedSearchRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
-  call: CallOptions & { readonly deadline: number },
+  call: PipelineCall,
   onPassages?: (passages: readonly Passage[]) => void,
 ): AsyncGenerator<AnswerEvent> {
   const { input } = await selectPassages(request, stages, settings, call, stopwatch());
@@ -142,7 +171,7 @@ async function selectPassages(
   request: NormalizedSearchRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
-  call: CallOptions & { readonly deadline: number },
+  call: PipelineCall,
   clock: { lap(): number },
 ): Promise<{ input: AnswerInput; timings: Omit<StageTimings, 'answer'> }> {
   const planner = stages.planner ?? deterministicPlanner;
@@ -162,22 +191,56 @@ async function selectPassages(
   const search = clock.lap();
 
   // `fast` answers from what the search returned (snippets or provider text), without fetching pages.
-  const reader = request.depth === 'fast' ? { ...stages, fetcher: undefined } : stages;
+  const fetching = request.depth !== 'fast';
+  const maxLatencyMs = request.maxLatencyMs ?? settings.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS;
+  const answerBy = Math.min(call.deadline, (call.startedAt ?? Date.now()) + maxLatencyMs);
+  const reader = createPageReader({
+    ...(fetching ? { fetcher: stages.fetcher, extractor: stages.extractor } : {}),
+    pageTimeoutMs: settings.pageTimeoutMs,
+    stragglerGraceMs: settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS,
+    answerBy,
+    call,
+  });
   const budget = { maxTokens: settings.maxPassageTokens };
-  const read = request.depth === 'deep' ? most : first;
-  let docs = await gatherDocuments(hits.slice(0, read), reader, settings, call);
-  let gather = clock.lap();
-  let passages = await stages.ranker.rank(query, docs, budget);
-  let rank = clock.lap();
-
   const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
-  // Read deeper only while a full page timeout for reading and one for answering still fit the deadline.
-  const timeLeft = call.deadline - Date.now() >= 2 * settings.pageTimeoutMs;
-  if (hits.length > read && read < most && timeLeft && queryCoverage(query, passages[0]) < minCoverage) {
-    docs = [...docs, ...(await gatherDocuments(hits.slice(read, most), reader, settings, call))];
-    gather += clock.lap();
+  const read = request.depth === 'deep' ? most : first;
+  const mayReadDeeper = hits.length > read && read < most;
+  let gather: number;
+  let rank: number;
+  let passages: Passage[];
+  try {
+    const firstReads = reader.read(hits.slice(0, read));
+    // Read-ahead: when not even the snippets of the first results cover the question, reading deeper is
+    // likely, so the next pages are fetched now (not extracted) and the wait overlaps the first pages'.
+    // Whether they are used is decided exactly as without read-ahead, from the first pages' passages.
+    let deeperReads: PageRead[] = [];
+    if (mayReadDeeper && reader.fetches && snippetCoverage(query, hits.slice(0, read)) < minCoverage) {
+      deeperReads = reader.read(hits.slice(read, most), { extract: false });
+    }
+    await reader.settle(firstReads);
+    call.signal.throwIfAborted();
+    let docs = reader.documents(firstReads);
+    gather = clock.lap();
     passages = await stages.ranker.rank(query, docs, budget);
-    rank += clock.lap();
+    rank = clock.lap();
+
+    // Read deeper only while a full page timeout for reading and one for answering still fit the
+    // deadline, and, unless pages were read ahead, before the answer must start.
+    const timeLeft = call.deadline - Date.now() >= 2 * settings.pageTimeoutMs;
+    const beforeAnswer = deeperReads.length > 0 || Date.now() < answerBy;
+    if (mayReadDeeper && timeLeft && beforeAnswer && queryCoverage(query, passages[0]) < minCoverage) {
+      if (deeperReads.length > 0) reader.release(deeperReads);
+      else deeperReads = reader.read(hits.slice(read, most));
+      // The first pages' stragglers may still arrive while the deeper ones are read.
+      await reader.settle([...firstReads.filter((r) => r.state !== 'done'), ...deeperReads]);
+      call.signal.throwIfAborted();
+      docs = reader.documents([...firstReads, ...deeperReads]);
+      gather += clock.lap();
+      passages = await stages.ranker.rank(query, docs, budget);
+      rank += clock.lap();
+    }
+  } finally {
+    reader.stop();
   }
 
   call.signal.throwIfAborted();
@@ -217,53 +280,14 @@ async function searchAll(
   return lists.length === 1 ? (lists[0]?.hits ?? []) : fuseRankings(lists);
 }
 
-/** One document per hit: the provider's own text, else the fetched and extracted page, else the snippet. */
-async function gatherDocuments(
-  hits: readonly SearchHit[],
-  stages: PipelineStages,
-  settings: PipelineSettings,
-  call: CallOptions & { readonly deadline: number },
-): Promise<ExtractedContent[]> {
-  const docs = await Promise.all(hits.map((hit) => documentFor(hit, stages, settings, call)));
-  return docs.filter((doc): doc is ExtractedContent => doc !== null);
-}
-
-async function documentFor(
-  hit: SearchHit,
-  { fetcher, extractor }: PipelineStages,
-  settings: PipelineSettings,
-  call: CallOptions & { readonly deadline: number },
-): Promise<ExtractedContent | null> {
-  if (hit.content) return { url: hit.url, title: hit.title, text: hit.content, markdown: hit.content };
-  const fromSnippet = hit.snippet
-    ? { url: hit.url, title: hit.title, text: hit.snippet, markdown: hit.snippet }
-    : null;
-  if (!fetcher || !extractor) return fromSnippet;
-
-  const deadline = Math.min(call.deadline, Date.now() + settings.pageTimeoutMs);
-  const pageSignal = AbortSignal.any([call.signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
-  const pageCall = { ...call, signal: pageSignal, deadline };
-  try {
-    // The race guarantees the deadline even against a stage that ignores its signal.
-    const content = await Promise.race([
-      fetcher.fetch(new URL(hit.url), pageCall).then((page) => extractor.extract(page, pageCall)),
-      rejectOnAbort(pageSignal),
-    ]);
-    if (content && content.text.trim()) return { ...content, title: content.title || hit.title };
-    return fromSnippet;
-  } catch {
-    // A page that failed or missed its deadline is dropped; its snippet stands in.
-    call.signal.throwIfAborted();
-    return fromSnippet;
+/** Best share of the query's words that one hit's title and snippet cover (a guess before any page is read). */
+function snippetCoverage(query: string, hits: readonly SearchHit[]): number {
+  let best = 0;
+  for (const hit of hits) {
+    const text = hit.content ?? hit.snippet ?? '';
+    best = Math.max(best, queryCoverage(query, { title: hit.title, text }));
   }
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
+  return best;
 }
 
 function stopwatch(): { lap(): number } {

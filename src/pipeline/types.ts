@@ -102,6 +102,8 @@ export interface ExtractedContent {
 /** Turns fetched bytes into main content; `null` when there is nothing worth reading. */
 export interface ContentExtractor {
   extract(page: FetchedPage, options: CallOptions): Promise<ExtractedContent | null>;
+  /** Gets ready for the first page now (e.g. starts worker threads and loads their modules). */
+  warm?(): Promise<void>;
   close?(): Promise<void>;
 }
 

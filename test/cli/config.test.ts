@@ -28,6 +28,8 @@ describe('CLI configuration', () => {
       rateLimit: ENGINE_DEFAULTS.rateLimit,
       creditCost: ENGINE_DEFAULTS.creditCost,
       requestTimeoutMs: ENGINE_DEFAULTS.requestTimeoutMs,
+      maxLatencyMs: ENGINE_DEFAULTS.maxLatencyMs,
+      stragglerGraceMs: ENGINE_DEFAULTS.stragglerGraceMs,
       maxConcurrentSearches: ENGINE_DEFAULTS.maxConcurrentSearches,
       maxQueuedSearches: ENGINE_DEFAULTS.maxQueuedSearches,
       maxAccountShare: ENGINE_DEFAULTS.maxAccountShare,

@@ -217,6 +217,14 @@ describe('cache and single flight', () => {
     expect(web.hits('/counted') - before).toBe(1);
   });
 
+  it('does not cache a page sent with Cache-Control: no-store', async () => {
+    const fetcher = makeFetcher({ cache: { maxBytes: 1024 * 1024, ttlMs: 60_000 } });
+    const before = web.hits('/no-store');
+    await fetcher.fetch(web.url('/no-store'), call());
+    await fetcher.fetch(web.url('/no-store'), call());
+    expect(web.hits('/no-store') - before).toBe(2);
+  });
+
   it('does not cache when the cache is off', async () => {
     const fetcher = makeFetcher({ cache: false });
     const before = web.hits('/counted');

@@ -262,6 +262,9 @@ export async function startFixtureWeb(options: FixtureWebOptions = {}): Promise<
       '/counted': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' }).end(HTML);
       },
+      '/no-store': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'private, no-store' }).end(HTML);
+      },
       '/slow-counted': (_req, res) => {
         const timer = setTimeout(() => {
           timers.delete(timer);

@@ -30,6 +30,11 @@ export interface ContentExtractorOptions {
   readonly cleanBoilerplate?: boolean;
 }
 
+const WARM_UP_PAGE =
+  '<!doctype html><html><head><title>Warm-up</title></head><body><main><article><h1>Warm-up</h1>' +
+  '<p>This page is extracted once per worker when the service starts, so that the first search does ' +
+  'not wait for the extraction modules to load.</p></article></main></body></html>';
+
 /**
  * Creates the content extractor used by the pipeline. HTML, XHTML, PDF, Markdown and plain text are
  * handled; other media types give `null`. Rejects with the signal's reason when aborted or timed out
@@ -84,6 +89,13 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
         }
         throw error;
       }
+    },
+    async warm() {
+      // A small page through the whole HTML path loads the DOM, Readability and Markdown modules.
+      await pool?.warm({
+        input: WARM_UP_PAGE,
+        options: { url: 'https://warm-up.invalid/', contentType: 'text/html' },
+      });
     },
     async close() {
       await pool?.close();

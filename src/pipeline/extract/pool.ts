@@ -20,6 +20,11 @@ export interface WorkerPoolOptions {
 export interface WorkerPool<Payload, Result> {
   /** Runs a task on a free worker. Rejects with the signal's reason when aborted. */
   run(payload: Payload, options?: { readonly signal?: AbortSignal }): Promise<Result>;
+  /**
+   * Starts every worker and runs `payload` once on each, so that the workers' modules are loaded before
+   * real work arrives. Resolves when all have answered (a task error counts as answered).
+   */
+  warm(payload: Payload): Promise<void>;
   /** Tasks running and waiting. */
   readonly stats: { readonly running: number; readonly queued: number; readonly workers: number };
   /** Rejects waiting tasks and terminates the workers. */
@@ -132,7 +137,7 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
     for (const slot of slots) if (!slot.task) slot.worker.unref();
   };
 
-  return {
+  const pool: WorkerPool<Payload, Result> = {
     run(payload, runOptions = {}) {
       const { signal } = runOptions;
       if (closed) return Promise.reject(new Error('worker pool is closed'));
@@ -161,6 +166,11 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
         dispatch();
       });
     },
+    async warm(payload) {
+      // Tasks posted together cannot finish in between, so dispatch() gives each one its own worker.
+      const tasks = Array.from({ length: size }, () => pool.run(payload).catch(() => undefined));
+      await Promise.all(tasks);
+    },
     get stats() {
       return {
         running: slots.filter((slot) => slot.task).length,
@@ -184,4 +194,5 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
       await Promise.all(running.map((slot) => slot.worker.terminate()));
     },
   };
+  return pool;
 }

@@ -66,7 +66,11 @@ export interface PageFetcherOptions {
   readonly userAgent?: string;
   /** `Accept-Language` header, if any. @default undefined */
   readonly acceptLanguage?: string;
-  /** Requests in flight at once, over all hosts. @default 16 */
+  /**
+   * Requests in flight at once, over all hosts. Pages mostly wait on the network, and a search reads up
+   * to 40 of them at once, so the cap is about sockets and memory, not CPU.
+   * @default 64
+   */
   readonly concurrency?: number;
   /** Requests in flight at once to one host (`host:port`). @default 4 */
   readonly perHostConcurrency?: number;
@@ -151,7 +155,7 @@ function resolveSettings(options: PageFetcherOptions): Settings {
   return {
     userAgent,
     acceptLanguage: options.acceptLanguage,
-    concurrency: positiveInteger('concurrency', options.concurrency, 16),
+    concurrency: positiveInteger('concurrency', options.concurrency, 64),
     perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 4),
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 15_000),
     connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5_000),
@@ -487,7 +491,10 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
           body: result.body,
           headers: result.headers,
         };
-        cache?.set(url.href, page);
+        // A page that asks not to be stored is fetched again next time (RFC 9111 §5.2.2.5).
+        if (!/(?:^|,)\s*no-store\s*(?:,|$)/i.test(page.headers['cache-control'] ?? '')) {
+          cache?.set(url.href, page);
+        }
         return page;
       })
       .finally(() => {

@@ -1,0 +1,228 @@
+/**
+ * Reading result pages within a latency budget: every page is fetched and extracted in parallel, and the
+ * pipeline waits for them by one rule instead of for the slowest.
+ *
+ * - A page has *arrived* once its bytes are in (or its fetch failed: the snippet stands in).
+ * - Once {@link ARRIVED_SHARE} of the pages being waited for have arrived, the others (stragglers) get at
+ *   most `stragglerGraceMs` more. Pages that arrived are always extracted and used: only the network wait
+ *   is cut, never work already paid for.
+ * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched
+ *   are answered from their search snippets; pages that arrived are still extracted (milliseconds of CPU).
+ *
+ * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
+ * stops it with {@link PageReader.stop} when the answer starts.
+ */
+import type { CallOptions, ContentExtractor, ExtractedContent, PageFetcher, SearchHit } from './types.ts';
+
+/**
+ * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
+ * With the default 5 first pages, 4 must be in; one hung page then costs the grace, not the fetch deadline.
+ */
+export const ARRIVED_SHARE = 0.8;
+
+/** Where one page is. `fetched`: its bytes are in and it waits for the go to extract (read-ahead). */
+export type PageReadState = 'waiting' | 'fetched' | 'extracting' | 'done';
+
+/** One page being read. */
+export interface PageRead {
+  readonly hit: SearchHit;
+  readonly state: PageReadState;
+  /**
+   * What the pipeline ranks for this hit: the extracted page once done, else the hit's snippet (or its
+   * provider text); `null` when there is neither.
+   */
+  readonly document: ExtractedContent | null;
+}
+
+/** Options of {@link createPageReader}. */
+export interface PageReaderOptions {
+  /** Without a fetcher (or extractor), hits are read from their snippets at once. */
+  readonly fetcher?: PageFetcher | undefined;
+  readonly extractor?: ContentExtractor | undefined;
+  /** Time allowed to fetch and extract one page, in ms; never past `call.deadline`. */
+  readonly pageTimeoutMs: number;
+  /** Most time stragglers are waited for once {@link ARRIVED_SHARE} of the pages arrived, in ms. */
+  readonly stragglerGraceMs: number;
+  /** Epoch ms after which nothing is waited for any more (the answer starts). */
+  readonly answerBy: number;
+  readonly call: CallOptions & { readonly deadline: number };
+}
+
+/** Reads the pages of one search. */
+export interface PageReader {
+  /** True when pages are fetched (a fetcher and an extractor are set). */
+  readonly fetches: boolean;
+  /**
+   * Starts reading `hits`. With `extract: false` the pages are only fetched (read-ahead) until
+   * {@link release} lets them be extracted.
+   */
+  read(hits: readonly SearchHit[], options?: { readonly extract?: boolean }): PageRead[];
+  /** Lets fetched-only pages be extracted. */
+  release(reads: readonly PageRead[]): void;
+  /**
+   * Resolves when every read is done, or once the stragglers' grace is over or `answerBy` passed and the
+   * pages that arrived are extracted (at `answerBy` the pages still being fetched are stopped). Never
+   * rejects.
+   */
+  settle(reads: readonly PageRead[]): Promise<void>;
+  /** Stops every read not done yet (their snippets stand in). */
+  stop(): void;
+  /** The documents of `reads`, in order, without the hits that have none. */
+  documents(reads: readonly PageRead[]): ExtractedContent[];
+}
+
+interface MutableRead {
+  readonly hit: SearchHit;
+  state: PageReadState;
+  document: ExtractedContent | null;
+  readonly stopper: AbortController;
+  readonly go: { readonly promise: Promise<void>; open(): void };
+}
+
+/** Creates the page reader of one search. */
+export function createPageReader(options: PageReaderOptions): PageReader {
+  const { fetcher, extractor, call } = options;
+  const fetches = fetcher !== undefined && extractor !== undefined;
+  const all: MutableRead[] = [];
+  const listeners = new Set<() => void>();
+  const changed = (read: MutableRead, state: PageReadState): void => {
+    read.state = state;
+    for (const listener of [...listeners]) listener();
+  };
+
+  async function readPage(read: MutableRead): Promise<void> {
+    const deadline = Math.min(call.deadline, Date.now() + options.pageTimeoutMs);
+    // A timer cleared when the page is done, not AbortSignal.timeout(), which fake clocks cannot drive.
+    const timer = setTimeout(
+      () => read.stopper.abort(new DOMException('page timeout', 'TimeoutError')),
+      Math.max(0, deadline - Date.now()),
+    );
+    const signal = AbortSignal.any([call.signal, read.stopper.signal]);
+    const pageCall = { ...call, signal, deadline };
+    try {
+      // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
+      const page = await untilAborted(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
+      changed(read, 'fetched');
+      await untilAborted(read.go.promise, signal);
+      changed(read, 'extracting');
+      const content = await untilAborted(extractor!.extract(page, pageCall), signal);
+      if (content && content.text.trim())
+        read.document = { ...content, title: content.title || read.hit.title };
+    } catch {
+      // A page that failed, timed out or was stopped is dropped; its snippet stands in.
+    } finally {
+      clearTimeout(timer);
+      changed(read, 'done');
+    }
+  }
+
+  return {
+    fetches,
+    read(hits, readOptions = {}) {
+      return hits.map((hit) => {
+        const read: MutableRead = {
+          hit,
+          state: 'waiting',
+          document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
+          stopper: new AbortController(),
+          go: latch(),
+        };
+        if (readOptions.extract !== false) read.go.open();
+        all.push(read);
+        if (hit.content || !fetches) read.state = 'done';
+        else void readPage(read);
+        return read;
+      });
+    },
+    release(reads) {
+      for (const read of reads as MutableRead[]) read.go.open();
+    },
+    settle(reads) {
+      const mine = reads as readonly MutableRead[];
+      const quorum = Math.max(1, Math.ceil(mine.length * ARRIVED_SHARE));
+      return new Promise<void>((resolve) => {
+        let graceTimer: NodeJS.Timeout | undefined;
+        // Past the grace period or the answer time, only pages that arrived are waited for.
+        let patienceOver = false;
+        const finish = (): void => {
+          clearTimeout(graceTimer);
+          clearTimeout(answerTimer);
+          listeners.delete(check);
+          resolve();
+        };
+        const answerTimer = setTimeout(
+          () => {
+            patienceOver = true;
+            for (const read of mine) {
+              if (read.state === 'waiting') read.stopper.abort(new Error('the answer starts'));
+            }
+            check();
+          },
+          Math.max(0, options.answerBy - Date.now()),
+        );
+        function check(): void {
+          let waiting = 0;
+          let working = 0;
+          for (const read of mine) {
+            if (read.state === 'waiting') waiting++;
+            else if (read.state !== 'done') working++;
+          }
+          if (working === 0 && (waiting === 0 || patienceOver)) {
+            finish();
+            return;
+          }
+          if (graceTimer === undefined && waiting > 0 && mine.length - waiting >= quorum) {
+            graceTimer = setTimeout(() => {
+              patienceOver = true;
+              check();
+            }, options.stragglerGraceMs);
+          }
+        }
+        listeners.add(check);
+        check();
+      });
+    },
+    stop() {
+      for (const read of all) if (read.state !== 'done') read.stopper.abort(new Error('answer started'));
+    },
+    documents(reads) {
+      return reads.map((read) => read.document).filter((doc): doc is ExtractedContent => doc !== null);
+    },
+  };
+}
+
+function providerDocument(hit: SearchHit, text: string): ExtractedContent {
+  return { url: hit.url, title: hit.title, text, markdown: text };
+}
+
+function snippetDocument(hit: SearchHit): ExtractedContent | null {
+  return hit.snippet ? providerDocument(hit, hit.snippet) : null;
+}
+
+function latch(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
