@@ -196,9 +196,9 @@ export interface SearchEngineOptions {
   /** Searches allowed to wait; past this, 503. @default 64 */
   readonly maxQueuedSearches?: number;
   /**
-   * Largest share (0–1] of the running searches, and of the waiting ones, that one account may hold; freed
-   * slots go to accounts in turn (round-robin), so one tenant cannot keep the others waiting. 1 lets one
-   * account use every slot (a single-tenant service).
+   * Largest share (0–1] of the running searches, and of the waiting ones, that one account may hold; a freed
+   * slot goes to the waiting account running the fewest (among equals, in turn), so one tenant cannot keep
+   * the others waiting. 1 lets one account use every slot (a single-tenant service).
    * @default 0.5
    */
   readonly maxAccountShare?: number;

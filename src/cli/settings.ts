@@ -462,7 +462,8 @@ export const SERVE_SETTINGS = {
     group: 'limits',
     meaning:
       'Largest share of the running searches, and of the waiting ones, one account may hold (at least one ' +
-      'each); freed slots go to accounts in turn. 1 lets one account use every slot.',
+      'each); a freed slot goes to the waiting account running the fewest. 1 lets one account use every ' +
+      'slot (a single-tenant service).',
     default: String(ENGINE_DEFAULTS.maxAccountShare),
     parse: parseShare,
   },

@@ -1,12 +1,45 @@
-/** The README states the Node.js requirement exactly as package.json `engines` (its one source) says it. */
-import { readFileSync } from 'node:fs';
+/**
+ * The README and the manual state the Node.js requirement exactly as package.json `engines` (its one source)
+ * says it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return markdownFiles(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+}
 
 describe('Node.js requirement', () => {
   it('README quick start names the engines range of package.json', () => {
-    const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
     expect(read('README.md')).toContain(`**Requires Node.js \`${engines.node}\`**`);
+  });
+
+  it('every "needs Node.js" of the manual names the engines range of package.json', () => {
+    const statements = markdownFiles('docs').flatMap((path) =>
+      [...read(path).matchAll(/needs Node\.js\s+(`[^`]*`|\S+(?: or \S+)?)/g)].map((match) => ({
+        path,
+        stated: match[1]!,
+      })),
+    );
+    expect(statements.map(({ path }) => path)).toEqual(
+      expect.arrayContaining([
+        join('docs', 'getting-started', 'service.md'),
+        join('docs', 'getting-started', 'library.md'),
+        join('docs', 'operations', 'deployment.md'),
+      ]),
+    );
+    for (const { path, stated } of statements) {
+      expect({ path, stated }).toEqual({ path, stated: `\`${engines.node}\`` });
+    }
   });
 });
