@@ -14,3 +14,7 @@ export { describeCreditStore } from './credit-store-suite.ts';
 export type { MakeCreditStore } from './credit-store-suite.ts';
 export { describeRateLimiter } from './rate-limiter-suite.ts';
 export type { MakeRateLimiter } from './rate-limiter-suite.ts';
+export { describeAccountStore } from './account-store-suite.ts';
+export type { MakeAccountStore } from './account-store-suite.ts';
+export { describeUsageStore } from './usage-store-suite.ts';
+export type { MakeUsageStore } from './usage-store-suite.ts';

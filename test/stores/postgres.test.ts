@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStores,
+  MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
   type PostgresStores,
 } from '../../src/stores/postgres/index.ts';
@@ -149,10 +150,14 @@ if (available) {
         createPostgresStores({ connectionString: url!, schema, migrate: false }),
       );
       const applied = await Promise.all(instances.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual([POSTGRES_SCHEMA_VERSION]);
+      const versions = MIGRATIONS.map((migration) => migration.version);
+      expect(applied.flat()).toEqual(versions);
       expect(await instances[0]!.migrate()).toEqual([]);
-      const { rows } = await instances[0]!.pool.query(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+      const { rows } = await instances[0]!.pool.query(
+        `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+      );
+      expect(rows).toEqual(versions.map((version) => ({ version })));
+      expect(versions.at(-1)).toBe(POSTGRES_SCHEMA_VERSION);
       for (const instance of instances) await instance.close();
     });
 
