@@ -46,7 +46,7 @@ export function assertTime(value: unknown, what: string): asserts value is numbe
 /** Validates usage records before any is written. */
 export function assertUsageRecords(records: readonly UsageRecord[]): void {
   if (!Array.isArray(records)) throw new TypeError('records must be an array');
-  for (const record of records) {
+  for (const record of records as readonly UsageRecord[]) {
     assertId(record.accountId, 'accountId');
     if (record.keyId !== null) assertId(record.keyId, 'keyId');
     if (!['charge', 'refund', 'grant'].includes(record.kind))
