@@ -66,6 +66,7 @@ import type {
 } from './stores/types.ts';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/idempotency.ts';
 import type { EngineMetrics } from './observability/types.ts';
+import type { UsageRecorder } from './stores/accounts/types.ts';
 
 /** Credits a new account receives (the spec's free allowance). */
 export const FREE_CREDITS = 1000;
@@ -178,6 +179,11 @@ export interface SearchEngineOptions {
   readonly logger?: Logger;
   /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (citewise/observability). @default none */
   readonly metrics?: EngineMetrics;
+  /**
+   * Told of every settled search (charged or refunded) with its key, e.g. the console's batching
+   * recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not block. @default none
+   */
+  readonly usage?: UsageRecorder;
   /**
    * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
    * option, e.g. `{ integrations: new OpenTelemetry({ tracer }) }` with `@ai-sdk/otel`. Their function ids
@@ -398,14 +404,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     try {
       result = await queue.add(() => runPipeline(request, stages, settings, call), { signal: call.signal });
     } catch (thrown) {
-      await settle(() => credits.refund(info.requestId), info, 'refund');
+      await settle(() => credits.refund(info.requestId), info, 'refund', key);
       const error = pipelineError(thrown, call.signal);
       observeSearch(info, false, error);
       throw error;
     } finally {
       call.done();
     }
-    await settle(() => credits.commit(info.requestId), info, 'commit');
+    await settle(() => credits.commit(info.requestId), info, 'commit', key);
     observeSearch(info, false, undefined, result.timings);
     return responseBody(key, request, result, info);
   }
@@ -442,7 +448,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           continue;
         }
         settled = true;
-        await settle(() => credits.commit(info.requestId), info, 'commit');
+        await settle(() => credits.commit(info.requestId), info, 'commit', key);
         observeSearch(info, true);
         const result = { answer: event.answer, sources: [...event.sources], passages };
         yield { type: 'done', body: await responseBody(key, request, result, info) };
@@ -450,7 +456,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     } catch (thrown) {
       if (!settled) {
         settled = true;
-        await settle(() => credits.refund(info.requestId), info, 'refund');
+        await settle(() => credits.refund(info.requestId), info, 'refund', key);
       }
       const error = pipelineError(thrown, call.signal);
       service.reportError(error, info);
@@ -459,7 +465,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     } finally {
       call.done();
       release?.();
-      if (!settled) await settle(() => credits.refund(info.requestId), info, 'refund');
+      if (!settled) await settle(() => credits.refund(info.requestId), info, 'refund', key);
     }
   }
 
@@ -519,9 +525,21 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   }
 
   /** A failed settlement must not turn a delivered answer into an error; the hold lapses after its TTL. */
-  async function settle(action: () => Promise<boolean>, info: RequestInfo, what: string): Promise<void> {
+  async function settle(
+    action: () => Promise<boolean>,
+    info: RequestInfo,
+    what: 'commit' | 'refund',
+    key: KeyRecord,
+  ): Promise<void> {
     try {
-      await action();
+      if (await action()) {
+        options.usage?.recordSearch({
+          accountId: key.accountId,
+          keyId: key.id,
+          kind: what === 'commit' ? 'charge' : 'refund',
+          credits: creditCost,
+        });
+      }
     } catch (error) {
       logger.error({ requestId: info.requestId, err: error }, `credit ${what} failed`);
     }

@@ -26,6 +26,15 @@ import { createServeListener, registerMcpCommand } from './mcp-command.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
+import { createConsoleNodeHandler } from '../console/adapters.ts';
+import {
+  addConsoleServeOptions,
+  offerOperatorSetup,
+  prepareServeConsole,
+  registerConsoleCommand,
+  type ConsoleFlags,
+  type ServeConsole,
+} from './console-command.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   ENVIRONMENT_VARIABLES,
@@ -218,6 +227,9 @@ export function buildProgram(): Command {
     });
   registerIndexCommand(program);
   registerMcpCommand(program, (config, logger) => openEngine(config, logger));
+  // After `mcp` copied serve's options: the console options are serve's alone.
+  addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
+  registerConsoleCommand(program);
   return program;
 }
 
@@ -226,7 +238,12 @@ const STORE_HELP =
   'env CITEWISE_STORE)';
 
 /** Opens the stores and the engine from `serve`'s settings (shared by `serve` and `mcp`). */
-async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics) {
+async function openEngine(
+  config: ServeConfig,
+  logger: Logger,
+  metrics?: Metrics,
+  serveConsole?: ServeConsole | null,
+) {
   const models = await modelsFor(config);
   const stores = openStores({
     dataDir: config.dataDir,
@@ -234,7 +251,8 @@ async function openEngine(config: ServeConfig, logger: Logger, metrics?: Metrics
     limitsStore: config.limitsStore,
   });
   const engine = createSearchEngine({
-    keys: stores.keys,
+    keys: serveConsole ? serveConsole.wrapKeys(stores.keys) : stores.keys,
+    ...(serveConsole ? { usage: serveConsole.stores.recorder } : {}),
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
     search: searchProviderFor(config),
@@ -282,11 +300,13 @@ function fetcherFor(config: ServeConfig, metrics: Metrics | undefined): PageFetc
   return metrics ? metrics.instrumentFetcher(create) : create();
 }
 
-async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void> {
+async function serve(flags: ServeFlags & ConsoleFlags & { metricsPath?: string }): Promise<void> {
   const config = resolveServeConfig(flags, env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = flags.metricsPath ? createMetrics() : undefined;
-  const { engine, stores } = await openEngine(config, logger, metrics);
+  const serveConsole = prepareServeConsole(flags, env, logger);
+  const { engine, stores } = await openEngine(config, logger, metrics, serveConsole);
+  const consoleApp = serveConsole?.start(engine, logger) ?? null;
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
@@ -300,8 +320,11 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
+  const listener = createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {});
+  // The console (at /, its own paths) in front of /v1, MCP and metrics; everything else falls through.
+  const consoleListener = consoleApp ? createConsoleNodeHandler(consoleApp) : null;
   const server = createServer(
-    createServeListener(engine, metrics ? { metrics, metricsPath: flags.metricsPath } : {}),
+    consoleListener ? (req, res) => consoleListener(req, res, () => listener(req, res)) : listener,
   );
   // Cut slow clients: headers must arrive within 15 s and the whole request within 60 s.
   server.headersTimeout = 15_000;
@@ -311,6 +334,15 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const corpus = config.corpus.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  if (serveConsole && consoleApp) {
+    await offerOperatorSetup(
+      serveConsole,
+      consoleApp,
+      `http://${formatHost(config.host)}:${port}`,
+      config.dataDir,
+      logger,
+    );
+  }
   console.log(`citewise listening on http://${formatHost(config.host)}:${port}`);
   logger.info(
     {
@@ -331,9 +363,10 @@ async function serve(flags: ServeFlags & { metricsPath?: string }): Promise<void
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
     server.close(() => {
-      void engine
-        .close()
+      void (consoleApp?.close() ?? Promise.resolve())
+        .then(() => engine.close())
         .then(() => stores.close())
+        .then(() => serveConsole?.stores.close())
         .then(() => process.exit(0));
     });
     server.closeIdleConnections();
