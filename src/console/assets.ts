@@ -24,12 +24,12 @@ const FILES: Readonly<Record<string, { path: () => string; type: string }>> = {
     type: 'text/javascript; charset=utf-8',
   },
   'purify.min.js': {
-    path: () => inPackage('dompurify', 'dist/purify.min.js'),
+    path: () => require.resolve('dompurify/dist/purify.min.js'),
     type: 'text/javascript; charset=utf-8',
   },
 };
 
-/** A file of an installed package (through its package.json: their `exports` hide the browser builds). */
+/** A file of an installed package, found through its package.json (its `exports` hide the browser build). */
 function inPackage(name: string, file: string): string {
   return join(dirname(require.resolve(`${name}/package.json`)), file);
 }
