@@ -9,7 +9,7 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Logger } from '../engine.ts';
 import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
 import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';

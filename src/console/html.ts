@@ -30,7 +30,7 @@ function render(value: Value): string {
   if (value === null || value === undefined || value === false || value === true) return '';
   if (value instanceof Html) return value.value;
   if (Array.isArray(value)) return (value as readonly Value[]).map(render).join('');
-  return escapeHtml(String(value as string | number));
+  return escapeHtml(String(value));
 }
 
 /** Tagged template: `html\`<p>${text}</p>\`` escapes `text`; nested `html` results are kept as markup. */

@@ -1,3 +1,4 @@
+/* global document, window, navigator, Element, FormData, location, fetch, TextDecoderStream, setTimeout */
 // The console's only script: copy buttons and the playground. No inline script anywhere (CSP).
 // Untrusted text (answers, sources) is rendered by marked, then sanitised by DOMPurify: no script, no
 // event handler, no javascript: link, no image, and every link gets rel="noopener noreferrer nofollow".
