@@ -2,7 +2,9 @@
  * Store benchmark (`npm run bench:stores`): requests/s and p99 latency of `GET /v1/balance` and of a search
  * whose answer is already known (a cached-answer path: the provider and answerer return at once, so the
  * cost measured is HTTP + key check + rate limit + reserve + commit), per store: memory, SQLite, Redis,
- * PostgreSQL. A bare node:http hello-world is measured in the same run; "ratio" is a row's requests/s over
+ * PostgreSQL. Each search row is measured again "with console": the key store wrapped by `withConsoleKeys`
+ * (suspension check) and every settled search handed to the console's batching usage recorder, which
+ * writes to the account database in the background. A bare node:http hello-world is measured in the same run; "ratio" is a row's requests/s over
  * the hello-world's. The load comes from a second process on loopback (undici Pool, keep-alive), with a
  * fixed number of requests and a fixed concurrency.
  *
@@ -33,6 +35,18 @@ import { createPostgresStores } from '../src/stores/postgres/index.ts';
 import { createRedisStores } from '../src/stores/redis/index.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
 import type { CreditStore, KeyStore, RateLimiter } from '../src/stores/types.ts';
+import {
+  createMemoryAccountStore,
+  createMemoryUsageStore,
+  createPostgresAccountStore,
+  createPostgresUsageStore,
+  createSqliteAccountStore,
+  createSqliteUsageStore,
+  createUsageRecorder,
+  type AccountStore,
+  type UsageStore,
+} from '../src/stores/accounts/index.ts';
+import { withConsoleKeys } from '../src/console/keys.ts';
 
 interface LoadSpec {
   readonly origin: string;
@@ -167,6 +181,8 @@ interface StoreSetup {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
   readonly rateLimiter: RateLimiter;
+  /** The console's account and usage stores on the same database, for the "with console" row. */
+  readonly console?: () => { accounts: AccountStore; usage: UsageStore };
   cleanup(): Promise<void>;
 }
 
@@ -209,6 +225,7 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
     keys: createMemoryKeyStore(),
     credits: createMemoryCreditStore(),
     rateLimiter: createMemoryRateLimiter(NO_LIMIT),
+    console: () => ({ accounts: createMemoryAccountStore(), usage: createMemoryUsageStore() }),
     cleanup: async () => {},
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-stores-'));
@@ -218,6 +235,10 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
     keys: sqlite.keys,
     credits: sqlite.credits,
     rateLimiter: sqlite.rateLimiter(NO_LIMIT),
+    console: () => ({
+      accounts: createSqliteAccountStore({ database: sqlite.database }),
+      usage: createSqliteUsageStore({ database: sqlite.database }),
+    }),
     cleanup: async () => {
       await sqlite.close();
       rmSync(dir, { recursive: true, force: true });
@@ -251,6 +272,10 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
       keys: postgres.keys,
       credits: postgres.credits,
       rateLimiter: createMemoryRateLimiter(NO_LIMIT),
+      console: () => ({
+        accounts: createPostgresAccountStore({ pool: postgres.pool, schema }),
+        usage: createPostgresUsageStore({ pool: postgres.pool, schema }),
+      }),
       cleanup: async () => {
         await postgres.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
         await postgres.close();
@@ -315,6 +340,36 @@ for (const setup of await setups()) {
     rows.push({ name: `${setup.name}: ${label}`, result: await load(spec), hello: helloNow });
   }
   await close(server);
+
+  if (setup.console) {
+    // The same search path with the console mounted: suspension check on every key, usage recorded.
+    const { accounts, usage } = setup.console();
+    const recorder = createUsageRecorder(usage);
+    const withConsole = createSearchEngine({
+      keys: withConsoleKeys(setup.keys, accounts),
+      credits: setup.credits,
+      rateLimiter: setup.rateLimiter,
+      usage: recorder,
+      search: cachedSearch,
+      answerer: cachedAnswer,
+      maxConcurrentSearches: 64,
+      maxQueuedSearches: 1_024,
+    });
+    const consoleServer = await listen(createNodeHandler(withConsole));
+    const consoleSpec = { ...searchSpec, origin: consoleServer.origin };
+    await load(consoleSpec, 300);
+    const helloNow = await load(helloSpec);
+    helloResults.push(helloNow);
+    rows.push({
+      name: `${setup.name}: POST /v1/search (cached answer), with console`,
+      result: await load(consoleSpec),
+      hello: helloNow,
+    });
+    await close(consoleServer.server);
+    await recorder.close();
+    const recorded = (await usage.perKey((await setup.keys.list())[0]!.accountId, 0))[0]?.searches ?? 0;
+    notes.push(`${setup.name} with console: ${recorded} searches recorded in the usage store`);
+  }
   await setup.cleanup();
 }
 await close(hello.server);

@@ -1204,7 +1204,8 @@ export function createConsole(options: ConsoleOptions): Console {
           <p>
             Last 30 days:
             <strong data-testid="searches-30-days">${totalSearches}</strong>
-            ${totalSearches === 1 ? 'search' : 'searches'}, ${totalCredits} credits.
+            ${totalSearches === 1 ? 'search' : 'searches'}, ${totalCredits}
+            ${totalCredits === 1 ? 'credit' : 'credits'}.
           </p>
           <section class="card" aria-labelledby="chart-heading">
             <h2 id="chart-heading">Searches and credits per day</h2>
@@ -1361,6 +1362,9 @@ export function createConsole(options: ConsoleOptions): Console {
                   </section>
                   <section aria-labelledby="curl-heading" class="card">
                     <h2 id="curl-heading">As curl</h2>
+                    <p class="hint">
+                      The key appears by its first characters only: put your full key in its place.
+                    </p>
                     <pre id="pg-curl" data-testid="curl"></pre>
                   </section>`
           }`,

@@ -124,7 +124,7 @@ function playground(form) {
     const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     return [
       `curl -sS ${quote(`${location.origin}/v1/search`)}`,
-      `  -H ${quote(`Authorization: Bearer ${prefix}…`)}  # your full key: it is shown only when created`,
+      `  -H ${quote(`Authorization: Bearer ${prefix}…`)}`,
       `  -H 'Content-Type: application/json'`,
       `  -d ${quote(body)}`,
     ].join(' \\\n');
