@@ -293,6 +293,10 @@ interface Row {
 }
 
 const rows: Row[] = [];
+/** Paired rounds of the search row without and with the console. */
+const consoleRows: { name: string; without: number[]; with: number[]; recorded: number }[] = [];
+const CONSOLE_ROUNDS = 6;
+const CONSOLE_REQUESTS = Math.max(500, Math.round(REQUESTS / 2));
 const notes: string[] = [];
 
 const hello = await listen((_req, res) => {
@@ -339,10 +343,10 @@ for (const setup of await setups()) {
     helloResults.push(helloNow);
     rows.push({ name: `${setup.name}: ${label}`, result: await load(spec), hello: helloNow });
   }
-  await close(server);
-
   if (setup.console) {
-    // The same search path with the console mounted: suspension check on every key, usage recorded.
+    // The same search path with the console mounted (suspension check on every key, every settled search
+    // handed to the batching usage recorder), measured in alternation with the plain engine: on a shared
+    // machine only paired rounds tell a small overhead from the load's drift.
     const { accounts, usage } = setup.console();
     const recorder = createUsageRecorder(usage);
     const withConsole = createSearchEngine({
@@ -358,18 +362,26 @@ for (const setup of await setups()) {
     const consoleServer = await listen(createNodeHandler(withConsole));
     const consoleSpec = { ...searchSpec, origin: consoleServer.origin };
     await load(consoleSpec, 300);
-    const helloNow = await load(helloSpec);
-    helloResults.push(helloNow);
-    rows.push({
-      name: `${setup.name}: POST /v1/search (cached answer), with console`,
-      result: await load(consoleSpec),
-      hello: helloNow,
-    });
+    const without: number[] = [];
+    const withIt: number[] = [];
+    for (let round = 0; round < CONSOLE_ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      for (const which of order) {
+        const result = await load(which === 'with' ? consoleSpec : searchSpec, CONSOLE_REQUESTS);
+        (which === 'with' ? withIt : without).push(result.requestsPerSecond);
+      }
+    }
     await close(consoleServer.server);
     await recorder.close();
-    const recorded = (await usage.perKey((await setup.keys.list())[0]!.accountId, 0))[0]?.searches ?? 0;
-    notes.push(`${setup.name} with console: ${recorded} searches recorded in the usage store`);
+    const account = (await setup.keys.list())[0]!.accountId;
+    consoleRows.push({
+      name: setup.name,
+      without,
+      with: withIt,
+      recorded: (await usage.perKey(account, 0))[0]?.searches ?? 0,
+    });
   }
+  await close(server);
   await setup.cleanup();
 }
 await close(hello.server);
@@ -400,3 +412,22 @@ line(`bare node:http hello-world (median of ${helloResults.length} runs)`, media
 for (const row of rows) line(row.name, row.result, row.hello);
 console.log('\nratio = requests/s of the row ÷ requests/s of the hello-world measured just before that row.');
 for (const note of notes) console.log(`\n${note}`);
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+console.log(
+  `\nSearch overhead of the console (usage recording + suspension check): POST /v1/search (cached answer), ` +
+    `${CONSOLE_ROUNDS} alternating rounds of ${CONSOLE_REQUESTS} requests without and with it\n`,
+);
+console.log(
+  '| store | requests/s without (median) | requests/s with (median) | change | paired ratios with/without | searches recorded |',
+);
+console.log('|---|---:|---:|---:|---|---:|');
+for (const row of consoleRows) {
+  const ratios = row.with.map((value, i) => value / row.without[i]!);
+  const change = (median(row.with) / median(row.without) - 1) * 100;
+  console.log(
+    `| ${row.name} | ${fmt(median(row.without))} | ${fmt(median(row.with))} | ${change >= 0 ? '+' : ''}${fmt(change, 1)} % | ` +
+      `${ratios.map((r) => fmt(r, 2)).join(', ')} | ${row.recorded} |`,
+  );
+}
