@@ -276,7 +276,11 @@ export function createConsole(options: ConsoleOptions): Console {
     const secure = forwarded('x-forwarded-proto') === 'https' || request.encrypted === true;
     const host = forwarded('x-forwarded-host') ?? request.header('host') ?? 'localhost';
     const origin = `${secure ? 'https' : 'http'}://${host}`;
-    const clientAddress = forwarded('x-forwarded-for') ?? request.remoteAddress ?? 'unknown';
+    // The proxy appends the address it saw: the last entry is the one a client cannot forge.
+    const forwardedFor = trustProxy
+      ? request.header('x-forwarded-for')?.split(',').at(-1)?.trim()
+      : undefined;
+    const clientAddress = forwardedFor || request.remoteAddress || 'unknown';
     const sessionToken = parseCookies(request.header('cookie')).get(SESSION_COOKIE) ?? null;
     const session = sessionToken ? await accounts.findSession(sessionToken) : null;
     const user = session ? await accounts.getUser(session.userId) : null;
