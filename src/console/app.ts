@@ -24,7 +24,7 @@ import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
-import { DUMMY_PASSWORD_HASH, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import {
   cookie,
   csrfToken,
@@ -614,7 +614,7 @@ export function createConsole(options: ConsoleOptions): Console {
     await throttle(context, email || null);
     if (!email || !password || password.length > 200 || email.length > 320) return null;
     const user = await accounts.findUserByEmail(email);
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_PASSWORD_HASH));
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
     if (!user || !matches) {
       logger?.info({ event: 'console.signin_failed' }, 'console: sign-in failed');
       return null;

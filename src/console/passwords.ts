@@ -62,5 +62,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** A hash of a random password, verified against when the email is unknown: both paths cost the same. */
-export const DUMMY_PASSWORD_HASH: Promise<string> = hashPassword(randomBytes(18).toString('base64url'));
+let dummy: Promise<string> | undefined;
+
+/**
+ * A hash of a random password, checked when the email is unknown so that both paths cost the same. Made on
+ * first use (scrypt costs 32 MiB and tens of milliseconds: not at every CLI start).
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummy ??= hashPassword(randomBytes(18).toString('base64url'));
+  return dummy;
+}
