@@ -182,11 +182,14 @@ export function createConsole(options: ConsoleOptions): Console {
 
   // Maintenance is an instance-wide setting: read at start and every few seconds, so a toggle by the
   // operator (here, on another instance, or by the CLI) reaches every instance.
-  let lastMaintenance: string | null = null;
+  // At start only "on" is applied: a stored "off" must not override `--maintenance`.
+  let lastMaintenance: string | null | undefined;
   const pollSettings = async () => {
     try {
       const value = await accounts.getSetting(MAINTENANCE_SETTING);
-      if (value !== lastMaintenance && value !== null) engine.setMaintenance(value === 'on');
+      const changed =
+        lastMaintenance === undefined ? value === 'on' : value !== lastMaintenance && value !== null;
+      if (changed) engine.setMaintenance(value === 'on');
       lastMaintenance = value;
     } catch (error) {
       logger?.warn({ err: error }, 'console: could not read settings');
