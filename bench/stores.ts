@@ -375,9 +375,10 @@ for (const setup of await setups()) {
     }
     await close(consoleServer.server);
     await recorder.flush();
+    const account = (await setup.keys.list())[0]!.accountId;
+    const recorded = (await usage.perKey(account, 0)).reduce((sum, key) => sum + key.searches, 0);
     // CPU of the recording itself, in this process: what a search pays synchronously (an array push),
     // and that plus the batched writes (for PostgreSQL the server's own CPU is not included).
-    const account = (await setup.keys.list())[0]!.accountId;
     const batch = createUsageRecorder(usage, { flushIntervalMs: 60_000, maxBatch: 500 });
     const cpuStart = process.cpuUsage();
     for (let i = 0; i < RECORDER_SEARCHES; i++) {
@@ -393,7 +394,7 @@ for (const setup of await setups()) {
       name: setup.name,
       without,
       with: withIt,
-      recorded: (await usage.perKey(account, 0))[0]?.searches ?? 0,
+      recorded,
     });
   }
   await close(server);
