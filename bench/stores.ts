@@ -2,7 +2,9 @@
  * Store benchmark (`npm run bench:stores`): requests/s and p99 latency of `GET /v1/balance` and of a search
  * whose answer is already known (a cached-answer path: the provider and answerer return at once, so the
  * cost measured is HTTP + key check + rate limit + reserve + commit), per store: memory, SQLite, Redis,
- * PostgreSQL. A bare node:http hello-world is measured in the same run; "ratio" is a row's requests/s over
+ * PostgreSQL. Each search row is measured again "with console": the key store wrapped by `withConsoleKeys`
+ * (suspension check) and every settled search handed to the console's batching usage recorder, which
+ * writes to the account database in the background. A bare node:http hello-world is measured in the same run; "ratio" is a row's requests/s over
  * the hello-world's. The load comes from a second process on loopback (undici Pool, keep-alive), with a
  * fixed number of requests and a fixed concurrency.
  *
@@ -33,6 +35,18 @@ import { createPostgresStores } from '../src/stores/postgres/index.ts';
 import { createRedisStores } from '../src/stores/redis/index.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
 import type { CreditStore, KeyStore, RateLimiter } from '../src/stores/types.ts';
+import {
+  createMemoryAccountStore,
+  createMemoryUsageStore,
+  createPostgresAccountStore,
+  createPostgresUsageStore,
+  createSqliteAccountStore,
+  createSqliteUsageStore,
+  createUsageRecorder,
+  type AccountStore,
+  type UsageStore,
+} from '../src/stores/accounts/index.ts';
+import { withConsoleKeys } from '../src/console/keys.ts';
 
 interface LoadSpec {
   readonly origin: string;
@@ -167,6 +181,8 @@ interface StoreSetup {
   readonly keys: KeyStore;
   readonly credits: CreditStore;
   readonly rateLimiter: RateLimiter;
+  /** The console's account and usage stores on the same database, for the "with console" row. */
+  readonly console?: () => { accounts: AccountStore; usage: UsageStore };
   cleanup(): Promise<void>;
 }
 
@@ -209,6 +225,7 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
     keys: createMemoryKeyStore(),
     credits: createMemoryCreditStore(),
     rateLimiter: createMemoryRateLimiter(NO_LIMIT),
+    console: () => ({ accounts: createMemoryAccountStore(), usage: createMemoryUsageStore() }),
     cleanup: async () => {},
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-stores-'));
@@ -218,6 +235,10 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
     keys: sqlite.keys,
     credits: sqlite.credits,
     rateLimiter: sqlite.rateLimiter(NO_LIMIT),
+    console: () => ({
+      accounts: createSqliteAccountStore({ database: sqlite.database }),
+      usage: createSqliteUsageStore({ database: sqlite.database }),
+    }),
     cleanup: async () => {
       await sqlite.close();
       rmSync(dir, { recursive: true, force: true });
@@ -251,6 +272,10 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
       keys: postgres.keys,
       credits: postgres.credits,
       rateLimiter: createMemoryRateLimiter(NO_LIMIT),
+      console: () => ({
+        accounts: createPostgresAccountStore({ pool: postgres.pool, schema }),
+        usage: createPostgresUsageStore({ pool: postgres.pool, schema }),
+      }),
       cleanup: async () => {
         await postgres.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
         await postgres.close();
@@ -268,6 +293,12 @@ interface Row {
 }
 
 const rows: Row[] = [];
+/** Paired rounds of the search row without and with the console. */
+const consoleRows: { name: string; without: number[]; with: number[]; recorded: number }[] = [];
+const CONSOLE_ROUNDS = 6;
+const CONSOLE_REQUESTS = Math.max(500, Math.round(REQUESTS / 2));
+const RECORDER_SEARCHES = 20_000;
+const recorderCosts: { name: string; syncMicros: number; writeMicros: number }[] = [];
 const notes: string[] = [];
 
 const hello = await listen((_req, res) => {
@@ -314,6 +345,58 @@ for (const setup of await setups()) {
     helloResults.push(helloNow);
     rows.push({ name: `${setup.name}: ${label}`, result: await load(spec), hello: helloNow });
   }
+  if (setup.console) {
+    // The same search path with the console mounted (suspension check on every key, every settled search
+    // handed to the batching usage recorder), measured in alternation with the plain engine: on a shared
+    // machine only paired rounds tell a small overhead from the load's drift.
+    const { accounts, usage } = setup.console();
+    const recorder = createUsageRecorder(usage);
+    const withConsole = createSearchEngine({
+      keys: withConsoleKeys(setup.keys, accounts),
+      credits: setup.credits,
+      rateLimiter: setup.rateLimiter,
+      usage: recorder,
+      search: cachedSearch,
+      answerer: cachedAnswer,
+      maxConcurrentSearches: 64,
+      maxQueuedSearches: 1_024,
+    });
+    const consoleServer = await listen(createNodeHandler(withConsole));
+    const consoleSpec = { ...searchSpec, origin: consoleServer.origin };
+    await load(consoleSpec, 300);
+    const without: number[] = [];
+    const withIt: number[] = [];
+    for (let round = 0; round < CONSOLE_ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      for (const which of order) {
+        const result = await load(which === 'with' ? consoleSpec : searchSpec, CONSOLE_REQUESTS);
+        (which === 'with' ? withIt : without).push(result.requestsPerSecond);
+      }
+    }
+    await close(consoleServer.server);
+    await recorder.flush();
+    const account = (await setup.keys.list())[0]!.accountId;
+    const recorded = (await usage.perKey(account, 0)).reduce((sum, key) => sum + key.searches, 0);
+    // CPU of the recording itself, in this process: what a search pays synchronously (an array push),
+    // and that plus the batched writes (for PostgreSQL the server's own CPU is not included).
+    const batch = createUsageRecorder(usage, { flushIntervalMs: 60_000, maxBatch: 500 });
+    const cpuStart = process.cpuUsage();
+    for (let i = 0; i < RECORDER_SEARCHES; i++) {
+      batch.recordSearch({ accountId: account, keyId: 'key_bench', kind: 'charge', credits: 1 });
+    }
+    const syncCpu = process.cpuUsage(cpuStart);
+    await batch.close();
+    const allCpu = process.cpuUsage(cpuStart);
+    const micros = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / RECORDER_SEARCHES;
+    recorderCosts.push({ name: setup.name, syncMicros: micros(syncCpu), writeMicros: micros(allCpu) });
+    await recorder.close();
+    consoleRows.push({
+      name: setup.name,
+      without,
+      with: withIt,
+      recorded,
+    });
+  }
   await close(server);
   await setup.cleanup();
 }
@@ -345,3 +428,31 @@ line(`bare node:http hello-world (median of ${helloResults.length} runs)`, media
 for (const row of rows) line(row.name, row.result, row.hello);
 console.log('\nratio = requests/s of the row ÷ requests/s of the hello-world measured just before that row.');
 for (const note of notes) console.log(`\n${note}`);
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+console.log(
+  `\nSearch overhead of the console (usage recording + suspension check): POST /v1/search (cached answer), ` +
+    `${CONSOLE_ROUNDS} alternating rounds of ${CONSOLE_REQUESTS} requests without and with it\n`,
+);
+console.log(
+  '| store | requests/s without (median) | requests/s with (median) | change | paired ratios with/without | searches recorded |',
+);
+console.log('|---|---:|---:|---:|---|---:|');
+for (const row of consoleRows) {
+  const ratios = row.with.map((value, i) => value / row.without[i]!);
+  const change = (median(row.with) / median(row.without) - 1) * 100;
+  console.log(
+    `| ${row.name} | ${fmt(median(row.without))} | ${fmt(median(row.with))} | ${change >= 0 ? '+' : ''}${fmt(change, 1)} % | ` +
+      `${ratios.map((r) => fmt(r, 2)).join(', ')} | ${row.recorded} |`,
+  );
+}
+console.log(
+  `\nCPU time of usage recording in the service process, per search (${RECORDER_SEARCHES} searches recorded, ` +
+    'written in batches of 500)\n',
+);
+console.log('| store | recordSearch (what a search waits for) | recordSearch + batched write |');
+console.log('|---|---:|---:|');
+for (const cost of recorderCosts) {
+  console.log(`| ${cost.name} | ${fmt(cost.syncMicros, 2)} µs | ${fmt(cost.writeMicros, 1)} µs |`);
+}

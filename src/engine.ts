@@ -96,6 +96,7 @@ export const ENGINE_DEFAULTS = {
   maintenance: false,
   modelFallback: false,
 } as const satisfies Readonly<Record<string, unknown>>;
+import type { UsageRecorder } from './stores/accounts/types.ts';
 
 /** Credits a new account receives (the spec's free allowance). */
 export const FREE_CREDITS = ENGINE_DEFAULTS.freeCredits;
@@ -247,6 +248,11 @@ export interface SearchEngineOptions {
   readonly logger?: Logger;
   /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (citewise/observability). @default none */
   readonly metrics?: EngineMetrics;
+  /**
+   * Told of every settled search (charged or refunded) with its key, e.g. the console's batching
+   * recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not block. @default none
+   */
+  readonly usage?: UsageRecorder;
   /**
    * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
    * option, e.g. `{ integrations: new OpenTelemetry({ tracer }) }` with `@ai-sdk/otel`. Their function ids
@@ -442,6 +448,19 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     requestTimeoutMs,
     onSettleError: (error, requestId, action) =>
       logger.error({ requestId, err: error }, `credit ${action} failed`),
+    ...(options.usage
+      ? {
+          onSettled: (target, action, amount) => {
+            if (target.keyId === undefined) return;
+            options.usage?.recordSearch({
+              accountId: target.account,
+              keyId: target.keyId,
+              kind: action === 'commit' ? 'charge' : 'refund',
+              credits: amount,
+            });
+          },
+        }
+      : {}),
   });
   let maintenance = options.maintenance ?? defaults.maintenance;
   // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
@@ -793,7 +812,7 @@ function citationsOf(sources: readonly string[], passages: readonly Passage[]): 
 function chargeTarget(key: KeyRecord, info: RequestInfo) {
   // The latency budget counts from the request's arrival, queueing included.
   const arrivedAt = Date.now() - (performance.now() - info.startedAt);
-  return { account: key.accountId, requestId: info.requestId, signal: info.signal, arrivedAt };
+  return { account: key.accountId, keyId: key.id, requestId: info.requestId, signal: info.signal, arrivedAt };
 }
 
 /** A search is charged only when its answer has sources: finding nothing costs nothing. */

@@ -30,6 +30,14 @@ import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
 import { PACKAGE_VERSION } from '../package-info.ts';
+import { createConsoleNodeHandler } from '../console/adapters.ts';
+import {
+  addConsoleServeOptions,
+  offerOperatorSetup,
+  prepareServeConsole,
+  registerConsoleCommand,
+  type ServeConsole,
+} from './console-command.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   addSettingOptions,
@@ -143,6 +151,9 @@ export function buildProgram(): Command {
   });
   registerIndexCommand(program);
   registerMcpCommand(program, (config, logger) => openEngine(config, logger));
+  // After `mcp` copied serve's options: the console options are serve's alone.
+  addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
+  registerConsoleCommand(program);
   return program;
 }
 
@@ -202,6 +213,7 @@ async function openEngine(
   logger: Logger,
   metrics?: Metrics,
   publicUrl: string = resolvePublicUrl(config.publicUrl, config.host, config.port),
+  serveConsole?: ServeConsole | null,
 ) {
   // Refuse, before anything opens, settings that would only fail on the first search.
   checkSearchRequirements(config);
@@ -224,7 +236,8 @@ async function openEngine(
     limitsStore: config.limitsStore,
   });
   const engine = createSearchEngine({
-    keys: stores.keys,
+    keys: serveConsole ? serveConsole.wrapKeys(stores.keys) : stores.keys,
+    ...(serveConsole ? { usage: serveConsole.stores.recorder } : {}),
     credits: stores.credits,
     rateLimiter: stores.rateLimiter(config.rateLimit),
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
@@ -307,7 +320,9 @@ async function serve(flags: CommandFlags): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
-  const { engine, stores } = await openEngine(config, logger, metrics, publicUrl);
+  const serveConsole = prepareServeConsole(flags, env, logger);
+  const { engine, stores } = await openEngine(config, logger, metrics, publicUrl, serveConsole);
+  const consoleApp = serveConsole?.start(engine, logger) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
@@ -326,13 +341,21 @@ async function serve(flags: CommandFlags): Promise<void> {
   }
 
   // /v1, MCP (Streamable HTTP) at /mcp with the same API keys, and metrics at --metrics-path if given.
-  opened.listener = createServeListener(engine, {
+  const listener = createServeListener(engine, {
     logger,
     ...(metrics ? { metrics, metricsPath: config.metricsPath } : {}),
     ...mcpHostsOption(config.mcpAllowedHosts, config.host),
   });
+  // The console (at /, its own paths) in front of /v1, MCP and metrics; everything else falls through.
+  const consoleListener = consoleApp ? createConsoleNodeHandler(consoleApp) : null;
+  opened.listener = consoleListener
+    ? (req, res) => consoleListener(req, res, () => listener(req, res))
+    : listener;
   const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
+  if (serveConsole && consoleApp) {
+    await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
+  }
   console.log(`citewise listening on ${baseUrl}`);
   if (firstKey) process.stderr.write(firstKeyText({ ...firstKey, baseUrl }, process.stderr.isTTY === true));
   logger.info(
@@ -354,9 +377,10 @@ async function serve(flags: CommandFlags): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // Stop accepting; idle keep-alive sockets close now, busy ones after their response.
     server.close(() => {
-      void engine
-        .close()
+      void (consoleApp?.close() ?? Promise.resolve())
+        .then(() => engine.close())
         .then(() => stores.close())
+        .then(() => serveConsole?.stores.close())
         .then(() => process.exit(0));
     });
     server.closeIdleConnections();

@@ -25,6 +25,8 @@ export interface ChargeTarget {
   readonly signal: AbortSignal;
   /** Epoch ms when the request arrived. @default when the money path admitted it */
   readonly arrivedAt?: number;
+  /** The API key that spends (for usage records); the money path only passes it on. */
+  readonly keyId?: string;
   /** Credits held now and charged on success. @default the money path's `creditCost` */
   readonly amount?: number;
 }
@@ -42,6 +44,8 @@ export interface MoneyPathOptions {
    * error: the hold lapses after its TTL and the credits return.
    */
   readonly onSettleError: (error: unknown, requestId: string, action: 'commit' | 'refund') => void;
+  /** Called after a hold was committed or refunded, e.g. to record usage. @default none */
+  readonly onSettled?: (target: ChargeTarget, action: 'commit' | 'refund', amount: number) => void;
 }
 
 /** See the module comment. */
@@ -82,6 +86,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
   const { credits, scheduler, requestTimeoutMs } = options;
 
   async function admit(target: ChargeTarget): Promise<Hold> {
+    const amount = target.amount ?? options.creditCost;
     const deadlineAt = Date.now() + requestTimeoutMs;
     // A timer cleared when the request ends, not AbortSignal.timeout(), which would keep every finished
     // request's signal alive until its deadline.
@@ -107,8 +112,11 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         if (!held || settled) return;
         settled = true;
         try {
-          if (action === 'commit') await credits.commit(target.requestId);
-          else await credits.refund(target.requestId);
+          const done =
+            action === 'commit'
+              ? await credits.commit(target.requestId)
+              : await credits.refund(target.requestId);
+          if (done) options.onSettled?.(target, action, amount);
         } catch (error) {
           options.onSettleError(error, target.requestId, action);
         }
@@ -127,7 +135,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       await credits.reserve({
         account: target.account,
         id: target.requestId,
-        amount: target.amount ?? options.creditCost,
+        amount,
         ttlMs: requestTimeoutMs + 60_000,
       });
       held = true;

@@ -17,3 +17,7 @@ export { describeRateLimiter } from './rate-limiter-suite.ts';
 export type { MakeRateLimiter } from './rate-limiter-suite.ts';
 export { describeIdempotencyStore } from './idempotency-store-suite.ts';
 export type { MakeIdempotencyStore } from './idempotency-store-suite.ts';
+export { describeAccountStore } from './account-store-suite.ts';
+export type { MakeAccountStore } from './account-store-suite.ts';
+export { describeUsageStore } from './usage-store-suite.ts';
+export type { MakeUsageStore } from './usage-store-suite.ts';

@@ -180,6 +180,72 @@ CREATE TABLE ${s}.idempotency_requests (
 CREATE INDEX idempotency_requests_expiry ON ${s}.idempotency_requests (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: 'console: users, organizations, memberships, invitations, sessions, settings, usage',
+    sql: (s) => `
+CREATE TABLE ${s}.console_users (
+  seq bigserial UNIQUE,
+  id text PRIMARY KEY,
+  email text NOT NULL UNIQUE,
+  password_hash text NOT NULL,
+  operator boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL
+);
+CREATE TABLE ${s}.console_organizations (
+  seq bigserial UNIQUE,
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  created_at bigint NOT NULL,
+  suspended_at bigint
+);
+CREATE TABLE ${s}.console_memberships (
+  seq bigserial UNIQUE,
+  organization_id text NOT NULL,
+  user_id text NOT NULL,
+  role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  created_at bigint NOT NULL,
+  PRIMARY KEY (organization_id, user_id)
+);
+CREATE INDEX console_memberships_by_user ON ${s}.console_memberships (user_id);
+CREATE TABLE ${s}.console_invitations (
+  seq bigserial UNIQUE,
+  id text PRIMARY KEY,
+  token_hash text NOT NULL UNIQUE,
+  organization_id text NOT NULL,
+  role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  created_by text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  accepted_at bigint
+);
+CREATE TABLE ${s}.console_sessions (
+  token_hash text PRIMARY KEY,
+  id text NOT NULL,
+  user_id text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX console_sessions_by_user ON ${s}.console_sessions (user_id);
+CREATE TABLE ${s}.console_key_creators (
+  key_id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  user_id text NOT NULL
+);
+CREATE INDEX console_key_creators_by_org ON ${s}.console_key_creators (organization_id);
+CREATE TABLE ${s}.console_settings (name text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE ${s}.console_usage (
+  seq bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  account_id text NOT NULL,
+  key_id text,
+  kind text NOT NULL CHECK (kind IN ('charge', 'refund', 'grant')),
+  credits bigint NOT NULL CHECK (credits >= 0),
+  note text
+);
+CREATE INDEX console_usage_by_account ON ${s}.console_usage (account_id, at);
+`,
+  },
 ];
 
 /** The newest schema version. */

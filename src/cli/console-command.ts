@@ -1,0 +1,392 @@
+/**
+ * The console in the CLI: `serve`'s console options, where account data lives, and the operator's
+ * commands (`citewise console …`), which do what the operator page does.
+ *
+ * Account data (users, organizations, sessions, usage) lives next to keys and credits: in the SQLite file
+ * of the data directory, or in the `--store` PostgreSQL database (schema migration 2). Redis holds no
+ * accounts: with `--store redis://…` they go to `--accounts-store` (SQLite by default, one instance; give a
+ * `postgres://…` URL when several instances share the Redis).
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Logger } from '../engine.ts';
+import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
+import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
+import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
+import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
+import type { CreditStore, KeyStore } from '../stores/types.ts';
+import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
+import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
+import type { SearchEngine } from '../engine.ts';
+import { databasePath, resolveDataDir, resolveStore } from './config.ts';
+import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
+
+/** The console's settings of `serve` (flag, environment variable, default): ported to the settings table. */
+export const CONSOLE_SETTINGS = {
+  console: { flag: '--no-console', env: 'CITEWISE_CONSOLE', default: true },
+  signup: { flag: '--signup <policy>', env: 'CITEWISE_SIGNUP', default: 'open' },
+  signupDomains: { flag: '--signup-domains <domains>', env: 'CITEWISE_SIGNUP_DOMAINS', default: '' },
+  trustProxy: { flag: '--trust-proxy', env: 'CITEWISE_TRUST_PROXY', default: false },
+  accountsStore: { flag: '--accounts-store <url>', env: 'CITEWISE_ACCOUNTS_STORE', default: '' },
+} as const;
+
+/** Flags of the console options. */
+export interface ConsoleFlags {
+  readonly console?: boolean;
+  readonly signup?: string;
+  readonly signupDomains?: string;
+  readonly trustProxy?: boolean;
+  readonly accountsStore?: string;
+  readonly dataDir?: string;
+  readonly store?: string;
+}
+
+/** The resolved console settings. */
+export interface ConsoleSettings {
+  readonly enabled: boolean;
+  readonly signup: SignupPolicy;
+  readonly signupDomains: readonly string[];
+  readonly trustProxy: boolean;
+  /** Where accounts live: `sqlite:PATH` or `postgres://…`. */
+  readonly accountsStore: string;
+  /** Whether accounts are in a local SQLite file (one instance). */
+  readonly local: boolean;
+}
+
+/** Adds the console options to `serve`. */
+export function addConsoleServeOptions(serve: Command): void {
+  serve
+    .option(
+      '--no-console',
+      'do not serve the console (sign-up, keys, usage, playground) at / (env CITEWISE_CONSOLE=false)',
+    )
+    .addOption(
+      new Option(
+        '--signup <policy>',
+        'who may sign up in the console (env CITEWISE_SIGNUP; default: open)',
+      ).choices(['open', 'invite-only']),
+    )
+    .option(
+      '--signup-domains <domains>',
+      'comma-separated email domains allowed to sign up, e.g. example.com (env CITEWISE_SIGNUP_DOMAINS; default: any)',
+    )
+    .option(
+      '--trust-proxy',
+      'trust X-Forwarded-Proto/-Host/-For from a reverse proxy: Secure cookies behind https, client addresses for throttling (env CITEWISE_TRUST_PROXY)',
+    )
+    .option(
+      '--accounts-store <url>',
+      'where console accounts live: sqlite:PATH or postgres://… (env CITEWISE_ACCOUNTS_STORE; default: the --store database, or SQLite in the data dir with Redis)',
+    );
+}
+
+/** Resolves the console settings from flags and environment. */
+export function resolveConsoleSettings(flags: ConsoleFlags, env: NodeJS.ProcessEnv): ConsoleSettings {
+  const enabledByEnv =
+    env['CITEWISE_CONSOLE'] === undefined || !/^(0|false|no|off)$/i.test(env['CITEWISE_CONSOLE']);
+  const enabled = flags.console !== false && enabledByEnv;
+  const signup = flags.signup ?? env['CITEWISE_SIGNUP'] ?? 'open';
+  if (signup !== 'open' && signup !== 'invite-only') {
+    throw new Error(`--signup must be open or invite-only, got ${signup}`);
+  }
+  const domains = (flags.signupDomains ?? env['CITEWISE_SIGNUP_DOMAINS'] ?? '')
+    .split(',')
+    .map((d) => d.trim().toLowerCase().replace(/^@/, ''))
+    .filter(Boolean);
+  for (const domain of domains) {
+    if (!/^[a-z0-9.-]+\.[a-z]{2,}$/.test(domain))
+      throw new Error(`--signup-domains: "${domain}" is not a domain`);
+  }
+  const trustProxy =
+    flags.trustProxy === true || /^(1|true|yes|on)$/i.test(env['CITEWISE_TRUST_PROXY'] ?? '');
+  const dataDir = resolveDataDir(flags.dataDir, env);
+  const store = resolveStore(flags.store, env);
+  let accountsStore = flags.accountsStore ?? env['CITEWISE_ACCOUNTS_STORE'] ?? '';
+  if (!accountsStore) {
+    const kind = store ? storeKind(store) : 'sqlite';
+    accountsStore =
+      kind === 'postgres' || kind === 'sqlite'
+        ? (store ?? `sqlite:${databasePath(dataDir)}`)
+        : `sqlite:${databasePath(dataDir)}`;
+  }
+  const kind = storeKind(accountsStore);
+  if (kind !== 'postgres' && kind !== 'sqlite')
+    throw new Error('--accounts-store must be sqlite:PATH or postgres://…');
+  return { enabled, signup, signupDomains: domains, trustProxy, accountsStore, local: kind === 'sqlite' };
+}
+
+/** The console's stores, opened from the settings. */
+export interface ConsoleStores {
+  readonly accounts: AccountStore;
+  readonly usage: UsageStore;
+  readonly recorder: BatchingUsageRecorder;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** Opens the account and usage stores named by `accountsStore`. */
+export function openConsoleStores(accountsStore: string, logger?: Logger): ConsoleStores {
+  let accounts: AccountStore;
+  let usage: UsageStore;
+  if (storeKind(accountsStore) === 'postgres') {
+    const { url, option: schema } = takeParameter(accountsStore, 'schema');
+    const options = { connectionString: url, maxConnections: 4, ...(schema ? { schema } : {}) };
+    accounts = createPostgresAccountStore(options);
+    usage = createPostgresUsageStore({ ...options, maxConnections: 2 });
+  } else {
+    const path = accountsStore.replace(/^sqlite:(\/\/)?/i, '');
+    accounts = createSqliteAccountStore({ path });
+    usage = createSqliteUsageStore({ path });
+  }
+  const recorder = createUsageRecorder(usage, {
+    onError: (error) => logger?.warn({ err: error }, 'console: usage records not written yet; retrying'),
+  });
+  return {
+    accounts,
+    usage,
+    recorder,
+    description: redact(accountsStore),
+    async close() {
+      await recorder.close();
+      await accounts.close?.();
+      await usage.close?.();
+    },
+  };
+}
+
+/** What `serve` needs to run the console: the key store wrapper before the engine, the console after it. */
+export interface ServeConsole {
+  readonly settings: ConsoleSettings;
+  readonly stores: ConsoleStores;
+  /** Wraps the engine's key store (suspensions, playground keys). */
+  wrapKeys(keys: KeyStore): ConsoleKeyStore;
+  /** Creates the console on the engine. */
+  start(engine: SearchEngine, logger: Logger): Console;
+}
+
+/** Opens the console's stores for `serve`, or returns `null` with `--no-console`. */
+export function prepareServeConsole(
+  flags: ConsoleFlags,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): ServeConsole | null {
+  const settings = resolveConsoleSettings(flags, env);
+  if (!settings.enabled) return null;
+  // Opened on first use, after the key and credit stores: `serve` tells a first start by the SQLite
+  // file not existing yet, and the console's tables live in the same file.
+  let opened: ConsoleStores | undefined;
+  const stores = () => (opened ??= openConsoleStores(settings.accountsStore, logger));
+  return {
+    settings,
+    get stores() {
+      return stores();
+    },
+    wrapKeys: (keys) => withConsoleKeys(keys, stores().accounts),
+    start: (engine, log) =>
+      createConsole({
+        engine,
+        accounts: stores().accounts,
+        usage: stores().usage,
+        recorder: stores().recorder,
+        signup: settings.signup,
+        signupDomains: settings.signupDomains,
+        trustProxy: settings.trustProxy,
+        logger: log,
+      }),
+  };
+}
+
+/**
+ * At a start without an operator (local SQLite only: on a shared database several instances start at
+ * once), writes a one-time operator setup link to `<data-dir>/operator-setup-link.txt` (mode 0600) and
+ * shows it on a terminal; otherwise prints where it is.
+ */
+export async function offerOperatorSetup(
+  serveConsole: ServeConsole,
+  app: Console,
+  baseUrl: string,
+  dataDir: string,
+  logger: Logger,
+): Promise<void> {
+  if (!serveConsole.settings.local || (await serveConsole.stores.accounts.hasOperator())) return;
+  const link = `${baseUrl}${await app.createSetupLink()}`;
+  const file = join(dataDir, 'operator-setup-link.txt');
+  writeFileSync(file, `${link}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  logger.info({ file }, 'console: no operator yet; wrote a one-time operator setup link');
+  if (process.stderr.isTTY) {
+    process.stderr.write(
+      `\n┌ No operator yet. Open this one-time link (24 h) to become the instance operator:\n│ ${link}\n└ (also in ${file})\n\n`,
+    );
+  } else {
+    process.stderr.write(`No operator yet: a one-time operator setup link is in ${file}\n`);
+  }
+}
+
+/** Registers `citewise console …`: the operator's commands. */
+export function registerConsoleCommand(program: Command): void {
+  const command = program
+    .command('console')
+    .description('Operate the console: organizations, credits, suspensions, maintenance, the operator.');
+  const withStores = (sub: Command) =>
+    sub
+      .option('--data-dir <dir>', 'data directory (default: .citewise)')
+      .option('--store <url>', 'where keys and credits live (as for serve)')
+      .option('--accounts-store <url>', 'where console accounts live (as for serve)');
+
+  withStores(command.command('orgs').description('List organizations with members, credits and status.'))
+    .option('--json', 'print JSON')
+    .action(async (flags: ConsoleFlags & { json?: boolean }) =>
+      run(flags, async ({ accounts, credits }) => {
+        const rows = await Promise.all(
+          (await accounts.listOrganizations()).map(async (o) => ({
+            id: o.id,
+            name: o.name,
+            members: (await accounts.listMembers(o.id)).length,
+            credits: await credits.balance(o.id),
+            status: o.suspendedAt ? 'suspended' : 'active',
+          })),
+        );
+        if (flags.json) console.log(JSON.stringify(rows, null, 2));
+        else if (rows.length === 0) console.log('No organizations.');
+        else
+          for (const r of rows)
+            console.log([r.id, r.status, `${r.credits} credits`, `${r.members} members`, r.name].join('  '));
+      }),
+    );
+
+  withStores(
+    command.command('grant').description('Grant credits to an organization (recorded in its ledger).'),
+  )
+    .argument('<organization>', 'organization id (see `console orgs`)')
+    .argument('<n>', 'credits to add', positiveInteger)
+    .action(async (organization: string, amount: number, flags: ConsoleFlags) =>
+      run(flags, async ({ accounts, credits, stores }) => {
+        if (!(await accounts.getOrganization(organization)))
+          throw new Error(`no organization ${organization}`);
+        const balance = await credits.grant(organization, amount);
+        stores.recorder.record({
+          at: Date.now(),
+          accountId: organization,
+          keyId: null,
+          kind: 'grant',
+          credits: amount,
+          note: 'granted by the operator (CLI)',
+        });
+        console.log(`Granted ${amount} credits to ${organization}; available: ${balance}.`);
+      }),
+    );
+
+  for (const [name, suspend] of [
+    ['suspend', true],
+    ['reactivate', false],
+  ] as const) {
+    withStores(
+      command
+        .command(name)
+        .description(
+          suspend
+            ? 'Suspend an organization: its keys answer 401 (within 5 s on running instances).'
+            : 'Reactivate a suspended organization.',
+        ),
+    )
+      .argument('<organization>', 'organization id')
+      .action(async (organization: string, flags: ConsoleFlags) =>
+        run(flags, async ({ accounts }) => {
+          if (!(await accounts.setSuspended(organization, suspend)))
+            throw new Error(`no organization ${organization}`);
+          console.log(`${suspend ? 'Suspended' : 'Reactivated'} ${organization}.`);
+        }),
+      );
+  }
+
+  withStores(
+    command
+      .command('maintenance')
+      .description('Switch maintenance mode of every instance (503 on /v1 within 5 s).'),
+  )
+    .argument('<state>', 'on or off', (value: string) => {
+      if (value !== 'on' && value !== 'off') throw new InvalidArgumentError('give on or off');
+      return value;
+    })
+    .action(async (state: 'on' | 'off', flags: ConsoleFlags) =>
+      run(flags, async ({ accounts }) => {
+        await accounts.setSetting('maintenance', state);
+        console.log(`Maintenance ${state}.`);
+      }),
+    );
+
+  withStores(command.command('operator').description('Make an existing console user the instance operator.'))
+    .argument('<email>', 'the email the user signed up with')
+    .option('--remove', 'take the operator role away instead')
+    .action(async (email: string, flags: ConsoleFlags & { remove?: boolean }) =>
+      run(flags, async ({ accounts }) => {
+        const user = await accounts.findUserByEmail(email);
+        if (!user)
+          throw new Error(
+            `no console user ${email}: sign up first, or use \`citewise console operator-link\``,
+          );
+        await accounts.setOperator(user.id, !flags.remove);
+        console.log(`${user.email} is ${flags.remove ? 'no longer' : 'now'} the operator.`);
+      }),
+    );
+
+  withStores(
+    command
+      .command('operator-link')
+      .description('Print a one-time link (24 h) that makes whoever opens it the operator.'),
+  )
+    .option('--public-url <url>', 'base URL of the service (default: http://127.0.0.1:8787)')
+    .action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
+      run(flags, async ({ app }) => {
+        const base = (flags.publicUrl ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+        console.log(`${base}${await app.createSetupLink()}`);
+      }),
+    );
+}
+
+interface Opened {
+  readonly accounts: AccountStore;
+  readonly credits: CreditStore;
+  readonly stores: ConsoleStores;
+  readonly app: Console;
+}
+
+async function run(flags: ConsoleFlags, work: (opened: Opened) => Promise<void>): Promise<void> {
+  const env = process.env;
+  const settings = resolveConsoleSettings({ ...flags, console: true }, env);
+  const dataDir = resolveDataDir(flags.dataDir, env);
+  const core = openCliStores({ dataDir, store: resolveStore(flags.store, env) });
+  const stores = openConsoleStores(settings.accountsStore);
+  try {
+    const { createSearchEngine } = await import('../engine.ts');
+    const engine = createSearchEngine({
+      keys: withConsoleKeys(core.keys, stores.accounts),
+      credits: core.credits,
+      rateLimiter: false,
+      fetcher: false,
+      extractor: false,
+    });
+    const app = createConsole({
+      engine,
+      accounts: stores.accounts,
+      usage: stores.usage,
+      recorder: stores.recorder,
+      settingsPollMs: 3_600_000,
+    });
+    await work({ accounts: stores.accounts, credits: core.credits, stores, app });
+    await app.close();
+  } finally {
+    await stores.close();
+    await core.close();
+  }
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
+    throw new InvalidArgumentError('must be a positive whole number');
+  }
+  return parsed;
+}

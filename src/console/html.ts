@@ -1,0 +1,41 @@
+/** Server-rendered HTML with escaping by default: every interpolated value is text unless it is `Html`. */
+
+/** Markup that is already safe (built by {@link html}). */
+export class Html {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML content and quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+type Value = Html | string | number | boolean | null | undefined | readonly Value[];
+
+function render(value: Value): string {
+  if (value === null || value === undefined || value === false || value === true) return '';
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return (value as readonly Value[]).map(render).join('');
+  return escapeHtml(String(value));
+}
+
+/** Tagged template: `html\`<p>${text}</p>\`` escapes `text`; nested `html` results are kept as markup. */
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((value, i) => (out += render(value) + strings[i + 1]!));
+  return new Html(out);
+}

@@ -1,0 +1,37 @@
+/**
+ * `citewise/console`: sign-up, organizations and members, API keys, usage and credits, a playground and
+ * the operator's page, served next to `/v1` (see docs/console.md).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createSearchEngine } from 'citewise';
+ * import { createNodeHandler } from 'citewise/node';
+ * import { createSqliteStores } from 'citewise/sqlite';
+ * import {
+ *   createConsole, createConsoleNodeHandler, createSqliteAccountStore, createSqliteUsageStore,
+ *   createUsageRecorder, withConsoleKeys,
+ * } from 'citewise/console';
+ *
+ * const stores = createSqliteStores({ path: '.citewise/citewise.db' });
+ * const accounts = createSqliteAccountStore({ database: stores.database });
+ * const usage = createSqliteUsageStore({ database: stores.database });
+ * const recorder = createUsageRecorder(usage);
+ * const engine = createSearchEngine({
+ *   keys: withConsoleKeys(stores.keys, accounts), credits: stores.credits, usage: recorder,
+ * });
+ * const console = createConsole({ engine, accounts, usage, recorder });
+ * const api = createNodeHandler(engine);
+ * const ui = createConsoleNodeHandler(console);
+ * createServer((req, res) => ui(req, res, () => api(req, res))).listen(8787);
+ * ```
+ */
+export { createConsole } from './app.ts';
+export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy } from './app.ts';
+export { createConsoleNodeHandler, createConsoleFetchHandler } from './adapters.ts';
+export type { ConsoleAdapterOptions } from './adapters.ts';
+export { withConsoleKeys, isConsoleKeyStore } from './keys.ts';
+export type { ConsoleKeyStore, ConsoleKeysOptions } from './keys.ts';
+export { PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
+export { CONTENT_SECURITY_POLICY } from './security.ts';
+export * from '../stores/accounts/index.ts';

@@ -1,0 +1,100 @@
+/**
+ * Batches usage records so that recording never slows a search: `recordSearch` only appends to an array;
+ * a timer (or a full batch) writes them to the {@link UsageStore} in one transaction.
+ */
+import type { SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
+
+/** Options of {@link createUsageRecorder}. */
+export interface UsageRecorderOptions {
+  /** Longest time a record waits before it is written, in ms. @default 1_000 */
+  readonly flushIntervalMs?: number;
+  /** A batch this large is written at once. @default 500 */
+  readonly maxBatch?: number;
+  /** Records kept while the store cannot be written (oldest dropped past this). @default 100_000 */
+  readonly maxPending?: number;
+  /** Told when a batch could not be written (it is retried with the next flush). @default ignore */
+  readonly onError?: (error: unknown) => void;
+  /** Clock in epoch ms. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** A {@link UsageRecorder} that writes in batches; also records grants. */
+export interface BatchingUsageRecorder extends UsageRecorder {
+  /** Queues any usage record (e.g. a grant made by the console). */
+  record(record: UsageRecord): void;
+  /** Writes everything queued now (pages call it before they read usage). */
+  flush(): Promise<void>;
+  /** Flushes and stops the timer. */
+  close(): Promise<void>;
+}
+
+/** Creates a batching recorder writing to `store`. */
+export function createUsageRecorder(
+  store: UsageStore,
+  options: UsageRecorderOptions = {},
+): BatchingUsageRecorder {
+  const flushIntervalMs = options.flushIntervalMs ?? 1_000;
+  const maxBatch = options.maxBatch ?? 500;
+  const maxPending = options.maxPending ?? 100_000;
+  if (!Number.isSafeInteger(flushIntervalMs) || flushIntervalMs < 1)
+    throw new RangeError('flushIntervalMs must be a positive integer');
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
+    throw new RangeError('maxBatch must be a positive integer');
+  if (!Number.isSafeInteger(maxPending) || maxPending < maxBatch)
+    throw new RangeError('maxPending must be an integer ≥ maxBatch');
+  const now = options.now ?? Date.now;
+  let pending: UsageRecord[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+
+  function schedule(): void {
+    if (pending.length >= maxBatch) void flush();
+    else timer ??= setTimeout(() => void flush(), flushIntervalMs).unref();
+  }
+
+  function record(usage: UsageRecord): void {
+    pending.push(usage);
+    if (pending.length > maxPending) pending.splice(0, pending.length - maxPending);
+    schedule();
+  }
+
+  function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    // Writes run one after another, in order.
+    writing = writing.then(async () => {
+      while (pending.length > 0) {
+        const batch = pending.slice(0, maxBatch);
+        try {
+          await store.append(batch);
+        } catch (error) {
+          options.onError?.(error);
+          timer ??= setTimeout(() => void flush(), flushIntervalMs).unref();
+          return;
+        }
+        pending = pending.slice(batch.length);
+      }
+    });
+    return writing;
+  }
+
+  return {
+    recordSearch(usage: SearchUsage) {
+      record({
+        at: now(),
+        accountId: usage.accountId,
+        keyId: usage.keyId,
+        kind: usage.kind,
+        credits: usage.credits,
+        note: null,
+      });
+    },
+    record,
+    flush,
+    async close() {
+      await flush();
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

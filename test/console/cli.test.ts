@@ -1,0 +1,81 @@
+/** The console's settings of `serve`, `--no-console`, and the console options in `--help`. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveConsoleSettings } from '../../src/cli/console-command.ts';
+import { runCli, startServe } from '../support/cli.ts';
+
+describe('console settings', () => {
+  it('resolves flags over environment variables, with defaults', () => {
+    const defaults = resolveConsoleSettings({ dataDir: '/tmp/cw' }, {});
+    expect(defaults).toEqual({
+      enabled: true,
+      signup: 'open',
+      signupDomains: [],
+      trustProxy: false,
+      accountsStore: 'sqlite:/tmp/cw/citewise.db',
+      local: true,
+    });
+    const fromEnv = resolveConsoleSettings(
+      { dataDir: '/tmp/cw' },
+      {
+        CITEWISE_CONSOLE: 'false',
+        CITEWISE_SIGNUP: 'invite-only',
+        CITEWISE_SIGNUP_DOMAINS: 'Example.com, @example.org',
+        CITEWISE_TRUST_PROXY: 'true',
+        CITEWISE_STORE: 'postgres://u:p@127.0.0.1/db',
+      },
+    );
+    expect(fromEnv).toMatchObject({
+      enabled: false,
+      signup: 'invite-only',
+      signupDomains: ['example.com', 'example.org'],
+      trustProxy: true,
+      accountsStore: 'postgres://u:p@127.0.0.1/db',
+      local: false,
+    });
+    expect(
+      resolveConsoleSettings({ signup: 'open', dataDir: '/d' }, { CITEWISE_SIGNUP: 'invite-only' }).signup,
+    ).toBe('open');
+    // Redis keeps no accounts: they go to SQLite in the data dir unless --accounts-store says otherwise.
+    expect(resolveConsoleSettings({ store: 'redis://127.0.0.1:6379', dataDir: '/d' }, {}).accountsStore).toBe(
+      'sqlite:/d/citewise.db',
+    );
+    expect(() => resolveConsoleSettings({ signup: 'closed', dataDir: '/d' }, {})).toThrow(
+      /open or invite-only/,
+    );
+    expect(() => resolveConsoleSettings({ signupDomains: 'not a domain', dataDir: '/d' }, {})).toThrow(
+      /not a domain/,
+    );
+    expect(() => resolveConsoleSettings({ accountsStore: 'redis://x', dataDir: '/d' }, {})).toThrow(
+      /sqlite:PATH or postgres/,
+    );
+  });
+
+  it('serve --no-console serves no console page', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-no-console-'));
+    const serve = await startServe(['--no-console', '--data-dir', dataDir]);
+    try {
+      const response = await fetch(`${serve.baseUrl}/sign-in`);
+      expect(response.status).toBe(404);
+      expect(serve.output()).not.toContain('operator-setup-link');
+    } finally {
+      await serve.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the console options in serve --help', async () => {
+    const help = await runCli(['serve', '--help']);
+    for (const flag of [
+      '--no-console',
+      '--signup <policy>',
+      '--signup-domains',
+      '--trust-proxy',
+      '--accounts-store',
+    ]) {
+      expect(help.stdout).toContain(flag);
+    }
+  });
+});
