@@ -10,6 +10,9 @@ import type { ExtractTaskPayload } from './worker.ts';
 /** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
+/** Time limit per page of {@link createContentExtractor} when `timeoutMs` is not given. */
+export const DEFAULT_EXTRACTION_TIMEOUT_MS = 10_000;
+
 /** Options of {@link createContentExtractor}. */
 export interface ContentExtractorOptions {
   /**
@@ -42,7 +45,7 @@ function checkPositiveInteger(name: string, value: number, minimum: number): voi
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
   const workers = options.workers ?? Math.min(2, availableParallelism());
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EXTRACTION_TIMEOUT_MS;
   const maxInputBytes = options.maxInputBytes ?? 10 * 1024 * 1024;
   checkPositiveInteger('workers', workers, 0);
   checkPositiveInteger('timeoutMs', timeoutMs, 1);

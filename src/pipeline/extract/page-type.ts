@@ -1,0 +1,121 @@
+/**
+ * Page-type detection. The strongest extractors classify a page before extracting it, because a forum
+ * thread, a product page or a category listing keeps its content in different places than an article.
+ * The rules read only general signals: schema.org types (JSON-LD and microdata), `og:type`, the URL path,
+ * and DOM shapes (posts, code blocks, repeated cards, prices). No site is named.
+ */
+
+/** The kinds of page the extractor tells apart (the seven page types of the WCXB benchmark). */
+export const PAGE_TYPES = [
+  'article',
+  'documentation',
+  'service',
+  'forum',
+  'collection',
+  'listing',
+  'product',
+] as const;
+
+/** What a page is: each type has its own extraction profile. */
+export type PageType = (typeof PAGE_TYPES)[number];
+
+/** Signals read from the page before anything is removed. */
+export interface PageSignals {
+  /** schema.org types found in JSON-LD and `itemtype` microdata. */
+  readonly schemaTypes: ReadonlySet<string>;
+  /** `og:type`, lower-cased. */
+  readonly ogType?: string;
+}
+
+const FORUM_TYPES = ['DiscussionForumPosting', 'QAPage', 'SocialMediaPosting'];
+const ARTICLE_TYPES = [
+  'Article',
+  'NewsArticle',
+  'BlogPosting',
+  'Report',
+  'ScholarlyArticle',
+  'LiveBlogPosting',
+];
+const DOC_TYPES = ['TechArticle', 'APIReference'];
+const COLLECTION_TYPES = ['CollectionPage', 'ItemList', 'OfferCatalog', 'SearchResultsPage'];
+
+const URL_RULES: readonly (readonly [PageType, RegExp])[] = [
+  [
+    'forum',
+    /\/(?:t|threads?|topics?|forums?|discussions?|questions|community|communities|comments|viewtopic(?:\.php)?|showthread(?:\.php)?|r\/[^/]+\/comments)(?:\/|$|\.|\?)/i,
+  ],
+  [
+    'documentation',
+    /(?:^|\/)(?:docs?|documentation|manual|reference|api|apis|sdk|guides?|tutorials?|handbook|learn|developer|developers|man)(?:\/|$)|\/(?:stable|latest|master|main|en-us\/docs)\/|readthedocs|\.html?$(?=.*\/(?:lib|library|api)\/)/i,
+  ],
+  ['product', /\/(?:products?|p|dp|pdp|item|items|ip|sku|buy|shop\/p)\/[^/]+/i],
+  [
+    'collection',
+    /\/(?:collections?|categor(?:y|ies)|c|shop|store|department|brands?|catalog|browse|s)(?:\/|$)|\/sb0\//i,
+  ],
+  [
+    'listing',
+    /\/(?:tags?|topics?|archives?|issues|news|blog|page\/\d+|search|results|schedule|events|jobs|latest)\/?$/i,
+  ],
+  [
+    'service',
+    /\/(?:services?|solutions?|features?|pricing|plans|consulting|agency|what-we-do|industries)(?:\/|$)/i,
+  ],
+];
+
+function has(types: ReadonlySet<string>, wanted: readonly string[]): boolean {
+  return wanted.some((type) => types.has(type));
+}
+
+function countMatching(document: Document, selector: string): number {
+  return document.querySelectorAll(selector).length;
+}
+
+const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
+
+/**
+ * Classifies a page. Structured data wins when it is unambiguous, then the URL path, then the DOM;
+ * anything else is an article (the profile that suits most pages).
+ */
+export function detectPageType(document: Document, url: string, signals: PageSignals): PageType {
+  const types = signals.schemaTypes;
+  const body = document.body;
+  if (!body) return 'article';
+  const isArticleMarked = has(types, ARTICLE_TYPES) || signals.ogType === 'article';
+  if (has(types, FORUM_TYPES)) return 'forum';
+  if (has(types, DOC_TYPES)) return 'documentation';
+  if ((types.has('Product') || signals.ogType === 'product') && !isArticleMarked) {
+    // A category page often lists Products too; one product page has one buy button, not dozens of prices.
+    return countPrices(body) > 12 ? 'collection' : 'product';
+  }
+  if (has(types, COLLECTION_TYPES) && !isArticleMarked) return 'collection';
+  if (signals.ogType === 'product.group') return 'collection';
+
+  let path = '';
+  try {
+    const parsed = new URL(url);
+    path = `${parsed.hostname.startsWith('docs.') || parsed.hostname.startsWith('developer.') ? '/docs' : ''}${parsed.pathname}`;
+  } catch {
+    path = '';
+  }
+  const byUrl = URL_RULES.find(([, pattern]) => pattern.test(path))?.[0];
+  const codeBlocks = countMatching(document, 'pre');
+  const posts = countMatching(
+    document,
+    '[itemtype*="Comment" i], [itemtype*="DiscussionForumPosting" i], [class*="post-body" i], [class*="postbody" i], [class*="message-body" i], [class*="topic-post" i], [id^="post-" i], [data-post-id]',
+  );
+  if (byUrl === 'forum' && (posts >= 2 || !isArticleMarked)) return 'forum';
+  if (posts >= 4 && !isArticleMarked) return 'forum';
+  if (byUrl === 'documentation' && !signals.ogType?.startsWith('article')) return 'documentation';
+  if (codeBlocks >= 3 && !isArticleMarked) return 'documentation';
+  if (byUrl === 'product' && !isArticleMarked) return countPrices(body) > 12 ? 'collection' : 'product';
+  if (byUrl === 'collection' && !isArticleMarked) return 'collection';
+  if (byUrl === 'listing' && !isArticleMarked) return 'listing';
+  if (byUrl === 'service' && !isArticleMarked) return 'service';
+  if (isArticleMarked) return 'article';
+  return 'article';
+}
+
+function countPrices(body: Element): number {
+  return ((body.textContent ?? '').match(PRICE) ?? []).length;
+}
