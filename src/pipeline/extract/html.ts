@@ -7,7 +7,7 @@ import { Readability } from '@mozilla/readability';
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeNeverRendered } from './hidden.ts';
-import { mainAreaContent } from './main-area.ts';
+import { mainAreaContent, mainAreaLength } from './main-area.ts';
 import { detectPageType, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
@@ -33,6 +33,15 @@ export interface HtmlExtractOptions {
 
 /** Fewer characters than this from Readability counts as "found nothing" and triggers the fallback. */
 const MIN_ARTICLE_CHARACTERS = 140;
+
+/** Readability's article holding less than this share of the main area's text is a wrong pick. */
+const MIN_ARTICLE_SHARE = 0.05;
+/** The share check applies only to pages with at least this much main-area text. */
+const MIN_MAIN_AREA_FOR_CHECK = 1500;
+
+function visibleLength(element: Element): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+}
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
 const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
@@ -126,16 +135,28 @@ export async function extractHtml(
     let root: Element | null;
     if (pageType === 'article') {
       for (const element of Array.from(document.querySelectorAll(NEVER_ARTICLE))) element.remove();
+      // How much text the page's main area has, to check Readability's choice against (measured only:
+      // pruning chrome before Readability changes which container it picks, for the worse on news pages).
+      const mainLength = mainAreaLength(document);
       lap('prune');
       article = runReadability(document);
       root = article?.content ?? null;
       lap('readability');
-      if (!root || (root.textContent ?? '').trim().length < MIN_ARTICLE_CHARACTERS) {
-        // Readability consumed the document; the rare fallback re-parses rather than every page cloning it.
+      const articleLength = root ? visibleLength(root) : 0;
+      if (
+        articleLength < MIN_ARTICLE_CHARACTERS ||
+        (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength)
+      ) {
+        // Readability kept nothing or a small wrong block (a promo, a caption). It consumed the document, so
+        // this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);
         disposers.push(() => fresh.dispose());
         removeHiddenContent(fresh.document);
-        root = mainAreaContent(fresh.document, pageType) ?? root;
+        const fallback = mainAreaContent(fresh.document, pageType);
+        if (fallback) {
+          root = fallback;
+          article = null;
+        }
         lap('fallback');
       }
     } else {

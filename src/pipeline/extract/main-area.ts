@@ -28,6 +28,9 @@ const CHROME_SELECTOR = [
   '[role="tablist"]',
 ].join(', ');
 
+/** Elements that mark the content itself; a block holding one is never removed on a hint. */
+const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
+
 /** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
 const STRONG_HINT =
   /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
@@ -96,7 +99,8 @@ function removeByHints(root: Element, pageType: PageType): void {
     if (hint.trim() === '') continue;
     const length = normalizedLength(element);
     const share = length / total;
-    if (share > 0.4) continue;
+    // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
+    if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
     if (STRONG_HINT.test(hint)) {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
@@ -144,6 +148,25 @@ function removeLinkLists(root: Element): void {
     const items = list.children.length;
     if (items >= 3 && linkDensity(list) > 0.8 && normalizedLength(list) / items < 60) list.remove();
   }
+}
+
+/** Chrome landmarks measured by {@link mainAreaLength}. */
+const LANDMARKS =
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+
+/**
+ * Text length of the page's main region minus its landmarks (navigation, header, footer, asides, forms),
+ * without changing the document: a cheap estimate of how much content the page has.
+ */
+export function mainAreaLength(document: Document): number {
+  const body = document.body;
+  if (!body) return 0;
+  const region = mainRegion(body);
+  let length = normalizedLength(region);
+  for (const landmark of Array.from(region.querySelectorAll(LANDMARKS))) {
+    if (!landmark.parentElement?.closest(LANDMARKS)) length -= normalizedLength(landmark);
+  }
+  return Math.max(0, length);
 }
 
 /**
