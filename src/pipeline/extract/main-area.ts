@@ -169,6 +169,28 @@ export function mainAreaLength(document: Document): number {
   return Math.max(0, length);
 }
 
+/** Headings of recommendation carousels on product pages ("Customers also bought", "You may also like"). */
+const RECOMMENDATION_HEADING =
+  /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
+
+/** On product pages, a carousel of other products under a recommendation heading is not this product. */
+function removeRecommendations(root: Element): void {
+  const total = Math.max(1, normalizedLength(root));
+  for (const heading of Array.from(
+    root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="heading" i]'),
+  )) {
+    if (!root.contains(heading)) continue;
+    const text = normalizedLength(heading);
+    if (text === 0 || text > 80 || !RECOMMENDATION_HEADING.test(heading.textContent ?? '')) continue;
+    // The carousel is the smallest ancestor that holds more than its heading.
+    let block: Element = heading;
+    while (block.parentElement && block.parentElement !== root && normalizedLength(block) < text + 40) {
+      block = block.parentElement;
+    }
+    if (normalizedLength(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) block.remove();
+  }
+}
+
 /**
  * The main content of a non-article page: its main region (a detached subtree of `document`) without
  * chrome. The document must already be free of scripts, styles and hidden elements.
@@ -182,5 +204,6 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
+  if (pageType === 'product') removeRecommendations(root);
   return normalizedLength(root) === 0 ? null : root;
 }

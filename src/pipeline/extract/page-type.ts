@@ -25,6 +25,8 @@ export interface PageSignals {
   readonly schemaTypes: ReadonlySet<string>;
   /** `og:type`, lower-cased. */
   readonly ogType?: string;
+  /** A publication date found in the markup: articles have one, service and listing pages rarely do. */
+  readonly publishedAt?: string;
 }
 
 const FORUM_TYPES = ['DiscussionForumPosting', 'QAPage', 'SocialMediaPosting'];
@@ -110,10 +112,52 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (codeBlocks >= 3 && !isArticleMarked) return 'documentation';
   if (byUrl === 'product' && !isArticleMarked) return countPrices(body) > 12 ? 'collection' : 'product';
   if (byUrl === 'collection' && !isArticleMarked) return 'collection';
-  if (byUrl === 'listing' && !isArticleMarked) return 'listing';
-  if (byUrl === 'service' && !isArticleMarked) return 'service';
-  if (isArticleMarked) return 'article';
+  if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
+  const shape = measureShape(body);
+  // Repeated cards: many headings that are links (titles of other pages), or many prices.
+  if (shape.linkedHeadings >= 6 && shape.linkedHeadings >= 0.5 * shape.headings) {
+    return shape.prices >= 6 ? 'collection' : 'listing';
+  }
+  if (shape.prices >= 10) return 'collection';
+  if (byUrl === 'listing') return 'listing';
+  if (byUrl === 'service') return 'service';
+  if (signals.publishedAt) return 'article';
+  // A landing page: many short sections under their own headings and little running prose.
+  const isHome = /^\/?(?:[a-z]{2}(?:-[a-z]{2})?\/?)?$/i.test(path);
+  if (
+    (shape.headings >= 5 && shape.proseCharacters < 120 * shape.headings) ||
+    (isHome && shape.headings >= 3)
+  ) {
+    return 'service';
+  }
   return 'article';
+}
+
+/** Counts that tell a landing page, a list of cards and an article apart. */
+interface PageShape {
+  /** `h2`–`h4` headings. */
+  readonly headings: number;
+  /** Headings that are (or hold) a link: titles of cards leading to other pages. */
+  readonly linkedHeadings: number;
+  /** Characters in paragraphs of running prose (`<p>` of at least 80 characters). */
+  readonly proseCharacters: number;
+  /** Prices in the page text. */
+  readonly prices: number;
+}
+
+function measureShape(body: Element): PageShape {
+  let headings = 0;
+  let linkedHeadings = 0;
+  for (const heading of Array.from(body.querySelectorAll('h2, h3, h4'))) {
+    headings++;
+    if (heading.querySelector('a[href]') || heading.closest('a[href]')) linkedHeadings++;
+  }
+  let proseCharacters = 0;
+  for (const paragraph of Array.from(body.getElementsByTagName('p'))) {
+    const length = (paragraph.textContent ?? '').trim().length;
+    if (length >= 80) proseCharacters += length;
+  }
+  return { headings, linkedHeadings, proseCharacters, prices: countPrices(body) };
 }
 
 function countPrices(body: Element): number {
