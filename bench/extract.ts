@@ -9,7 +9,7 @@
  * interleaved page by page in one process, so load on a shared machine hits both alike.
  *
  *   node bench/extract.ts [--data DIR] [--sets wcxb,articles] [--every N] [--variants ours,baseline]
- *                         [--profile] [--pool WORKERS] [--dump FILE.json]
+ *                         [--profile [--pool WORKERS]] [--dump FILE.json]
  *
  * The datasets folder comes from --data, else CITEWISE_DATASETS, else ../shared/datasets beside the checkout.
  */
@@ -128,30 +128,38 @@ function quantile(sorted: readonly number[], q: number): number {
 interface Run {
   readonly outputs: (ExtractedContent | null)[][];
   readonly times: number[][];
-  readonly heap: number[];
 }
 
-/** Every variant on each page in turn; heap after GC at the start and after each quarter of the pages. */
+/**
+ * What scoring needs, as fresh strings: attribute values and titles can be slices of the page's whole
+ * HTML, and keeping them would keep every page in memory.
+ */
+function compact(output: ExtractedContent | null): ExtractedContent | null {
+  if (!output) return null;
+  const { url, title, text, byline, publishedAt, pageType } = output;
+  return JSON.parse(
+    JSON.stringify({ url, title, text, markdown: '', byline, publishedAt, pageType }),
+  ) as ExtractedContent;
+}
+
+/** Every variant on each page in turn. */
 async function runInterleaved(pages: readonly Page[]): Promise<Run> {
   for (const variant of variants) await variant.run(pages[0]!); // warm-up (module loading, JIT); not counted
   const outputs = variants.map(() => [] as (ExtractedContent | null)[]);
   const times = variants.map(() => [] as number[]);
-  const heap = [heapMiB()];
-  const quarter = Math.max(1, Math.ceil(pages.length / 4));
   for (const [index, page] of pages.entries()) {
     for (const [v, variant] of variants.entries()) {
       const start = performance.now();
       const output = await variant.run(page);
       times[v]!.push(performance.now() - start);
-      outputs[v]!.push(output);
+      outputs[v]!.push(compact(output));
     }
     if ((index + 1) % 100 === 0) process.stderr.write(`  ${index + 1}/${pages.length}\r`);
-    if ((index + 1) % quarter === 0 || index === pages.length - 1) heap.push(heapMiB());
   }
-  return { outputs, times, heap };
+  return { outputs, times };
 }
 
-function speedTable(run: Run, pageCount: number): void {
+function speedTable(run: Run): void {
   const baselineIndex = variants.findIndex((variant) => variant.name === 'baseline');
   const baselineTotal = baselineIndex >= 0 ? run.times[baselineIndex]!.reduce((a, b) => a + b, 0) : 0;
   console.log(
@@ -171,9 +179,6 @@ function speedTable(run: Run, pageCount: number): void {
       `| ${variant.label} | ${ms1(quantile(sorted, 0.5))} | ${ms1(quantile(sorted, 0.9))} | ${ms1(sorted.at(-1) ?? 0)} | ${Math.round(total)} | ${variant.name === 'baseline' ? '1.000' : ratio} | ${over} |`,
     );
   }
-  console.log(
-    `\nHeap after GC (MiB) at start and after each quarter of the ${pageCount} pages: ${run.heap.map((h) => h.toFixed(0)).join(' → ')}`,
-  );
 }
 
 const dump: Record<string, unknown> = {};
@@ -252,7 +257,7 @@ async function benchWcxb(dir: string): Promise<void> {
     (o) => o.publishedAt?.slice(0, 10),
     (a, b) => a === b,
   );
-  speedTable(run, pages.length);
+  speedTable(run);
   dump.wcxb = pages.map((page, i) => ({
     id: page.id,
     type: page.pageType,
@@ -278,18 +283,22 @@ async function benchArticles(dir: string): Promise<void> {
       `| ${variant.label} | ${f3(score.f1)} | ${f3(score.precision)} | ${f3(score.recall)} | ${f3(score.accuracy)} | ${nulls} |`,
     );
   }
-  speedTable(run, pages.length);
+  speedTable(run);
 }
 
 /** Time per stage of our HTML path, summed over the pages (run apart from the timed comparison). */
 async function profile(pages: readonly Page[]): Promise<void> {
   const totals: StageTimes = {};
-  for (const page of pages) {
+  const heap = [heapMiB()];
+  const quarter = Math.max(1, Math.ceil(pages.length / 4));
+  for (const [index, page] of pages.entries()) {
+    if (index > 0 && index % quarter === 0) heap.push(heapMiB());
     const start = performance.now();
     const html = decodeBytes(page.html, { sniffMeta: true }).text;
     totals.decode = (totals.decode ?? 0) + performance.now() - start;
     await extractHtml(html, { url: page.url, stageTimes: totals });
   }
+  heap.push(heapMiB());
   const all = Object.values(totals).reduce((a, b) => a + b, 0);
   console.log(`\nProfile of ${pages.length} pages (time per stage of our extractor, summed):\n`);
   console.log('| stage | total ms | share | ms per page |');
@@ -297,6 +306,9 @@ async function profile(pages: readonly Page[]): Promise<void> {
   for (const [stage, total] of Object.entries(totals).sort((a, b) => b[1] - a[1])) {
     console.log(`| ${stage} | ${Math.round(total)} | ${pct(total, all)} | ${ms1(total / pages.length)} |`);
   }
+  console.log(
+    `\nMemory in the same pass (nothing kept between pages): heap after GC at the start and after each quarter: ${heap.map((h) => `${h.toFixed(0)} MiB`).join(' → ')}`,
+  );
 }
 
 async function pool(pages: readonly Page[], workers: number): Promise<void> {
@@ -320,20 +332,25 @@ async function pool(pages: readonly Page[], workers: number): Promise<void> {
   );
 }
 
-let profiled: Page[] = [];
+// The profile runs first, on its own, so that its memory line is not inflated by the comparison's baseline.
+if (values.profile) {
+  const source = sets.has('wcxb')
+    ? datasetDir(datasets.dir, 'wcxb-dev')
+    : datasetDir(datasets.dir, 'article-extraction-benchmark');
+  if ('error' in source) fail(source.error);
+  const pages: Page[] = sets.has('wcxb') ? loadWcxbPages(source.dir, every) : loadBenchmarkPages(source.dir);
+  await profile(pages);
+  const workers = Number(values.pool);
+  if (workers > 0) await pool(pages, workers);
+}
 if (sets.has('wcxb')) {
   const wcxb = datasetDir(datasets.dir, 'wcxb-dev');
   if ('error' in wcxb) fail(wcxb.error);
   await benchWcxb(wcxb.dir);
-  if (values.profile) profiled = loadWcxbPages(wcxb.dir, every);
 }
 if (sets.has('articles')) {
   const articles = datasetDir(datasets.dir, 'article-extraction-benchmark');
   if ('error' in articles) fail(articles.error);
   await benchArticles(articles.dir);
-  if (values.profile && profiled.length === 0) profiled = loadBenchmarkPages(articles.dir);
 }
-if (values.profile && profiled.length > 0) await profile(profiled);
-const workers = Number(values.pool);
-if (workers > 0 && profiled.length > 0) await pool(profiled, workers);
 if (values.dump) writeFileSync(values.dump, JSON.stringify(dump, null, 1));
