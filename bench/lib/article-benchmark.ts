@@ -1,7 +1,6 @@
-/** Loads the article-extraction benchmark pages from /work/shared/datasets (read in place). */
+/** Loads the article-extraction benchmark pages from the datasets folder (read in place, never copied). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 /** One benchmark page. */
@@ -12,16 +11,8 @@ export interface BenchmarkPage {
   readonly truth: string;
 }
 
-/** Default dataset location: `../shared/datasets/article-extraction-benchmark` next to the checkout. */
-export const DEFAULT_BENCHMARK_DIR = fileURLToPath(
-  new URL('../../../shared/datasets/article-extraction-benchmark', import.meta.url),
-);
-
 /** Reads every page (sorted by id), or only `ids` when given. */
-export function loadBenchmarkPages(
-  directory = DEFAULT_BENCHMARK_DIR,
-  ids?: readonly string[],
-): BenchmarkPage[] {
+export function loadBenchmarkPages(directory: string, ids?: readonly string[]): BenchmarkPage[] {
   const truth = JSON.parse(readFileSync(join(directory, 'ground-truth.json'), 'utf8')) as Record<
     string,
     { articleBody: string; url: string }

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BENCHMARK_DIR, loadBenchmarkPages } from '../../bench/lib/article-benchmark.ts';
+import { resolveDatasetsDir } from '../../bench/lib/datasets.ts';
+import { snippetCounts, wordF1 } from '../../bench/lib/wcxb.ts';
 import {
   matchPage,
   pagePrecision,
@@ -9,7 +9,6 @@ import {
   shingles,
   tokenize,
 } from '../../bench/lib/extraction-metric.ts';
-import { extractContent } from '../../src/pipeline/extract/index.ts';
 
 describe('benchmark metric', () => {
   it('tokenizes like Python \\w+ (letters, numbers, underscore; not combining marks)', () => {
@@ -50,39 +49,38 @@ describe('benchmark metric', () => {
   });
 });
 
-// A handful of benchmark pages covering captions, related-link lists, bylines and non-English text.
-const SAMPLE_IDS = [
-  '9ebb3af6',
-  '624fcd90',
-  'c50845a7',
-  '8b194530',
-  '6ebac05f',
-  '30b771a4',
-  '35b15891',
-  'e1c7023e',
-];
+describe('WCXB metric', () => {
+  it('scores word F1 on lower-cased word multisets', () => {
+    expect(wordF1('The cat sat', 'the CAT sat.').f1).toBe(1);
+    const partial = wordF1('one two three four', 'one two five');
+    expect(partial.precision).toBeCloseTo(2 / 3);
+    expect(partial.recall).toBeCloseTo(2 / 4);
+    // Repeated words count once per occurrence.
+    expect(wordF1('a b', 'a a a b').precision).toBeCloseTo(2 / 4);
+  });
 
-describe.runIf(existsSync(DEFAULT_BENCHMARK_DIR))('extraction quality on benchmark pages', () => {
-  it('beats plain Readability on pages full of boilerplate', async () => {
-    const all = loadBenchmarkPages();
-    const pages = all.filter((page) => SAMPLE_IDS.some((prefix) => page.id.startsWith(prefix)));
-    expect(pages).toHaveLength(SAMPLE_IDS.length);
-    const cleaned = [];
-    const raw = [];
-    for (const page of pages) {
-      const options = { url: page.url, contentType: 'text/html' };
-      cleaned.push(matchPage(page.truth, (await extractContent(page.html, options))?.text ?? ''));
-      raw.push(
-        matchPage(
-          page.truth,
-          (await extractContent(page.html, { ...options, cleanBoilerplate: false }))?.text ?? '',
-        ),
-      );
-    }
-    const ours = scoreCorpus(cleaned);
-    const unfiltered = scoreCorpus(raw);
-    expect(ours.recall).toBeGreaterThanOrEqual(0.95);
-    expect(ours.precision).toBeGreaterThanOrEqual(unfiltered.precision + 0.1);
-    expect(ours.f1).toBeGreaterThanOrEqual(0.9);
+  it('scores an empty reference 1 only for an empty prediction', () => {
+    expect(wordF1('', '').f1).toBe(1);
+    expect(wordF1('', 'anything').f1).toBe(0);
+    expect(wordF1('text', '').f1).toBe(0);
+  });
+
+  it('finds snippets as word sequences, ignoring case and punctuation', () => {
+    const counts = snippetCounts(
+      { with: ['Bumping MSRV has never', 'not in the text'], without: ['Log In'] },
+      'Bumping MSRV, has never been... please log-in',
+    );
+    expect(counts).toEqual({ withFound: 1, withTotal: 2, withoutLeaked: 1, withoutTotal: 1 });
+  });
+});
+
+describe('datasets folder', () => {
+  it('takes --data over CITEWISE_DATASETS and explains a missing folder in one sentence', () => {
+    const here = resolveDatasetsDir(process.cwd(), '/nonexistent-env');
+    expect(here).toEqual({ dir: process.cwd() });
+    const missing = resolveDatasetsDir(undefined, '/nonexistent-datasets-folder');
+    expect(missing).toEqual({
+      error: 'The datasets folder /nonexistent-datasets-folder does not exist (from CITEWISE_DATASETS).',
+    });
   });
 });
