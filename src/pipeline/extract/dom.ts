@@ -93,3 +93,19 @@ function safeUrl(url: string): string {
     return 'about:blank';
   }
 }
+
+/**
+ * Every element below `root` in document order. linkedom answers `getElementsByTagName('*')` with nothing,
+ * and a plain walk is cheaper than a selector query on both DOMs.
+ */
+export function descendantElements(root: Element | Document): Element[] {
+  const out: Element[] = [];
+  const stack: Element[] = [];
+  for (let child = root.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  while (stack.length > 0) {
+    const element = stack.pop()!;
+    out.push(element);
+    for (let child = element.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  }
+  return out;
+}

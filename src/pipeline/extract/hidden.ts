@@ -2,6 +2,7 @@
  * Pre-pass removing what a reader never sees, before Readability scores the page. Only inline signals are
  * visible here (attributes and `style=""`); text hidden by a stylesheet class is not detected.
  */
+import { descendantElements } from './dom.ts';
 
 /** Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks). */
 const NEVER_RENDERED =
@@ -136,17 +137,34 @@ function isTabPanel(element: Element): boolean {
 
 /** Removes never-rendered and hidden elements from the document in place. Returns how many were removed. */
 export function removeHiddenContent(document: Document, options: RemoveHiddenOptions = {}): number {
-  let removed = removeNeverRendered(document);
-  const candidates = document.querySelectorAll('[hidden], [aria-hidden], [style]');
-  for (const element of Array.from(candidates)) {
-    if (!element.isConnected || !isHiddenElement(element)) continue;
-    if (options.keepTabPanels && isTabPanel(element)) continue;
-    element.remove();
-    removed++;
+  return removeNeverRendered(document) + removeHiddenElements(document, options);
+}
+
+/** Removes elements hidden by attributes or inline style (the never-rendered pass has run). Returns how many. */
+export function removeHiddenElements(document: Document, options: RemoveHiddenOptions = {}): number {
+  let removed = 0;
+  // One walk over all elements: a walk is much cheaper than attribute selectors.
+  for (const element of descendantElements(document)) {
+    const hasHidden = element.hasAttribute('hidden');
+    const isHiddenInput =
+      element.tagName.toUpperCase() === 'INPUT' && element.getAttribute('type')?.toLowerCase() === 'hidden';
+    if (
+      !isHiddenInput &&
+      !hasHidden &&
+      !element.hasAttribute('aria-hidden') &&
+      !element.hasAttribute('style')
+    )
+      continue;
+    if (!element.isConnected) continue;
+    if (isHiddenInput || (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element)))) {
+      element.remove();
+      removed++;
+    } else if (hasHidden) {
+      // hidden="until-found" content is revealed by find-in-page (and kept tab panels by a click);
+      // Readability would drop any [hidden].
+      element.removeAttribute('hidden');
+    }
   }
-  for (const input of Array.from(document.querySelectorAll('input[type="hidden" i]'))) input.remove();
-  // hidden="until-found" content is revealed by find-in-page; Readability would drop any [hidden].
-  for (const element of Array.from(document.querySelectorAll('[hidden]'))) element.removeAttribute('hidden');
   return removed;
 }
 

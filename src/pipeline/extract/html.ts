@@ -6,7 +6,7 @@
 import { Readability } from '@mozilla/readability';
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
-import { removeHiddenContent, removeNeverRendered } from './hidden.ts';
+import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import { mainAreaContent, mainAreaLength } from './main-area.ts';
 import { detectPageType, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
@@ -150,7 +150,7 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
-    removeHiddenContent(document, { keepTabPanels: pageType === 'product' });
+    removeHiddenElements(document, { keepTabPanels: pageType === 'product' });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;

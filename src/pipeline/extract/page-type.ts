@@ -4,6 +4,7 @@
  * The rules read only general signals: schema.org types (JSON-LD and microdata), `og:type`, the URL path,
  * and DOM shapes (posts, code blocks, repeated cards, prices). No site is named.
  */
+import { descendantElements } from './dom.ts';
 
 /** The kinds of page the extractor tells apart (the seven page types of the WCXB benchmark). */
 export const PAGE_TYPES = [
@@ -69,10 +70,6 @@ function has(types: ReadonlySet<string>, wanted: readonly string[]): boolean {
   return wanted.some((type) => types.has(type));
 }
 
-function countMatching(document: Document, selector: string): number {
-  return document.querySelectorAll(selector).length;
-}
-
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
 
 /**
@@ -101,11 +98,8 @@ export function detectPageType(document: Document, url: string, signals: PageSig
     path = '';
   }
   const byUrl = URL_RULES.find(([, pattern]) => pattern.test(path))?.[0];
-  const codeBlocks = countMatching(document, 'pre');
-  const posts = countMatching(
-    document,
-    '[itemtype*="Comment" i], [itemtype*="DiscussionForumPosting" i], [class*="post-body" i], [class*="postbody" i], [class*="message-body" i], [class*="topic-post" i], [id^="post-" i], [data-post-id]',
-  );
+  const shape = measureShape(body);
+  const { codeBlocks, posts } = shape;
   if (byUrl === 'forum' && (posts >= 2 || !isArticleMarked)) return 'forum';
   if (posts >= 4 && !isArticleMarked) return 'forum';
   if (byUrl === 'documentation' && !signals.ogType?.startsWith('article')) return 'documentation';
@@ -113,7 +107,6 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (byUrl === 'product' && !isArticleMarked) return countPrices(body) > 12 ? 'collection' : 'product';
   if (byUrl === 'collection' && !isArticleMarked) return 'collection';
   if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
-  const shape = measureShape(body);
   // Repeated cards: many headings that are links (titles of other pages), or many prices.
   if (shape.linkedHeadings >= 6 && shape.linkedHeadings >= 0.5 * shape.headings) {
     return shape.prices >= 6 ? 'collection' : 'listing';
@@ -133,7 +126,7 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   return 'article';
 }
 
-/** Counts that tell a landing page, a list of cards and an article apart. */
+/** Counts that tell a forum, documentation, a landing page, a list of cards and an article apart. */
 interface PageShape {
   /** `h2`–`h4` headings. */
   readonly headings: number;
@@ -141,23 +134,59 @@ interface PageShape {
   readonly linkedHeadings: number;
   /** Characters in paragraphs of running prose (`<p>` of at least 80 characters). */
   readonly proseCharacters: number;
-  /** Prices in the page text. */
+  /** Prices in the page text (counted on first read: most pages are decided without them). */
   readonly prices: number;
+  /** `<pre>` blocks. */
+  readonly codeBlocks: number;
+  /** Elements marked as a post or comment (schema.org types, common post classes and ids). */
+  readonly posts: number;
 }
 
+const POST_CLASS =
+  /(?:^|[\s_-])(?:post-?body|message-?body|topic-post|post-content|comment-body|reply-body)(?:$|[\s_-])/i;
+const POST_TYPE = /schema\.org\/(?:Comment|DiscussionForumPosting|Answer)\b/i;
+
+/** One walk over the body's elements (faster than one selector query per count). */
 function measureShape(body: Element): PageShape {
   let headings = 0;
   let linkedHeadings = 0;
-  for (const heading of Array.from(body.querySelectorAll('h2, h3, h4'))) {
-    headings++;
-    if (heading.querySelector('a[href]') || heading.closest('a[href]')) linkedHeadings++;
-  }
   let proseCharacters = 0;
-  for (const paragraph of Array.from(body.getElementsByTagName('p'))) {
-    const length = (paragraph.textContent ?? '').trim().length;
-    if (length >= 80) proseCharacters += length;
+  let codeBlocks = 0;
+  let posts = 0;
+  for (const element of descendantElements(body)) {
+    const tag = element.tagName.toUpperCase();
+    if (tag === 'H2' || tag === 'H3' || tag === 'H4') {
+      headings++;
+      if (element.querySelector('a[href]') || element.closest('a[href]')) linkedHeadings++;
+    } else if (tag === 'P') {
+      const length = (element.textContent ?? '').trim().length;
+      if (length >= 80) proseCharacters += length;
+    } else if (tag === 'PRE') {
+      codeBlocks++;
+    }
+    const itemtype = element.getAttribute('itemtype');
+    const className = element.getAttribute('class');
+    if (
+      (itemtype !== null && POST_TYPE.test(itemtype)) ||
+      (className !== null && POST_CLASS.test(className)) ||
+      element.hasAttribute('data-post-id') ||
+      /^post-\d/i.test(element.getAttribute('id') ?? '')
+    ) {
+      posts++;
+    }
   }
-  return { headings, linkedHeadings, proseCharacters, prices: countPrices(body) };
+  let prices: number | undefined;
+  return {
+    headings,
+    linkedHeadings,
+    proseCharacters,
+    codeBlocks,
+    posts,
+    get prices() {
+      prices ??= countPrices(body);
+      return prices;
+    },
+  };
 }
 
 function countPrices(body: Element): number {
