@@ -1,56 +1,77 @@
 /**
- * Extraction benchmark on the article-extraction benchmark (181 news/blog pages with hand-made article bodies).
- * Prints quality (shingle F1/precision/recall, accuracy) and speed for our extractor (linkedom and jsdom DOMs)
- * and for the plain baseline — a new JSDOM per page + Readability textContent — in the same run.
+ * Extraction benchmark. Runs two datasets (read in place, never copied):
  *
- *   node bench/extract.ts [--data DIR] [--variants ours,jsdom,baseline,raw] [--pool WORKERS|0] [--dump FILE.json]
+ * - WCXB dev split (1,497 pages of seven page types) with the metric WCXB publishes (word F1 per page,
+ *   averaged), precision/recall, must-include/must-exclude snippets, nulls, metadata and page-type detection;
+ * - the Scrapinghub/Zyte article-extraction benchmark (181 news pages) with its own shingle metric.
+ *
+ * Our extractor and the naive baseline (a new JSDOM window per page + Readability's textContent) run
+ * interleaved page by page in one process, so load on a shared machine hits both alike.
+ *
+ *   node bench/extract.ts [--data DIR] [--sets wcxb,articles] [--every N] [--variants ours,baseline]
+ *                         [--profile [--pool WORKERS]] [--dump FILE.json]
+ *
+ * The datasets folder comes from --data, else CITEWISE_DATASETS, else ../shared/datasets beside the checkout.
  */
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
-import { join } from 'node:path';
-import { ARTICLE_BENCHMARK_DIR, loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
+import { DEFAULT_EXTRACTION_TIMEOUT_MS } from '../src/pipeline/extract/extractor.ts';
+import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
+import { decodeBytes } from '../src/pipeline/extract/decode.ts';
+import type { ExtractedContent } from '../src/pipeline/types.ts';
+import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
+import { matchPage, scoreCorpus, type PageMatch } from './lib/extraction-metric.ts';
 import {
-  matchPage,
-  pagePrecision,
-  pageRecall,
-  scoreCorpus,
-  type CorpusScore,
-  type PageMatch,
-} from './lib/extraction-metric.ts';
+  loadWcxbPages,
+  sameWords,
+  snippetCounts,
+  WCXB_PAGE_TYPES,
+  wordF1,
+  type WcxbPage,
+} from './lib/wcxb.ts';
 
-type Extract = (page: BenchmarkPage) => Promise<string>;
+interface Page {
+  readonly id: string;
+  readonly url: string;
+  readonly html: Uint8Array;
+}
 
-const VARIANTS: Record<string, { label: string; run: Extract }> = {
+interface Variant {
+  readonly name: string;
+  readonly label: string;
+  run(page: Page): Promise<ExtractedContent | null>;
+}
+
+const VARIANTS: Record<string, Variant> = {
   ours: {
-    label: 'citewise (linkedom, default)',
-    run: async (page) =>
-      (await extractContent(page.html, { url: page.url, contentType: 'text/html' }))?.text ?? '',
+    name: 'ours',
+    label: 'citewise',
+    run: (page) => extractContent(page.html, { url: page.url, contentType: 'text/html' }),
   },
   jsdom: {
-    label: 'citewise (jsdom)',
-    run: async (page) =>
-      (await extractContent(page.html, { url: page.url, contentType: 'text/html', dom: 'jsdom' }))?.text ??
-      '',
-  },
-  raw: {
-    label: 'citewise, no boilerplate filter',
-    run: async (page) =>
-      (await extractContent(page.html, { url: page.url, contentType: 'text/html', cleanBoilerplate: false }))
-        ?.text ?? '',
+    name: 'jsdom',
+    label: 'citewise on jsdom',
+    run: (page) => extractContent(page.html, { url: page.url, contentType: 'text/html', dom: 'jsdom' }),
   },
   baseline: {
-    label: 'baseline: new JSDOM + Readability',
+    name: 'baseline',
+    label: 'naive: new JSDOM + Readability',
     run: async (page) => {
       const dom = new JSDOM(new TextDecoder().decode(page.html), {
         url: page.url,
         virtualConsole: new VirtualConsole(),
       });
       try {
-        return new Readability(dom.window.document).parse()?.textContent ?? '';
+        const article = new Readability(dom.window.document).parse();
+        if (!article) return null;
+        return { url: page.url, title: article.title ?? '', text: article.textContent ?? '', markdown: '' };
       } finally {
         dom.window.close();
       }
@@ -58,102 +79,251 @@ const VARIANTS: Record<string, { label: string; run: Extract }> = {
   },
 };
 
-interface VariantResult {
-  readonly label: string;
-  readonly score: CorpusScore;
-  readonly medianMs: number;
-  readonly p90Ms: number;
-  readonly totalMs: number;
-  readonly perPage: { id: string; precision: number; recall: number; ms: number }[];
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[index] ?? 0;
-}
-
-/**
- * Runs every variant on each page in turn (interleaved), so that load changes on a shared machine hit all
- * variants alike instead of skewing whichever ran during a busy minute.
- */
-async function runInterleaved(
-  variants: readonly { label: string; run: Extract }[],
-  pages: readonly BenchmarkPage[],
-): Promise<VariantResult[]> {
-  for (const variant of variants) await variant.run(pages[0]!); // warm-up (module loading, JIT); not counted
-  const collected = variants.map(() => ({
-    matches: [] as PageMatch[],
-    times: [] as number[],
-    perPage: [] as VariantResult['perPage'],
-  }));
-  for (const page of pages) {
-    for (const [index, variant] of variants.entries()) {
-      const start = performance.now();
-      const text = await variant.run(page);
-      const ms = performance.now() - start;
-      const match = matchPage(page.truth, text);
-      const bucket = collected[index]!;
-      bucket.times.push(ms);
-      bucket.matches.push(match);
-      bucket.perPage.push({ id: page.id, precision: pagePrecision(match), recall: pageRecall(match), ms });
-    }
-  }
-  return variants.map((variant, index) => {
-    const { matches, times, perPage } = collected[index]!;
-    const sorted = [...times].sort((a, b) => a - b);
-    return {
-      label: variant.label,
-      score: scoreCorpus(matches),
-      medianMs: quantile(sorted, 0.5),
-      p90Ms: quantile(sorted, 0.9),
-      totalMs: times.reduce((a, b) => a + b, 0),
-      perPage,
-    };
-  });
-}
-
 const { values } = parseArgs({
   options: {
     ...DATA_OPTION,
-    variants: { type: 'string', default: 'ours,jsdom,baseline' },
+    sets: { type: 'string', default: 'wcxb,articles' },
+    every: { type: 'string', default: '1' },
+    variants: { type: 'string', default: 'ours,baseline' },
+    profile: { type: 'boolean', default: false },
+    pool: { type: 'string', default: '0' },
     dump: { type: 'string' },
-    pool: { type: 'string', default: '2' },
   },
 });
 
-const pages = loadBenchmarkPages(
-  join(resolveDatasetsDir(values.data, [ARTICLE_BENCHMARK_DIR]), ARTICLE_BENCHMARK_DIR),
+function fail(sentence: string): never {
+  console.error(sentence);
+  process.exit(2);
+}
+
+const sets = new Set(values.sets.split(',').map((name) => name.trim()));
+const DATASET_OF_SET: Readonly<Record<string, string>> = {
+  wcxb: 'wcxb-dev',
+  articles: 'article-extraction-benchmark',
+};
+const datasetsDir = resolveDatasetsDir(
+  values.data,
+  [...sets].map((set) => DATASET_OF_SET[set] ?? fail(`Unknown set ${set}; known: wcxb, articles.`)),
 );
-const selected = values.variants.split(',').map((name) => {
+/** A dataset folder inside the datasets folder (checked to exist by resolveDatasetsDir). */
+const datasetDir = (name: string) => ({ dir: join(datasetsDir, name) });
+const every = Number(values.every);
+if (!Number.isInteger(every) || every < 1) fail('--every must be a positive integer.');
+const variants = values.variants.split(',').map((name) => {
   const variant = VARIANTS[name.trim()];
-  if (!variant) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
+  if (!variant) fail(`Unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}.`);
   return variant;
 });
-const results = await runInterleaved(selected, pages);
 
-const baseline = results.find((result) => result.label.startsWith('baseline'));
-const f = (n: number): string => n.toFixed(3);
-const ms = (n: number): string => n.toFixed(1);
-console.log(`Article extraction benchmark: ${pages.length} pages, node ${process.version}\n`);
-console.log(
-  '| extractor | F1 | precision | recall | accuracy | median ms/page | p90 ms/page | total ms | speed vs baseline |',
-);
-console.log('|---|---|---|---|---|---|---|---|---|');
-for (const result of results) {
-  const { score } = result;
-  const speed = baseline ? `${(baseline.totalMs / result.totalMs).toFixed(1)}x` : 'n/a';
+// A forced GC before each heap reading, so that the memory line shows live data rather than garbage.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heapMiB = (): number => {
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+
+const f3 = (n: number): string => n.toFixed(3);
+const ms1 = (n: number): string => n.toFixed(1);
+const pct = (n: number, d: number): string => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`);
+const mean = (xs: readonly number[]): number =>
+  xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+}
+
+interface Run {
+  readonly outputs: (ExtractedContent | null)[][];
+  readonly times: number[][];
+}
+
+/**
+ * What scoring needs, as fresh strings: attribute values and titles can be slices of the page's whole
+ * HTML, and keeping them would keep every page in memory.
+ */
+function compact(output: ExtractedContent | null): ExtractedContent | null {
+  if (!output) return null;
+  const { url, title, text, byline, publishedAt, pageType } = output;
+  return JSON.parse(
+    JSON.stringify({ url, title, text, markdown: '', byline, publishedAt, pageType }),
+  ) as ExtractedContent;
+}
+
+/** Every variant on each page in turn. */
+async function runInterleaved(pages: readonly Page[]): Promise<Run> {
+  for (const variant of variants) await variant.run(pages[0]!); // warm-up (module loading, JIT); not counted
+  const outputs = variants.map(() => [] as (ExtractedContent | null)[]);
+  const times = variants.map(() => [] as number[]);
+  for (const [index, page] of pages.entries()) {
+    for (const [v, variant] of variants.entries()) {
+      const start = performance.now();
+      const output = await variant.run(page);
+      times[v]!.push(performance.now() - start);
+      outputs[v]!.push(compact(output));
+    }
+    if ((index + 1) % 100 === 0) process.stderr.write(`  ${index + 1}/${pages.length}\r`);
+  }
+  return { outputs, times };
+}
+
+function speedTable(run: Run): void {
+  const baselineIndex = variants.findIndex((variant) => variant.name === 'baseline');
+  const baselineTotal = baselineIndex >= 0 ? run.times[baselineIndex]!.reduce((a, b) => a + b, 0) : 0;
   console.log(
-    `| ${result.label} | ${f(score.f1)} | ${f(score.precision)} | ${f(score.recall)} | ${f(score.accuracy)} | ` +
-      `${ms(result.medianMs)} | ${ms(result.p90Ms)} | ${Math.round(result.totalMs)} | ${speed} |`,
+    `\n| extractor | median ms | p90 ms | max ms | total ms | total / naive total | pages over ${DEFAULT_EXTRACTION_TIMEOUT_MS} ms |`,
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [v, variant] of variants.entries()) {
+    const times = run.times[v]!;
+    const sorted = [...times].sort((a, b) => a - b);
+    const total = times.reduce((a, b) => a + b, 0);
+    const ratio =
+      baselineTotal > 0
+        ? `${(total / baselineTotal).toFixed(3)} (${(baselineTotal / total).toFixed(2)}× faster)`
+        : 'n/a';
+    const over = times.filter((t) => t > DEFAULT_EXTRACTION_TIMEOUT_MS).length;
+    console.log(
+      `| ${variant.label} | ${ms1(quantile(sorted, 0.5))} | ${ms1(quantile(sorted, 0.9))} | ${ms1(sorted.at(-1) ?? 0)} | ${Math.round(total)} | ${variant.name === 'baseline' ? '1.000' : ratio} | ${over} |`,
+    );
+  }
+}
+
+const dump: Record<string, unknown> = {};
+
+async function benchWcxb(dir: string): Promise<void> {
+  const pages = loadWcxbPages(dir, every);
+  const subset = every > 1 ? `, one page in ${every}` : '';
+  console.log(`\n### WCXB dev split: ${pages.length} pages${subset} (node ${process.version})\n`);
+  const run = await runInterleaved(pages);
+  const types = [...WCXB_PAGE_TYPES, 'all'];
+  const header = variants.map((variant) => `F1 ${variant.name}`).join(' | ');
+  console.log(
+    `| page type | pages | ${header} | precision | recall | with found | without leaked | nulls | type detected |`,
+  );
+  console.log(`|---|---|${variants.map(() => '---|').join('')}---|---|---|---|---|---|`);
+  const scores = variants.map((_v, vi) =>
+    pages.map((page, pi) => wordF1(page.truth, run.outputs[vi]![pi]?.text ?? '')),
+  );
+  const ours = 0;
+  for (const type of types) {
+    const indexes = pages.flatMap((page, index) => (type === 'all' || page.pageType === type ? [index] : []));
+    if (indexes.length === 0) continue;
+    const f1s = scores.map((perPage) => f3(mean(indexes.map((i) => perPage[i]!.f1))));
+    const precision = mean(indexes.map((i) => scores[ours]![i]!.precision));
+    const recall = mean(indexes.map((i) => scores[ours]![i]!.recall));
+    let withFound = 0;
+    let withTotal = 0;
+    let withoutLeaked = 0;
+    let withoutTotal = 0;
+    for (const i of indexes) {
+      const counts = snippetCounts(pages[i]!, run.outputs[ours]![i]?.text ?? '');
+      withFound += counts.withFound;
+      withTotal += counts.withTotal;
+      withoutLeaked += counts.withoutLeaked;
+      withoutTotal += counts.withoutTotal;
+    }
+    const nulls = indexes.filter((i) => run.outputs[ours]![i] === null).length;
+    const detected = indexes.filter((i) => run.outputs[ours]![i]?.pageType === pages[i]!.pageType).length;
+    const label = type === 'all' ? '**all**' : type;
+    console.log(
+      `| ${label} | ${indexes.length} | ${f1s.join(' | ')} | ${f3(precision)} | ${f3(recall)} | ${pct(withFound, withTotal)} | ${pct(withoutLeaked, withoutTotal)} | ${nulls} | ${pct(detected, indexes.length)} |`,
+    );
+  }
+  console.log(`\nMetadata of ${variants[ours]!.label} against the ground truth:\n`);
+  console.log('| field | pages with a value in the truth | extracted | equal (same words) |');
+  console.log('|---|---|---|---|');
+  const outputs = run.outputs[ours]!;
+  const field = (
+    name: string,
+    truthOf: (p: WcxbPage) => string | undefined,
+    ourOf: (o: ExtractedContent) => string | undefined,
+    equal: (a: string, b: string) => boolean,
+  ) => {
+    const indexes = pages.flatMap((page, i) => (truthOf(page) ? [i] : []));
+    const extracted = indexes.filter((i) => outputs[i] && ourOf(outputs[i]));
+    const same = extracted.filter((i) => equal(truthOf(pages[i]!)!, ourOf(outputs[i]!)!));
+    console.log(
+      `| ${name} | ${indexes.length} | ${pct(extracted.length, indexes.length)} | ${pct(same.length, indexes.length)} |`,
+    );
+  };
+  field(
+    'title',
+    (p) => p.title,
+    (o) => o.title,
+    sameWords,
+  );
+  field(
+    'author',
+    (p) => p.author,
+    (o) => o.byline,
+    sameWords,
+  );
+  field(
+    'published date (day)',
+    (p) => p.publishDate?.slice(0, 10),
+    (o) => o.publishedAt?.slice(0, 10),
+    (a, b) => a === b,
+  );
+  speedTable(run);
+  dump.wcxb = pages.map((page, i) => ({
+    id: page.id,
+    type: page.pageType,
+    detected: outputs[i]?.pageType ?? null,
+    f1: variants.map((_v, vi) => Number(scores[vi]![i]!.f1.toFixed(4))),
+    ms: variants.map((_v, vi) => Number(run.times[vi]![i]!.toFixed(1))),
+  }));
+}
+
+async function benchArticles(dir: string): Promise<void> {
+  const pages: BenchmarkPage[] = loadBenchmarkPages(dir).filter((_page, index) => index % every === 0);
+  console.log(`\n### Article extraction benchmark: ${pages.length} pages (node ${process.version})\n`);
+  const run = await runInterleaved(pages);
+  console.log('| extractor | F1 | precision | recall | accuracy | nulls |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [v, variant] of variants.entries()) {
+    const matches: PageMatch[] = pages.map((page, i) =>
+      matchPage(page.truth, run.outputs[v]![i]?.text ?? ''),
+    );
+    const score = scoreCorpus(matches);
+    const nulls = run.outputs[v]!.filter((output) => output === null).length;
+    console.log(
+      `| ${variant.label} | ${f3(score.f1)} | ${f3(score.precision)} | ${f3(score.recall)} | ${f3(score.accuracy)} | ${nulls} |`,
+    );
+  }
+  speedTable(run);
+}
+
+/** Time per stage of our HTML path, summed over the pages (run apart from the timed comparison). */
+async function profile(pages: readonly Page[]): Promise<void> {
+  const totals: StageTimes = {};
+  const heap = [heapMiB()];
+  const quarter = Math.max(1, Math.ceil(pages.length / 4));
+  for (const [index, page] of pages.entries()) {
+    if (index > 0 && index % quarter === 0) heap.push(heapMiB());
+    const start = performance.now();
+    const html = decodeBytes(page.html, { sniffMeta: true }).text;
+    totals.decode = (totals.decode ?? 0) + performance.now() - start;
+    await extractHtml(html, { url: page.url, stageTimes: totals });
+  }
+  heap.push(heapMiB());
+  const all = Object.values(totals).reduce((a, b) => a + b, 0);
+  console.log(`\nProfile of ${pages.length} pages (time per stage of our extractor, summed):\n`);
+  console.log('| stage | total ms | share | ms per page |');
+  console.log('|---|---|---|---|');
+  for (const [stage, total] of Object.entries(totals).sort((a, b) => b[1] - a[1])) {
+    console.log(`| ${stage} | ${Math.round(total)} | ${pct(total, all)} | ${ms1(total / pages.length)} |`);
+  }
+  console.log(
+    `\nMemory in the same pass (nothing kept between pages): heap after GC at the start and after each quarter: ${heap.map((h) => `${h.toFixed(0)} MiB`).join(' → ')}`,
   );
 }
-if (values.pool && values.pool !== '0') {
-  // Throughput off the main thread: every page submitted at once to a pool of worker threads.
-  const workers = Number(values.pool);
+
+async function pool(pages: readonly Page[], workers: number): Promise<void> {
   const extractor = createContentExtractor({ workers, timeoutMs: 60_000 });
   const call = { signal: new AbortController().signal, requestId: 'bench' };
-  const toPage = (page: BenchmarkPage) => ({
+  const toFetched = (page: Page) => ({
     url: page.url,
     requestedUrl: page.url,
     status: 200,
@@ -161,23 +331,30 @@ if (values.pool && values.pool !== '0') {
     body: page.html,
     headers: {},
   });
-  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(toPage(page), call))); // warm-up
+  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(toFetched(page), call))); // warm-up
   const start = performance.now();
-  const results = await Promise.all(pages.map((page) => extractor.extract(toPage(page), call)));
+  await Promise.all(pages.map((page) => extractor.extract(toFetched(page), call)));
   const wall = performance.now() - start;
   await extractor.close?.();
-  const score = scoreCorpus(pages.map((page, index) => matchPage(page.truth, results[index]?.text ?? '')));
   console.log(
-    `\nWorker pool (${workers} workers, all ${pages.length} pages submitted at once): ${Math.round(wall)} ms wall, ` +
-      `${(wall / pages.length).toFixed(1)} ms/page amortised, F1 ${f(score.f1)}`,
+    `\nWorker pool (${workers} workers, all ${pages.length} pages submitted at once): ${Math.round(wall)} ms wall, ${ms1(wall / pages.length)} ms/page amortised`,
   );
 }
-if (values.dump)
-  writeFileSync(
-    values.dump,
-    JSON.stringify(
-      results.map((r) => ({ label: r.label, perPage: r.perPage })),
-      null,
-      1,
-    ),
-  );
+
+// The profile runs first, on its own, so that its memory line is not inflated by the comparison's baseline.
+if (values.profile) {
+  const source = sets.has('wcxb') ? datasetDir('wcxb-dev') : datasetDir('article-extraction-benchmark');
+  const pages: Page[] = sets.has('wcxb') ? loadWcxbPages(source.dir, every) : loadBenchmarkPages(source.dir);
+  await profile(pages);
+  const workers = Number(values.pool);
+  if (workers > 0) await pool(pages, workers);
+}
+if (sets.has('wcxb')) {
+  const wcxb = datasetDir('wcxb-dev');
+  await benchWcxb(wcxb.dir);
+}
+if (sets.has('articles')) {
+  const articles = datasetDir('article-extraction-benchmark');
+  await benchArticles(articles.dir);
+}
+if (values.dump) writeFileSync(values.dump, JSON.stringify(dump, null, 1));

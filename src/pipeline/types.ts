@@ -2,6 +2,9 @@
  * Stage interfaces of the pipeline: search → fetch → extract → rank → answer.
  * Each stage is replaceable through `createSearchEngine` options and usable on its own.
  */
+import type { PageType } from './extract/page-type.ts';
+
+export type { PageType } from './extract/page-type.ts';
 
 /** Passed to every stage call. */
 export interface CallOptions {
@@ -97,6 +100,11 @@ export interface ExtractedContent {
   readonly canonicalUrl?: string;
   readonly byline?: string;
   readonly siteName?: string;
+  /**
+   * What kind of page this is (`article`, `documentation`, `service`, `forum`, `collection`, `listing`,
+   * `product`), detected from structured data, the URL and the page's shape. HTML pages only.
+   */
+  readonly pageType?: PageType;
 }
 
 /** Turns fetched bytes into main content; `null` when there is nothing worth reading. */

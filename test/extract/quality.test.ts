@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { snippetCounts, wordF1 } from '../../bench/lib/wcxb.ts';
 import {
   matchPage,
   pagePrecision,
@@ -49,3 +50,28 @@ describe('benchmark metric', () => {
 
 // Extraction quality on the article-extraction benchmark is measured by `npm run bench:extract`, not here:
 // its pages are third-party snapshots that may not be republished, and tests read nothing outside the repository.
+
+describe('WCXB metric', () => {
+  it('scores word F1 on lower-cased word multisets', () => {
+    expect(wordF1('The cat sat', 'the CAT sat.').f1).toBe(1);
+    const partial = wordF1('one two three four', 'one two five');
+    expect(partial.precision).toBeCloseTo(2 / 3);
+    expect(partial.recall).toBeCloseTo(2 / 4);
+    // Repeated words count once per occurrence.
+    expect(wordF1('a b', 'a a a b').precision).toBeCloseTo(2 / 4);
+  });
+
+  it('scores an empty reference 1 only for an empty prediction', () => {
+    expect(wordF1('', '').f1).toBe(1);
+    expect(wordF1('', 'anything').f1).toBe(0);
+    expect(wordF1('text', '').f1).toBe(0);
+  });
+
+  it('finds snippets as word sequences, ignoring case and punctuation', () => {
+    const counts = snippetCounts(
+      { with: ['Bumping MSRV has never', 'not in the text'], without: ['Log In'] },
+      'Bumping MSRV, has never been... please log-in',
+    );
+    expect(counts).toEqual({ withFound: 1, withTotal: 2, withoutLeaked: 1, withoutTotal: 1 });
+  });
+});

@@ -32,7 +32,8 @@ export async function parseDocument(
     const window = new JSDOM(html, { url: safeUrl(url), virtualConsole: new VirtualConsole() }).window;
     return { document: window.document, dispose: () => window.close() };
   }
-  let { document } = parseHTML(html) as unknown as { document: Document };
+  let { document } = parseHTML(withoutMarkupCdata(html)) as unknown as { document: Document };
+  repairStrayBodyContent(document);
   // linkedom builds no <html>/<body> for a fragment (browsers and jsdom do): wrap it and parse again.
   if (document.documentElement?.tagName.toUpperCase() !== 'HTML' || !document.body) {
     ({ document } = parseHTML(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`) as unknown as {
@@ -42,10 +43,69 @@ export async function parseDocument(
   return { document, dispose: () => undefined };
 }
 
+/** `<![CDATA[` in HTML markup (not in a script's `//<![CDATA[`), up to the first `>`. */
+const MARKUP_CDATA = /(?<!\/\/[ \t]*|\/\*[ \t]*)<!\[CDATA\[[^>]*>/g;
+
+/**
+ * In HTML, `<![CDATA[` outside SVG/MathML is a bogus comment that ends at the next `>` (browsers and jsdom);
+ * linkedom's parser instead swallows everything up to `]]>`, sometimes the whole body. The bogus comment is
+ * dropped before linkedom parses, as a browser would.
+ */
+function withoutMarkupCdata(html: string): string {
+  return html.includes('<![CDATA[') ? html.replace(MARKUP_CDATA, '') : html;
+}
+
+/**
+ * linkedom keeps elements found between `</head>` and `<body>` (a `<script>` there is common) as siblings of
+ * `<body>`, and its `document.body` then answers a new, empty body. Browsers move such nodes into the body;
+ * so does this, so that `document.body` is the page's body.
+ */
+function repairStrayBodyContent(document: Document): void {
+  const html = document.documentElement;
+  const head = document.head as Element | null;
+  if (!html || !head || head.nextElementSibling?.tagName.toUpperCase() === 'BODY') return;
+  const children = Array.from(html.childNodes);
+  const body = children.find(
+    (node): node is Element => node.nodeType === 1 && (node as Element).tagName.toUpperCase() === 'BODY',
+  );
+  if (!body) return;
+  const before: Node[] = [];
+  for (const node of children) {
+    if (node === head || node === body) continue;
+    if (node.nodeType === 1 && (node as Element).tagName.toUpperCase() === 'BODY') {
+      // A second <body>: its content belongs to the first.
+      body.append(...Array.from(node.childNodes));
+      node.parentNode?.removeChild(node);
+    } else if (body.compareDocumentPosition(node) & 2 /* PRECEDING */) {
+      before.push(node);
+    } else {
+      body.appendChild(node);
+    }
+  }
+  body.prepend(...before);
+  head.after(body);
+}
+
 function safeUrl(url: string): string {
   try {
     return new URL(url).href;
   } catch {
     return 'about:blank';
   }
+}
+
+/**
+ * Every element below `root` in document order. linkedom answers `getElementsByTagName('*')` with nothing,
+ * and a plain walk is cheaper than a selector query on both DOMs.
+ */
+export function descendantElements(root: Element | Document): Element[] {
+  const out: Element[] = [];
+  const stack: Element[] = [];
+  for (let child = root.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  while (stack.length > 0) {
+    const element = stack.pop()!;
+    out.push(element);
+    for (let child = element.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  }
+  return out;
 }

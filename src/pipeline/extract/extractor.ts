@@ -11,6 +11,9 @@ import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 /** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
+/** Time limit per page of {@link createContentExtractor} when `timeoutMs` is not given. */
+export const DEFAULT_EXTRACTION_TIMEOUT_MS = 10_000;
+
 /** Options of {@link createContentExtractor}. */
 export interface ContentExtractorOptions {
   /**
@@ -42,7 +45,7 @@ const WARM_UP_PAGE =
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
   const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_EXTRACTION_TIMEOUT_MS);
   const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, 10 * 1024 * 1024);
   if (options.dom !== undefined && options.dom !== 'linkedom' && options.dom !== 'jsdom') {
     throw new TypeError("createContentExtractor: dom must be 'linkedom' or 'jsdom'");

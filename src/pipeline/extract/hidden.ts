@@ -2,10 +2,11 @@
  * Pre-pass removing what a reader never sees, before Readability scores the page. Only inline signals are
  * visible here (attributes and `style=""`); text hidden by a stylesheet class is not detected.
  */
+import { descendantElements } from './dom.ts';
 
-/** Elements whose content is never rendered as page text. */
+/** Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks). */
 const NEVER_RENDERED =
-  'script, style, template, noscript, link, object, embed, iframe, canvas, dialog:not([open])';
+  'script, style, template, noscript, link, object, embed, iframe, canvas, svg, math annotation, dialog:not([open])';
 
 /** `style` declarations, lower-cased, later ones winning. */
 function parseInlineStyle(style: string): Map<string, string> {
@@ -83,23 +84,87 @@ export function isHiddenElement(element: Element): boolean {
   return style !== null && style !== '' && isHiddenByInlineStyle(style);
 }
 
-/** Removes never-rendered and hidden elements from the document in place. Returns how many were removed. */
-export function removeHiddenContent(document: Document): number {
+/**
+ * Some platforms serve their whole server-rendered page inside `<noscript>` and build the visible page with
+ * JavaScript (forum software does this for crawlers). When a `<noscript>` holds more text than the rest of
+ * the body, it is the page: it is unwrapped instead of removed.
+ */
+function unwrapContentNoscript(document: Document): void {
+  const body = document.body;
+  if (!body) return;
+  const noscripts = Array.from(body.querySelectorAll('noscript'));
+  if (noscripts.length === 0) return;
+  const textLength = (node: Element): number => (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+  const largest = noscripts.reduce((a, b) => (textLength(b) > textLength(a) ? b : a));
+  const inside = textLength(largest);
+  if (inside < 500) return;
+  // Visible text of the rest of the page: body text minus every noscript, script and style.
+  let outside = textLength(body);
+  for (const element of Array.from(body.querySelectorAll('noscript, script, style'))) {
+    if (!element.parentElement?.closest('noscript, script, style')) outside -= textLength(element);
+  }
+  if (inside <= outside) return;
+  largest.replaceWith(...Array.from(largest.childNodes));
+}
+
+/** Options of {@link removeHiddenContent}. */
+export interface RemoveHiddenOptions {
+  /**
+   * Keep tab panels hidden by an attribute or inline style (product pages keep specifications and details in
+   * tabs a reader opens with a click).
+   * @default false
+   */
+  readonly keepTabPanels?: boolean;
+}
+
+/** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
+export function removeNeverRendered(document: Document): number {
+  unwrapContentNoscript(document);
   let removed = 0;
   for (const element of Array.from(document.querySelectorAll(NEVER_RENDERED))) {
+    if (!element.isConnected) continue;
     element.remove();
     removed++;
   }
-  const candidates = document.querySelectorAll('[hidden], [aria-hidden], [style]');
-  for (const element of Array.from(candidates)) {
-    if (element.isConnected && isHiddenElement(element)) {
+  return removed;
+}
+
+const TAB_PANEL = /(?:^|[\s_-])(?:tab-?pane|tab-?panel|tab-?content|tabs?-?body)(?:$|[\s_-])/i;
+
+function isTabPanel(element: Element): boolean {
+  return element.getAttribute('role') === 'tabpanel' || TAB_PANEL.test(element.getAttribute('class') ?? '');
+}
+
+/** Removes never-rendered and hidden elements from the document in place. Returns how many were removed. */
+export function removeHiddenContent(document: Document, options: RemoveHiddenOptions = {}): number {
+  return removeNeverRendered(document) + removeHiddenElements(document, options);
+}
+
+/** Removes elements hidden by attributes or inline style (the never-rendered pass has run). Returns how many. */
+export function removeHiddenElements(document: Document, options: RemoveHiddenOptions = {}): number {
+  let removed = 0;
+  // One walk over all elements: a walk is much cheaper than attribute selectors.
+  for (const element of descendantElements(document)) {
+    const hasHidden = element.hasAttribute('hidden');
+    const isHiddenInput =
+      element.tagName.toUpperCase() === 'INPUT' && element.getAttribute('type')?.toLowerCase() === 'hidden';
+    if (
+      !isHiddenInput &&
+      !hasHidden &&
+      !element.hasAttribute('aria-hidden') &&
+      !element.hasAttribute('style')
+    )
+      continue;
+    if (!element.isConnected) continue;
+    if (isHiddenInput || (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element)))) {
       element.remove();
       removed++;
+    } else if (hasHidden) {
+      // hidden="until-found" content is revealed by find-in-page (and kept tab panels by a click);
+      // Readability would drop any [hidden].
+      element.removeAttribute('hidden');
     }
   }
-  for (const input of Array.from(document.querySelectorAll('input[type="hidden" i]'))) input.remove();
-  // hidden="until-found" content is revealed by find-in-page; Readability would drop any [hidden].
-  for (const element of Array.from(document.querySelectorAll('[hidden]'))) element.removeAttribute('hidden');
   return removed;
 }
 

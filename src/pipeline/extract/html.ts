@@ -1,12 +1,20 @@
-/** HTML main-content extraction: hidden-text pre-pass → Readability → fallback → boilerplate clean-up. */
+/**
+ * HTML main-content extraction: parse once → metadata → prune what is never content → detect the page type →
+ * extract with that type's profile (Readability for articles, the main area for the other types) →
+ * boilerplate clean-up → text and Markdown.
+ */
 import { Readability } from '@mozilla/readability';
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
-import { removeHiddenContent } from './hidden.ts';
+import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
+import { mainAreaContent, mainAreaLength } from './main-area.ts';
+import { detectPageType, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, type BoilerplateRule } from './boilerplate.ts';
-import { fallbackContent } from './fallback.ts';
+
+/** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
+export type StageTimes = Record<string, number>;
 
 /** Options of {@link extractHtml}. */
 export interface HtmlExtractOptions {
@@ -17,10 +25,26 @@ export interface HtmlExtractOptions {
   readonly cleanBoilerplate?: boolean;
   /** Which clean-up rules run (for measurement). @default all of BOILERPLATE_RULES */
   readonly boilerplateRules?: readonly BoilerplateRule[];
+  /** Skip detection and extract the page with this type's profile. @default detected */
+  readonly pageType?: PageType;
+  /** Adds the time of each stage to this record (profiling). */
+  readonly stageTimes?: StageTimes;
 }
 
 /** Fewer characters than this from Readability counts as "found nothing" and triggers the fallback. */
 const MIN_ARTICLE_CHARACTERS = 140;
+
+/** Readability's article holding less than this share of the main area's text is a wrong pick. */
+const MIN_ARTICLE_SHARE = 0.05;
+/** The share check applies only to pages with at least this much main-area text. */
+const MIN_MAIN_AREA_FOR_CHECK = 1500;
+
+function visibleLength(element: Element): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+}
+
+/** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
+const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
 
 function setDocumentUrls(document: Document, baseUrl: string, pageUrl: string): void {
   // linkedom has no real baseURI/documentURI; Readability resolves links against them.
@@ -63,38 +87,102 @@ function mergeAdjacentLinks(root: Element): void {
   }
 }
 
+/** Scripts other than JSON-LD (read for metadata), styles, SVG and comments: never text, often most of the bytes. */
+const INERT_MARKUP = [
+  /<script\b(?![^>]*\btype\s*=\s*["']?application\/ld\+json)[^>]*>[\s\S]*?<\/script\s*>/gi,
+  /<style\b[^>]*>[\s\S]*?<\/style\s*>/gi,
+  /<!--[\s\S]*?-->/g,
+  /<svg\b[^>]*>[\s\S]*?<\/svg\s*>/gi,
+] as const;
+
+/**
+ * Cuts markup that can never be content out of the HTML before it is parsed: parsing is the most expensive
+ * stage, and scripts, inline styles and SVG icons are often most of a page. Each pattern ends where an HTML
+ * parser ends the element (`</script`, `</style`, `-->`).
+ */
+export function withoutInertMarkup(html: string): string {
+  let result = html;
+  for (const pattern of INERT_MARKUP) result = result.replace(pattern, '');
+  return result;
+}
+
+function stageClock(times: StageTimes | undefined): (stage: string) => void {
+  if (!times) return () => undefined;
+  let last = performance.now();
+  return (stage) => {
+    const now = performance.now();
+    times[stage] = (times[stage] ?? 0) + now - last;
+    last = now;
+  };
+}
+
+/** Readability's article element, or null when it finds nothing (or throws on odd markup). */
+function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
+  try {
+    return new Readability<Element>(document, {
+      serializer: (node) => node as Element,
+      keepClasses: true,
+    }).parse();
+  } catch {
+    return null;
+  }
+}
+
 /** Extracts the main content of an HTML document. Returns null when the page has no readable text. */
 export async function extractHtml(
   html: string,
   options: HtmlExtractOptions,
 ): Promise<ExtractedContent | null> {
-  const parsed = await parseDocument(html, options.url, options.dom ?? 'linkedom');
+  const lap = stageClock(options.stageTimes);
+  const dom = options.dom ?? 'linkedom';
+  html = withoutInertMarkup(html);
+  lap('prune markup');
+  const parsed = await parseDocument(html, options.url, dom);
   const disposers = [() => parsed.dispose()];
+  lap('parse');
   try {
     const { document } = parsed;
     if (!document.documentElement || !document.body) return null;
     const metadata = readMetadata(document, options.url);
     const baseUrl = documentBaseUrl(document, options.url);
     setDocumentUrls(document, baseUrl, options.url);
-    removeHiddenContent(document);
-    let article: ReturnType<Readability<Element>['parse']> = null;
-    try {
-      article = new Readability<Element>(document, {
-        serializer: (node) => node as Element,
-        keepClasses: true,
-      }).parse();
-    } catch {
-      article = null;
-    }
-    let root: Element | null = article?.content ?? null;
-    if (!root || (root.textContent ?? '').trim().length < MIN_ARTICLE_CHARACTERS) {
-      // Readability consumed the document; the rare fallback re-parses rather than every page cloning it.
-      const fresh = await parseDocument(html, options.url, options.dom ?? 'linkedom');
-      disposers.push(() => fresh.dispose());
-      removeHiddenContent(fresh.document);
-      const body = fresh.document.body;
-      const fallback = body ? fallbackContent(body) : null;
-      if (fallback) root = fallback;
+    lap('metadata');
+    removeNeverRendered(document);
+    const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
+    lap('classify');
+    removeHiddenElements(document, { keepTabPanels: pageType === 'product' });
+    lap('prune');
+    let article: ReturnType<typeof runReadability> = null;
+    let root: Element | null;
+    if (pageType === 'article') {
+      for (const element of Array.from(document.querySelectorAll(NEVER_ARTICLE))) element.remove();
+      // How much text the page's main area has, to check Readability's choice against (measured only:
+      // pruning chrome before Readability changes which container it picks, for the worse on news pages).
+      const mainLength = mainAreaLength(document);
+      lap('prune');
+      article = runReadability(document);
+      root = article?.content ?? null;
+      lap('readability');
+      const articleLength = root ? visibleLength(root) : 0;
+      if (
+        articleLength < MIN_ARTICLE_CHARACTERS ||
+        (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength)
+      ) {
+        // Readability kept nothing or a small wrong block (a promo, a caption). It consumed the document, so
+        // this rare path parses again rather than every page paying for a copy.
+        const fresh = await parseDocument(html, options.url, dom);
+        disposers.push(() => fresh.dispose());
+        removeHiddenContent(fresh.document);
+        const fallback = mainAreaContent(fresh.document, pageType);
+        if (fallback) {
+          root = fallback;
+          article = null;
+        }
+        lap('fallback');
+      }
+    } else {
+      root = mainAreaContent(document, pageType);
+      lap('main area');
     }
     if (!root) return null;
     absolutizeLinks(root, baseUrl);
@@ -104,12 +192,16 @@ export async function extractHtml(
       removeBoilerplate(
         root,
         { ...metadata, ...(title ? { readabilityTitle: title } : {}) },
-        options.boilerplateRules,
+        pageType === 'article' ? options.boilerplateRules : ['labels'],
       );
     }
+    lap('boilerplate');
     const text = elementToText(root);
+    lap('text');
     if (text === '') return null;
-    return buildResult(options.url, metadata, article, text, elementToMarkdown(root));
+    const markdown = elementToMarkdown(root);
+    lap('markdown');
+    return buildResult(options.url, metadata, article, text, markdown, pageType);
   } finally {
     for (const dispose of disposers) dispose();
   }
@@ -127,6 +219,7 @@ function buildResult(
   } | null,
   text: string,
   markdown: string,
+  pageType: PageType,
 ): ExtractedContent {
   const title = tidyText(article?.title || metadata.title || '');
   const byline = tidyText(article?.byline || metadata.byline || '');
@@ -137,6 +230,7 @@ function buildResult(
     title,
     text,
     markdown,
+    pageType,
     ...(lang ? { lang } : {}),
     ...(metadata.publishedAt ? { publishedAt: metadata.publishedAt } : {}),
     ...(metadata.canonicalUrl ? { canonicalUrl: metadata.canonicalUrl } : {}),

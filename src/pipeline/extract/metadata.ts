@@ -10,6 +10,10 @@ export interface PageMetadata {
   readonly siteName?: string;
   /** `articleBody` of a JSON-LD article, when present. */
   readonly articleBody?: string;
+  /** schema.org types named in JSON-LD and microdata `itemtype` (used to tell page types apart). */
+  readonly schemaTypes: ReadonlySet<string>;
+  /** `og:type`, lower-cased. */
+  readonly ogType?: string;
 }
 
 const ARTICLE_TYPES =
@@ -33,8 +37,8 @@ function typesOf(node: JsonObject): string[] {
   return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string');
 }
 
-/** Article-like JSON-LD objects, articles first, then web pages. */
-function jsonLdArticles(document: Document): JsonObject[] {
+/** Article-like JSON-LD objects, articles first, then web pages; every type seen is added to `allTypes`. */
+function jsonLdArticles(document: Document, allTypes: Set<string>): JsonObject[] {
   const found: JsonObject[] = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 6) return;
@@ -43,7 +47,9 @@ function jsonLdArticles(document: Document): JsonObject[] {
       return;
     }
     if (!isObject(value)) return;
-    if (typesOf(value).some((type) => ARTICLE_TYPES.test(type))) found.push(value);
+    const types = typesOf(value);
+    for (const type of types) allTypes.add(type.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, ''));
+    if (types.some((type) => ARTICLE_TYPES.test(type))) found.push(value);
     if ('@graph' in value) visit(value['@graph'], depth + 1);
     if (isObject(value.mainEntity)) visit(value.mainEntity, depth + 1);
   };
@@ -118,7 +124,14 @@ export function documentBaseUrl(document: Document, pageUrl: string): string {
 
 /** Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body. */
 export function readMetadata(document: Document, pageUrl: string): PageMetadata {
-  const articles = jsonLdArticles(document);
+  const schemaTypes = new Set<string>();
+  const articles = jsonLdArticles(document, schemaTypes);
+  for (const element of Array.from(document.querySelectorAll('[itemtype]'))) {
+    for (const type of (element.getAttribute('itemtype') ?? '').split(/\s+/)) {
+      const name = /schema\.org\/([A-Za-z]+)/.exec(type)?.[1];
+      if (name) schemaTypes.add(name);
+    }
+  }
   const meta = collectMeta(document);
   const fromJsonLd = (key: string): unknown =>
     articles.map((article) => article[key]).find((v) => v !== undefined);
@@ -157,7 +170,9 @@ export function readMetadata(document: Document, pageUrl: string): PageMetadata 
     asText(fromJsonLd('headline')) ??
     (document.querySelector('title')?.textContent?.trim() || undefined);
   const body = fromJsonLd('articleBody');
-  const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = {};
+  const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = { schemaTypes };
+  const ogType = meta.get('og:type')?.trim().toLowerCase();
+  if (ogType) result.ogType = ogType;
   if (title) result.title = title;
   if (lang) result.lang = lang;
   if (publishedAt) result.publishedAt = publishedAt;

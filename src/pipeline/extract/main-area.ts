@@ -1,0 +1,209 @@
+/**
+ * Main-area extraction for pages that are not one article: forum threads, product pages, listings,
+ * collections, service and documentation pages. Readability keeps the single best-scoring block, which on
+ * these pages is one post, one card or one section; here the page's main region is kept whole and only
+ * chrome is taken out (navigation, banners, footers, sidebars, tables of contents, filter panels, cookie
+ * and newsletter boxes). Losing content costs more than keeping a little chrome, so every removal is
+ * bounded: a block holding a large share of the page's text is never removed on a class-name hint alone.
+ */
+import type { PageType } from './page-type.ts';
+
+/** Landmarks that are never the content of the page they sit in. */
+const CHROME_SELECTOR = [
+  'nav',
+  'menu',
+  'select',
+  'button',
+  'input',
+  'textarea',
+  'option',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="search"]',
+  '[role="menu"]',
+  '[role="menubar"]',
+  '[role="dialog"]',
+  '[role="alertdialog"]',
+  '[role="tablist"]',
+].join(', ');
+
+/** Elements that mark the content itself; a block holding one is never removed on a hint. */
+const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
+
+/** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
+const STRONG_HINT =
+  /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
+
+/** Class or id words that name chrome only when the block is mostly links. */
+const WEAK_HINT =
+  /(?:^|[\s_-])(?:menu|nav|navbar|navigation|related|recommended|popular|trending|more-stories|tags|tag-list|pagination|pager|footer|header|widget|links|topbar|utility)(?:$|[\s_-])/i;
+
+/** Filter panels and facets of listings and collections. */
+const FILTER_HINT =
+  /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
+
+/** Tables of contents and doc sidebars. */
+const DOC_CHROME_HINT =
+  /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
+
+function normalizedLength(element: Element): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+}
+
+function linkTextLength(element: Element): number {
+  let length = 0;
+  for (const link of Array.from(element.getElementsByTagName('a'))) length += normalizedLength(link);
+  return length;
+}
+
+/** Share of an element's text that sits inside links. */
+export function linkDensity(element: Element): number {
+  const total = normalizedLength(element);
+  return total === 0 ? 0 : Math.min(1, linkTextLength(element) / total);
+}
+
+function hintOf(element: Element): string {
+  return `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`;
+}
+
+/** The region holding the page's content: `<main>` / `role=main` when it holds enough of the text, else the body. */
+function mainRegion(body: Element): Element {
+  const total = normalizedLength(body);
+  const candidates = Array.from(body.querySelectorAll('main, [role="main"]'));
+  let best: Element | undefined;
+  let bestLength = 0;
+  for (const candidate of candidates) {
+    const length = normalizedLength(candidate);
+    if (length > bestLength) {
+      best = candidate;
+      bestLength = length;
+    }
+  }
+  // A <main> that holds a small part of the text is a widget, not the page's content.
+  if (best && bestLength >= 0.3 * total && bestLength >= 200) return best;
+  return body;
+}
+
+function removeAll(root: Element, selector: string): void {
+  for (const element of Array.from(root.querySelectorAll(selector))) element.remove();
+}
+
+/** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
+function removeByHints(root: Element, pageType: PageType): void {
+  const total = Math.max(1, normalizedLength(root));
+  const listingLike = pageType === 'listing' || pageType === 'collection';
+  for (const element of Array.from(root.querySelectorAll('[class], [id]'))) {
+    if (!root.contains(element)) continue;
+    const hint = hintOf(element);
+    if (hint.trim() === '') continue;
+    const length = normalizedLength(element);
+    const share = length / total;
+    // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
+    if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
+    if (STRONG_HINT.test(hint)) {
+      element.remove();
+    } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
+      element.remove();
+    } else if (listingLike && FILTER_HINT.test(hint)) {
+      element.remove();
+    } else if (WEAK_HINT.test(hint) && linkDensity(element) > 0.5) {
+      element.remove();
+    }
+  }
+}
+
+/** Header and footer landmarks: the page's own (link-heavy or holding navigation) go, an article's header stays. */
+function removeHeadersAndFooters(root: Element): void {
+  for (const element of Array.from(root.querySelectorAll('header, footer, aside, [role="complementary"]'))) {
+    if (!root.contains(element)) continue;
+    const tag = element.tagName.toUpperCase();
+    if (tag === 'FOOTER') {
+      element.remove();
+      continue;
+    }
+    const density = linkDensity(element);
+    if (tag === 'HEADER') {
+      // A header with the page's h1 and little navigation is the title block of the content.
+      if (element.querySelector('h1') && density < 0.5) continue;
+      if (density > 0.3 || normalizedLength(element) < 200) element.remove();
+      continue;
+    }
+    // <aside>: admonitions and notes in documentation are prose; sidebars are links.
+    if (density > 0.3 || normalizedLength(element) < 40) element.remove();
+  }
+}
+
+/** Forms wrap whole pages on some platforms; only small ones (search, newsletter, login) are chrome. */
+function removeSmallForms(root: Element): void {
+  for (const form of Array.from(root.querySelectorAll('form'))) {
+    if (root.contains(form) && normalizedLength(form) < 300) form.remove();
+  }
+}
+
+/** Lists that are nothing but links (menus, tag clouds, "more in this section") outside listing pages. */
+function removeLinkLists(root: Element): void {
+  for (const list of Array.from(root.querySelectorAll('ul, ol'))) {
+    if (!root.contains(list)) continue;
+    const items = list.children.length;
+    if (items >= 3 && linkDensity(list) > 0.8 && normalizedLength(list) / items < 60) list.remove();
+  }
+}
+
+/** Chrome landmarks measured by {@link mainAreaLength}. */
+const LANDMARKS =
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+
+/**
+ * Text length of the page's main region minus its landmarks (navigation, header, footer, asides, forms),
+ * without changing the document: a cheap estimate of how much content the page has.
+ */
+export function mainAreaLength(document: Document): number {
+  const body = document.body;
+  if (!body) return 0;
+  const region = mainRegion(body);
+  let length = normalizedLength(region);
+  for (const landmark of Array.from(region.querySelectorAll(LANDMARKS))) {
+    if (!landmark.parentElement?.closest(LANDMARKS)) length -= normalizedLength(landmark);
+  }
+  return Math.max(0, length);
+}
+
+/** Headings of recommendation carousels on product pages ("Customers also bought", "You may also like"). */
+const RECOMMENDATION_HEADING =
+  /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
+
+/** On product pages, a carousel of other products under a recommendation heading is not this product. */
+function removeRecommendations(root: Element): void {
+  const total = Math.max(1, normalizedLength(root));
+  for (const heading of Array.from(
+    root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="heading" i]'),
+  )) {
+    if (!root.contains(heading)) continue;
+    const text = normalizedLength(heading);
+    if (text === 0 || text > 80 || !RECOMMENDATION_HEADING.test(heading.textContent ?? '')) continue;
+    // The carousel is the smallest ancestor that holds more than its heading.
+    let block: Element = heading;
+    while (block.parentElement && block.parentElement !== root && normalizedLength(block) < text + 40) {
+      block = block.parentElement;
+    }
+    if (normalizedLength(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) block.remove();
+  }
+}
+
+/**
+ * The main content of a non-article page: its main region (a detached subtree of `document`) without
+ * chrome. The document must already be free of scripts, styles and hidden elements.
+ */
+export function mainAreaContent(document: Document, pageType: PageType): Element | null {
+  const body = document.body;
+  if (!body) return null;
+  removeAll(body, CHROME_SELECTOR);
+  const root = mainRegion(body);
+  removeHeadersAndFooters(root);
+  removeSmallForms(root);
+  removeByHints(root, pageType);
+  if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
+  if (pageType === 'product') removeRecommendations(root);
+  return normalizedLength(root) === 0 ? null : root;
+}

@@ -1,0 +1,194 @@
+/**
+ * Page-type detection. The strongest extractors classify a page before extracting it, because a forum
+ * thread, a product page or a category listing keeps its content in different places than an article.
+ * The rules read only general signals: schema.org types (JSON-LD and microdata), `og:type`, the URL path,
+ * and DOM shapes (posts, code blocks, repeated cards, prices). No site is named.
+ */
+import { descendantElements } from './dom.ts';
+
+/** The kinds of page the extractor tells apart (the seven page types of the WCXB benchmark). */
+export const PAGE_TYPES = [
+  'article',
+  'documentation',
+  'service',
+  'forum',
+  'collection',
+  'listing',
+  'product',
+] as const;
+
+/** What a page is: each type has its own extraction profile. */
+export type PageType = (typeof PAGE_TYPES)[number];
+
+/** Signals read from the page before anything is removed. */
+export interface PageSignals {
+  /** schema.org types found in JSON-LD and `itemtype` microdata. */
+  readonly schemaTypes: ReadonlySet<string>;
+  /** `og:type`, lower-cased. */
+  readonly ogType?: string;
+  /** A publication date found in the markup: articles have one, service and listing pages rarely do. */
+  readonly publishedAt?: string;
+}
+
+const FORUM_TYPES = ['DiscussionForumPosting', 'QAPage', 'SocialMediaPosting'];
+const ARTICLE_TYPES = [
+  'Article',
+  'NewsArticle',
+  'BlogPosting',
+  'Report',
+  'ScholarlyArticle',
+  'LiveBlogPosting',
+];
+const DOC_TYPES = ['TechArticle', 'APIReference'];
+const COLLECTION_TYPES = ['CollectionPage', 'ItemList', 'OfferCatalog', 'SearchResultsPage'];
+
+const URL_RULES: readonly (readonly [PageType, RegExp])[] = [
+  [
+    'forum',
+    /\/(?:t|threads?|topics?|forums?|discussions?|questions|community|communities|comments|viewtopic(?:\.php)?|showthread(?:\.php)?|r\/[^/]+\/comments)(?:\/|$|\.|\?)/i,
+  ],
+  [
+    'documentation',
+    /(?:^|\/)(?:docs?|documentation|manual|reference|api|apis|sdk|guides?|tutorials?|handbook|learn|developer|developers|man)(?:\/|$)|\/(?:stable|latest|master|main|en-us\/docs)\/|readthedocs|\.html?$(?=.*\/(?:lib|library|api)\/)/i,
+  ],
+  ['product', /\/(?:products?|p|dp|pdp|item|items|ip|sku|buy|shop\/p)\/[^/]+/i],
+  [
+    'collection',
+    /\/(?:collections?|categor(?:y|ies)|c|shop|store|department|brands?|catalog|browse|s)(?:\/|$)|\/sb0\//i,
+  ],
+  [
+    'listing',
+    /\/(?:tags?|topics?|archives?|issues|news|blog|page\/\d+|search|results|schedule|events|jobs|latest)\/?$/i,
+  ],
+  [
+    'service',
+    /\/(?:services?|solutions?|features?|pricing|plans|consulting|agency|what-we-do|industries)(?:\/|$)/i,
+  ],
+];
+
+function has(types: ReadonlySet<string>, wanted: readonly string[]): boolean {
+  return wanted.some((type) => types.has(type));
+}
+
+const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
+
+/**
+ * Classifies a page. Structured data wins when it is unambiguous, then the URL path, then the DOM;
+ * anything else is an article (the profile that suits most pages).
+ */
+export function detectPageType(document: Document, url: string, signals: PageSignals): PageType {
+  const types = signals.schemaTypes;
+  const body = document.body;
+  if (!body) return 'article';
+  const isArticleMarked = has(types, ARTICLE_TYPES) || signals.ogType === 'article';
+  if (has(types, FORUM_TYPES)) return 'forum';
+  if (has(types, DOC_TYPES)) return 'documentation';
+  if ((types.has('Product') || signals.ogType === 'product') && !isArticleMarked) {
+    // A category page often lists Products too; one product page has one buy button, not dozens of prices.
+    return countPrices(body) > 12 ? 'collection' : 'product';
+  }
+  if (has(types, COLLECTION_TYPES) && !isArticleMarked) return 'collection';
+  if (signals.ogType === 'product.group') return 'collection';
+
+  let path = '';
+  try {
+    const parsed = new URL(url);
+    path = `${parsed.hostname.startsWith('docs.') || parsed.hostname.startsWith('developer.') ? '/docs' : ''}${parsed.pathname}`;
+  } catch {
+    path = '';
+  }
+  const byUrl = URL_RULES.find(([, pattern]) => pattern.test(path))?.[0];
+  const shape = measureShape(body);
+  const { codeBlocks, posts } = shape;
+  if (byUrl === 'forum' && (posts >= 2 || !isArticleMarked)) return 'forum';
+  if (posts >= 4 && !isArticleMarked) return 'forum';
+  if (byUrl === 'documentation' && !signals.ogType?.startsWith('article')) return 'documentation';
+  if (codeBlocks >= 3 && !isArticleMarked) return 'documentation';
+  if (byUrl === 'product' && !isArticleMarked) return countPrices(body) > 12 ? 'collection' : 'product';
+  if (byUrl === 'collection' && !isArticleMarked) return 'collection';
+  if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
+  // Repeated cards: many headings that are links (titles of other pages), or many prices.
+  if (shape.linkedHeadings >= 6 && shape.linkedHeadings >= 0.5 * shape.headings) {
+    return shape.prices >= 6 ? 'collection' : 'listing';
+  }
+  if (shape.prices >= 10) return 'collection';
+  if (byUrl === 'listing') return 'listing';
+  if (byUrl === 'service') return 'service';
+  if (signals.publishedAt) return 'article';
+  // A landing page: many short sections under their own headings and little running prose.
+  const isHome = /^\/?(?:[a-z]{2}(?:-[a-z]{2})?\/?)?$/i.test(path);
+  if (
+    (shape.headings >= 5 && shape.proseCharacters < 120 * shape.headings) ||
+    (isHome && shape.headings >= 3)
+  ) {
+    return 'service';
+  }
+  return 'article';
+}
+
+/** Counts that tell a forum, documentation, a landing page, a list of cards and an article apart. */
+interface PageShape {
+  /** `h2`–`h4` headings. */
+  readonly headings: number;
+  /** Headings that are (or hold) a link: titles of cards leading to other pages. */
+  readonly linkedHeadings: number;
+  /** Characters in paragraphs of running prose (`<p>` of at least 80 characters). */
+  readonly proseCharacters: number;
+  /** Prices in the page text (counted on first read: most pages are decided without them). */
+  readonly prices: number;
+  /** `<pre>` blocks. */
+  readonly codeBlocks: number;
+  /** Elements marked as a post or comment (schema.org types, common post classes and ids). */
+  readonly posts: number;
+}
+
+const POST_CLASS =
+  /(?:^|[\s_-])(?:post-?body|message-?body|topic-post|post-content|comment-body|reply-body)(?:$|[\s_-])/i;
+const POST_TYPE = /schema\.org\/(?:Comment|DiscussionForumPosting|Answer)\b/i;
+
+/** One walk over the body's elements (faster than one selector query per count). */
+function measureShape(body: Element): PageShape {
+  let headings = 0;
+  let linkedHeadings = 0;
+  let proseCharacters = 0;
+  let codeBlocks = 0;
+  let posts = 0;
+  for (const element of descendantElements(body)) {
+    const tag = element.tagName.toUpperCase();
+    if (tag === 'H2' || tag === 'H3' || tag === 'H4') {
+      headings++;
+      if (element.querySelector('a[href]') || element.closest('a[href]')) linkedHeadings++;
+    } else if (tag === 'P') {
+      const length = (element.textContent ?? '').trim().length;
+      if (length >= 80) proseCharacters += length;
+    } else if (tag === 'PRE') {
+      codeBlocks++;
+    }
+    const itemtype = element.getAttribute('itemtype');
+    const className = element.getAttribute('class');
+    if (
+      (itemtype !== null && POST_TYPE.test(itemtype)) ||
+      (className !== null && POST_CLASS.test(className)) ||
+      element.hasAttribute('data-post-id') ||
+      /^post-\d/i.test(element.getAttribute('id') ?? '')
+    ) {
+      posts++;
+    }
+  }
+  let prices: number | undefined;
+  return {
+    headings,
+    linkedHeadings,
+    proseCharacters,
+    codeBlocks,
+    posts,
+    get prices() {
+      prices ??= countPrices(body);
+      return prices;
+    },
+  };
+}
+
+function countPrices(body: Element): number {
+  return ((body.textContent ?? '').match(PRICE) ?? []).length;
+}
