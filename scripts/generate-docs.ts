@@ -12,6 +12,7 @@ import { FIRST_KEY_FILE } from '../src/cli/first-key.ts';
 import { buildProgram } from '../src/cli/main.ts';
 import {
   MCP_SETTINGS,
+  CONSOLE_SETTINGS,
   SERVE_SETTINGS,
   SETTING_GROUPS,
   type AnySetting,
@@ -57,7 +58,11 @@ function settingRow(name: string, setting: AnySetting): string[] {
 
 /** docs/reference/configuration.md */
 export function configurationPage(): string {
-  const all: [string, AnySetting][] = [...Object.entries(SERVE_SETTINGS), ...Object.entries(MCP_SETTINGS)];
+  const all: [string, AnySetting][] = [
+    ...Object.entries(SERVE_SETTINGS),
+    ...Object.entries(MCP_SETTINGS),
+    ...Object.entries(CONSOLE_SETTINGS),
+  ];
   const sections = (Object.keys(SETTING_GROUPS) as SettingGroup[]).map((group) => {
     const rows = all.filter(([, setting]) => setting.group === group);
     const serveOnly = rows

@@ -9,6 +9,8 @@ import { Option, type Command } from 'commander';
 import { MODEL_ENVIRONMENT } from '../models/resolve.ts';
 import {
   ALL_SETTINGS,
+  CONSOLE_SETTINGS,
+  type ConsoleTableValues,
   MCP_SETTINGS,
   SERVE_SETTINGS,
   defaultText,
@@ -63,7 +65,11 @@ export function resolveSetting<T>(setting: Setting<T>, flags: CommandFlags, env:
       throw new Error(`${settingLabel(setting)} ${(error as Error).message}${got}`, { cause: error });
     }
   };
-  if (flagValue === true && setting.isSwitch) return parse(() => setting.parse('true'), 'true');
+  if (setting.negated) {
+    if (flagValue === false) return parse(() => setting.parse('false'), 'false');
+  } else if (flagValue === true && setting.isSwitch) {
+    return parse(() => setting.parse('true'), 'true');
+  }
   if (Array.isArray(flagValue) && setting.parseItems) {
     const items = flagValue.map(String);
     return parse(() => setting.parseItems!(items), items.join(' '));
@@ -86,6 +92,11 @@ function resolveTable<Table extends Readonly<Record<string, AnySetting>>>(
 /** Resolves `serve` settings from commander's flags and the environment. Throws a readable Error. */
 export function resolveServeConfig(flags: CommandFlags, env: Env): ServeConfig {
   return resolveTable(SERVE_SETTINGS, flags, env);
+}
+
+/** Resolves the console's settings (`serve` mounts the console at `/`). */
+export function resolveConsoleTable(flags: CommandFlags, env: Env): ConsoleTableValues {
+  return resolveTable(CONSOLE_SETTINGS, flags, env);
 }
 
 /** Resolves the settings `mcp` has besides the engine's. */

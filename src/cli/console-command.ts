@@ -9,7 +9,7 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Logger } from '../engine.ts';
 import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
 import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
@@ -19,17 +19,18 @@ import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
 import type { SearchEngine } from '../engine.ts';
-import { databasePath, resolveDataDir, resolveStore } from './config.ts';
+import {
+  addSettingOptions,
+  databasePath,
+  resolveConsoleTable,
+  resolveDataDir,
+  resolveStore,
+  type CommandFlags,
+} from './config.ts';
+import { CONSOLE_SETTINGS } from './settings.ts';
 import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
 
 /** The console's settings of `serve` (flag, environment variable, default): ported to the settings table. */
-export const CONSOLE_SETTINGS = {
-  console: { flag: '--no-console', env: 'CITEWISE_CONSOLE', default: true },
-  signup: { flag: '--signup <policy>', env: 'CITEWISE_SIGNUP', default: 'open' },
-  signupDomains: { flag: '--signup-domains <domains>', env: 'CITEWISE_SIGNUP_DOMAINS', default: '' },
-  trustProxy: { flag: '--trust-proxy', env: 'CITEWISE_TRUST_PROXY', default: false },
-  accountsStore: { flag: '--accounts-store <url>', env: 'CITEWISE_ACCOUNTS_STORE', default: '' },
-} as const;
 
 /** Flags of the console options. */
 export interface ConsoleFlags {
@@ -54,66 +55,27 @@ export interface ConsoleSettings {
   readonly local: boolean;
 }
 
-/** Adds the console options to `serve`. */
+/** Adds the console options to `serve` (from the settings table). */
 export function addConsoleServeOptions(serve: Command): void {
-  serve
-    .option(
-      '--no-console',
-      'do not serve the console (sign-up, keys, usage, playground) at / (env CITEWISE_CONSOLE=false)',
-    )
-    .addOption(
-      new Option(
-        '--signup <policy>',
-        'who may sign up in the console (env CITEWISE_SIGNUP; default: open)',
-      ).choices(['open', 'invite-only']),
-    )
-    .option(
-      '--signup-domains <domains>',
-      'comma-separated email domains allowed to sign up, e.g. example.com (env CITEWISE_SIGNUP_DOMAINS; default: any)',
-    )
-    .option(
-      '--trust-proxy',
-      'trust X-Forwarded-Proto/-Host/-For from a reverse proxy: Secure cookies behind https, client addresses for throttling (env CITEWISE_TRUST_PROXY)',
-    )
-    .option(
-      '--accounts-store <url>',
-      'where console accounts live: sqlite:PATH or postgres://… (env CITEWISE_ACCOUNTS_STORE; default: the --store database, or SQLite in the data dir with Redis)',
-    );
+  addSettingOptions(serve, CONSOLE_SETTINGS);
 }
 
 /** Resolves the console settings from flags and environment. */
 export function resolveConsoleSettings(flags: ConsoleFlags, env: NodeJS.ProcessEnv): ConsoleSettings {
-  const enabledByEnv =
-    env['CITEWISE_CONSOLE'] === undefined || !/^(0|false|no|off)$/i.test(env['CITEWISE_CONSOLE']);
-  const enabled = flags.console !== false && enabledByEnv;
-  const signup = flags.signup ?? env['CITEWISE_SIGNUP'] ?? 'open';
-  if (signup !== 'open' && signup !== 'invite-only') {
-    throw new Error(`--signup must be open or invite-only, got ${signup}`);
-  }
-  const domains = (flags.signupDomains ?? env['CITEWISE_SIGNUP_DOMAINS'] ?? '')
-    .split(',')
-    .map((d) => d.trim().toLowerCase().replace(/^@/, ''))
-    .filter(Boolean);
-  for (const domain of domains) {
-    if (!/^[a-z0-9.-]+\.[a-z]{2,}$/.test(domain))
-      throw new Error(`--signup-domains: "${domain}" is not a domain`);
-  }
-  const trustProxy =
-    flags.trustProxy === true || /^(1|true|yes|on)$/i.test(env['CITEWISE_TRUST_PROXY'] ?? '');
+  const table = resolveConsoleTable(flags as CommandFlags, env);
   const dataDir = resolveDataDir(flags.dataDir, env);
   const store = resolveStore(flags.store, env);
-  let accountsStore = flags.accountsStore ?? env['CITEWISE_ACCOUNTS_STORE'] ?? '';
-  if (!accountsStore) {
-    const kind = store ? storeKind(store) : 'sqlite';
-    accountsStore =
-      kind === 'postgres' || kind === 'sqlite'
-        ? (store ?? `sqlite:${databasePath(dataDir)}`)
-        : `sqlite:${databasePath(dataDir)}`;
-  }
-  const kind = storeKind(accountsStore);
-  if (kind !== 'postgres' && kind !== 'sqlite')
-    throw new Error('--accounts-store must be sqlite:PATH or postgres://…');
-  return { enabled, signup, signupDomains: domains, trustProxy, accountsStore, local: kind === 'sqlite' };
+  // Accounts live in the --store database when it is SQL; beside a Redis store, in SQLite in the data dir.
+  const storeIsSql = store !== undefined && ['postgres', 'sqlite'].includes(storeKind(store));
+  const accountsStore = table.accountsStore ?? (storeIsSql ? store : `sqlite:${databasePath(dataDir)}`);
+  return {
+    enabled: table.console ?? true,
+    signup: table.signup ?? 'open',
+    signupDomains: table.signupDomains ?? [],
+    trustProxy: table.trustProxy ?? false,
+    accountsStore,
+    local: storeKind(accountsStore) === 'sqlite',
+  };
 }
 
 /** The console's stores, opened from the settings. */

@@ -23,6 +23,7 @@ export const SETTING_GROUPS = {
   ranking: 'Reading and ranking',
   models: 'Models',
   mcp: 'MCP over stdio (`citewise mcp`)',
+  console: 'Console (sign-up, organizations, keys, usage and playground at `/`)',
 } as const;
 
 /** A group of settings on the configuration page. */
@@ -51,6 +52,11 @@ export interface Setting<T> {
   readonly parseItems?: (items: readonly string[]) => T;
   /** A switch: the flag takes no value and means `true`. */
   readonly isSwitch?: boolean;
+  /**
+   * A `--no-…` switch: giving the flag means `false`. Commander reports such a flag as `true` when it is
+   * absent, so only `false` counts as given (the variable and the default decide otherwise).
+   */
+  readonly negated?: boolean;
   /** Only `serve` has it (not `mcp`, which runs over stdio). */
   readonly serveOnly?: boolean;
   /** A secret: never echoed in an error, never shown. */
@@ -160,6 +166,30 @@ function parseShare(text: string): number {
   const value = Number(text.trim());
   if (text.trim() === '' || !(value > 0 && value <= 1)) {
     throw new SettingValueError('must be a number greater than 0 and at most 1');
+  }
+  return value;
+}
+
+function parseSignupPolicy(text: string): 'open' | 'invite-only' {
+  const value = text.trim();
+  if (value !== 'open' && value !== 'invite-only') throw new SettingValueError('must be open or invite-only');
+  return value;
+}
+
+function parseDomainList(text: string): string[] {
+  const domains = text
+    .split(',')
+    .map((domain) => domain.trim().toLowerCase().replace(/^@/, ''))
+    .filter(Boolean);
+  const bad = domains.find((domain) => !/^[a-z0-9.-]+\.[a-z]{2,}$/.test(domain));
+  if (bad !== undefined) throw new SettingValueError(`must be domains such as example.com ("${bad}" is not)`);
+  return domains;
+}
+
+function parseAccountsStore(text: string): string {
+  const value = text.trim();
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/i.test(value)) {
+    throw new SettingValueError('must be sqlite:PATH or postgres://…');
   }
   return value;
 }
@@ -682,7 +712,65 @@ export type McpConfig = SettingValues<typeof MCP_SETTINGS>;
 export type AnySetting = Setting<unknown>;
 
 /** Every setting, for the help text and the configuration page. */
-export const ALL_SETTINGS: Readonly<Record<string, AnySetting>> = { ...SERVE_SETTINGS, ...MCP_SETTINGS };
+/** Settings of the console that `serve` mounts at `/` (src/console/; see docs/console.md). */
+export const CONSOLE_SETTINGS = {
+  console: {
+    flag: '--no-console',
+    env: 'CITEWISE_CONSOLE',
+    group: 'console',
+    meaning:
+      'Serve the console (sign-up, keys, usage, playground) at `/`; `--no-console` or `false` turns it off.',
+    default: 'true',
+    parse: parseBoolean,
+    isSwitch: true,
+    negated: true,
+  },
+  signup: {
+    flag: '--signup <policy>',
+    env: 'CITEWISE_SIGNUP',
+    group: 'console',
+    meaning: 'Who may sign up in the console: `open` (anyone) or `invite-only` (through an invitation link).',
+    default: 'open',
+    parse: parseSignupPolicy,
+  },
+  signupDomains: {
+    flag: '--signup-domains <domains>',
+    env: 'CITEWISE_SIGNUP_DOMAINS',
+    group: 'console',
+    meaning: 'Comma-separated email domains allowed to sign up, e.g. example.com.',
+    defaultText: 'any domain',
+    parse: parseDomainList,
+  },
+  trustProxy: {
+    flag: '--trust-proxy',
+    env: 'CITEWISE_TRUST_PROXY',
+    group: 'console',
+    meaning:
+      'Trust X-Forwarded-Proto/-Host/-For from a reverse proxy: Secure cookies behind https, client addresses ' +
+      'for sign-in throttling.',
+    default: 'false',
+    parse: parseBoolean,
+    isSwitch: true,
+  },
+  accountsStore: {
+    flag: '--accounts-store <url>',
+    env: 'CITEWISE_ACCOUNTS_STORE',
+    group: 'console',
+    meaning: 'Where console accounts and usage live: `sqlite:PATH` or `postgres://…`.',
+    defaultText:
+      'the --store database (SQLite or PostgreSQL); with a Redis store, SQLite in the data directory',
+    parse: parseAccountsStore,
+  },
+} as const satisfies Readonly<Record<string, AnySetting>>;
+
+/** The console's settings as parsed from flags and variables. */
+export type ConsoleTableValues = SettingValues<typeof CONSOLE_SETTINGS>;
+
+export const ALL_SETTINGS: Readonly<Record<string, AnySetting>> = {
+  ...SERVE_SETTINGS,
+  ...MCP_SETTINGS,
+  ...CONSOLE_SETTINGS,
+};
 
 /** `--flag (VARIABLE)`: how errors and docs name a setting. */
 export function settingLabel(setting: AnySetting): string {

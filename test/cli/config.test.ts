@@ -1,7 +1,7 @@
 import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine.ts';
-import { resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
+import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatDuration,
   formatRateLimit,
@@ -202,6 +202,23 @@ describe('CLI configuration', () => {
     }
     expect(() => resolveServeConfig({}, { CITEWISE_SEARCH: 'a,,b' })).toThrow(
       /^--search \(CITEWISE_SEARCH\)/,
+    );
+  });
+
+  it("console settings come from the table; --no-console wins, and commander's implicit true does not hide the variable", () => {
+    expect(resolveConsoleTable({}, {})).toMatchObject({ console: true, signup: 'open', trustProxy: false });
+    // Commander reports a negatable flag as true when it is absent: the variable still decides.
+    expect(resolveConsoleTable({ console: true }, { CITEWISE_CONSOLE: 'false' }).console).toBe(false);
+    expect(resolveConsoleTable({ console: false }, { CITEWISE_CONSOLE: 'true' }).console).toBe(false);
+    expect(resolveConsoleTable({ trustProxy: true }, {}).trustProxy).toBe(true);
+    expect(
+      resolveConsoleTable({}, { CITEWISE_SIGNUP_DOMAINS: 'Example.com, @corp.io' }).signupDomains,
+    ).toEqual(['example.com', 'corp.io']);
+    expect(() => resolveConsoleTable({ signup: 'everyone' }, {})).toThrow(
+      /^--signup \(CITEWISE_SIGNUP\) must be open or invite-only/,
+    );
+    expect(() => resolveConsoleTable({}, { CITEWISE_ACCOUNTS_STORE: 'redis://x' })).toThrow(
+      /^--accounts-store \(CITEWISE_ACCOUNTS_STORE\)/,
     );
   });
 });
