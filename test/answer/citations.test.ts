@@ -180,6 +180,14 @@ describe('streaming filter', () => {
     expect(filter.end()).toBe('');
   });
 
+  it('drops a tag that spans lines also when a piece ends inside it', () => {
+    // Found by the property below: the whole text dropped "<a\n>", the piece "<a\n" was let through.
+    for (const responseType of ['text', 'markdown'] as const) {
+      const whole = formatAnswer('<a\n>', { sources, responseType }).answer;
+      expect(streamInPieces('<a\n>', [3], () => createAnswerFilter({ sources, responseType }))).toBe(whole);
+    }
+  });
+
   it('is split-invariant on arbitrary text (property)', () => {
     const alphabet = fc.constantFrom(
       '[',
