@@ -154,21 +154,25 @@ export function isSqliteBusy(error: unknown): boolean {
 }
 
 /** Longest single pause between two tries for a lock, in ms. */
-const MAX_LOCK_PAUSE_MS = 50;
+const MAX_LOCK_PAUSE_MS = 25;
 
 /**
  * Runs synchronous SQLite `work`, and while another connection or process holds the lock (SQLITE_BUSY),
- * tries again after a short asynchronous pause (1 ms, doubling up to 50 ms) instead of blocking the event
- * loop in SQLite's busy handler. After `waitMs` it gives up with a 503 `service_unavailable`. Only for work
- * that changed nothing when it failed busy: a single statement, or a whole `BEGIN IMMEDIATE` transaction.
+ * tries again after a short asynchronous pause instead of blocking the event loop in SQLite's busy handler.
+ * The pause is random up to a cap that doubles from 2 ms to 25 ms ("full jitter"): waiters that pause in
+ * lockstep keep missing the moments the lock is free, and one that always pauses longest starves while
+ * busier processes take the lock back to back. After `waitMs` it gives up with a 503 `service_unavailable`.
+ * Only for work that changed nothing when it failed busy: a single statement, or a whole `BEGIN IMMEDIATE`
+ * transaction.
  */
 export async function whenUnlocked<T>(work: () => T, waitMs: number): Promise<T> {
   const giveUpAt = performance.now() + waitMs;
-  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_LOCK_PAUSE_MS)) {
+  for (let cap = 2; ; cap = Math.min(cap * 2, MAX_LOCK_PAUSE_MS)) {
     try {
       return work();
     } catch (error) {
       if (!isSqliteBusy(error)) throw error;
+      const pause = 1 + Math.random() * (cap - 1);
       if (performance.now() + pause > giveUpAt) {
         throw new CitewiseError('service_unavailable', `database is locked for more than ${waitMs} ms`, {
           description: 'Service Unavailable: the database is busy, retry shortly',
