@@ -22,7 +22,7 @@ import type {
 import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
 import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
-import { html, type Html } from './html.ts';
+import { dataTable, html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import {
@@ -952,29 +952,20 @@ export function createConsole(options: ConsoleOptions): Console {
           </section>
           <section aria-labelledby="key-list">
             <h2 id="key-list">Keys of ${org.organization.name}</h2>
-            ${
-              rows.length
-                ? html`<div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Name</th>
-                          <th scope="col">Key</th>
-                          <th scope="col">Created by</th>
-                          <th scope="col">Created</th>
-                          <th scope="col">Last used</th>
-                          <th scope="col">Expires</th>
-                          <th scope="col">Status</th>
-                          <th scope="col"><span class="visually-hidden">Actions</span></th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${rows}
-                      </tbody>
-                    </table>
-                  </div>`
-                : html`<p>No keys yet.</p>`
-            }
+            ${dataTable(
+              [
+                'Name',
+                'Key',
+                'Created by',
+                'Created',
+                'Last used',
+                'Expires',
+                'Status',
+                { hidden: 'Actions' },
+              ],
+              rows,
+              'No keys yet.',
+            )}
           </section>`,
       ),
     );
@@ -1112,21 +1103,7 @@ export function createConsole(options: ConsoleOptions): Console {
           ${shown} ${errorNote(error)} ${inviteForm}
           <section aria-labelledby="member-list">
             <h2 id="member-list">Members of ${org.organization.name}</h2>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Joined</th>
-                    <th scope="col"><span class="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>
+            ${dataTable(['Email', 'Role', 'Joined', { hidden: 'Actions' }], rows)}
             <p class="hint">Removing a member also revokes the keys they created.</p>
           </section>`,
       ),
@@ -1220,66 +1197,37 @@ export function createConsole(options: ConsoleOptions): Console {
           </section>
           <section aria-labelledby="per-key-heading">
             <h2 id="per-key-heading">Per key (30 days)</h2>
-            ${
-              perKey.length
-                ? html`<div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Key</th>
-                          <th scope="col">Searches</th>
-                          <th scope="col">Credits</th>
-                          <th scope="col">Last used</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${perKey.map(
-                          (k) =>
-                            html`<tr>
-                              <td>${names.get(k.keyId) ?? k.keyId}</td>
-                              <td>${k.searches}</td>
-                              <td>${k.credits}</td>
-                              <td>${formatTime(k.lastUsedAt)}</td>
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>
-                  </div>`
-                : html`<p>No searches yet.</p>`
-            }
+            ${dataTable(
+              ['Key', 'Searches', 'Credits', 'Last used'],
+              perKey.map(
+                (k) =>
+                  html`<tr>
+                    <td>${names.get(k.keyId) ?? k.keyId}</td>
+                    <td>${k.searches}</td>
+                    <td>${k.credits}</td>
+                    <td>${formatTime(k.lastUsedAt)}</td>
+                  </tr>`,
+              ),
+              'No searches yet.',
+            )}
           </section>
           <section aria-labelledby="ledger-heading">
             <h2 id="ledger-heading">Ledger</h2>
             <p><a href="${link('/usage.csv')}" download>Download CSV</a> (every entry)</p>
-            ${
-              ledger.length
-                ? html`<div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Time</th>
-                          <th scope="col">Entry</th>
-                          <th scope="col">Credits</th>
-                          <th scope="col">Key</th>
-                          <th scope="col">Note</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${ledger.map(
-                          (r) =>
-                            html`<tr>
-                              <td>${formatTime(r.at)}</td>
-                              <td>${r.kind}</td>
-                              <td>${signed(r)}</td>
-                              <td>${r.keyId ? (names.get(r.keyId) ?? r.keyId) : ''}</td>
-                              <td>${r.note ?? ''}</td>
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>
-                  </div>`
-                : html`<p>No entries yet.</p>`
-            }
+            ${dataTable(
+              ['Time', 'Entry', 'Credits', 'Key', 'Note'],
+              ledger.map(
+                (r) =>
+                  html`<tr>
+                    <td>${formatTime(r.at)}</td>
+                    <td>${r.kind}</td>
+                    <td>${signed(r)}</td>
+                    <td>${r.keyId ? (names.get(r.keyId) ?? r.keyId) : ''}</td>
+                    <td>${r.note ?? ''}</td>
+                  </tr>`,
+              ),
+              'No entries yet.',
+            )}
           </section>`,
       ),
     );
@@ -1491,69 +1439,55 @@ export function createConsole(options: ConsoleOptions): Console {
           </section>
           <section aria-labelledby="orgs-heading">
             <h2 id="orgs-heading">Organizations</h2>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Id</th>
-                    <th scope="col">Members</th>
-                    <th scope="col">Credits</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Grant credits</th>
-                    <th scope="col"><span class="visually-hidden">Suspend</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${details.map(
-                    ({ organization: o, credits: available, members }) =>
-                      html`<tr>
-                        <td>${o.name}</td>
-                        <td><code>${o.id}</code></td>
-                        <td>${members}</td>
-                        <td>${available.toLocaleString('en-US')}</td>
-                        <td>
-                          <span class="status ${o.suspendedAt ? 'revoked' : 'active'}"
-                            >${o.suspendedAt ? 'suspended' : 'active'}</span
-                          >
-                        </td>
-                        <td>
-                          <form method="post" action="${link(`/operator/${o.id}/grant`)}" class="inline">
-                            ${field}<label for="grant-${o.id}">Credits</label>
-                            <input
-                              id="grant-${o.id}"
-                              name="credits"
-                              type="number"
-                              min="1"
-                              step="1"
-                              required
-                              class="short"
-                            />
-                            <button type="submit" class="secondary" aria-label="Grant credits to ${o.name}">
-                              Grant
-                            </button>
-                          </form>
-                        </td>
-                        <td>
-                          <form
-                            method="post"
-                            action="${link(`/operator/${o.id}/${o.suspendedAt ? 'reactivate' : 'suspend'}`)}"
-                            class="inline"
-                          >
-                            ${field}<button
-                              type="submit"
-                              class="${o.suspendedAt ? 'secondary' : 'danger'}"
-                              aria-label="${o.suspendedAt ? 'Reactivate' : 'Suspend'} ${o.name}"
-                            >
-                              ${o.suspendedAt ? 'Reactivate' : 'Suspend'}
-                            </button>
-                          </form>
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>
+            ${dataTable(
+              ['Name', 'Id', 'Members', 'Credits', 'Status', 'Grant credits', { hidden: 'Suspend' }],
+              details.map(
+                ({ organization: o, credits: available, members }) =>
+                  html`<tr>
+                    <td>${o.name}</td>
+                    <td><code>${o.id}</code></td>
+                    <td>${members}</td>
+                    <td>${available.toLocaleString('en-US')}</td>
+                    <td>
+                      <span class="status ${o.suspendedAt ? 'revoked' : 'active'}"
+                        >${o.suspendedAt ? 'suspended' : 'active'}</span
+                      >
+                    </td>
+                    <td>
+                      <form method="post" action="${link(`/operator/${o.id}/grant`)}" class="inline">
+                        ${field}<label for="grant-${o.id}">Credits</label>
+                        <input
+                          id="grant-${o.id}"
+                          name="credits"
+                          type="number"
+                          min="1"
+                          step="1"
+                          required
+                          class="short"
+                        />
+                        <button type="submit" class="secondary" aria-label="Grant credits to ${o.name}">
+                          Grant
+                        </button>
+                      </form>
+                    </td>
+                    <td>
+                      <form
+                        method="post"
+                        action="${link(`/operator/${o.id}/${o.suspendedAt ? 'reactivate' : 'suspend'}`)}"
+                        class="inline"
+                      >
+                        ${field}<button
+                          type="submit"
+                          class="${o.suspendedAt ? 'secondary' : 'danger'}"
+                          aria-label="${o.suspendedAt ? 'Reactivate' : 'Suspend'} ${o.name}"
+                        >
+                          ${o.suspendedAt ? 'Reactivate' : 'Suspend'}
+                        </button>
+                      </form>
+                    </td>
+                  </tr>`,
+              ),
+            )}
           </section>`,
       }),
     );
@@ -1644,27 +1578,19 @@ function chart(days: readonly { day: string; searches: number; credits: number }
     </svg>
     <details>
       <summary>Numbers per day</summary>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Searches</th>
-            <th scope="col">Credits</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${days
-            .filter((d) => d.searches > 0)
-            .map(
-              (d) =>
-                html`<tr>
-                  <td>${d.day}</td>
-                  <td>${d.searches}</td>
-                  <td>${d.credits}</td>
-                </tr>`,
-            )}
-        </tbody>
-      </table>
+      ${dataTable(
+        ['Day', 'Searches', 'Credits'],
+        days
+          .filter((d) => d.searches > 0)
+          .map(
+            (d) =>
+              html`<tr>
+                <td>${d.day}</td>
+                <td>${d.searches}</td>
+                <td>${d.credits}</td>
+              </tr>`,
+          ),
+      )}
     </details>
   </figure>`;
 }

@@ -39,3 +39,31 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   values.forEach((value, i) => (out += render(value) + strings[i + 1]!));
   return new Html(out);
 }
+
+/** A column header; `hidden` ones are read by screen readers only (e.g. the actions column). */
+export type Column = string | { readonly hidden: string };
+
+/**
+ * A table of `rows` (each an `html\`<tr>…</tr>\``) under `columns`, in a horizontally scrollable wrapper; with
+ * no rows, `empty` as a paragraph instead (or the bare table when `empty` is not given).
+ */
+export function dataTable(columns: readonly Column[], rows: readonly Html[], empty?: string): Html {
+  if (rows.length === 0 && empty !== undefined) return html`<p>${empty}</p>`;
+  const headers = columns.map((c) =>
+    typeof c === 'string'
+      ? html`<th scope="col">${c}</th>`
+      : html`<th scope="col"><span class="visually-hidden">${c.hidden}</span></th>`,
+  );
+  return html`<div class="table-wrap">
+    <table>
+      <thead>
+        <tr>
+          ${headers}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}
