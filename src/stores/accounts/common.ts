@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { assertId } from '../validation.ts';
-import { ROLES, type Role, type UsageRecord } from './types.ts';
+import { ROLES, type AccountStore, type InvitationRecord, type Role, type UsageRecord } from './types.ts';
 
 /** A new random id with a readable prefix, e.g. `org_3f9c1a2b7d4e5f60`. */
 export function newId(prefix: string): string {
@@ -66,4 +66,34 @@ export function higherRole(a: Role, b: Role): Role {
 /** `YYYY-MM-DD` of a time, in UTC. */
 export function utcDay(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
+}
+
+/**
+ * Checks the input of {@link AccountStore.createInvitation} and mints the invitation: its raw `token` (for
+ * the link, returned once), the `tokenHash` a store keeps, and the `invitation` record (expiry rounded up to
+ * a whole ms, as every backend stores it).
+ */
+export function mintInvitation(
+  input: Parameters<AccountStore['createInvitation']>[0],
+  createdAt: number,
+): { token: string; tokenHash: string; invitation: InvitationRecord } {
+  const { organizationId, role, createdBy, expiresAt } = input;
+  assertId(organizationId, 'organization id');
+  assertId(createdBy, 'createdBy');
+  assertRole(role);
+  assertTime(expiresAt, 'expiresAt');
+  const token = newToken();
+  return {
+    token,
+    tokenHash: hashToken(token),
+    invitation: {
+      id: newId('inv'),
+      organizationId,
+      role,
+      createdBy,
+      createdAt,
+      expiresAt: Math.ceil(expiresAt),
+      acceptedAt: null,
+    },
+  };
 }

@@ -10,6 +10,7 @@ import {
   hashToken,
   higherRole,
   looksLikeToken,
+  mintInvitation,
   newId,
   newToken,
   normaliseEmail,
@@ -150,22 +151,9 @@ export function createMemoryAccountStore(options: MemoryAccountStoreOptions = {}
         .map((m) => ({ ...m, organizationName: organizations.get(m.organizationId)?.name ?? '' }));
     },
 
-    async createInvitation({ organizationId, role, createdBy, expiresAt }) {
-      assertId(organizationId, 'organization id');
-      assertId(createdBy, 'createdBy');
-      assertRole(role);
-      assertTime(expiresAt, 'expiresAt');
-      const token = newToken();
-      const invitation: InvitationRecord = {
-        id: newId('inv'),
-        organizationId,
-        role,
-        createdBy,
-        createdAt: now(),
-        expiresAt,
-        acceptedAt: null,
-      };
-      invitations.set(invitation.id, { ...invitation, hash: hashToken(token) });
+    async createInvitation(input) {
+      const { token, tokenHash, invitation } = mintInvitation(input, now());
+      invitations.set(invitation.id, { ...invitation, hash: tokenHash });
       return { token, invitation };
     },
     async findInvitation(token) {

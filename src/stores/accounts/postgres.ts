@@ -16,6 +16,7 @@ import {
   hashToken,
   higherRole,
   looksLikeToken,
+  mintInvitation,
   newId,
   newToken,
   normaliseEmail,
@@ -192,16 +193,12 @@ export function buildPostgresAccountStore(
       ).map((r) => ({ ...membership(r), organizationName: r['name'] as string }));
     },
 
-    async createInvitation({ organizationId, role, createdBy, expiresAt }) {
-      assertId(organizationId, 'organization id');
-      assertId(createdBy, 'createdBy');
-      assertRole(role);
-      assertTime(expiresAt, 'expiresAt');
-      const token = newToken();
+    async createInvitation(input) {
+      const { token, tokenHash, invitation: i } = mintInvitation(input, now());
       const [row] = await rows(
         `INSERT INTO ${s}.console_invitations (id, token_hash, organization_id, role, created_by, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${INVITATION}`,
-        [newId('inv'), hashToken(token), organizationId, role, createdBy, now(), Math.ceil(expiresAt)],
+        [i.id, tokenHash, i.organizationId, i.role, i.createdBy, i.createdAt, i.expiresAt],
       );
       return { token, invitation: invitation(row!) };
     },

@@ -13,6 +13,7 @@ import {
   hashToken,
   higherRole,
   looksLikeToken,
+  mintInvitation,
   newId,
   newToken,
   normaliseEmail,
@@ -302,33 +303,20 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       ).map((r): UserOrganizationView => ({ ...membership(r), organizationName: r.name }));
     },
 
-    async createInvitation({ organizationId, role, createdBy, expiresAt }) {
-      assertId(organizationId, 'organization id');
-      assertId(createdBy, 'createdBy');
-      assertRole(role);
-      assertTime(expiresAt, 'expiresAt');
-      const token = newToken();
-      const record: InvitationRecord = {
-        id: newId('inv'),
-        organizationId,
-        role,
-        createdBy,
-        createdAt: now(),
-        expiresAt: Math.ceil(expiresAt),
-        acceptedAt: null,
-      };
+    async createInvitation(input) {
+      const { token, tokenHash, invitation: i } = mintInvitation(input, now());
       run(
         `INSERT INTO console_invitations (id, token_hash, organization_id, role, created_by, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        record.id,
-        hashToken(token),
-        organizationId,
-        role,
-        createdBy,
-        record.createdAt,
-        record.expiresAt,
+        i.id,
+        tokenHash,
+        i.organizationId,
+        i.role,
+        i.createdBy,
+        i.createdAt,
+        i.expiresAt,
       );
-      return { token, invitation: record };
+      return { token, invitation: i };
     },
     async findInvitation(token) {
       if (!looksLikeToken(token)) return null;
