@@ -327,6 +327,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       maxPassageTokens: maxTokens,
       maxConcurrentSearches: concurrency,
       maxQueuedSearches: Math.max(64, concurrency * 4),
+      // One client key asks every question: it may use every slot (the fair share is for several tenants).
+      maxAccountShare: 1,
       requestTimeoutMs: 60_000,
       ...(options.maxLatencyMs === undefined ? {} : { maxLatencyMs: options.maxLatencyMs }),
       ...(options.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: options.stragglerGraceMs }),
