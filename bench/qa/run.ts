@@ -24,7 +24,7 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
@@ -53,7 +53,7 @@ import {
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
 import { containsAnswer, mean, percentile } from './metrics.ts';
 import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
-import { createSquadWeb, realWebResolver, type RealWebOptions } from './squad-web.ts';
+import { createSquadWeb, realWebBehaviour, realWebResolver, type RealWebOptions } from './squad-web.ts';
 
 /** Options of {@link runQaBenchmark}. */
 export interface QaBenchmarkOptions {
@@ -113,6 +113,11 @@ export interface QuestionResult {
   readonly goldInDocs: boolean;
   /** Gold answer string in the extracted text of the gold page (when it was fetched). */
   readonly answerInGoldDoc: boolean | null;
+  /**
+   * Real-web mode: the gold page never answers, or answers after the latency budget (so only its snippet
+   * can be used); null with instant pages.
+   */
+  readonly goldPageLate: boolean | null;
   readonly answerInPassages: boolean;
   readonly answerInWholePages: boolean;
   readonly answerInAnswer: boolean;
@@ -189,6 +194,10 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const realWeb = options.realWeb
     ? { medianMs: 300, sigma: 0.8, hangShare: 0.03, ...options.realWeb }
     : undefined;
+  // A page whose response starts after the engine's latency budget cannot be read (its delay alone, not
+  // counting search time before the fetch: a lower bound on what the budget cuts).
+  const latencyBudgetMs = options.maxLatencyMs ?? ENGINE_DEFAULTS.maxLatencyMs;
+  const isLate = (page: { hangs: boolean; delayMs: number }) => page.hangs || page.delayMs > latencyBudgetMs;
   const articles = loadArticles({
     datasetsDir: options.datasetsDir,
     hotpot: options.hotpot ?? false,
@@ -430,6 +439,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         goldInSources: (body.sources ?? []).includes(goldUrl),
         goldInDocs: goldDoc !== undefined,
         answerInGoldDoc: goldDoc ? containsAnswer(goldDoc.text, question.answers) : null,
+        goldPageLate: realWeb ? isLate(realWebBehaviour(goldUrl, seed, realWeb)) : null,
         answerInPassages: containsAnswer(passageText, question.answers),
         answerInWholePages: containsAnswer(wholeText, question.answers),
         answerInAnswer: containsAnswer(answer, question.answers),
@@ -575,6 +585,11 @@ export function formatReport(report: QaBenchmarkReport): string {
     `| gold article among fetched+extracted pages | ${share(results.map((r) => r.goldInDocs))} |`,
     `| gold article among \`sources\` | ${share(results.map((r) => r.goldInSources))} |`,
     `| answer kept by extraction (gold page fetched: ${withGoldDoc.length}) | ${share(withGoldDoc.map((r) => r.answerInGoldDoc === true))} |`,
+    ...(options.realWeb
+      ? [
+          `| gold page never answers or answers after the latency budget (only its snippet can be used) | ${share(results.map((r) => r.goldPageLate === true))} |`,
+        ]
+      : []),
     `| **answer in context** (selected passages, budget ${options.maxTokens}) | **${share(results.map((r) => r.answerInPassages))}** |`,
     `| answer in whole pages (all extracted text of top ${options.k}) | ${share(results.map((r) => r.answerInWholePages))} |`,
     `| answer in all pages read (all extracted text) | ${share(results.map((r) => r.answerInAllPagesRead))} |`,
