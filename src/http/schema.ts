@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { CitewiseError } from '../errors.ts';
-import type { ChatMessage, ResponseType, SearchFilters } from '../pipeline/types.ts';
+import type { PipelineRequest, ResponseType, SearchFilters } from '../pipeline/types.ts';
 
 /** Longest accepted prompt, in characters. */
 export const MAX_PROMPT_CHARS = 10_000;
@@ -45,8 +45,7 @@ export const MAX_JSON_SCHEMA_CHARS = 16_384;
 /** Deepest accepted nesting of `json_schema` (objects and arrays). */
 export const MAX_JSON_SCHEMA_DEPTH = 32;
 
-/** A JSON Schema given with `response_type: "json"`: a plain JSON object whose top level describes an object. */
-export type JsonObjectSchema = Readonly<Record<string, unknown>>;
+export type { JsonObjectSchema } from '../pipeline/types.ts';
 
 /** Nesting depth of a JSON value, stopping early once past `limit`. */
 function jsonDepth(value: unknown, limit: number, depth = 0): number {
@@ -209,30 +208,9 @@ export const searchRequestSchema = z
 export type SearchRequest = z.input<typeof searchRequestSchema>;
 
 /** A validated request with defaults applied and non-user messages removed. */
-export interface NormalizedSearchRequest {
-  readonly prompt: string;
-  /** Only `role: "user"` messages, in order. */
-  readonly context: readonly ChatMessage[];
-  /** Format of a text answer; `text` for a `response_type: "json"` request (see `jsonSchema`). */
-  readonly responseType: ResponseType;
-  /**
-   * Extension: set for `response_type: "json"` — the answer is a JSON object matching this schema,
-   * serialized into the `answer` string.
-   */
-  readonly jsonSchema?: JsonObjectSchema;
+export interface NormalizedSearchRequest extends PipelineRequest {
   /** Extension: answer as a `text/event-stream` (see {@link SearchStreamEvent}). */
   readonly stream: boolean;
-  /** Extension: search filters (domains, dates, country, language). Empty when none were given. */
-  readonly filters: SearchFilters;
-  /** Extension: how many sources to read at most. */
-  readonly maxSources?: number;
-  /** Extension: `fast` (snippets only), `standard` (default), `deep` (several sub-queries). */
-  readonly depth: 'fast' | 'standard' | 'deep';
-  /**
-   * Extension: milliseconds after the request arrived by which the pipeline stops waiting for pages and
-   * answers from those that arrived. Absent: the server's default (`maxLatencyMs`).
-   */
-  readonly maxLatencyMs?: number;
   /** Extension: extra response fields. */
   readonly include: readonly IncludeField[];
 }

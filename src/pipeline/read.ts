@@ -45,7 +45,7 @@ export interface PageReaderOptions {
   readonly stragglerGraceMs: number;
   /** Epoch ms after which nothing is waited for any more (the answer starts). */
   readonly answerBy: number;
-  readonly call: CallOptions & { readonly deadline: number };
+  readonly call: CallOptions;
 }
 
 /** Reads the pages of one search. */
@@ -91,7 +91,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   };
 
   async function readPage(read: MutableRead): Promise<void> {
-    const deadline = Math.min(call.deadline, Date.now() + options.pageTimeoutMs);
+    const deadline = Math.min(call.deadline ?? Infinity, Date.now() + options.pageTimeoutMs);
     // A timer cleared when the page is done, not AbortSignal.timeout(), which fake clocks cannot drive.
     const timer = setTimeout(
       () => read.stopper.abort(new DOMException('page timeout', 'TimeoutError')),

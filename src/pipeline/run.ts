@@ -14,17 +14,19 @@ import type {
   AnswerInput,
   AnswerOutput,
   CallOptions,
+  ChatMessage,
   ContentExtractor,
   PageFetcher,
   Passage,
   PassageRanker,
+  PipelineRequest,
+  SearchDepth,
   SearchHit,
   SearchProvider,
 } from './types.ts';
 import { createPageReader, type PageRead } from './read.ts';
 import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/providers/http.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
 export { ARRIVED_SHARE } from './read.ts';
 import { planQuery } from './query.ts';
 import { queryCoverage } from './rank/coverage.ts';
@@ -39,8 +41,8 @@ export const DEFAULT_MAX_LATENCY_MS = 2_000;
 export const DEFAULT_STRAGGLER_GRACE_MS = 400;
 
 /**
- * Call options of one pipeline run: the request's deadline (epoch ms) and, for the latency budget, when
- * the request arrived (epoch ms; queueing before the run counts against `max_latency_ms`).
+ * Call options of one pipeline run: the deadline is required here (a run always has one), and, for the
+ * latency budget, when the request arrived (epoch ms; queueing before the run counts against `max_latency_ms`).
  */
 export type PipelineCall = CallOptions & {
   readonly deadline: number;
@@ -55,9 +57,9 @@ export type PipelineCall = CallOptions & {
  */
 export type PipelinePlanner = (
   prompt: string,
-  context: NormalizedSearchRequest['context'],
+  context: readonly ChatMessage[],
   signal: AbortSignal,
-  depth: NormalizedSearchRequest['depth'],
+  depth: SearchDepth,
 ) => Promise<string[]>;
 
 /** The deterministic planner: one standalone query (a follow-up gets the entity it refers to). */
@@ -127,7 +129,7 @@ export interface PipelineResult extends AnswerOutput {
 
 /** Runs one search request through the stages. Throws on failure; the caller refunds. */
 export async function runPipeline(
-  request: NormalizedSearchRequest,
+  request: PipelineRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: PipelineCall,
@@ -148,7 +150,7 @@ export async function runPipeline(
  * `stream` is streamed as one delta. `onPassages` sees the passages before the answer starts.
  */
 export async function* streamPipeline(
-  request: NormalizedSearchRequest,
+  request: PipelineRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: PipelineCall,
@@ -168,7 +170,7 @@ export async function* streamPipeline(
 
 /** Plan → search → gather → rank: everything before the answer. */
 async function selectPassages(
-  request: NormalizedSearchRequest,
+  request: PipelineRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: PipelineCall,
@@ -256,7 +258,7 @@ async function selectPassages(
 }
 
 /** `deep` searches every planned sub-query, plus the prompt as written; other depths the main query. */
-function subQueries(planned: readonly string[], request: NormalizedSearchRequest): string[] {
+function subQueries(planned: readonly string[], request: PipelineRequest): string[] {
   const queries = planned.map((q) => q.trim()).filter(Boolean);
   if (request.depth !== 'deep') return queries.slice(0, 1);
   return [...new Set([...queries, request.prompt.trim()])].slice(0, 4);
@@ -266,7 +268,7 @@ function subQueries(planned: readonly string[], request: NormalizedSearchRequest
 async function searchAll(
   queries: readonly string[],
   limit: number,
-  request: NormalizedSearchRequest,
+  request: PipelineRequest,
   provider: SearchProvider,
   call: CallOptions,
 ): Promise<SearchHit[]> {

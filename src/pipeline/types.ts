@@ -12,6 +12,12 @@ export interface CallOptions {
   readonly signal: AbortSignal;
   /** Correlates logs across stages. */
   readonly requestId: string;
+  /**
+   * Epoch ms after which the call must give up: a fetch stops, no retry starts whose wait ends later. The
+   * pipeline always sets it (the request's deadline). Absent: only `signal` (and the stage's own timeouts)
+   * bound the call.
+   */
+  readonly deadline?: number;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */
@@ -22,6 +28,36 @@ export interface ChatMessage {
 
 /** Answer format: `text` = plain text with no Markdown syntax; `markdown` = rich Markdown. */
 export type ResponseType = 'text' | 'markdown';
+
+/** A JSON Schema given with `response_type: "json"`: a plain JSON object whose top level describes an object. */
+export type JsonObjectSchema = Readonly<Record<string, unknown>>;
+
+/** How far a search reads: `fast` (snippets only), `standard` (pages of the top results), `deep` (sub-queries). */
+export type SearchDepth = 'fast' | 'standard' | 'deep';
+
+/**
+ * What the pipeline answers ({@link runPipeline}): the question, its conversation and how to read the web.
+ * The HTTP layer's validated request body is one (it adds what only the transport needs, such as `stream`).
+ */
+export interface PipelineRequest {
+  readonly prompt: string;
+  /** Only `role: "user"` messages, in order. */
+  readonly context: readonly ChatMessage[];
+  /** Format of a text answer (`text` when `jsonSchema` is set). */
+  readonly responseType: ResponseType;
+  /** Set when the answer must be a JSON object matching this schema, serialized into the answer string. */
+  readonly jsonSchema?: JsonObjectSchema;
+  /** Search filters (domains, dates, country, language). Empty when none were given. */
+  readonly filters: SearchFilters;
+  /** How many sources to read at most. @default the engine's `maxResults` */
+  readonly maxSources?: number;
+  readonly depth: SearchDepth;
+  /**
+   * Milliseconds after the request arrived by which the pipeline stops waiting for pages and answers from
+   * those that arrived. @default the engine's `maxLatencyMs`
+   */
+  readonly maxLatencyMs?: number;
+}
 
 /** Optional search filters; a provider ignores what it cannot honour and documents it. */
 export interface SearchFilters {
@@ -82,8 +118,8 @@ export interface FetchedPage {
 
 /** Fetches untrusted URLs safely (SSRF guard, size and time limits, robots.txt). */
 export interface PageFetcher {
-  /** `deadline` is an epoch-ms instant after which the fetch must give up. */
-  fetch(url: URL, options: CallOptions & { readonly deadline: number }): Promise<FetchedPage>;
+  /** Gives up at `options.deadline` (or the fetcher's own page timeout, whichever comes first). */
+  fetch(url: URL, options: CallOptions): Promise<FetchedPage>;
   close?(): Promise<void>;
 }
 

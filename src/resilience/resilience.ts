@@ -75,9 +75,6 @@ export type ResilienceEvent =
   | { readonly type: 'circuit_closed'; readonly upstream: string }
   | { readonly type: 'rejected_open'; readonly upstream: string };
 
-/** Call options that may carry the request's deadline (the pipeline passes it to every stage). */
-type DeadlineCall = CallOptions & { readonly deadline?: number };
-
 interface Settings {
   readonly retries: number;
   readonly baseDelayMs: number;
@@ -190,11 +187,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** The shared core: one breaker per upstream, and a retry loop per call. */
 interface Guard {
-  run<T>(
-    call: DeadlineCall,
-    attempt: (call: DeadlineCall) => Promise<T>,
-    canRetry?: () => boolean,
-  ): Promise<T>;
+  run<T>(call: CallOptions, attempt: (call: CallOptions) => Promise<T>, canRetry?: () => boolean): Promise<T>;
   /** Runs one attempt through the breaker only (no retries); `signal` is the caller's. */
   once<T>(attempt: () => Promise<T>, signal: AbortSignal): Promise<T>;
   readonly breaker: CircuitBreakerPolicy | undefined;
@@ -344,7 +337,7 @@ async function* resilientStream(
   guard: Guard,
   stream: (input: AnswerInput, call: CallOptions) => AsyncIterable<AnswerEvent>,
   input: AnswerInput,
-  call: DeadlineCall,
+  call: CallOptions,
 ): AsyncGenerator<AnswerEvent> {
   const { iterator, held, finished } = await guard.run(call, async (attemptCall) => {
     const opened = stream(input, attemptCall)[Symbol.asyncIterator]();

@@ -37,9 +37,7 @@ export function input(overrides: Partial<AnswerInput> = {}): AnswerInput {
   };
 }
 
-export function call(overrides: Partial<CallOptions & { deadline: number }> = {}): CallOptions & {
-  deadline?: number;
-} {
+export function call(overrides: Partial<CallOptions> = {}): CallOptions {
   return { signal: new AbortController().signal, requestId: 'test', ...overrides };
 }
 

@@ -162,6 +162,20 @@ describe('time limits', () => {
     await expectFetchError(fetcher.fetch(web.url('/never'), call(60_000)), 'timeout');
   });
 
+  it('without a caller deadline (it is optional in CallOptions), the per-page timeout bounds the fetch', async () => {
+    const fetcher = makeFetcher({ pageTimeoutMs: 300 });
+    const { deadline: _, ...noDeadline } = call(60_000);
+    await expectFetchError(fetcher.fetch(web.url('/never'), noDeadline), 'timeout');
+    expect(text((await fetcher.fetch(web.url('/page.html'), noDeadline)).body)).toBe(HTML);
+  });
+
+  it('refuses a deadline that is not a number', async () => {
+    const fetcher = makeFetcher();
+    await expect(fetcher.fetch(web.url('/page.html'), { ...call(), deadline: Number.NaN })).rejects.toThrow(
+      TypeError,
+    );
+  });
+
   it('applies the headers timeout', async () => {
     const fetcher = makeFetcher({ headersTimeoutMs: 200 });
     await expectFetchError(fetcher.fetch(web.url('/never'), call(60_000)), 'timeout');

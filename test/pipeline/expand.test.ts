@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from '../../src/engine.ts';
-import type { NormalizedSearchRequest } from '../../src/http/schema.ts';
+import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker, queryCoverage } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
@@ -18,15 +18,13 @@ function lighthouseWeb(answerRank: number): SearchHit[] {
   });
 }
 
-function request(overrides: Partial<NormalizedSearchRequest> = {}): NormalizedSearchRequest {
+function request(overrides: Partial<PipelineRequest> = {}): PipelineRequest {
   return {
     prompt: 'Who built the Bell Rock lighthouse?',
     context: [],
     responseType: 'text',
-    stream: false,
     filters: {},
     depth: 'standard',
-    include: [],
     ...overrides,
   };
 }
@@ -34,7 +32,7 @@ function request(overrides: Partial<NormalizedSearchRequest> = {}): NormalizedSe
 /** Runs the pipeline and reports what the search was asked for and which pages were ranked. */
 async function run(
   hits: SearchHit[],
-  overrides: Partial<NormalizedSearchRequest> = {},
+  overrides: Partial<PipelineRequest> = {},
   settings: Partial<PipelineSettings> = {},
   deadlineMs = 30_000,
 ) {

@@ -7,7 +7,7 @@
  * every assertion is about order and state, never about measured time.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { NormalizedSearchRequest } from '../../src/http/schema.ts';
+import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import {
@@ -121,15 +121,13 @@ function fakeWeb(answerAt: number) {
   };
 }
 
-function request(overrides: Partial<NormalizedSearchRequest> = {}): NormalizedSearchRequest {
+function request(overrides: Partial<PipelineRequest> = {}): PipelineRequest {
   return {
     prompt: QUESTION,
     context: [],
     responseType: 'text',
-    stream: false,
     filters: {},
     depth: 'standard',
-    include: [],
     ...overrides,
   };
 }
@@ -139,7 +137,7 @@ function start(
   hits: SearchHit[],
   web: ReturnType<typeof fakeWeb>,
   options: {
-    request?: Partial<NormalizedSearchRequest>;
+    request?: Partial<PipelineRequest>;
     settings?: Partial<PipelineSettings>;
     call?: Partial<PipelineCall>;
   } = {},

@@ -203,7 +203,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
 
   /** Delay before the next attempt, or `null` when the error is final. */
   const nextDelay = (error: unknown, attempt: number, call: CallOptions): number | null => {
-    const deadline = (call as CallOptions & { readonly deadline?: number }).deadline;
+    const { deadline } = call;
     let delay: number | null = null;
     if (!call.signal.aborted && attempt < maxRetries && isRetryableModelError(error)) {
       const cap = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** attempt);

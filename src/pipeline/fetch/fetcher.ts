@@ -276,7 +276,7 @@ interface Flight {
 
 /** A {@link PageFetcher} with its resources. */
 export interface PageFetcherInstance extends PageFetcher {
-  fetch(url: URL, options: CallOptions & { readonly deadline: number }): Promise<FetchedPage>;
+  fetch(url: URL, options: CallOptions): Promise<FetchedPage>;
   /** Aborts fetches in flight, empties the caches, and closes connections. */
   close(): Promise<void>;
 }
@@ -507,14 +507,12 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     return flight;
   };
 
-  const fetchPage = async (
-    input: URL,
-    call: CallOptions & { readonly deadline: number },
-  ): Promise<FetchedPage> => {
+  const fetchPage = async (input: URL, call: CallOptions): Promise<FetchedPage> => {
     if (!call || !(call.signal instanceof AbortSignal))
       throw new TypeError('options.signal must be an AbortSignal');
-    if (typeof call.deadline !== 'number' || Number.isNaN(call.deadline))
+    if (call.deadline !== undefined && (typeof call.deadline !== 'number' || Number.isNaN(call.deadline)))
       throw new TypeError('options.deadline must be an epoch-ms number');
+    const deadline = call.deadline ?? Date.now() + settings.pageTimeoutMs;
     const url = toFetchableUrl(input);
     if (closed.signal.aborted) throw new FetchError('aborted', 'the fetcher is closed', { url: url.href });
     const cached = cache?.get(url.href);
@@ -528,7 +526,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     flight.waiters++;
     const joined = flight;
     try {
-      return await waitWithDeadline(joined.promise, call.signal, call.deadline, url);
+      return await waitWithDeadline(joined.promise, call.signal, deadline, url);
     } finally {
       joined.waiters--;
       // The last caller gone: stop the request instead of finishing it for nobody.
