@@ -26,7 +26,7 @@ import type {
 } from './types.ts';
 import { createPageReader, type PageRead } from './read.ts';
 import { fuseRankings } from './search/combine.ts';
-import { applyDomainFilters } from './search/providers/http.ts';
+import { applyDomainFilters } from './search/filters.ts';
 export { ARRIVED_SHARE } from './read.ts';
 import { planQuery } from './query.ts';
 import { queryCoverage } from './rank/coverage.ts';

@@ -33,10 +33,10 @@ import {
   stringField,
   toDay,
   toIsoDate,
-  withSiteOperators,
   type HttpProviderOptions,
   type ProviderResponse,
 } from './http.ts';
+import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createBraveProvider}. */
 export interface BraveProviderOptions extends HttpProviderOptions {

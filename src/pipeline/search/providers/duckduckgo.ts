@@ -23,10 +23,10 @@ import {
   requireBaseUrl,
   resolveHttpOptions,
   sendProviderRequest,
-  withSiteOperators,
   type HttpProviderOptions,
   type Recency,
 } from './http.ts';
+import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createDuckDuckGoProvider}. */
 export interface DuckDuckGoProviderOptions extends HttpProviderOptions {

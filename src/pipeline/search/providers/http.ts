@@ -7,6 +7,7 @@ import { fetch as undiciFetch } from 'undici';
 import { parseHTML } from 'linkedom';
 import type { SearchFilters, SearchHit } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
+import { applyDomainFilters } from '../filters.ts';
 import { USER_AGENT } from '../../../package-info.ts';
 
 /** The `fetch` function providers call; undici's by default. Inject one to add a proxy dispatcher or tracing. */
@@ -510,48 +511,6 @@ export function recencyOf(fromDate: string | undefined, now = Date.now()): Recen
 export function toDay(value: string | undefined): string | undefined {
   const iso = toIsoDate(value);
   return iso?.slice(0, 10);
-}
-
-function hostMatches(host: string, domain: string): boolean {
-  const bare = domain
-    .toLowerCase()
-    .replace(/^\*?\./, '')
-    .replace(/\.$/, '');
-  return host === bare || host.endsWith(`.${bare}`);
-}
-
-/**
- * Applies include/exclude domain filters to hits (a domain matches itself and its subdomains). Providers
- * that filter natively still pass through here, so the filter holds whatever the upstream did.
- */
-export function applyDomainFilters(
-  hits: readonly SearchHit[],
-  filters: SearchFilters | undefined,
-): SearchHit[] {
-  const include = filters?.includeDomains?.filter((d) => d.trim() !== '') ?? [];
-  const exclude = filters?.excludeDomains?.filter((d) => d.trim() !== '') ?? [];
-  if (include.length === 0 && exclude.length === 0) return [...hits];
-  return hits.filter((hit) => {
-    let host: string;
-    try {
-      host = new URL(hit.url).hostname.toLowerCase();
-    } catch {
-      return false;
-    }
-    if (include.length > 0 && !include.some((d) => hostMatches(host, d))) return false;
-    return !exclude.some((d) => hostMatches(host, d));
-  });
-}
-
-/** Appends `site:` / `-site:` operators for engines that understand them (Google, Brave, DuckDuckGo). */
-export function withSiteOperators(query: string, filters: SearchFilters | undefined): string {
-  const include = filters?.includeDomains?.filter((d) => d.trim() !== '') ?? [];
-  const exclude = filters?.excludeDomains?.filter((d) => d.trim() !== '') ?? [];
-  const parts = [query];
-  if (include.length === 1) parts.push(`site:${include[0]}`);
-  else if (include.length > 1) parts.push(`(${include.map((d) => `site:${d}`).join(' OR ')})`);
-  for (const domain of exclude) parts.push(`-site:${domain}`);
-  return parts.join(' ');
 }
 
 /** Keeps hits with an http(s) URL and a title, drops duplicates (same exact URL), caps at `limit`. */

@@ -28,9 +28,9 @@ import {
   sendProviderRequest,
   stringField,
   toIsoDate,
-  withSiteOperators,
   type HttpProviderOptions,
 } from './http.ts';
+import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createSearxngProvider}. */
 export interface SearxngProviderOptions extends HttpProviderOptions {

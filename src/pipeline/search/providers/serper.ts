@@ -24,9 +24,9 @@ import {
   sendProviderRequest,
   stringField,
   toIsoDate,
-  withSiteOperators,
   type HttpProviderOptions,
 } from './http.ts';
+import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createSerperProvider}. */
 export interface SerperProviderOptions extends HttpProviderOptions {

@@ -14,7 +14,6 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  applyDomainFilters,
   clampLimit,
   DEFAULT_USER_AGENT,
   expectArray,
@@ -30,6 +29,7 @@ import {
   stringField,
   type HttpProviderOptions,
 } from './http.ts';
+import { applyDomainFilters } from '../filters.ts';
 
 /** Options of {@link createWikipediaProvider}. */
 export interface WikipediaProviderOptions extends HttpProviderOptions {
