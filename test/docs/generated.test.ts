@@ -47,7 +47,7 @@ describe('generated reference pages', () => {
 });
 
 describe('JSDoc defaults of createSearchEngine', () => {
-  const source = readFileSync(new URL('src/engine.ts', root), 'utf8');
+  const source = readFileSync(new URL('src/engine/options.ts', root), 'utf8');
   const optionsInterface = source.slice(
     source.indexOf('export interface SearchEngineOptions'),
     source.indexOf('export interface SearchCallOptions'),

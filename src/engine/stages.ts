@@ -1,0 +1,108 @@
+/**
+ * The engine's default stages: the answerer (model or extractive), the model query planner, and a page
+ * fetcher and extractor created on first use.
+ */
+import type { LanguageModel } from 'ai';
+import { createExtractiveAnswerer, createModelAnswerer } from '../pipeline/answer/index.ts';
+import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
+import { createContentExtractor } from '../pipeline/extract/index.ts';
+import { createPageFetcher } from '../pipeline/fetch/index.ts';
+import { createModelQueryPlanner } from '../pipeline/query-model.ts';
+import type { PipelinePlanner, PipelineStages } from '../pipeline/run.ts';
+import { createEmbeddingReranker } from '../pipeline/rank/embeddings.ts';
+import { createBm25Ranker } from '../pipeline/rank/index.ts';
+import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import type { Answerer, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
+import { withAnswererResilience } from '../resilience/index.ts';
+import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
+
+/** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
+export function stageTelemetry(
+  options: SearchEngineOptions,
+  stage: 'answer' | 'plan',
+): ModelTelemetrySettings | undefined {
+  if (!options.telemetry) return undefined;
+  return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'citewise'}.${stage}` };
+}
+
+/** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
+export function defaultAnswerer(options: SearchEngineOptions): Answerer {
+  const extractive = createExtractiveAnswerer();
+  if (!options.model) return extractive;
+  const telemetry = stageTelemetry(options, 'answer');
+  const model = createModelAnswerer({
+    model: options.model,
+    ...(telemetry ? { telemetry } : {}),
+    ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
+  });
+  // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
+  // that is down answers 503 at once instead of every request waiting for its retries.
+  return withAnswererResilience(model, { retries: 0, upstream: 'model' });
+}
+
+/**
+ * With a model, follow-ups are rewritten by it and `deep` requests get its sub-queries; a plain first
+ * question is searched as written, saving a model call.
+ */
+export function modelPlanner(
+  model: LanguageModel | false | undefined,
+  telemetry: ModelTelemetrySettings | undefined,
+): PipelinePlanner | undefined {
+  if (!model) return undefined;
+  const withTelemetry = telemetry ? { telemetry } : {};
+  const forFollowUps = createModelQueryPlanner({ model, onlyWithContext: true, ...withTelemetry });
+  const withSubQueries = createModelQueryPlanner({ model, ...withTelemetry });
+  return (prompt, context, signal, depth) =>
+    (depth === 'deep' ? withSubQueries : forFollowUps)(prompt, context, signal);
+}
+
+// The default fetcher and extractor are created on first use, so they cost nothing (no connection pool,
+// no worker threads) for engines whose provider already returns page text, like the local index.
+
+export function lazyPageFetcher(): PageFetcher {
+  let fetcher: PageFetcher | undefined;
+  return {
+    fetch: (url, call) => (fetcher ??= createPageFetcher()).fetch(url, call),
+    close: async () => fetcher?.close?.(),
+  };
+}
+
+export function lazyContentExtractor(): ContentExtractor {
+  let extractor: ContentExtractor | undefined;
+  return {
+    extract: (page, call) => (extractor ??= createContentExtractor()).extract(page, call),
+    warm: async () => (extractor ??= createContentExtractor()).warm?.(),
+    close: async () => extractor?.close?.(),
+  };
+}
+
+/**
+ * The pipeline's stages from the engine's options: each one given is used as it is, the others are the
+ * defaults (the local index of `corpus` as search, BM25 with the optional embedding re-ranker, the default
+ * answerer and planner, the lazy fetcher and extractor). `structuredOutput`: whether `response_type: "json"`
+ * can be answered.
+ */
+export function buildStages(
+  options: SearchEngineOptions,
+  corpus: readonly string[],
+  publicUrl: string,
+): { stages: PipelineStages; structuredOutput: boolean } {
+  const planner =
+    options.planner ?? modelPlanner(options.queryModel ?? options.model, stageTelemetry(options, 'plan'));
+  // `response_type: "json"` needs an answerer that writes structured output (the model answerer does).
+  const structuredOutput = options.answerer
+    ? options.answerer.structuredOutput === true
+    : options.model !== undefined;
+  const bm25 = options.ranker ?? createBm25Ranker();
+  const stages: PipelineStages = {
+    ...(planner ? { planner } : {}),
+    search: options.search ?? createLocalIndexProvider({ paths: corpus, publicUrl }),
+    ranker: options.embeddingModel
+      ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
+      : bm25,
+    answerer: options.answerer ?? defaultAnswerer(options),
+    ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
+    ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
+  };
+  return { stages, structuredOutput };
+}
