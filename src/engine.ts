@@ -47,15 +47,8 @@ import { createMemoryIdempotencyStore } from './http/idempotency.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from './options.ts';
 
 // The options and their defaults live in engine/options.ts; this module's importers keep their path.
-export {
-  DEFAULT_CORPUS,
-  ENGINE_DEFAULTS,
-  FREE_CREDITS,
-  type CreateKeyOptions,
-  type Logger,
-  type SearchCallOptions,
-  type SearchEngineOptions,
-} from './engine/options.ts';
+export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
+export type { CreateKeyOptions, Logger, SearchCallOptions, SearchEngineOptions };
 
 /** The engine: library API, HTTP handler and administration of one citewise service. */
 export interface SearchEngine {
