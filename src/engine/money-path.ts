@@ -53,12 +53,14 @@ export interface MoneyPath {
   /**
    * Admits the request (a credit hold, then a fair slot), runs `work`, then commits when `chargeable`
    * says the result is worth paying for (default: always) and refunds otherwise or on any failure.
-   * Throws what admission throws (503 queue full, 433 quota) or what `work` throws, after the refund.
+   * `chargeable` may also return a number of credits: that much is charged (at most the hold) and the rest
+   * returned, 0 refunds. Throws what admission throws (503 queue full, 433 quota) or what `work` throws,
+   * after the refund.
    */
   run<T>(
     target: ChargeTarget,
     work: (call: MeteredCall) => Promise<T>,
-    chargeable?: (result: T) => boolean,
+    chargeable?: (result: T) => boolean | number,
   ): Promise<T>;
   /**
    * Admits the request before returning (so 503 and 433 are thrown, not streamed), then relays `events`.
@@ -76,7 +78,8 @@ export interface MoneyPath {
 /** The held credits of one admitted request; settles at most once. */
 interface Hold {
   readonly call: MeteredCall;
-  settle(action: 'commit' | 'refund'): Promise<void>;
+  /** Commits `actual` credits (default and at most: the hold) or refunds; a commit of 0 refunds. */
+  settle(action: 'commit' | 'refund', actual?: number): Promise<void>;
   /** Frees the slot and the deadline timer, refunding if nothing settled the hold. Idempotent. */
   end(): Promise<void>;
 }
@@ -108,15 +111,17 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         deadline: deadlineAt,
         startedAt: target.arrivedAt ?? Date.now(),
       },
-      async settle(action) {
+      async settle(requested, actual = amount) {
         if (!held || settled) return;
         settled = true;
+        const charge = Math.min(amount, Math.max(0, Math.floor(actual)));
+        const action = requested === 'commit' && charge > 0 ? 'commit' : 'refund';
         try {
           const done =
             action === 'commit'
-              ? await credits.commit(target.requestId)
+              ? await credits.commit(target.requestId, charge)
               : await credits.refund(target.requestId);
-          if (done) options.onSettled?.(target, action, amount);
+          if (done) options.onSettled?.(target, action, action === 'commit' ? charge : amount);
         } catch (error) {
           options.onSettleError(error, target.requestId, action);
         }
@@ -155,7 +160,9 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       const hold = await admit(target);
       try {
         const result = await work(hold.call);
-        await hold.settle(chargeable(result) ? 'commit' : 'refund');
+        const verdict = chargeable(result);
+        if (typeof verdict === 'number') await hold.settle('commit', verdict);
+        else await hold.settle(verdict ? 'commit' : 'refund');
         return result;
       } finally {
         await hold.end();

@@ -99,6 +99,37 @@ describe('money path: plain runs', () => {
     expect(await store.balance('acct')).toBe(10);
   });
 
+  it('a partial charge commits that much of the hold and returns the rest; 0 refunds; never more than held', async () => {
+    const settled: [string, number][] = [];
+    const { path, calls, store, target } = await setup({
+      onSettled: (_target, action, amount) => settled.push([action, amount]),
+    });
+    await path.run(
+      { ...target(), amount: 5 },
+      async () => 3,
+      (succeeded) => succeeded,
+    );
+    expect(await store.balance('acct')).toBe(7);
+    await path.run(
+      { ...target(), amount: 5 },
+      async () => 0,
+      (succeeded) => succeeded,
+    );
+    expect(await store.balance('acct')).toBe(7);
+    await path.run(
+      { ...target(), amount: 2 },
+      async () => 9,
+      (succeeded) => succeeded,
+    );
+    expect(await store.balance('acct')).toBe(5);
+    expect(calls).toEqual({ reserve: 3, commit: 2, refund: 1 });
+    expect(settled).toEqual([
+      ['commit', 3],
+      ['refund', 5],
+      ['commit', 2],
+    ]);
+  });
+
   it('quota exceeded at the hold takes no slot and settles nothing', async () => {
     const { path, calls, scheduler, target } = await setup({}, 0);
     await expect(path.run(target(), async () => 'never')).rejects.toMatchObject({ status: 433 });
