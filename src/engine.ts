@@ -26,6 +26,13 @@ import { normalizePublicUrl } from './pipeline/search/local-index.ts';
 import { createDocumentServer } from './http/docs.ts';
 import type { Passage } from './pipeline/types.ts';
 import { chargeTarget, isChargeable, recordUsageOf } from './engine/billing.ts';
+import { isExtracted, readPages } from './engine/extract.ts';
+import {
+  parseExtractRequest,
+  type ExtractRequest,
+  type ExtractResponse,
+  type NormalizedExtractRequest,
+} from './http/extract.ts';
 import { createFairScheduler } from './engine/fair-scheduler.ts';
 import { createMoneyPath } from './engine/money-path.ts';
 import {
@@ -61,6 +68,11 @@ export interface SearchEngine {
   searchStream(request: SearchRequest, options: SearchCallOptions): Promise<AsyncIterable<SearchStreamEvent>>;
   /** Credits still available to the owner of `apiKey`. */
   balance(apiKey: string): Promise<BalanceResponse>;
+  /**
+   * Reads up to 20 pages as the owner of `apiKey` (`POST /v1/extract`): clean content, title, date and
+   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read.
+   */
+  extract(request: ExtractRequest, options: SearchCallOptions): Promise<ExtractResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
   handle(request: ProtocolRequest): Promise<ProtocolResponse>;
   /**
@@ -116,6 +128,11 @@ async function withTimeout(work: Promise<void> | undefined, ms: number, message:
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
   const defaults = ENGINE_DEFAULTS;
   const creditCost = nonNegativeInteger('creditCost', options.creditCost, defaults.creditCost);
+  const extractCreditCost = nonNegativeInteger(
+    'extractCreditCost',
+    options.extractCreditCost,
+    defaults.extractCreditCost,
+  );
   const maxConcurrent = positiveInteger(
     'maxConcurrentSearches',
     options.maxConcurrentSearches,
@@ -221,6 +238,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     runSearch,
     runSearchStream,
+    runExtract,
     checkReadiness,
     serveDocument,
     observeRequest(observation) {
@@ -350,6 +368,39 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     })();
   }
 
+  /** `POST /v1/extract`: a hold for every URL, then a charge for each page read (failed pages are free). */
+  async function runExtract(
+    key: KeyRecord,
+    request: NormalizedExtractRequest,
+    info: RequestInfo,
+  ): Promise<ExtractResponse> {
+    const { fetcher, extractor } = stages;
+    if (!fetcher || !extractor) {
+      throw new CitewiseError('not_found', 'page fetching is off', {
+        description: 'Not Found: this service does not fetch pages (its fetcher or extractor is turned off)',
+      });
+    }
+    let signal = info.signal;
+    let results: Awaited<ReturnType<typeof readPages>>;
+    try {
+      results = await moneyPath.run(
+        { ...chargeTarget(key, info), amount: request.urls.length * extractCreditCost },
+        (call) => {
+          signal = call.signal;
+          return readPages(request, { fetcher, extractor }, call, settings.pageTimeoutMs);
+        },
+        (read) => read.filter(isExtracted).length * extractCreditCost,
+      );
+    } catch (thrown) {
+      throw pipelineError(thrown, signal);
+    }
+    return {
+      results,
+      credits_charged: results.filter(isExtracted).length * extractCreditCost,
+      response_time: Math.round(performance.now() - info.startedAt),
+    };
+  }
+
   /** Refuses, before any charge, a request the configured answerer cannot answer. */
   function assertAnswerable(request: NormalizedSearchRequest): void {
     if (request.jsonSchema && !structuredOutput) {
@@ -426,6 +477,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       const info = newRequestInfo(signal);
       const key = await admitSearch(apiKey);
       return runSearchStream(key, parseSearchRequest(request), info);
+    },
+    async extract(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      const key = await admitSearch(apiKey);
+      return runExtract(key, parseExtractRequest(request), info);
     },
     async balance(apiKey) {
       service.assertAvailable();

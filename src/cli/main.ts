@@ -248,6 +248,7 @@ async function openEngine(
     indexedFiles: local.indexedFile,
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
+    extractCreditCost: config.extractCreditCost,
     maxResults: config.maxResults,
     expandToResults: config.expandToResults,
     minQueryCoverage: config.minQueryCoverage,

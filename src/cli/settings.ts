@@ -444,6 +444,14 @@ export const SERVE_SETTINGS = {
     default: String(ENGINE_DEFAULTS.creditCost),
     parse: parseNonNegativeInteger,
   },
+  extractCreditCost: {
+    flag: '--extract-credit-cost <n>',
+    env: 'CITEWISE_EXTRACT_CREDIT_COST',
+    group: 'limits',
+    meaning: 'Cost of one page read by POST /v1/extract, in credits; a page that failed costs nothing.',
+    default: String(ENGINE_DEFAULTS.extractCreditCost),
+    parse: parseNonNegativeInteger,
+  },
   requestTimeoutMs: {
     flag: '--request-timeout <duration>',
     env: 'CITEWISE_REQUEST_TIMEOUT',

@@ -33,6 +33,7 @@ export const ENGINE_DEFAULTS = {
   /** Credits a new account receives (the spec's free allowance). */
   freeCredits: 1000,
   creditCost: 1,
+  extractCreditCost: 1,
   rateLimit: { limit: 60, windowMs: 60_000 },
   maxConcurrentSearches: 8,
   maxQueuedSearches: 64,
@@ -146,6 +147,8 @@ export interface SearchEngineOptions {
   readonly idempotencyTtlMs?: number;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
+  /** Credits charged per page read by `POST /v1/extract` (failed pages are free). @default 1 */
+  readonly extractCreditCost?: number;
   /** Searches running at once; more wait in a queue. @default 8 */
   readonly maxConcurrentSearches?: number;
   /** Searches allowed to wait; past this, 503. @default 64 */

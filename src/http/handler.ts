@@ -9,6 +9,7 @@
  * Operating routes, without a key and served even in maintenance mode: `GET /healthz` (the process
  * answers), `GET /readyz` (the stores answer) and `GET /docs/<path>` (the files of the local corpus).
  */
+import { parseExtractRequest, type ExtractResponse, type NormalizedExtractRequest } from './extract.ts';
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
 import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
@@ -86,6 +87,8 @@ export interface ProtocolService {
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>>;
   balance(key: KeyRecord): Promise<BalanceResponse>;
+  /** `POST /v1/extract`: reads the pages, charging per page read. */
+  runExtract(key: KeyRecord, request: NormalizedExtractRequest, info: RequestInfo): Promise<ExtractResponse>;
   /** Resolves when the stores answer; throws 503 naming the unreachable ones (`GET /readyz`). */
   checkReadiness(): Promise<void>;
   /**
@@ -128,6 +131,7 @@ export interface RequestObservation {
 
 const ROUTES: Readonly<Record<string, string>> = {
   '/v1/search': 'POST',
+  '/v1/extract': 'POST',
   '/v1/balance': 'GET',
   // Public (no API key), served even in maintenance mode: the OpenAPI document and the probes.
   '/v1/openapi.json': 'GET',
@@ -253,8 +257,16 @@ async function route(
 
   const limitHeaders = await service.enforceRateLimit(key);
   const body = await readJsonBody(request, service.maxBodyBytes);
-  const search = parseSearchRequest(body);
   const idempotencyKey = request.header('idempotency-key');
+  if (path === '/v1/extract') {
+    const extract = parseExtractRequest(body);
+    const run = async () =>
+      withHeaders(json(200, await service.runExtract(key, extract, info), info), limitHeaders);
+    if (!idempotencyKey || !service.idempotency) return run();
+    const scope = `${key.id}:extract:${checkIdempotencyKey(idempotencyKey)}`;
+    return replayable(service.idempotency, scope, body, request.signal, run);
+  }
+  const search = parseSearchRequest(body);
   if (search.stream) {
     if (idempotencyKey) {
       throw new CitewiseError('invalid_request', 'idempotency with stream', {

@@ -262,15 +262,7 @@ export interface BalanceResponse {
  * e.g. `Invalid request: context[0].content must be a string`.
  */
 export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
-  const result = searchRequestSchema.safeParse(body);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue ? formatPath(issue.path) : '';
-    const message = issue?.message ?? 'is invalid';
-    const description = field ? `Invalid request: ${field} ${message}` : `Invalid request: body ${message}`;
-    throw new CitewiseError('invalid_request', description, { description });
-  }
-  const data = result.data;
+  const data = parseBody(searchRequestSchema, body);
   const { prompt, context = [], response_type = 'markdown', stream = false } = data;
   return {
     stream,
@@ -301,6 +293,19 @@ function searchFilters(data: z.output<typeof searchRequestSchema>): SearchFilter
     ...(data.country ? { country: data.country.toUpperCase() } : {}),
     ...(data.language ? { language: data.language } : {}),
   };
+}
+
+/** Validates a request body against `schema`; a 400 `invalid_request` names the first offending field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue ? formatPath(issue.path) : '';
+    const message = issue?.message ?? 'is invalid';
+    const description = field ? `Invalid request: ${field} ${message}` : `Invalid request: body ${message}`;
+    throw new CitewiseError('invalid_request', description, { description });
+  }
+  return result.data;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

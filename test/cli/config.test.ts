@@ -27,6 +27,7 @@ describe('CLI configuration', () => {
       limitsStore: undefined,
       rateLimit: ENGINE_DEFAULTS.rateLimit,
       creditCost: ENGINE_DEFAULTS.creditCost,
+      extractCreditCost: ENGINE_DEFAULTS.extractCreditCost,
       requestTimeoutMs: ENGINE_DEFAULTS.requestTimeoutMs,
       maxLatencyMs: ENGINE_DEFAULTS.maxLatencyMs,
       stragglerGraceMs: ENGINE_DEFAULTS.stragglerGraceMs,

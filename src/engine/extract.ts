@@ -1,0 +1,65 @@
+/**
+ * The work of `POST /v1/extract`: every URL fetched (SSRF guard, robots.txt, limits: the engine's fetcher)
+ * and extracted in parallel, each bounded by the page timeout; a page that fails is reported with its
+ * error code, never failing the others.
+ */
+import type { ExtractedPage, FailedPage, NormalizedExtractRequest } from '../http/extract.ts';
+import { isFetchError, type FetchErrorCode } from '../pipeline/fetch/errors.ts';
+import type { CallOptions, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
+
+/** Reads the pages of an extract request, in request order. */
+export async function readPages(
+  request: NormalizedExtractRequest,
+  stages: { readonly fetcher: PageFetcher; readonly extractor: ContentExtractor },
+  call: CallOptions,
+  pageTimeoutMs: number,
+): Promise<(ExtractedPage | FailedPage)[]> {
+  return Promise.all(
+    request.urls.map(async (url): Promise<ExtractedPage | FailedPage> => {
+      const deadline = Math.min(call.deadline ?? Infinity, Date.now() + pageTimeoutMs);
+      const pageCall: CallOptions = { ...call, deadline };
+      try {
+        const page = await stages.fetcher.fetch(new URL(url), pageCall);
+        const content = await stages.extractor.extract(page, pageCall);
+        if (!content || !content.text.trim())
+          return failed(url, 'no_content', 'the page has no main content');
+        return {
+          url,
+          title: content.title,
+          content: request.format === 'text' ? content.text : content.markdown,
+          published_at: content.publishedAt ?? null,
+          page_type: content.pageType ?? null,
+        };
+      } catch (error) {
+        if (call.signal.aborted) throw error;
+        // Fixed texts: a fetch error's own message is for logs (it may name resolved addresses).
+        if (isFetchError(error)) return failed(url, error.code, FETCH_FAILURES[error.code]);
+        return failed(url, 'extract_failed', 'the page could not be extracted');
+      }
+    }),
+  );
+}
+
+/** What a caller is told of each fetch failure. */
+const FETCH_FAILURES: Readonly<Record<FetchErrorCode, string>> = {
+  bad_url: 'the URL cannot be fetched',
+  blocked_address: 'the host is, or resolves to, a private or reserved address',
+  robots_disallowed: "the site's robots.txt disallows it",
+  too_many_redirects: 'too many redirects',
+  bad_status: 'the server did not answer with the page (not a 2xx status)',
+  unsupported_type: 'the content type is not one the service reads',
+  bad_encoding: 'the body is corrupt or in an unknown encoding',
+  too_large: 'the page is larger than the fetch limit',
+  timeout: 'the page did not arrive in time',
+  aborted: 'the request was cancelled',
+  network_error: 'the server could not be reached',
+};
+
+/** Whether an entry of the results is a page that was read (and is charged). */
+export function isExtracted(result: ExtractedPage | FailedPage): result is ExtractedPage {
+  return !('error' in result);
+}
+
+function failed(url: string, code: string, message: string): FailedPage {
+  return { url, error: { code, message } };
+}

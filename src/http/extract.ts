@@ -1,0 +1,84 @@
+/**
+ * `POST /v1/extract` (extension): the clean content of up to {@link MAX_EXTRACT_URLS} pages, read by the
+ * same SSRF-safe fetcher and extractor as a search, metered per page that was read.
+ */
+import { z } from 'zod';
+import type { PageType } from '../pipeline/types.ts';
+import { parseBody } from './schema.ts';
+
+/** Most URLs in one extract request. */
+export const MAX_EXTRACT_URLS = 20;
+
+const urlsMessage = `must be an array of 1 to ${MAX_EXTRACT_URLS} http(s) URLs`;
+
+export const extractRequestSchema = z.object(
+  {
+    /** The pages to read, in the order the results come back. */
+    urls: z
+      .array(
+        z
+          .string({ error: 'entries must be http(s) URLs' })
+          .max(2_048, 'entries must be at most 2048 characters')
+          .refine(
+            (value) => /^https?:\/\//i.test(value) && URL.canParse(value),
+            'entries must be http(s) URLs',
+          ),
+        { error: urlsMessage },
+      )
+      .min(1, urlsMessage)
+      .max(MAX_EXTRACT_URLS, urlsMessage),
+    /** `markdown` (default) keeps headings, lists, tables and links; `text` is plain text. */
+    format: z.enum(['markdown', 'text'], { error: 'must be markdown or text' }).optional(),
+  },
+  { error: 'must be a JSON object' },
+);
+
+/** An extract request as sent by a client. */
+export type ExtractRequest = z.input<typeof extractRequestSchema>;
+
+/** A validated extract request with its defaults. */
+export interface NormalizedExtractRequest {
+  readonly urls: readonly string[];
+  readonly format: 'markdown' | 'text';
+}
+
+/** Validates an extract body; throws a 400 `invalid_request` naming the first offending field. */
+export function parseExtractRequest(body: unknown): NormalizedExtractRequest {
+  const data = parseBody(extractRequestSchema, body);
+  return { urls: data.urls, format: data.format ?? 'markdown' };
+}
+
+/** One page read. */
+export interface ExtractedPage {
+  readonly url: string;
+  readonly title: string;
+  /** The main content, in the request's `format`. */
+  readonly content: string;
+  /** ISO 8601 date when the page states one, else `null`. */
+  readonly published_at: string | null;
+  /** What kind of page it is (HTML pages), else `null`. */
+  readonly page_type: PageType | null;
+}
+
+/** One page that could not be read, and why. */
+export interface FailedPage {
+  readonly url: string;
+  readonly error: {
+    /**
+     * `blocked_address` (private or reserved address), `robots_disallowed`, `bad_status` (not 2xx),
+     * `timeout`, `too_large`, `unsupported_type`, `no_content` (nothing worth reading), or another fetch
+     * error code (see the fetching guide).
+     */
+    readonly code: string;
+    readonly message: string;
+  };
+}
+
+/** The body of a 200 from `POST /v1/extract`: one entry per requested URL, in request order. */
+export interface ExtractResponse {
+  readonly results: readonly (ExtractedPage | FailedPage)[];
+  /** Credits charged: one `extractCreditCost` per page read (failed pages are free). */
+  readonly credits_charged: number;
+  /** Milliseconds from the request's arrival to the response. */
+  readonly response_time: number;
+}

@@ -1,0 +1,164 @@
+/**
+ * POST /v1/extract over real HTTP: pages read by the engine's SSRF-safe fetcher and extractor, one entry
+ * per URL in request order, failures with their code, and credits charged per page read only.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+
+const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title>
+  <meta property="article:published_time" content="2025-03-04T10:00:00Z"></head>
+  <body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+  <main><article><h1>How glaciers move</h1>
+  <p>Glaciers move by internal deformation of the ice and by sliding over the rock beneath them.</p>
+  <h2>Sliding</h2><p>Meltwater at the base of a glacier acts as a lubricant, so glaciers slide faster in summer.</p>
+  </article></main><footer>Copyright Example News.</footer></body></html>`;
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('POST /v1/extract', () => {
+  let web: Server;
+  let api: Server;
+  let webUrl: string;
+  let apiUrl: string;
+  let engine: SearchEngine;
+  let key: string;
+
+  beforeAll(async () => {
+    web = createServer((req, res) => {
+      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
+      if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+      if (req.url === '/empty')
+        return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    webUrl = await listen(web);
+    engine = createSearchEngine({
+      // Extraction needs no search; a provider that finds nothing keeps the engine from indexing a corpus.
+      search: { id: 'none', search: async () => [] },
+      // Only the fixture web's port is allowed on loopback: anything else there is blocked (SSRF guard).
+      fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
+      rateLimiter: false,
+    });
+    ({ key } = await engine.createKey({ credits: 10 }));
+    api = createServer(createNodeHandler(engine));
+    apiUrl = await listen(api);
+  });
+
+  afterAll(async () => {
+    api.close();
+    web.close();
+    await engine.close();
+  });
+
+  const extract = (body: unknown, apiKey = key) =>
+    fetch(`${apiUrl}/v1/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const balance = async () =>
+    (
+      (await (
+        await fetch(`${apiUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as {
+        available_credits: number;
+      }
+    ).available_credits;
+
+  it('reads each page in request order and charges only the pages read', async () => {
+    const before = await balance();
+    const blocked = 'http://127.0.0.1:1/secret';
+    const response = await extract({
+      urls: [`${webUrl}/glaciers`, `${webUrl}/missing`, blocked, `${webUrl}/empty`],
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      results: Record<string, unknown>[];
+      credits_charged: number;
+      response_time: number;
+    };
+    expect(body.results.map((r) => r.url)).toEqual([
+      `${webUrl}/glaciers`,
+      `${webUrl}/missing`,
+      blocked,
+      `${webUrl}/empty`,
+    ]);
+    const [page, missing, refused, empty] = body.results;
+    expect(page).toMatchObject({ title: 'How glaciers move', page_type: 'article' });
+    expect(String(page!.published_at)).toMatch(/^2025-03-04/);
+    expect(page!.content).toContain('## Sliding');
+    expect(page!.content).not.toContain('Copyright');
+    expect(missing).toMatchObject({ error: { code: 'bad_status' } });
+    expect(refused).toMatchObject({ error: { code: 'blocked_address' } });
+    expect(empty).toMatchObject({ error: { code: 'no_content' } });
+    expect(body.credits_charged).toBe(1);
+    expect(typeof body.response_time).toBe('number');
+    expect(await balance()).toBe(before - 1);
+  });
+
+  it('format "text" gives plain text', async () => {
+    const response = await extract({ urls: [`${webUrl}/glaciers`], format: 'text' });
+    const body = (await response.json()) as { results: { content: string }[] };
+    expect(body.results[0]!.content).toContain('Glaciers move by internal deformation');
+    expect(body.results[0]!.content).not.toContain('##');
+  });
+
+  it('refuses bad input with the spec error body, before any charge', async () => {
+    const before = await balance();
+    for (const [body, field] of [
+      [{}, 'urls'],
+      [{ urls: [] }, 'urls'],
+      [{ urls: Array.from({ length: 21 }, (_, i) => `${webUrl}/p${i}`) }, 'urls'],
+      [{ urls: ['ftp://example.org/file'] }, 'urls[0]'],
+      [{ urls: [`${webUrl}/glaciers`], format: 'html' }, 'format'],
+    ] as const) {
+      const response = await extract(body);
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as { error: { code: string; description: string } };
+      expect(error.error.code).toBe('invalid_request');
+      expect(error.error.description).toContain(field);
+    }
+    expect(await balance()).toBe(before);
+  });
+
+  it('needs a key, and credits for every URL asked for (433 before any page is read)', async () => {
+    expect((await extract({ urls: [`${webUrl}/glaciers`] }, 'cw_nope')).status).toBe(401);
+    const { key: poor } = await engine.createKey({ credits: 1 });
+    const response = await extract({ urls: [`${webUrl}/glaciers`, `${webUrl}/glaciers?b`] }, poor);
+    expect(response.status).toBe(433);
+  });
+
+  it('an Idempotency-Key retry replays the first response and is not charged again', async () => {
+    const before = await balance();
+    const send = () =>
+      fetch(`${apiUrl}/v1/extract`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'extract-retry-1',
+        },
+        body: JSON.stringify({ urls: [`${webUrl}/glaciers`] }),
+      });
+    const first = await send();
+    const second = await send();
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(await first.json());
+    expect(await balance()).toBe(before - 1);
+  });
+
+  it('is a library call too', async () => {
+    const body = await engine.extract({ urls: [`${webUrl}/glaciers`] }, { apiKey: key });
+    expect(body.credits_charged).toBe(1);
+    expect(body.results[0]).toMatchObject({ title: 'How glaciers move' });
+  });
+});
