@@ -3,6 +3,7 @@
  * document cannot drift from what the service accepts) and from response schemas checked against the
  * response types at compile time. Served at `GET /v1/openapi.json`.
  */
+import { extractRequestSchema, type ExtractedPage, type ExtractResponse } from './extract.ts';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
@@ -81,6 +82,45 @@ const balanceSchema = z
   .object({ available_credits: z.number().meta({ description: 'Credits remaining on the account.' }) })
   .meta({ description: 'Balance of the account.' });
 
+const extractedPageSchema = z
+  .object({
+    url: z.string(),
+    title: z.string(),
+    content: z.string().meta({ description: 'The main content, in the requested `format`.' }),
+    published_at: z.string().nullable().meta({ description: 'ISO 8601 date the page states, else null.' }),
+    page_type: z
+      .enum(['article', 'documentation', 'service', 'forum', 'collection', 'listing', 'product'])
+      .nullable()
+      .meta({ description: 'What kind of page it is (HTML pages), else null.' }),
+  })
+  .meta({ title: 'ExtractedPage', description: 'A page that was read (charged).' });
+
+const failedPageSchema = z
+  .object({
+    url: z.string(),
+    error: z.object({
+      code: z.string().meta({
+        description:
+          '`blocked_address`, `robots_disallowed`, `bad_status`, `timeout`, `too_large`, `unsupported_type`, ' +
+          '`bad_url`, `too_many_redirects`, `bad_encoding`, `network_error`, `aborted`, `no_content` or `extract_failed`.',
+      }),
+      message: z.string(),
+    }),
+  })
+  .meta({ title: 'FailedPage', description: 'A page that could not be read (not charged).' });
+
+const extractResponseSchema = z
+  .object({
+    results: z
+      .array(z.union([extractedPageSchema, failedPageSchema]))
+      .meta({ description: 'One entry per requested URL, in request order.' }),
+    credits_charged: z
+      .number()
+      .meta({ description: 'Credits charged: the per-page cost for each page read.' }),
+    response_time: z.number().meta({ description: 'Milliseconds from the request to the response.' }),
+  })
+  .meta({ description: 'Extension: the pages of an extract request.' });
+
 const ERROR_CODES = Object.keys(ERROR_TABLE) as [ErrorCode, ...ErrorCode[]];
 
 const errorSchema = z
@@ -109,6 +149,15 @@ type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const documentsSearchResponse: Equals<keyof z.infer<typeof searchResponseSchema>, keyof SearchResponse> =
   true;
 const documentsBalance: Equals<keyof z.infer<typeof balanceSchema>, keyof BalanceResponse> = true;
+const documentsExtract: Equals<keyof z.infer<typeof extractResponseSchema>, keyof ExtractResponse> = true;
+const documentsPage: Equals<keyof z.infer<typeof extractedPageSchema>, keyof ExtractedPage> = true;
+const documentsPageType: Equals<
+  z.infer<typeof extractedPageSchema>['page_type'],
+  ExtractedPage['page_type']
+> = true;
+void documentsExtract;
+void documentsPage;
+void documentsPageType;
 void documentsSearchResponse;
 void documentsBalance;
 
@@ -366,6 +415,85 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           },
         },
       },
+      '/v1/extract': {
+        post: {
+          operationId: 'extract',
+          summary: 'Extension: read up to 20 pages (clean content, title, date, page type)',
+          description:
+            'Reads each URL with the same SSRF-safe fetcher and extractor as a search. Credits for every URL are ' +
+            'held first (433 when the account cannot cover them); each page read is charged the per-page cost ' +
+            '(`--extract-credit-cost`, default 1) and the rest is returned. A page that fails has an `error` ' +
+            'and costs nothing; the request still answers 200.',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: 'As for `/v1/search`: a retry with the same key and body replays the stored 200.',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/ExtractRequest' },
+                examples: {
+                  pages: {
+                    summary: 'Two pages as plain text',
+                    value: { urls: ['https://example.org/a', 'https://example.org/b'], format: 'text' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': {
+              description: 'The pages, in request order.',
+              headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/ExtractResponse' },
+                  examples: {
+                    pages: {
+                      value: {
+                        results: [
+                          {
+                            url: 'https://example.org/a',
+                            title: 'How glaciers move',
+                            content: 'Glaciers move by internal deformation of the ice…',
+                            published_at: '2025-03-04T10:00:00Z',
+                            page_type: 'article',
+                          },
+                          {
+                            url: 'https://example.org/b',
+                            error: {
+                              code: 'bad_status',
+                              message: 'the server did not answer with the page (not a 2xx status)',
+                            },
+                          },
+                        ],
+                        credits_charged: 1,
+                        response_time: 812,
+                      } satisfies ExtractResponse,
+                    },
+                  },
+                },
+              },
+            },
+            '400': ref('BadRequest'),
+            '401': ref('Unauthorized'),
+            '413': ref('PayloadTooLarge'),
+            '415': ref('UnsupportedMediaType'),
+            '429': ref('TooManyRequests'),
+            '409': ref('IdempotencyInProgress'),
+            '422': ref('IdempotencyMismatch'),
+            '433': ref('QuotaExceeded'),
+            '500': ref('ServerError'),
+            '503': ref('ServiceUnavailable'),
+          },
+        },
+      },
       '/v1/balance': {
         get: {
           operationId: 'getBalance',
@@ -487,6 +615,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         SearchRequest: requestJsonSchema(),
         SearchResponse: jsonSchema(searchResponseSchema),
         Balance: jsonSchema(balanceSchema),
+        ExtractRequest: jsonSchema(extractRequestSchema),
+        ExtractResponse: jsonSchema(extractResponseSchema),
         Error: jsonSchema(errorSchema),
         StreamEvent: jsonSchema(streamEventSchema),
       },

@@ -121,6 +121,8 @@ describe('OpenAPI 3.1 document', () => {
     expect(Object.keys(schemas).sort()).toEqual([
       'Balance',
       'Error',
+      'ExtractRequest',
+      'ExtractResponse',
       'SearchRequest',
       'SearchResponse',
       'StreamEvent',
