@@ -1,8 +1,9 @@
 /**
- * What the MCP server and the AI SDK tool need from citewise: a search and a balance on behalf of one
+ * What the MCP server and the AI SDK tool need from citewise: a search, a page read and a balance on behalf of one
  * API key. Both an in-process engine (with a key) and an HTTP client provide it.
  */
 import type { SearchEngine } from '../engine.ts';
+import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
 import type { CitewiseClient } from './client.ts';
 
@@ -10,6 +11,8 @@ import type { CitewiseClient } from './client.ts';
 export interface CitewiseBackend {
   search(request: SearchRequest, options?: { readonly signal?: AbortSignal }): Promise<SearchResponse>;
   balance(): Promise<BalanceResponse>;
+  /** Reads pages (`POST /v1/extract`). */
+  extract(request: ExtractRequest, options?: { readonly signal?: AbortSignal }): Promise<ExtractResponse>;
 }
 
 /** Binds an engine to an API key (the key is verified, charged and rate limited on every call). */
@@ -19,6 +22,8 @@ export function engineBackend(engine: SearchEngine, apiKey: string): CitewiseBac
     search: (request, options) =>
       engine.search(request, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
     balance: () => engine.balance(apiKey),
+    extract: (request, options) =>
+      engine.extract(request, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
   };
 }
 

@@ -3,6 +3,7 @@
  * responses thrown as {@link CitewiseApiError}, and a service that does not answer at all (unreachable, or
  * past `timeoutMs`) as {@link CitewiseConnectionError}. It uses the global `fetch` (or the one you pass).
  */
+import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
@@ -60,6 +61,11 @@ export interface CitewiseClient {
   ): Promise<AsyncIterable<SearchStreamEvent>>;
   /** `GET /v1/balance`. */
   balance(options?: ClientCallOptions): Promise<BalanceResponse>;
+  /**
+   * Extension `POST /v1/extract`: the clean content of up to 20 pages (failed pages carry an `error` and are
+   * not charged). Throws like {@link search}.
+   */
+  extract(request: ExtractRequest, options?: ClientSearchOptions): Promise<ExtractResponse>;
 }
 
 /** Creates a client. Throws TypeError for a missing key or a base URL that is not http(s). */
@@ -120,24 +126,36 @@ export function createClient(options: ClientOptions): CitewiseClient {
     return error;
   }
 
+  /** A JSON POST answered with JSON, with the optional Idempotency-Key. */
+  async function postJson(
+    path: string,
+    body: unknown,
+    call: ClientSearchOptions | undefined,
+  ): Promise<unknown> {
+    return send(
+      path,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(call?.idempotencyKey ? { 'idempotency-key': call.idempotencyKey } : {}),
+        },
+        body: JSON.stringify(body),
+      },
+      call,
+      (response) => response.json(),
+    );
+  }
+
   return {
     async search(request, call) {
-      return (await send(
-        '/v1/search',
-        {
-          method: 'POST',
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            accept: 'application/json',
-            ...(call?.idempotencyKey ? { 'idempotency-key': call.idempotencyKey } : {}),
-          },
-          // A plain search sends the spec body only (no `stream` field).
-          body: JSON.stringify(withoutStream(request)),
-        },
-        call,
-        (response) => response.json(),
-      )) as SearchResponse;
+      // A plain search sends the spec body only (no `stream` field).
+      return (await postJson('/v1/search', withoutStream(request), call)) as SearchResponse;
+    },
+    async extract(request, call) {
+      return (await postJson('/v1/extract', request, call)) as ExtractResponse;
     },
     async searchStream(request, call) {
       const response = (await send(

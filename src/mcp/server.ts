@@ -1,11 +1,12 @@
 /**
- * The MCP server of citewise: tools `web_search` and `get_balance`, on behalf of one API key, over any
+ * The MCP server of citewise: tools `web_search`, `extract` and `get_balance`, on behalf of one API key, over any
  * MCP transport (stdio in `citewise mcp`, Streamable HTTP at `/mcp` in `citewise serve`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { describeSearchFailure, type CitewiseBackend } from '../client/backend.ts';
+import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
 import type { SearchResponse } from '../http/schema.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
@@ -30,6 +31,17 @@ export function formatSearchResult(result: SearchResponse): string {
   if (result.sources.length === 0) return result.answer;
   const sources = result.sources.map((url, i) => `[${i + 1}] ${url}`).join('\n');
   return `${result.answer}\n\nSources:\n${sources}`;
+}
+
+/** The pages of an extract call as a model reads them: each page's title, URL and content, or its failure. */
+export function formatExtractResult(result: ExtractResponse): string {
+  return result.results
+    .map((page) =>
+      'error' in page
+        ? `${page.url}\ncould not be read: ${page.error.message} (${page.error.code})`
+        : `# ${page.title || page.url}\n${page.url}\n\n${page.content}`,
+    )
+    .join('\n\n---\n\n');
 }
 
 /** Creates an MCP server whose tools search and read the balance through `backend`. */
@@ -68,6 +80,36 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
           content: [{ type: 'text', text: formatSearchResult(result) }],
           structuredContent: structured,
         };
+      } catch (error) {
+        return toolError(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    'extract',
+    {
+      title: 'Read web pages',
+      description:
+        `Reads up to ${MAX_EXTRACT_URLS} web pages and returns their main content as Markdown (or text), ` +
+        'without menus and ads. Each page read costs credits; pages that fail are free.',
+      inputSchema: {
+        urls: z
+          .array(z.url())
+          .min(1)
+          .max(MAX_EXTRACT_URLS)
+          .describe('The http(s) URLs of the pages to read.'),
+        format: z.enum(['markdown', 'text']).optional().describe('markdown (default) or plain text.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: false },
+    },
+    async (input, extra): Promise<CallToolResult> => {
+      try {
+        const result = await backend.extract(
+          { urls: input.urls, ...(input.format ? { format: input.format } : {}) },
+          { signal: extra.signal },
+        );
+        return { content: [{ type: 'text', text: formatExtractResult(result) }] };
       } catch (error) {
         return toolError(error);
       }

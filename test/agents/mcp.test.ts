@@ -9,6 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
 import { LOOPBACK_HOST_NAMES } from '../../src/mcp/index.ts';
+import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { CLI, runCli } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { startTestService, type TestService } from './support.ts';
@@ -45,7 +47,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_balance', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'web_search']);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -77,6 +79,52 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
       const after = await client.callTool({ name: 'get_balance', arguments: {} });
       expect((after.structuredContent as { available_credits: number }).available_credits).toBe(credits - 1);
       expect(textOf(after)).toBe(`${credits - 1} credits available`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('extract reads pages through the SSRF-safe fetcher: a loopback URL is refused and not charged', async () => {
+    // This service fetches pages (the shared one does not: it answers 404 for extract, tested below).
+    const fetching = await startTestService(
+      { fetcher: createPageFetcher(), extractor: createContentExtractor() },
+      (engine) => createServeListener(engine),
+    );
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${fetching.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${fetching.apiKey}` } },
+      }),
+    );
+    try {
+      const before = await client.callTool({ name: 'get_balance', arguments: {} });
+      const result = await client.callTool({
+        name: 'extract',
+        arguments: { urls: ['http://127.0.0.1:1/secret'] },
+      });
+      expect(textOf(result)).toBe(
+        'http://127.0.0.1:1/secret\ncould not be read: the host is, or resolves to, a private or reserved address (blocked_address)',
+      );
+      expect(result.isError).toBeFalsy();
+      const after = await client.callTool({ name: 'get_balance', arguments: {} });
+      expect(after.structuredContent).toEqual(before.structuredContent);
+      const bad = await client.callTool({ name: 'extract', arguments: { urls: [] } });
+      expect(bad.isError).toBe(true);
+    } finally {
+      await client.close();
+      await fetching.close();
+    }
+  });
+
+  it('extract on a service that does not fetch pages is a tool error saying so', async () => {
+    const client = await connect(service.apiKey);
+    try {
+      const result = await client.callTool({
+        name: 'extract',
+        arguments: { urls: ['https://example.org/'] },
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('this service does not fetch pages');
     } finally {
       await client.close();
     }
@@ -249,7 +297,7 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_balance', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'web_search']);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },
