@@ -26,7 +26,7 @@ import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 /** Returns the middleware pair to pass to `app.use(path?, …)`. */
 export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorRequestHandler] {
   const handler: RequestHandler = (req, res, next) => {
-    if (!isApiPath(req.path)) return next();
+    if (!isApiPath(req.path, engine.tavilyPrefix)) return next();
     // A body parser that ran before us (express.json()) leaves the parsed body in `req.body`.
     const parsed = req.body as unknown;
     engine.handle(fromNodeRequest(req, res, req.path, parsed)).then((response) => {
@@ -46,7 +46,7 @@ export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorReq
     const status = typeof error?.status === 'number' ? error.status : 0;
     const clientError =
       status >= 400 && status <= 499 && (typeof error.type === 'string' || error.expose === true);
-    if (!isApiPath(req.path) || !clientError) return next(error);
+    if (!isApiPath(req.path, engine.tavilyPrefix) || !clientError) return next(error);
     // The body was refused by the parser's limit: say which limit applied (the smaller of its and ours).
     const parserLimit = typeof error.limit === 'number' ? error.limit : engine.maxBodyBytes;
     const mapped =

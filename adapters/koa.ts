@@ -17,7 +17,7 @@ import { fromNodeRequest } from '../src/http/node.ts';
 /** Returns Koa middleware for the /v1 API. */
 export function citewiseKoa(engine: SearchEngine): Middleware {
   return async (ctx, next) => {
-    if (!isApiPath(ctx.path)) {
+    if (!isApiPath(ctx.path, engine.tavilyPrefix)) {
       await next();
       return;
     }

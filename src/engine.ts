@@ -4,6 +4,7 @@
  * account administration (`createKey`).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { normalizeTavilyPrefix } from './http/compat/tavily.ts';
 import { CitewiseError, errorBody } from './errors.ts';
 import {
   handleProtocolRequest,
@@ -80,6 +81,8 @@ export interface SearchEngine {
    * framework's body parser.
    */
   readonly maxBodyBytes: number;
+  /** Where the Tavily-compatible routes are served (`{prefix}/search`, `{prefix}/extract`), or `null`. */
+  readonly tavilyPrefix: string | null;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
@@ -208,8 +211,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
   const rateLimitPolicy = options.rateLimit ?? rateLimiter?.policy;
 
+  const tavilyPrefix =
+    options.tavilyPrefix === false
+      ? null
+      : normalizeTavilyPrefix(options.tavilyPrefix ?? defaults.tavilyPrefix);
+
   const service: ProtocolService = {
     maxBodyBytes,
+    tavilyPrefix,
     assertAvailable() {
       if (maintenance) {
         throw new CitewiseError('service_unavailable', MAINTENANCE_MESSAGE, {
@@ -489,6 +498,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     handle: (request) => handleProtocolRequest(service, request),
     maxBodyBytes,
+    tavilyPrefix,
     async createKey(input = {}) {
       const accountId = input.accountId ?? `acct_${randomBytes(6).toString('hex')}`;
       const accountCreated = await credits.openAccount(accountId, input.credits ?? FREE_CREDITS);

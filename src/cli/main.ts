@@ -249,6 +249,7 @@ async function openEngine(
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     extractCreditCost: config.extractCreditCost,
+    tavilyPrefix: config.tavilyPrefix,
     maxResults: config.maxResults,
     expandToResults: config.expandToResults,
     minQueryCoverage: config.minQueryCoverage,

@@ -4,6 +4,7 @@
  * `--help` and docs/reference/configuration.md are all generated from it, so they cannot disagree.
  * Defaults the library also has come from {@link ENGINE_DEFAULTS}.
  */
+import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { delimiter, resolve } from 'node:path';
 import { ENGINE_DEFAULTS } from '../engine.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
@@ -302,6 +303,11 @@ function parseMetricsPath(text: string): string {
   return text;
 }
 
+/** A path for the Tavily-compatible routes, or `off` (as `false`). */
+function parseTavilyPrefix(text: string): string | false {
+  return text.trim().toLowerCase() === 'off' ? false : normalizeTavilyPrefix(text.trim());
+}
+
 function parsePublicUrl(text: string): string {
   return parseHttpUrl(text).replace(/\/+$/, '');
 }
@@ -331,6 +337,16 @@ export const SERVE_SETTINGS = {
     default: '127.0.0.1',
     parse: parseText,
     serveOnly: true,
+  },
+  tavilyPrefix: {
+    flag: '--tavily-prefix <path>',
+    env: 'CITEWISE_TAVILY_PREFIX',
+    group: 'server',
+    meaning:
+      'Path of the Tavily-compatible routes (<path>/search and <path>/extract), for clients written for ' +
+      'Tavily; "off" serves none.',
+    default: ENGINE_DEFAULTS.tavilyPrefix,
+    parse: parseTavilyPrefix,
   },
   publicUrl: {
     flag: '--public-url <url>',

@@ -33,6 +33,7 @@ export const ENGINE_DEFAULTS = {
   /** Credits a new account receives (the spec's free allowance). */
   freeCredits: 1000,
   creditCost: 1,
+  tavilyPrefix: '/compat/tavily',
   extractCreditCost: 1,
   rateLimit: { limit: 60, windowMs: 60_000 },
   maxConcurrentSearches: 8,
@@ -105,6 +106,11 @@ export interface SearchEngineOptions {
    * file paths. An absolute http(s) URL. @default 'http://localhost'
    */
   readonly publicUrl?: string;
+  /**
+   * Where the Tavily-compatible routes are served: `{tavilyPrefix}/search` and `{tavilyPrefix}/extract`
+   * (a path such as `/compat/tavily`), or `false` for none. @default "/compat/tavily"
+   */
+  readonly tavilyPrefix?: string | false;
   /**
    * Files outside `corpus` that `GET /docs/<path>` serves too, by their exact path below `/docs/`: pass
    * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`).

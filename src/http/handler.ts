@@ -9,6 +9,14 @@
  * Operating routes, without a key and served even in maintenance mode: `GET /healthz` (the process
  * answers), `GET /readyz` (the stores answer) and `GET /docs/<path>` (the files of the local corpus).
  */
+import {
+  parseTavilyExtract,
+  parseTavilySearch,
+  tavilyBodyKey,
+  tavilyErrorBody,
+  tavilyExtractResponse,
+  tavilySearchResponse,
+} from './compat/tavily.ts';
 import { parseExtractRequest, type ExtractResponse, type NormalizedExtractRequest } from './extract.ts';
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
@@ -87,6 +95,11 @@ export interface ProtocolService {
     info: RequestInfo,
   ): Promise<AsyncIterable<SearchStreamEvent>>;
   balance(key: KeyRecord): Promise<BalanceResponse>;
+  /**
+   * Where the Tavily-compatible routes are mounted (`{prefix}/search`, `{prefix}/extract`); `null`: not
+   * served.
+   */
+  readonly tavilyPrefix: string | null;
   /** `POST /v1/extract`: reads the pages, charging per page read. */
   runExtract(key: KeyRecord, request: NormalizedExtractRequest, info: RequestInfo): Promise<ExtractResponse>;
   /** Resolves when the stores answer; throws 503 naming the unreachable ones (`GET /readyz`). */
@@ -147,9 +160,10 @@ const DOCS_ROUTE = '/docs/*';
  * Whether a path is served by {@link handleProtocolRequest}: `/v1/…`, the probes and `/docs/…`
  * (adapters mounted as middleware pass other paths on).
  */
-export function isApiPath(path: string): boolean {
+export function isApiPath(path: string, tavilyPrefix: string | null = null): boolean {
   return (
     path === '/v1' ||
+    (tavilyPrefix !== null && tavilyRouteOf(path, tavilyPrefix) !== null) ||
     path.startsWith('/v1/') ||
     path.startsWith(DOCS_PREFIX) ||
     ROUTES[trimTrailingSlash(path)] !== undefined
@@ -162,6 +176,14 @@ export function isApiPath(path: string): boolean {
  */
 export function passesOn(path: string, response: ProtocolResponse): boolean {
   return path.startsWith(DOCS_PREFIX) && response.status === 404;
+}
+
+/** `search` or `extract` for a Tavily-compatible path under `prefix`, else null. */
+function tavilyRouteOf(path: string, prefix: string): 'search' | 'extract' | null {
+  const trimmed = trimTrailingSlash(path);
+  if (trimmed === `${prefix}/search`) return 'search';
+  if (trimmed === `${prefix}/extract`) return 'extract';
+  return null;
 }
 
 function trimTrailingSlash(path: string): string {
@@ -195,16 +217,21 @@ export async function handleProtocolRequest(
   let response: ProtocolResponse;
   let errorCode: ErrorCode | undefined;
   const caller: Caller = {};
+  const tavily = service.tavilyPrefix === null ? null : tavilyRouteOf(request.path, service.tavilyPrefix);
   try {
-    response = await route(service, request, info, caller);
+    response = tavily
+      ? await routeTavily(service, request, info, caller, tavily)
+      : await route(service, request, info, caller);
   } catch (thrown) {
     const error = toCitewiseError(thrown);
     service.reportError(error, info);
     errorCode = error.code;
     response = errorResponse(error, info.requestId);
+    // Tavily's clients read errors from {"detail": {"error": …}}; status and headers stay ours.
+    if (tavily) response = { ...response, body: JSON.stringify(tavilyErrorBody(error)) };
   }
   service.observeRequest?.({
-    route: routeOf(request.path),
+    route: tavily ? `${service.tavilyPrefix}/${tavily}` : routeOf(request.path),
     method: request.method.toUpperCase(),
     status: response.status,
     ...(errorCode ? { errorCode } : {}),
@@ -279,6 +306,47 @@ async function route(
     withHeaders(json(200, await service.runSearch(key, search, info), info), limitHeaders);
   if (!idempotencyKey || !service.idempotency) return run();
   const scope = `${key.id}:${checkIdempotencyKey(idempotencyKey)}`;
+  return replayable(service.idempotency, scope, body, request.signal, run);
+}
+
+/**
+ * A Tavily-compatible request: the same checks as `/v1` (maintenance, key, rate limit, body), the key from
+ * `Authorization: Bearer` or else the legacy `api_key` body field, then `/v1/search` or `/v1/extract` in
+ * translation.
+ */
+async function routeTavily(
+  service: ProtocolService,
+  request: ProtocolRequest,
+  info: RequestInfo,
+  caller: Caller,
+  which: 'search' | 'extract',
+): Promise<ProtocolResponse> {
+  const method = request.method.toUpperCase();
+  if (method !== 'POST') {
+    throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
+      headers: { allow: 'POST' },
+    });
+  }
+  service.assertAvailable();
+  const bearer = bearerToken(request.header('authorization'));
+  // With a bearer key the body is read only after it checked out, as on /v1.
+  let key = bearer ? await service.authenticate(bearer) : undefined;
+  const body = await readJsonBody(request, service.maxBodyBytes);
+  key ??= await service.authenticate(tavilyBodyKey(body));
+  caller.keyId = key.id;
+  const limitHeaders = await service.enforceRateLimit(key);
+  const run = async (): Promise<ProtocolResponse> => {
+    if (which === 'search') {
+      const plan = parseTavilySearch(body);
+      const found = await service.runSearch(key, plan.search, info);
+      return withHeaders(json(200, tavilySearchResponse(plan, found, info.requestId), info), limitHeaders);
+    }
+    const pages = await service.runExtract(key, parseTavilyExtract(body), info);
+    return withHeaders(json(200, tavilyExtractResponse(pages, info.requestId), info), limitHeaders);
+  };
+  const idempotencyKey = request.header('idempotency-key');
+  if (!idempotencyKey || !service.idempotency) return run();
+  const scope = `${key.id}:tavily-${which}:${checkIdempotencyKey(idempotencyKey)}`;
   return replayable(service.idempotency, scope, body, request.signal, run);
 }
 

@@ -1,0 +1,165 @@
+/**
+ * The Tavily-compatible routes with the real LangChain tools (`@langchain/tavily`): `TavilySearch` and
+ * `TavilyExtract` pointed at a running citewise through `apiBaseUrl`, nothing else changed. Also the raw
+ * routes: the legacy `api_key` body field, Tavily's error shape, credits as on /v1.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TavilyExtract, TavilySearch } from '@langchain/tavily';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import type { SearchHit } from '../../src/pipeline/types.ts';
+
+const PAGE = (title: string, text: string) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title></head><body><nav>Home | News</nav>
+  <main><article><h1>${title}</h1><p>${text}</p></article></main><footer>Copyright</footer></body></html>`;
+
+const PAGES: Record<string, string> = {
+  '/glaciers': PAGE(
+    'How glaciers move',
+    'Glaciers move by internal deformation of the ice and by sliding over the rock beneath them; meltwater at the base lets them slide faster in summer.',
+  ),
+  '/ice-ages': PAGE(
+    'Ice ages',
+    'An ice age is a long period of reduction in the temperature of the Earth and its atmosphere.',
+  ),
+};
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('Tavily-compatible routes', () => {
+  let web: Server;
+  let api: Server;
+  let webUrl: string;
+  let apiUrl: string;
+  let engine: SearchEngine;
+  let key: string;
+
+  beforeAll(async () => {
+    web = createServer((req, res) => {
+      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
+      const page = PAGES[req.url ?? ''];
+      if (page) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+      res.writeHead(404).end();
+    });
+    webUrl = await listen(web);
+    const hits = (): SearchHit[] => [
+      { url: `${webUrl}/glaciers`, title: 'How glaciers move', snippet: 'Glaciers move by deformation.' },
+      { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'An ice age is a long cold period.' },
+    ];
+    engine = createSearchEngine({
+      search: { id: 'fixture', search: async () => hits() },
+      fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
+      rateLimiter: false,
+    });
+    ({ key } = await engine.createKey({ credits: 100 }));
+    api = createServer(createNodeHandler(engine));
+    apiUrl = await listen(api);
+  });
+
+  afterAll(async () => {
+    api.close();
+    web.close();
+    await engine.close();
+  });
+
+  const balance = async () => (await engine.balance(key)).available_credits;
+
+  it('LangChain TavilySearch gets Tavily-shaped results and the answer, charged one search', async () => {
+    const before = await balance();
+    const tool = new TavilySearch({
+      tavilyApiKey: key,
+      apiBaseUrl: `${apiUrl}/compat/tavily`,
+      maxResults: 5,
+      includeAnswer: true,
+    });
+    const result = (await tool.invoke({ query: 'How do glaciers move?' })) as Record<string, unknown>;
+    expect(result['error']).toBeUndefined();
+    expect(result['query']).toBe('How do glaciers move?');
+    expect(String(result['answer'])).toMatch(/glacier/i);
+    const results = result['results'] as { title: string; url: string; content: string; score: number }[];
+    expect(results[0]).toMatchObject({ url: `${webUrl}/glaciers`, title: 'How glaciers move' });
+    expect(results[0]!.content).toMatch(/deformation/);
+    expect(results[0]!.score).toBe(1);
+    expect(result['images']).toEqual([]);
+    expect(typeof result['response_time']).toBe('number');
+    expect(await balance()).toBe(before - 1);
+  });
+
+  it('LangChain TavilyExtract gets raw content and failed results, charged per page read', async () => {
+    const before = await balance();
+    const tool = new TavilyExtract({ tavilyApiKey: key, apiBaseUrl: `${apiUrl}/compat/tavily` });
+    const result = (await tool.invoke({ urls: [`${webUrl}/glaciers`, `${webUrl}/missing`] })) as Record<
+      string,
+      unknown
+    >;
+    expect(result['error']).toBeUndefined();
+    const results = result['results'] as { url: string; raw_content: string }[];
+    expect(results).toHaveLength(1);
+    expect(results[0]!.url).toBe(`${webUrl}/glaciers`);
+    expect(results[0]!.raw_content).toContain('Glaciers move by internal deformation');
+    expect(result['failed_results']).toEqual([
+      { url: `${webUrl}/missing`, error: 'the server did not answer with the page (not a 2xx status)' },
+    ]);
+    expect(await balance()).toBe(before - 1);
+  });
+
+  it('LangChain reads our errors: a wrong key comes back as Tavily error text', async () => {
+    const tool = new TavilySearch({ tavilyApiKey: 'cw_wrong', apiBaseUrl: `${apiUrl}/compat/tavily` });
+    const result = (await tool.invoke({ query: 'glaciers' })) as { error?: string };
+    expect(result.error).toBe('Error 401: Invalid or expired API key');
+  });
+
+  it('accepts the legacy api_key body field, and answers errors as {"detail": {"error": …}}', async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${apiUrl}/compat/tavily${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const ok = await post('/search', { api_key: key, query: 'ice age', max_results: 1 });
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as { answer: unknown; results: unknown[] };
+    expect(body.answer).toBeNull();
+    expect(body.results).toHaveLength(1);
+
+    const noKey = await post('/search', { query: 'ice age' });
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toEqual({ detail: { error: 'Invalid or expired API key' } });
+
+    const bad = await post('/search', { api_key: key, query: 'x', search_depth: 'deepest' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: { error: string } }).detail.error).toContain('search_depth');
+
+    const poor = (await engine.createKey({ credits: 0 })).key;
+    const broke = await post('/search', { api_key: poor, query: 'ice age' });
+    expect(broke.status).toBe(433);
+    expect(await broke.json()).toEqual({ detail: { error: 'Account is at / over message quota' } });
+  });
+
+  it('can be moved or turned off', async () => {
+    const moved = createSearchEngine({
+      search: { id: 'none', search: async () => [] },
+      tavilyPrefix: '/tavily/',
+    });
+    expect(moved.tavilyPrefix).toBe('/tavily');
+    const off = createSearchEngine({ search: { id: 'none', search: async () => [] }, tavilyPrefix: false });
+    const response = await off.handle({
+      method: 'POST',
+      path: '/compat/tavily/search',
+      header: () => undefined,
+      body: async () => new Uint8Array(),
+      signal: new AbortController().signal,
+    } as unknown as Parameters<SearchEngine['handle']>[0]);
+    expect(response.status).toBe(404);
+    expect(() => createSearchEngine({ tavilyPrefix: '/v1/tavily' })).toThrow(RangeError);
+    await Promise.all([moved.close(), off.close()]);
+  });
+});
