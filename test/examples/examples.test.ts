@@ -55,7 +55,11 @@ describe('examples', () => {
       expect(await (await fetch(`${server.baseUrl}/health`)).json()).toEqual({ ok: true });
       const client = createClient({ baseUrl: `${server.baseUrl}/api`, apiKey: key });
       expect((await client.search({ prompt: 'How do I revoke a key?' })).sources.length).toBeGreaterThan(0);
-      expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual(['get_balance', 'web_search']);
+      expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual([
+        'extract',
+        'get_balance',
+        'web_search',
+      ]);
     } finally {
       await server.close();
     }
@@ -83,7 +87,11 @@ describe('examples', () => {
       expect((await client.search({ prompt: 'What is the free allowance?' })).answer.length).toBeGreaterThan(
         0,
       );
-      expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual(['get_balance', 'web_search']);
+      expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual([
+        'extract',
+        'get_balance',
+        'web_search',
+      ]);
     } finally {
       await server.close();
     }
