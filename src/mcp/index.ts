@@ -1,5 +1,5 @@
 /**
- * `citewise/mcp`: the MCP server (tools `web_search` and `get_balance`).
+ * `citewise/mcp`: the MCP server (tools `web_search`, `extract` and `get_balance`).
  *
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
