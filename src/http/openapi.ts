@@ -306,6 +306,20 @@ export interface OpenApiDocumentOptions {
   readonly serverUrl?: string;
 }
 
+/** The error responses of a route that spends credits (`/v1/search`, `/v1/extract`). */
+const METERED_ERRORS = {
+  '400': ref('BadRequest'),
+  '401': ref('Unauthorized'),
+  '413': ref('PayloadTooLarge'),
+  '415': ref('UnsupportedMediaType'),
+  '429': ref('TooManyRequests'),
+  '409': ref('IdempotencyInProgress'),
+  '422': ref('IdempotencyMismatch'),
+  '433': ref('QuotaExceeded'),
+  '500': ref('ServerError'),
+  '503': ref('ServiceUnavailable'),
+};
+
 /** Builds the OpenAPI 3.1 document of the /v1 API. */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const searchExample = {
@@ -402,16 +416,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
                 },
               },
             },
-            '400': ref('BadRequest'),
-            '401': ref('Unauthorized'),
-            '413': ref('PayloadTooLarge'),
-            '415': ref('UnsupportedMediaType'),
-            '429': ref('TooManyRequests'),
-            '409': ref('IdempotencyInProgress'),
-            '422': ref('IdempotencyMismatch'),
-            '433': ref('QuotaExceeded'),
-            '500': ref('ServerError'),
-            '503': ref('ServiceUnavailable'),
+            ...METERED_ERRORS,
           },
         },
       },
@@ -481,16 +486,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
                 },
               },
             },
-            '400': ref('BadRequest'),
-            '401': ref('Unauthorized'),
-            '413': ref('PayloadTooLarge'),
-            '415': ref('UnsupportedMediaType'),
-            '429': ref('TooManyRequests'),
-            '409': ref('IdempotencyInProgress'),
-            '422': ref('IdempotencyMismatch'),
-            '433': ref('QuotaExceeded'),
-            '500': ref('ServerError'),
-            '503': ref('ServiceUnavailable'),
+            ...METERED_ERRORS,
           },
         },
       },

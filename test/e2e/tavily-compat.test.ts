@@ -3,12 +3,11 @@
  * `TavilyExtract` pointed at a running citewise through `apiBaseUrl`, nothing else changed. Also the raw
  * routes: the legacy `api_key` body field, Tavily's error shape, credits as on /v1.
  */
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { TavilyExtract, TavilySearch } from '@langchain/tavily';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';
@@ -28,12 +27,6 @@ const PAGES: Record<string, string> = {
   ),
 };
 
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 describe('Tavily-compatible routes', () => {
   let web: Server;
   let api: Server;
@@ -49,7 +42,7 @@ describe('Tavily-compatible routes', () => {
       if (page) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
       res.writeHead(404).end();
     });
-    webUrl = await listen(web);
+    webUrl = (await listenOnLoopback(web)).baseUrl;
     const hits = (): SearchHit[] => [
       { url: `${webUrl}/glaciers`, title: 'How glaciers move', snippet: 'Glaciers move by deformation.' },
       { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'An ice age is a long cold period.' },
@@ -61,7 +54,7 @@ describe('Tavily-compatible routes', () => {
     });
     ({ key } = await engine.createKey({ credits: 100 }));
     api = createServer(createNodeHandler(engine));
-    apiUrl = await listen(api);
+    apiUrl = (await listenOnLoopback(api)).baseUrl;
   });
 
   afterAll(async () => {

@@ -2,11 +2,10 @@
  * POST /v1/extract over real HTTP: pages read by the engine's SSRF-safe fetcher and extractor, one entry
  * per URL in request order, failures with their code, and credits charged per page read only.
  */
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 
@@ -17,12 +16,6 @@ const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
   <p>Glaciers move by internal deformation of the ice and by sliding over the rock beneath them.</p>
   <h2>Sliding</h2><p>Meltwater at the base of a glacier acts as a lubricant, so glaciers slide faster in summer.</p>
   </article></main><footer>Copyright Example News.</footer></body></html>`;
-
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 describe('POST /v1/extract', () => {
   let web: Server;
@@ -40,7 +33,7 @@ describe('POST /v1/extract', () => {
         return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
-    webUrl = await listen(web);
+    webUrl = (await listenOnLoopback(web)).baseUrl;
     engine = createSearchEngine({
       // Extraction needs no search; a provider that finds nothing keeps the engine from indexing a corpus.
       search: { id: 'none', search: async () => [] },
@@ -50,7 +43,7 @@ describe('POST /v1/extract', () => {
     });
     ({ key } = await engine.createKey({ credits: 10 }));
     api = createServer(createNodeHandler(engine));
-    apiUrl = await listen(api);
+    apiUrl = (await listenOnLoopback(api)).baseUrl;
   });
 
   afterAll(async () => {
