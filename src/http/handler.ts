@@ -10,6 +10,13 @@
  * answers), `GET /readyz` (the stores answer) and `GET /docs/<path>` (the files of the local corpus).
  */
 import {
+  chatCompletion,
+  chatCompletionChunks,
+  modelList,
+  openAiErrorBody,
+  parseChatRequest,
+} from './compat/openai-chat.ts';
+import {
   parseTavilyExtract,
   parseTavilySearch,
   tavilyBodyKey,
@@ -146,11 +153,17 @@ const ROUTES: Readonly<Record<string, string>> = {
   '/v1/search': 'POST',
   '/v1/extract': 'POST',
   '/v1/balance': 'GET',
+  // OpenAI-compatible chat (errors in OpenAI's shape).
+  '/v1/chat/completions': 'POST',
+  '/v1/models': 'GET',
   // Public (no API key), served even in maintenance mode: the OpenAPI document and the probes.
   '/v1/openapi.json': 'GET',
   '/healthz': 'GET',
   '/readyz': 'GET',
 };
+
+/** The OpenAI-compatible routes, whose errors have OpenAI's shape. */
+const OPENAI_PATHS: ReadonlySet<string> = new Set(['/v1/chat/completions', '/v1/models']);
 
 /** Where the files of the local corpus are served: `/docs/<path>`. */
 export const DOCS_PREFIX = '/docs/';
@@ -229,6 +242,10 @@ export async function handleProtocolRequest(
     response = errorResponse(error, info.requestId);
     // Tavily's clients read errors from {"detail": {"error": …}}; status and headers stay ours.
     if (tavily) response = { ...response, body: JSON.stringify(tavilyErrorBody(error)) };
+    // OpenAI's clients read errors from {"error": {"message", "type", "param", "code"}}.
+    else if (OPENAI_PATHS.has(trimTrailingSlash(request.path))) {
+      response = { ...response, body: JSON.stringify(openAiErrorBody(error)) };
+    }
   }
   service.observeRequest?.({
     route: tavily ? `${service.tavilyPrefix}/${tavily}` : routeOf(request.path),
@@ -281,6 +298,7 @@ async function route(
   const key = await service.authenticate(bearerToken(request.header('authorization')));
   caller.keyId = key.id;
   if (path === '/v1/balance') return json(200, await service.balance(key), info);
+  if (path === '/v1/models') return json(200, modelList(), info);
 
   const limitHeaders = await service.enforceRateLimit(key);
   const body = await readJsonBody(request, service.maxBodyBytes);
@@ -292,6 +310,15 @@ async function route(
     if (!idempotencyKey || !service.idempotency) return run();
     const scope = `${key.id}:extract:${checkIdempotencyKey(idempotencyKey)}`;
     return replayable(service.idempotency, scope, body, request.signal, run);
+  }
+  if (path === '/v1/chat/completions') {
+    const plan = parseChatRequest(body);
+    if (plan.stream) {
+      const events = await service.runSearchStream(key, plan.search, info);
+      return withHeaders(sseResponse(chatCompletionChunks(plan, events, info.requestId), info), limitHeaders);
+    }
+    const found = await service.runSearch(key, plan.search, info);
+    return withHeaders(json(200, chatCompletion(plan, found, info.requestId), info), limitHeaders);
   }
   const search = parseSearchRequest(body);
   if (search.stream) {
@@ -430,6 +457,11 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
       yield `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
     }
   }
+  return sseResponse(frames(), info);
+}
+
+/** A `text/event-stream` response of already formatted frames. */
+function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
   return {
     status: 200,
     headers: {
@@ -438,7 +470,7 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
       'x-accel-buffering': 'no',
       'x-request-id': info.requestId,
     },
-    body: frames(),
+    body: frames,
   };
 }
 

@@ -1,0 +1,209 @@
+/**
+ * OpenAI-compatible chat completions, `POST /v1/chat/completions` and `GET /v1/models`: clients that speak the
+ * OpenAI chat API (the `openai` SDK, the AI SDK's OpenAI-compatible provider, chat UIs) get citewise's answer
+ * as the assistant message, with Perplexity's additive `citations` and `search_results`. A translation onto
+ * `/v1/search`: same keys, credits, limits; errors in OpenAI's shape.
+ */
+import { z } from 'zod';
+import { CitewiseError } from '../../errors.ts';
+import { estimateTokens } from '../../text/tokens.ts';
+import {
+  parseBody,
+  parseSearchRequest,
+  type NormalizedSearchRequest,
+  type SearchResponse,
+} from '../schema.ts';
+
+/** The model ids served: one per answer mode (today one, the configured answerer). */
+export const CHAT_MODELS = ['citewise'] as const;
+
+const contentPart = z.object({ type: z.string(), text: z.string().optional() });
+const chatMessage = z.object({
+  role: z.string({ error: 'is required' }),
+  content: z.union([z.string(), z.array(contentPart), z.null()], {
+    error: 'must be a string or an array of content parts',
+  }),
+});
+
+/** The request fields used; the others (`temperature`, `max_tokens`, `tools`, …) are accepted and ignored. */
+const chatRequestSchema = z.object(
+  {
+    model: z.string({ error: 'is required' }),
+    messages: z.array(chatMessage, { error: 'must be an array of messages' }).min(1, 'must not be empty'),
+    stream: z.boolean({ error: 'must be a boolean' }).optional(),
+  },
+  { error: 'must be a JSON object' },
+);
+
+/** A chat request as citewise runs it. */
+export interface ChatPlan {
+  readonly model: string;
+  readonly search: NormalizedSearchRequest;
+  readonly stream: boolean;
+  /** Estimated tokens of the messages that were used (characters / 4). */
+  readonly promptTokens: number;
+}
+
+/**
+ * Translates a chat request: the last user message is the prompt, earlier user messages the context;
+ * system and assistant messages are ignored, as the service specification's context rule says. Text
+ * content parts are joined; any other part (an image) is a 400.
+ */
+export function parseChatRequest(body: unknown): ChatPlan {
+  const data = parseBody(chatRequestSchema, body);
+  if (!(CHAT_MODELS as readonly string[]).includes(data.model)) {
+    throw new CitewiseError('not_found', `model ${data.model}`, {
+      description: `The model '${data.model}' does not exist; GET /v1/models lists ${CHAT_MODELS.join(', ')}`,
+    });
+  }
+  const userTexts = data.messages.flatMap((message, index) => {
+    if (message.role !== 'user') return [];
+    if (message.content === null) return [];
+    if (typeof message.content === 'string') return [message.content];
+    const other = message.content.find((part) => part.type !== 'text');
+    if (other) throw invalid(`messages[${index}].content has a ${other.type} part; only text parts are read`);
+    return [message.content.map((part) => part.text ?? '').join('\n')];
+  });
+  const prompt = userTexts.at(-1);
+  if (prompt === undefined) throw invalid('messages must contain a user message');
+  const context = userTexts.slice(0, -1).map((content) => ({ role: 'user', content }));
+  const stream = data.stream ?? false;
+  const search = parseSearchRequest({ prompt, context, stream, include: ['citations'] });
+  return {
+    model: data.model,
+    search,
+    stream,
+    promptTokens: estimateTokens(userTexts.join('\n')),
+  };
+}
+
+/** Perplexity's `search_results` entry. */
+export interface ChatSearchResult {
+  readonly title: string;
+  readonly url: string;
+  readonly snippet: string;
+}
+
+/** `usage`: token counts estimated as characters / 4 (the prompt: the user messages used). */
+export interface ChatUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+}
+
+function usageOf(plan: ChatPlan, answer: string): ChatUsage {
+  const completion = estimateTokens(answer);
+  return {
+    prompt_tokens: plan.promptTokens,
+    completion_tokens: completion,
+    total_tokens: plan.promptTokens + completion,
+  };
+}
+
+function searchResultsOf(response: SearchResponse): ChatSearchResult[] {
+  return (response.citations ?? []).map((c) => ({ title: c.title, url: c.url, snippet: c.quote }));
+}
+
+/** The `chat.completion` body of a finished search. */
+export function chatCompletion(plan: ChatPlan, response: SearchResponse, requestId: string) {
+  return {
+    id: `chatcmpl-${requestId}`,
+    object: 'chat.completion' as const,
+    created: Math.floor(Date.now() / 1000),
+    model: plan.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant' as const, content: response.answer },
+        finish_reason: 'stop' as const,
+      },
+    ],
+    usage: usageOf(plan, response.answer),
+    citations: response.sources,
+    search_results: searchResultsOf(response),
+  };
+}
+
+/** One event of a streamed search, as the engine produces it. */
+type StreamEvent =
+  | { readonly type: 'sources'; readonly sources: readonly string[] }
+  | { readonly type: 'delta'; readonly text: string }
+  | { readonly type: 'done'; readonly body: SearchResponse }
+  | { readonly type: 'error'; readonly error: { readonly description: string; readonly code: string } };
+
+/**
+ * The SSE frames of a streamed chat completion: `chat.completion.chunk`s, the first with the assistant role
+ * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, `usage`,
+ * `citations` and `search_results`; then `data: [DONE]`. A failure after the start is sent as
+ * `data: {"error": …}` and the stream ends (the search is refunded).
+ */
+export async function* chatCompletionChunks(
+  plan: ChatPlan,
+  events: AsyncIterable<StreamEvent>,
+  requestId: string,
+): AsyncGenerator<string> {
+  const base = {
+    id: `chatcmpl-${requestId}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: plan.model,
+  };
+  const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  for await (const event of events) {
+    if (event.type === 'sources') {
+      yield frame({
+        ...base,
+        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+        citations: event.sources,
+      });
+    } else if (event.type === 'delta') {
+      yield frame({ ...base, choices: [{ index: 0, delta: { content: event.text }, finish_reason: null }] });
+    } else if (event.type === 'done') {
+      yield frame({
+        ...base,
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        usage: usageOf(plan, event.body.answer),
+        citations: event.body.sources,
+        search_results: searchResultsOf(event.body),
+      });
+      yield 'data: [DONE]\n\n';
+    } else {
+      yield frame({
+        error: {
+          message: event.error.description,
+          type: errorType(500),
+          param: null,
+          code: event.error.code,
+        },
+      });
+    }
+  }
+}
+
+/** The list of `GET /v1/models`. */
+export function modelList() {
+  return {
+    object: 'list' as const,
+    data: CHAT_MODELS.map((id) => ({ id, object: 'model' as const, created: 0, owned_by: 'citewise' })),
+  };
+}
+
+/** OpenAI's error body for one of ours: same status, `{error: {message, type, param, code}}`. */
+export function openAiErrorBody(error: CitewiseError) {
+  return {
+    error: { message: error.description, type: errorType(error.status), param: null, code: error.code },
+  };
+}
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 433) return 'insufficient_quota';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function invalid(message: string): CitewiseError {
+  const description = `Invalid request: ${message}`;
+  return new CitewiseError('invalid_request', description, { description });
+}
