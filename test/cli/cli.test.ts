@@ -61,7 +61,9 @@ describe('citewise CLI', () => {
     await expect.poll(() => server.output()).toMatch(/1000 credits[\s\S]*Try it/);
     expect(server.output()).toMatch(new RegExp(`Bearer \\$\\(cat ${file}\\)`));
     expect(server.output()).not.toContain(firstKey);
-    // The JSON log on stdout says that a key was made and where, never the key.
+    // The JSON log on stdout says that a key was made and where, never the key. The logger writes
+    // asynchronously, so its line may follow the notice.
+    await expect.poll(() => server.output()).toContain('"first key created"');
     const logged = server
       .output()
       .split('\n')
