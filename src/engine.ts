@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { normalizeTavilyPrefix } from './http/compat/tavily.ts';
-import { CitewiseError, errorBody } from './errors.ts';
+import { CitewiseError, errorBody, toCitewiseError } from './errors.ts';
 import {
   handleProtocolRequest,
   type ProtocolRequest,
@@ -25,7 +25,7 @@ import {
 import { runPipeline, streamPipeline, type PipelineResult, type StageTimings } from './pipeline/run.ts';
 import { normalizePublicUrl } from './pipeline/search/local-index.ts';
 import { createDocumentServer } from './http/docs.ts';
-import type { Passage } from './pipeline/types.ts';
+import type { ExtractedContent, Passage } from './pipeline/types.ts';
 import { chargeTarget, isChargeable, recordUsageOf } from './engine/billing.ts';
 import { isExtracted, readPages } from './engine/extract.ts';
 import {
@@ -45,7 +45,16 @@ import {
   type SearchCallOptions,
   type SearchEngineOptions,
 } from './engine/options.ts';
-import { citationsOf, pipelineError, rateLimitHeaders } from './engine/response.ts';
+import {
+  groundingFields,
+  groundingOf,
+  pipelineError,
+  rateLimitHeaders,
+  searchResultsOf,
+  ungroundedError,
+  type AnsweredSearch,
+} from './engine/response.ts';
+import type { GroundingCheck } from './pipeline/answer/grounding.ts';
 import { buildStages } from './engine/stages.ts';
 import { createMemoryCreditStore } from './stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from './stores/memory/key-store.ts';
@@ -136,6 +145,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     options.extractCreditCost,
     defaults.extractCreditCost,
   );
+  if (options.strictGrounding !== undefined && typeof options.strictGrounding !== 'boolean')
+    throw new TypeError('strictGrounding must be a boolean');
+  const strictGrounding = options.strictGrounding ?? defaults.strictGrounding;
   const maxConcurrent = positiveInteger(
     'maxConcurrentSearches',
     options.maxConcurrentSearches,
@@ -316,12 +328,15 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     assertAnswerable(request);
     let signal = info.signal;
     let result: PipelineResult;
+    let grounding: GroundingCheck | undefined;
     try {
       result = await moneyPath.run(
         chargeTarget(key, info),
-        (call) => {
+        async (call) => {
           signal = call.signal;
-          return runPipeline(request, stages, settings, call);
+          const found = await runPipeline(request, stages, settings, call);
+          grounding = checkGroundingOf(request, found);
+          return found;
         },
         (found) => isChargeable(found.sources),
       );
@@ -332,7 +347,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     }
     const charged = isChargeable(result.sources) ? creditCost : 0;
     observeSearch(info, false, undefined, result.timings, charged);
-    return responseBody(key, request, result, info, charged);
+    return responseBody(key, request, result, info, charged, grounding);
+  }
+
+  /**
+   * The grounding check of a finished search, when the response shows it or strict grounding needs it.
+   * Under strict grounding, an answer citing sources none of which supports a sentence is refused (thrown
+   * inside the money path, so it is refunded); an answer that says the sources hold none is returned.
+   */
+  function checkGroundingOf(
+    request: NormalizedSearchRequest,
+    found: Omit<AnsweredSearch, 'json'>,
+  ): GroundingCheck | undefined {
+    const strict = (request.grounding ?? (strictGrounding ? 'strict' : 'lenient')) === 'strict';
+    if (!strict && !request.include.includes('citations')) return undefined;
+    const check = groundingOf({ ...found, json: request.jsonSchema !== undefined });
+    if (strict && isChargeable(found.sources) && check.report.level === 'none') throw ungroundedError();
+    return check;
   }
 
   /**
@@ -347,14 +378,31 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     assertAnswerable(request);
     let signal = info.signal;
     let passages: readonly Passage[] = [];
+    let documents: readonly ExtractedContent[] = [];
+    // Checked once, when the stream is done: before the hold is settled (a refused answer is refunded).
+    let grounding: { check: GroundingCheck | undefined } | { refused: CitewiseError } | undefined;
+    const groundingAtEnd = (event: { answer: string; sources: readonly string[] }) => {
+      if (grounding === undefined) {
+        try {
+          grounding = { check: checkGroundingOf(request, { ...event, passages, documents }) };
+        } catch (thrown) {
+          grounding = { refused: toCitewiseError(thrown) };
+        }
+      }
+      return grounding;
+    };
     const events = await moneyPath.stream(
       chargeTarget(key, info),
       (call) => {
         signal = call.signal;
-        return streamPipeline(request, stages, settings, call, (selected) => (passages = selected));
+        return streamPipeline(request, stages, settings, call, (selected, read) => {
+          passages = selected;
+          documents = read;
+        });
       },
       (event) => event.type === 'done',
-      (event) => event.type === 'done' && isChargeable(event.sources),
+      (event) =>
+        event.type === 'done' && isChargeable(event.sources) && !('refused' in groundingAtEnd(event)),
     );
     return (async function* respond(): AsyncGenerator<SearchStreamEvent> {
       try {
@@ -363,10 +411,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
             yield event;
             continue;
           }
+          const checked = groundingAtEnd(event);
+          if ('refused' in checked) throw checked.refused;
           const charged = isChargeable(event.sources) ? creditCost : 0;
           observeSearch(info, true, undefined, undefined, charged);
           const result = { answer: event.answer, sources: [...event.sources], passages };
-          yield { type: 'done', body: await responseBody(key, request, result, info, charged) };
+          const body = await responseBody(key, request, result, info, charged, checked.check);
+          yield { type: 'done', body };
         }
       } catch (thrown) {
         const error = pipelineError(thrown, signal);
@@ -426,6 +477,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     result: Pick<PipelineResult, 'answer' | 'sources' | 'passages'> & { timings?: StageTimings },
     info: RequestInfo,
     charged: number,
+    grounding: GroundingCheck | undefined,
   ): Promise<SearchResponse> {
     const responseTime = Math.round(performance.now() - info.startedAt);
     const body: SearchResponse = {
@@ -434,7 +486,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       sources: result.sources,
       response_time: responseTime,
     };
-    if (request.include.includes('citations')) body.citations = citationsOf(result.sources, result.passages);
+    if (request.include.includes('citations') && grounding) Object.assign(body, groundingFields(grounding));
+    if (request.include.includes('search_results')) {
+      body.search_results = searchResultsOf(result.sources, result.passages);
+    }
     if (request.include.includes('usage')) {
       body.usage = { credits_charged: charged, credits_remaining: await credits.balance(key.accountId) };
     }

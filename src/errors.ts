@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'timeout'
   | 'idempotency_in_progress'
   | 'idempotency_mismatch'
-  | 'forbidden_host';
+  | 'forbidden_host'
+  | 'ungrounded_answer';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -121,6 +122,15 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     when:
       'At `/mcp`: the `Host` or `Origin` header names a host that is not in `--mcp-allowed-hosts` (a guard ' +
       'against DNS rebinding).',
+  },
+  ungrounded_answer: {
+    status: 422,
+    description: 'Unprocessable: no source supports an answer to this question',
+    retryable: false,
+    when:
+      'Strict grounding (`--strict-grounding`, or `"grounding": "strict"` in the request): no sentence of ' +
+      'the answer has a citation verified against its source, or the search found no source at all for a ' +
+      '`response_type: "json"` answer. Refunded.',
   },
 };
 

@@ -693,6 +693,16 @@ export const SERVE_SETTINGS = {
     parse: parseBoolean,
     isSwitch: true,
   },
+  strictGrounding: {
+    flag: '--strict-grounding',
+    env: 'CITEWISE_STRICT_GROUNDING',
+    group: 'models',
+    meaning:
+      'Refuse (422, refunded) an answer none of whose sentences has a citation verified against its source; a request\'s "grounding" overrides it.',
+    default: String(ENGINE_DEFAULTS.strictGrounding),
+    parse: parseBoolean,
+    isSwitch: true,
+  },
 } as const satisfies Readonly<Record<string, Setting<unknown>>>;
 
 /** Settings of `citewise mcp` besides the engine's. */

@@ -50,6 +50,7 @@ export const ENGINE_DEFAULTS = {
   maxBodyBytes: 1_048_576,
   maintenance: false,
   modelFallback: false,
+  strictGrounding: false,
 } as const satisfies Readonly<Record<string, unknown>>;
 
 /** Credits a new account receives (the spec's free allowance). */
@@ -87,6 +88,12 @@ export interface SearchEngineOptions {
   readonly embeddingModel?: EmbeddingModel;
   /** When the model fails after its retries, answer extractively instead of failing (500). @default false */
   readonly modelFallback?: boolean;
+  /**
+   * Refuse an answer whose grounding is `none` (no sentence has a citation verified against its source) with
+   * a 422 `ungrounded_answer`, refunded. A request's `grounding` (`strict` or `lenient`) overrides it.
+   * @default false
+   */
+  readonly strictGrounding?: boolean;
   /**
    * Turns prompt + conversation into search queries (a model planner can also propose sub-queries).
    * @default with a model: the model planner (called for follow-ups and `deep`); else deterministicPlanner

@@ -1,17 +1,67 @@
 /**
- * Shaping what the engine answers: citations of the sources, the error of a failed search, and the
- * rate-limit headers.
+ * Shaping what the engine answers: citations checked against the sources (grounding), the sources with
+ * their passages, the error of a failed search, and the rate-limit headers.
  */
 import { CitewiseError, toCitewiseError } from '../errors.ts';
-import type { Citation } from '../http/schema.ts';
-import type { Passage } from '../pipeline/types.ts';
+import type { Citation, Grounding, SearchResult } from '../http/schema.ts';
+import { checkGrounding, groundingSources, type GroundingCheck } from '../pipeline/answer/grounding.ts';
+import type { ExtractedContent, Passage } from '../pipeline/types.ts';
 import type { RateLimitOptions, RateLimitResult } from '../stores/types.ts';
 
+/** What a finished search produced, as the grounding check and the response need it. */
+export interface AnsweredSearch {
+  readonly answer: string;
+  readonly sources: readonly string[];
+  readonly passages: readonly Passage[];
+  readonly documents: readonly ExtractedContent[];
+  /** A `response_type: "json"` answer (no `[n]` markers). */
+  readonly json: boolean;
+}
+
+/** Checks the answer's citations against the text of its sources (see grounding.ts). */
+export function groundingOf(search: AnsweredSearch): GroundingCheck {
+  return checkGrounding(search.answer, groundingSources(search.sources, search.passages, search.documents), {
+    answerFormat: search.json ? 'json' : 'cited',
+  });
+}
+
+/** A grounding check as the response's `citations` and `grounding` fields. */
+export function groundingFields(check: GroundingCheck): { citations: Citation[]; grounding: Grounding } {
+  const { report } = check;
+  return {
+    citations: check.citations.map((c) => ({
+      index: c.index,
+      url: c.url,
+      title: c.title,
+      claim: c.claim.text,
+      claim_start: c.claim.start,
+      claim_end: c.claim.end,
+      quote: c.quote,
+      quote_start: c.quoteStart,
+      quote_end: c.quoteEnd,
+      verified: c.verified,
+    })),
+    grounding: {
+      level: report.level,
+      claims: report.claims,
+      supported_claims: report.supportedClaims,
+      citations: report.citations,
+      verified_citations: report.verifiedCitations,
+      unsupported: report.unsupported.map(({ text, start, end }) => ({ text, start, end })),
+    },
+  };
+}
+
+/** The refusal of an answer that no source supports, under strict grounding (the search is refunded). */
+export function ungroundedError(): CitewiseError {
+  return new CitewiseError('ungrounded_answer', 'no claim of the answer is supported by its sources');
+}
+
 /** Each cited source with the best passage of it that the answerer was given. */
-export function citationsOf(sources: readonly string[], passages: readonly Passage[]): Citation[] {
+export function searchResultsOf(sources: readonly string[], passages: readonly Passage[]): SearchResult[] {
   return sources.map((url, index) => {
     const passage = passages.find((p) => p.url === url);
-    return { index: index + 1, url, title: passage?.title ?? '', quote: passage?.text ?? '' };
+    return { index: index + 1, url, title: passage?.title ?? '', snippet: passage?.text ?? '' };
   });
 }
 

@@ -39,7 +39,12 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     `read). Default: the server's setting (${DEFAULT_MAX_LATENCY_MS} unless configured). The search itself is not cut.`,
   country: 'Two-letter country code (ISO 3166-1) to localise results.',
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
-  include: 'Extra response fields: `citations`, `usage`, `timings`.',
+  include:
+    'Extra response fields: `citations` (every `[n]` of every sentence with a quote verified against the ' +
+    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`.",
+  grounding:
+    '`strict`: an answer that cites sources none of which supports any of its sentences is refused with 422 ' +
+    "`ungrounded_answer` and refunded; `lenient`: it is returned. Default: the server's `--strict-grounding`.",
   json_schema:
     'With `response_type: "json"` (and only then): the JSON Schema the answer object must match. Its top ' +
     'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',
@@ -59,14 +64,81 @@ const searchResponseSchema = z
     citations: z
       .array(
         z.object({
-          index: z.number().int().meta({ description: 'The `[n]` of the answer.' }),
+          index: z.number().int().meta({ description: 'The `[n]` of the answer: `sources[index - 1]`.' }),
           url: z.string(),
           title: z.string(),
-          quote: z.string().meta({ description: 'The passage of the source given to the answerer.' }),
+          claim: z
+            .string()
+            .meta({ description: 'The answer sentence carrying the citation, markers included.' }),
+          claim_start: z
+            .number()
+            .int()
+            .meta({ description: 'Offset of `claim` in `answer` (UTF-16 units).' }),
+          claim_end: z.number().int().meta({ description: 'End of `claim` in `answer` (exclusive).' }),
+          quote: z.string().meta({
+            description:
+              "The source's sentence (or two) that best matches the claim, as in its extracted text.",
+          }),
+          quote_start: z.number().int().nullable().meta({
+            description:
+              'Offset of `quote` in the source\'s extracted text (`POST /v1/extract` with `format: "text"`); null when not found there.',
+          }),
+          quote_end: z
+            .number()
+            .int()
+            .nullable()
+            .meta({ description: 'End of `quote` (exclusive), or null.' }),
+          verified: z.boolean().meta({
+            description:
+              "The quote occurs in the source's text and shares the claim's key terms (half or more of them " +
+              "across the claim's quotes, at least two here) and every number of the claim.",
+          }),
         }),
       )
       .optional()
-      .meta({ description: 'Extension (optional), with `include: ["citations"]`: the cited sources.' }),
+      .meta({
+        description:
+          'Extension (optional), with `include: ["citations"]`: every `[n]` of every sentence, checked against its source.',
+      }),
+    grounding: z
+      .object({
+        level: z.enum(['full', 'partial', 'none']).meta({
+          description:
+            '`full`: every claim has a verified citation; `partial`: some do; `none`: none does (or there is no claim).',
+        }),
+        claims: z
+          .number()
+          .int()
+          .meta({ description: 'Sentences that state something (headings and code are not).' }),
+        supported_claims: z
+          .number()
+          .int()
+          .meta({ description: 'Claims with at least one verified citation.' }),
+        citations: z.number().int(),
+        verified_citations: z.number().int(),
+        unsupported: z
+          .array(z.object({ text: z.string(), start: z.number().int(), end: z.number().int() }))
+          .meta({ description: 'Claims without any citation, with their offsets in `answer`.' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'Extension (optional), with `include: ["citations"]`: how well the sources support the answer.',
+      }),
+    search_results: z
+      .array(
+        z.object({
+          index: z.number().int().meta({ description: 'The `[n]` of the answer.' }),
+          url: z.string(),
+          title: z.string(),
+          snippet: z.string().meta({ description: 'The best passage of the source given to the answerer.' }),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'Extension (optional), with `include: ["search_results"]`: each source with its passage.',
+      }),
     usage: z
       .object({ credits_charged: z.number(), credits_remaining: z.number() })
       .optional()
@@ -256,6 +328,11 @@ const RESPONSES = {
     'Extension: the `Idempotency-Key` was already used with a different request body.',
     [{ code: 'idempotency_mismatch' }],
   ),
+  SearchUnprocessable: errorResponse(
+    'Extension: the `Idempotency-Key` was already used with a different request body, or (strict grounding) no ' +
+      'source supports the answer (refunded).',
+    [{ code: 'idempotency_mismatch' }, { code: 'ungrounded_answer' }],
+  ),
   QuotaExceeded: errorResponse('Account is at or over its message quota (credits exhausted).', [
     { code: 'quota_exceeded' },
   ]),
@@ -417,6 +494,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
               },
             },
             ...METERED_ERRORS,
+            '422': ref('SearchUnprocessable'),
           },
         },
       },

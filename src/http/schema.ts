@@ -113,7 +113,13 @@ const jsonSchemaField = z
   });
 
 /** Extra response fields a request can ask for with `include`. */
-export type IncludeField = 'citations' | 'usage' | 'timings';
+export const INCLUDE_FIELDS = ['citations', 'search_results', 'usage', 'timings'] as const;
+export type IncludeField = (typeof INCLUDE_FIELDS)[number];
+const includeList = `${INCLUDE_FIELDS.slice(0, -1).join(', ')} or ${INCLUDE_FIELDS.at(-1)}`;
+
+/** How a request treats an answer no source supports (`grounding` in the request). */
+export const GROUNDING_MODES = ['strict', 'lenient'] as const;
+export type GroundingMode = (typeof GROUNDING_MODES)[number];
 
 /** `SearchRequest` of the spec (section 2.1) plus opt-in extensions. Unknown fields are ignored. */
 export const searchRequestSchema = z
@@ -175,15 +181,14 @@ export const searchRequestSchema = z
         .string({ error: 'must be a language tag such as en or pt-BR' })
         .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en or pt-BR')
         .optional(),
-      /** Extra response fields: `citations`, `usage`, `timings`. */
+      /** Extra response fields: `citations` (with `grounding`), `search_results`, `usage`, `timings`. */
       include: z
-        .array(
-          z.enum(['citations', 'usage', 'timings'], { error: 'entries must be citations, usage or timings' }),
-          {
-            error: 'must be an array of citations, usage, timings',
-          },
-        )
+        .array(z.enum(INCLUDE_FIELDS, { error: `entries must be ${includeList}` }), {
+          error: `must be an array of ${INCLUDE_FIELDS.join(', ')}`,
+        })
         .optional(),
+      /** `strict`: an answer no source supports is an error (refunded); `lenient`: it is returned. */
+      grounding: z.enum(GROUNDING_MODES, { error: 'must be "strict" or "lenient"' }).optional(),
     },
     { error: 'must be a JSON object' },
   )
@@ -213,16 +218,53 @@ export interface NormalizedSearchRequest extends PipelineRequest {
   readonly stream: boolean;
   /** Extension: extra response fields. */
   readonly include: readonly IncludeField[];
+  /** Extension: `strict` refuses an answer with grounding `none`; unset = the server's setting. */
+  readonly grounding?: GroundingMode;
 }
 
-/** A quoted source, in `include: ["citations"]` responses. */
+/**
+ * One `[n]` of one answer sentence, checked against the source's text (`include: ["citations"]`).
+ * `answer.slice(claim_start, claim_end) === claim`; the quote is the source's extracted text from
+ * `quote_start` to `quote_end` (the `content` that `POST /v1/extract` with `format: "text"` returns).
+ */
 export interface Citation {
+  /** The `[n]` of the answer: `sources[index - 1]`. */
+  readonly index: number;
+  readonly url: string;
+  readonly title: string;
+  /** The answer sentence the citation supports, as it is in `answer` (markers included). */
+  readonly claim: string;
+  readonly claim_start: number;
+  readonly claim_end: number;
+  /** The sentence (or two) of the source that best matches the claim; `''` when none shares a word. */
+  readonly quote: string;
+  /** Offsets of `quote` in the source's extracted text; `null` when the quote was not found there. */
+  readonly quote_start: number | null;
+  readonly quote_end: number | null;
+  /** The quote is in the source's text, shares the claim's key terms and holds the claim's numbers. */
+  readonly verified: boolean;
+}
+
+/** How well the answer is supported by its sources (`include: ["citations"]`). */
+export interface Grounding {
+  /** `full`: every claim has a verified citation; `partial`: some; `none`: none (or no claim). */
+  readonly level: 'full' | 'partial' | 'none';
+  readonly claims: number;
+  readonly supported_claims: number;
+  readonly citations: number;
+  readonly verified_citations: number;
+  /** Answer sentences that state something without citing any source. */
+  readonly unsupported: readonly { readonly text: string; readonly start: number; readonly end: number }[];
+}
+
+/** A cited source with the passage of it the answer used most (`include: ["search_results"]`). */
+export interface SearchResult {
   /** The `[n]` of the answer. */
   readonly index: number;
   readonly url: string;
   readonly title: string;
-  /** The passage of the source that was given to the answerer. */
-  readonly quote: string;
+  /** The best passage of the source that was given to the answerer. */
+  readonly snippet: string;
 }
 
 /**
@@ -244,8 +286,12 @@ export interface SearchResponse {
   sources: string[];
   /** Milliseconds. */
   response_time: number;
-  /** With `include: ["citations"]`: each cited source with the passage it was given. */
+  /** With `include: ["citations"]`: every `[n]` of every sentence, with its verified quote. */
   citations?: Citation[];
+  /** With `include: ["citations"]`: the grounding level and its counts. */
+  grounding?: Grounding;
+  /** With `include: ["search_results"]`: each source with its best passage. */
+  search_results?: SearchResult[];
   /** With `include: ["usage"]`: credits charged by this search and left afterwards. */
   usage?: { credits_charged: number; credits_remaining: number };
   /** With `include: ["timings"]`: milliseconds per stage and in total. */
@@ -271,6 +317,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     depth: data.depth ?? 'standard',
     ...(data.max_latency_ms === undefined ? {} : { maxLatencyMs: data.max_latency_ms }),
     include: [...new Set(data.include ?? [])],
+    ...(data.grounding ? { grounding: data.grounding } : {}),
     prompt,
     // The spec: only messages with role `user` are considered when building the context.
     context: context.filter((m) => m.role === 'user'),

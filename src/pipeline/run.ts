@@ -16,6 +16,7 @@ import type {
   CallOptions,
   ChatMessage,
   ContentExtractor,
+  ExtractedContent,
   PageFetcher,
   Passage,
   PassageRanker,
@@ -124,6 +125,8 @@ export interface PipelineResult extends AnswerOutput {
   readonly query: string;
   /** The passages the answerer was given, best first. */
   readonly passages: readonly Passage[];
+  /** The documents the passages were cut from (a page's extracted text, or a snippet). */
+  readonly documents: readonly ExtractedContent[];
   readonly timings: StageTimings;
 }
 
@@ -135,29 +138,31 @@ export async function runPipeline(
   call: PipelineCall,
 ): Promise<PipelineResult> {
   const clock = stopwatch();
-  const { input, timings } = await selectPassages(request, stages, settings, call, clock);
+  const { input, documents, timings } = await selectPassages(request, stages, settings, call, clock);
   const output = await stages.answerer.answer(input, call);
   return {
     ...output,
     query: input.query,
     passages: input.passages,
+    documents,
     timings: { ...timings, answer: clock.lap() },
   };
 }
 
 /**
  * Runs the pipeline with a streamed answer: `sources`, then `delta`s, then `done`. An answerer without
- * `stream` is streamed as one delta. `onPassages` sees the passages before the answer starts.
+ * `stream` is streamed as one delta. `onPassages` sees the passages (and the documents they were cut from)
+ * before the answer starts.
  */
 export async function* streamPipeline(
   request: PipelineRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: PipelineCall,
-  onPassages?: (passages: readonly Passage[]) => void,
+  onPassages?: (passages: readonly Passage[], documents: readonly ExtractedContent[]) => void,
 ): AsyncGenerator<AnswerEvent> {
-  const { input } = await selectPassages(request, stages, settings, call, stopwatch());
-  onPassages?.(input.passages);
+  const { input, documents } = await selectPassages(request, stages, settings, call, stopwatch());
+  onPassages?.(input.passages, documents);
   if (stages.answerer.stream) {
     yield* stages.answerer.stream(input, call);
     return;
@@ -175,7 +180,11 @@ async function selectPassages(
   settings: PipelineSettings,
   call: PipelineCall,
   clock: { lap(): number },
-): Promise<{ input: AnswerInput; timings: Omit<StageTimings, 'answer'> }> {
+): Promise<{
+  input: AnswerInput;
+  documents: ExtractedContent[];
+  timings: Omit<StageTimings, 'answer'>;
+}> {
   const planner = stages.planner ?? deterministicPlanner;
   const planned = await planner(request.prompt, request.context, call.signal, request.depth);
   const queries = subQueries(planned, request);
@@ -210,6 +219,7 @@ async function selectPassages(
   let gather: number;
   let rank: number;
   let passages: Passage[];
+  let docs: ExtractedContent[];
   try {
     const firstReads = reader.read(hits.slice(0, read));
     // Read-ahead: when not even the snippets of the first results cover the question, reading deeper is
@@ -221,7 +231,7 @@ async function selectPassages(
     }
     await reader.settle(firstReads);
     call.signal.throwIfAborted();
-    let docs = reader.documents(firstReads);
+    docs = reader.documents(firstReads);
     gather = clock.lap();
     passages = await stages.ranker.rank(query, docs, budget);
     rank = clock.lap();
@@ -254,7 +264,7 @@ async function selectPassages(
     passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
   };
-  return { input, timings: { plan, search, gather, rank } };
+  return { input, documents: docs, timings: { plan, search, gather, rank } };
 }
 
 /** `deep` searches every planned sub-query, plus the prompt as written; other depths the main query. */

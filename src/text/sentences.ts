@@ -31,28 +31,36 @@ const ABBREVIATION =
  */
 export function splitSentences(text: string, locale?: string): string[] {
   const sentences: string[] = [];
-  const segmenter = sentenceSegmenter(locale);
   for (const paragraph of text.split(/\n[ \t]*\n/)) {
     const flat = paragraph.replace(/\s*\n\s*/g, ' ').trim();
-    if (flat.length === 0) continue;
-    let pending = '';
-    const start = sentences.length;
-    for (const { segment } of segmenter.segment(flat)) {
-      const piece = segment.trim();
-      if (piece.length === 0) continue;
-      // A "sentence" starting in lower case continues the previous one (ICU splits after `?"` in
-      // 'the prompt "How tall is it?" searches for…').
-      if (pending.length === 0 && sentences.length > start && /^\p{Ll}/u.test(piece)) {
-        pending = `${sentences.pop() ?? ''} ${piece}`;
-      } else {
-        pending = pending.length === 0 ? piece : `${pending} ${piece}`;
-      }
-      if (!ABBREVIATION.test(pending)) {
-        sentences.push(pending);
-        pending = '';
-      }
-    }
-    if (pending.length > 0) sentences.push(pending);
+    for (const { start, end } of sentenceSpans(flat, locale)) sentences.push(flat.slice(start, end));
   }
   return sentences;
+}
+
+/**
+ * The sentences of `text` as offsets (`text.slice(start, end)` is a trimmed sentence), split as
+ * {@link splitSentences} splits one paragraph. A line break ends a sentence here (ICU's rule).
+ */
+export function sentenceSpans(text: string, locale?: string): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  let pending: { start: number; end: number } | null = null;
+  for (const { segment, index } of sentenceSegmenter(locale).segment(text)) {
+    const piece = segment.trim();
+    if (piece.length === 0) continue;
+    const start = index + (segment.length - segment.trimStart().length);
+    const end = start + piece.length;
+    // A "sentence" starting in lower case continues the previous one (ICU splits after `?"` in
+    // 'the prompt "How tall is it?" searches for…').
+    const previous: { start: number; end: number } | undefined =
+      pending === null && /^\p{Ll}/u.test(piece) ? spans.pop() : undefined;
+    if (previous) pending = { start: previous.start, end };
+    else pending = pending === null ? { start, end } : { start: pending.start, end };
+    if (!ABBREVIATION.test(text.slice(pending.start, pending.end))) {
+      spans.push(pending);
+      pending = null;
+    }
+  }
+  if (pending !== null) spans.push(pending);
+  return spans;
 }

@@ -84,7 +84,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     return { engine, queries, fetched, ...apiClient(server.baseUrl, key) };
   }
 
-  it('include adds citations, usage and timings; without it the body is exactly the spec', async () => {
+  it('include adds citations, grounding, search_results, usage and timings; without it the body is exactly the spec', async () => {
     const { post } = await setup();
     const plain = (await (await post({ prompt: 'How high is Mount Etna?' })).json()) as Record<
       string,
@@ -94,17 +94,26 @@ describe('request extensions, rate-limit headers and idempotency', () => {
 
     const response = await post({
       prompt: 'How high is Mount Etna?',
-      include: ['citations', 'usage', 'timings'],
+      include: ['citations', 'search_results', 'usage', 'timings'],
     });
     const body = (await response.json()) as {
+      answer: string;
       sources: string[];
-      citations: Array<{ index: number; url: string; title: string; quote: string }>;
+      citations: Array<{ index: number; url: string; claim: string; claim_start: number; claim_end: number }>;
+      grounding: { level: string };
+      search_results: Array<{ index: number; url: string; title: string; snippet: string }>;
       usage: { credits_charged: number; credits_remaining: number };
       timings: Record<string, number>;
     };
-    expect(body.citations.length).toBe(body.sources.length);
-    expect(body.citations[0]).toMatchObject({ index: 1, url: body.sources[0] });
-    expect(body.citations[0]!.quote).toMatch(/Etna/);
+    expect(body.citations.length).toBeGreaterThan(0);
+    for (const citation of body.citations) {
+      expect(citation.url).toBe(body.sources[citation.index - 1]);
+      expect(body.answer.slice(citation.claim_start, citation.claim_end)).toBe(citation.claim);
+    }
+    expect(body.grounding.level).toBe('full');
+    expect(body.search_results.length).toBe(body.sources.length);
+    expect(body.search_results[0]).toMatchObject({ index: 1, url: body.sources[0] });
+    expect(body.search_results[0]!.snippet).toMatch(/Etna/);
     expect(body.usage).toEqual({ credits_charged: 1, credits_remaining: 98 });
     expect(Object.keys(body.timings).sort()).toEqual(['answer', 'gather', 'plan', 'rank', 'search', 'total']);
   });
@@ -166,7 +175,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     const { post, balance } = await setup();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
-      [{ include: ['everything'] }, /include\[0\] entries must be citations, usage or timings/],
+      [{ include: ['everything'] }, /include\[0\] entries must be citations, search_results, usage or timings/],
       [{ country: 'USA' }, /country must be a two-letter country code/],
       [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
       [{ from_date: '2024-13-45' }, /from_date must be a valid date/],

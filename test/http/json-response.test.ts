@@ -175,14 +175,23 @@ describe('response_type "json" over HTTP', () => {
       answer: string;
       response_type: string;
       sources: string[];
-      citations: Array<{ url: string }>;
+      citations: Array<{ url: string; claim: string; claim_start: number; verified: boolean; quote: string }>;
+      grounding: { level: string; claims: number; supported_claims: number };
     };
     expect(body.response_type).toBe('json');
     expect(typeof body.answer).toBe('string');
     expect(JSON.parse(body.answer)).toEqual({ name: 'Mount Etna', height_m: 3357, country: 'Italy' });
     // The sources given to the model.
     expect(body.sources).toEqual(PAGES.map((page) => page.url));
-    expect(body.citations.map((c) => c.url)).toEqual(body.sources);
+    // Each string value is a claim, aligned with the source that supports it (the model gives no markers).
+    expect(body.citations.map((c) => [c.claim, c.url, c.verified])).toEqual([
+      ['Mount Etna', PAGES[0]!.url, true],
+      ['Italy', PAGES[0]!.url, true],
+    ]);
+    const first = body.citations[0]!;
+    expect(body.answer.slice(first.claim_start, first.claim_start + first.claim.length)).toBe('Mount Etna');
+    expect(first.quote).toMatch(/^Mount Etna is 3,357 metres high/);
+    expect(body.grounding).toMatchObject({ level: 'full', claims: 2, supported_claims: 2 });
     expect(await balance()).toBe(before - 1);
 
     expect(llm.chatRequests).toHaveLength(1);

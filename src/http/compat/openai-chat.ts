@@ -68,7 +68,7 @@ export function parseChatRequest(body: unknown): ChatPlan {
   if (prompt === undefined) throw invalid('messages must contain a user message');
   const context = userTexts.slice(0, -1).map((content) => ({ role: 'user', content }));
   const stream = data.stream ?? false;
-  const search = parseSearchRequest({ prompt, context, stream, include: ['citations'] });
+  const search = parseSearchRequest({ prompt, context, stream, include: ['search_results'] });
   return {
     model: data.model,
     search,
@@ -101,7 +101,7 @@ function usageOf(plan: ChatPlan, answer: string): ChatUsage {
 }
 
 function searchResultsOf(response: SearchResponse): ChatSearchResult[] {
-  return (response.citations ?? []).map((c) => ({ title: c.title, url: c.url, snippet: c.quote }));
+  return (response.search_results ?? []).map(({ title, url, snippet }) => ({ title, url, snippet }));
 }
 
 /** The `chat.completion` body of a finished search. */

@@ -123,7 +123,7 @@ export function parseTavilySearch(body: unknown): TavilySearchPlan {
     response_type: 'text',
     depth,
     max_sources: Math.max(1, maxResults),
-    include: ['citations'],
+    include: ['search_results'],
     ...(data.include_domains?.length ? { include_domains: data.include_domains } : {}),
     ...(data.exclude_domains?.length ? { exclude_domains: data.exclude_domains } : {}),
     ...(data.time_range ? { time_range: TIME_RANGES[data.time_range] } : {}),
@@ -161,19 +161,19 @@ export interface TavilySearchResponse {
   readonly request_id: string;
 }
 
-/** Shapes citewise's search response (with citations) as Tavily's. */
+/** Shapes citewise's search response (with `search_results`) as Tavily's. */
 export function tavilySearchResponse(
   plan: TavilySearchPlan,
   response: SearchResponse,
   requestId: string,
 ): TavilySearchResponse {
-  const citations = response.citations ?? [];
-  const results = citations.slice(0, plan.maxResults).map((citation, rank): TavilyResult => ({
-    title: citation.title,
-    url: citation.url,
-    content: citation.quote,
+  const sources = response.search_results ?? [];
+  const results = sources.slice(0, plan.maxResults).map((source, rank): TavilyResult => ({
+    title: source.title,
+    url: source.url,
+    content: source.snippet,
     score: Math.round((1 / (1 + rank * 0.25)) * 1000) / 1000,
-    raw_content: plan.includeRawContent ? citation.quote : null,
+    raw_content: plan.includeRawContent ? source.snippet : null,
   }));
   return {
     query: plan.query,

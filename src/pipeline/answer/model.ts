@@ -231,6 +231,12 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     input: AnswerInput & { readonly jsonSchema: Readonly<Record<string, unknown>> },
     call: CallOptions,
   ): Promise<AnswerOutput> => {
+    // A JSON object cannot say that the sources hold no answer; without sources it would be invented.
+    if (input.passages.length === 0) {
+      throw new CitewiseError('ungrounded_answer', 'no source to write the JSON answer from', {
+        description: 'Unprocessable: the search found no source to answer from',
+      });
+    }
     const prompt = buildAnswerPrompt(input, options.prompt);
     const sources = prompt.sources.map((source) => source.url);
     const output = Output.object({ schema: structuredSchema(input.jsonSchema), name: 'answer' });
