@@ -54,6 +54,7 @@ describe('CLI configuration', () => {
       modelBaseUrl: undefined,
       embeddingModel: undefined,
       modelFallback: ENGINE_DEFAULTS.modelFallback,
+      strictGrounding: ENGINE_DEFAULTS.strictGrounding,
     });
   });
 
