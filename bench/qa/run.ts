@@ -130,6 +130,12 @@ export interface QuestionResult {
   /** Gold answer in all extracted text of every page read. */
   readonly answerInAllPagesRead: boolean;
   readonly promptTokens: number | null;
+  /** The response's grounding check (`include: ["citations"]`), null without a 200. */
+  readonly grounding: {
+    readonly level: string;
+    readonly citations: number;
+    readonly verified: number;
+  } | null;
   readonly timings: Readonly<Record<string, number>>;
 }
 
@@ -153,6 +159,15 @@ export interface QaBenchmarkReport {
   /** Requests the local web received, and how many of them it left unanswered on purpose (real-web mode). */
   readonly webRequests: { readonly total: number; readonly hung: number };
   readonly wallSeconds: number;
+}
+
+/** What the benchmark reads of a search response. */
+interface SearchBody {
+  answer?: string;
+  sources?: string[];
+  response_time?: number;
+  error?: string;
+  grounding?: { level: string; citations: number; verified_citations: number };
 }
 
 interface Observation {
@@ -368,12 +383,12 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
     const askOne = async (question: Question): Promise<QuestionResult> => {
       const start = now();
       let status = 0;
-      let body: { answer?: string; sources?: string[]; response_time?: number; error?: string } = {};
+      let body: SearchBody = {};
       try {
         const response = await fetch(`${apiOrigin}/v1/search`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ prompt: question.question, response_type: 'text' }),
+          body: JSON.stringify({ prompt: question.question, response_type: 'text', include: ['citations'] }),
         });
         status = response.status;
         body = (await response.json()) as typeof body;
@@ -388,7 +403,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
     const score = (
       question: Question,
       status: number,
-      body: { answer?: string; sources?: string[]; response_time?: number; error?: string },
+      body: SearchBody,
       total: number,
       start: number,
       observation: Observation | undefined,
@@ -449,6 +464,13 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         pagesRead: docs.length,
         answerInAllPagesRead: containsAnswer(allReadText, question.answers),
         promptTokens: null,
+        grounding: body.grounding
+          ? {
+              level: body.grounding.level,
+              citations: body.grounding.citations,
+              verified: body.grounding.verified_citations,
+            }
+          : null,
         timings,
       };
     };
@@ -544,6 +566,9 @@ export function formatReport(report: QaBenchmarkReport): string {
     share(results.map((r) => r.goldSearchRank !== null && r.goldSearchRank <= n));
   const mrr = mean(results.map((r) => (r.goldSearchRank === null ? 0 : 1 / r.goldSearchRank)));
   const withGoldDoc = results.filter((r) => r.answerInGoldDoc !== null);
+  const grounded = results.filter((r) => r.grounding !== null && r.sources.length > 0);
+  const citationCount = grounded.reduce((sum, r) => sum + (r.grounding?.citations ?? 0), 0);
+  const verifiedCount = grounded.reduce((sum, r) => sum + (r.grounding?.verified ?? 0), 0);
   const lines: string[] = [];
   const web = options.realWeb
     ? `real-web pages (one host per page, latency log-normal median ${options.realWeb.medianMs} ms sigma ${options.realWeb.sigma}, ${options.realWeb.hangShare * 100}% never answer, no-store)`
@@ -594,6 +619,8 @@ export function formatReport(report: QaBenchmarkReport): string {
     `| answer in whole pages (all extracted text of top ${options.k}) | ${share(results.map((r) => r.answerInWholePages))} |`,
     `| answer in all pages read (all extracted text) | ${share(results.map((r) => r.answerInAllPagesRead))} |`,
     `| answer contained in final answer | ${share(results.map((r) => r.answerInAnswer))} |`,
+    `| citations verified against their page (${citationCount} citations) | ${citationCount ? fmt(verifiedCount / citationCount, 3) : 'n/a'} |`,
+    `| answers with grounding full / partial / none (${grounded.length} answers with sources) | ${['full', 'partial', 'none'].map((level) => share(grounded.map((r) => r.grounding?.level === level))).join(' / ')} |`,
   );
   const prompted = results.filter((r) => r.answerInPrompt !== null);
   if (prompted.length > 0) {

@@ -455,6 +455,15 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
                     summary: 'Extension: streamed answer',
                     value: { prompt: 'What is the capital of France?', stream: true },
                   },
+                  audited: {
+                    summary:
+                      'Extension: citations checked against the sources; refused if none supports the answer',
+                    value: {
+                      prompt: 'What is the capital of France?',
+                      include: ['citations'],
+                      grounding: 'strict',
+                    },
+                  },
                 },
               },
             },

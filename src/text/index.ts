@@ -1,7 +1,7 @@
 /** Shared text utilities: tokenizing, sentence splitting, token estimates and Markdown helpers. */
 export { tokenize, tokenizeQuery, stem, ENGLISH_STOP_WORDS } from './tokenize.ts';
 export type { TokenizeOptions } from './tokenize.ts';
-export { splitSentences } from './sentences.ts';
+export { sentenceSpans, splitSentences } from './sentences.ts';
 export { estimateTokens } from './tokens.ts';
 export {
   parseMarkdownBlocks,

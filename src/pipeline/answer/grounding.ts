@@ -398,26 +398,40 @@ interface LocatedText {
   find(quote: string): { start: number; end: number } | null;
 }
 
-/** Letters and digits only, case-folded: the form in which quotes and texts are compared. */
+const LETTERS_AND_DIGITS = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Letters and digits only, case-folded: the form in which quotes and texts are compared. `offsets[i]` is the
+ * index in `text` of the character that gave `folded[i]` (built per run of letters, not per character:
+ * pages are long).
+ */
 function fold(text: string): { folded: string; offsets: number[] } {
-  let folded = '';
+  const pieces: string[] = [];
   const offsets: number[] = [];
-  let index = 0;
-  for (const char of text) {
-    if (/[\p{L}\p{N}]/u.test(char)) {
-      const lower = char.toLowerCase();
-      folded += lower;
-      for (let k = 0; k < lower.length; k++) offsets.push(index);
+  for (const match of text.matchAll(LETTERS_AND_DIGITS)) {
+    const run = match[0];
+    const lower = run.toLowerCase();
+    if (lower.length === run.length) {
+      for (let k = 0; k < run.length; k++) offsets.push(match.index + k);
+    } else {
+      // Rare letters whose lower case is longer (İ → i̇): the extra characters map to the same letter.
+      let at = match.index;
+      for (const char of run) {
+        for (let n = 0; n < char.toLowerCase().length; n++) offsets.push(at);
+        at += char.length;
+      }
     }
-    index += char.length;
+    pieces.push(lower);
   }
-  return { folded, offsets };
+  return { folded: pieces.join(''), offsets };
 }
 
 function locateIn(text: string): LocatedText {
   const { folded, offsets } = fold(text);
   return {
     find(quote) {
+      const exact = text.indexOf(quote);
+      if (exact !== -1 && quote.length > 0) return { start: exact, end: exact + quote.length };
       const needle = fold(quote).folded;
       if (needle.length === 0) return null;
       const at = folded.indexOf(needle);

@@ -9,6 +9,16 @@ export { buildAnswerPrompt, groupSources, neutralizeUntrusted } from './prompt.t
 export type { AnswerPrompt, AnswerPromptOptions, PromptSource } from './prompt.ts';
 export { createCitationFilter, filterCitations, citationNumbers, normalizeUrl } from './citations.ts';
 export type { CitationFilter, CitationFilterOptions, StreamingFilter } from './citations.ts';
+export { checkGrounding, groundingSources, DEFAULT_MIN_TERM_SHARE } from './grounding.ts';
+export type {
+  AnswerSpan,
+  CheckedCitation,
+  GroundingCheck,
+  GroundingLevel,
+  GroundingOptions,
+  GroundingReport,
+  GroundingSource,
+} from './grounding.ts';
 export {
   createAnswerFilter,
   createPlainTextFilter,
