@@ -175,7 +175,10 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     const { post, balance } = await setup();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
-      [{ include: ['everything'] }, /include\[0\] entries must be citations, search_results, usage or timings/],
+      [
+        { include: ['everything'] },
+        /include\[0\] entries must be citations, search_results, usage or timings/,
+      ],
       [{ country: 'USA' }, /country must be a two-letter country code/],
       [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
       [{ from_date: '2024-13-45' }, /from_date must be a valid date/],
