@@ -168,6 +168,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     maxResults: positiveInteger('maxResults', options.maxResults, defaults.maxResults),
     expandToResults: positiveInteger('expandToResults', options.expandToResults, defaults.expandToResults),
     minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, defaults.minQueryCoverage),
+    minDeeperPageMentions: fraction(
+      'minDeeperPageMentions',
+      options.minDeeperPageMentions,
+      defaults.minDeeperPageMentions,
+    ),
     maxPassageTokens: positiveInteger(
       'maxPassageTokens',
       options.maxPassageTokens,

@@ -9,7 +9,7 @@
  *   node bench/qa/run.ts [--data DIR] [--sample 500] [--seed 1] [--concurrency 4] [--k 5]
  *                        [--max-tokens 4000] [--expand-to 40] [--searxng-pages 4]
  *                        [--real-web] [--latency-median 300] [--latency-sigma 0.8] [--hang-share 0.03]
- *                        [--max-latency MS] [--straggler-grace MS]
+ *                        [--max-latency MS] [--straggler-grace MS] [--min-deeper-page-mentions F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
@@ -94,6 +94,8 @@ export interface QaBenchmarkOptions {
   readonly maxLatencyMs?: number;
   /** The engine's `stragglerGraceMs`. @default the engine's default */
   readonly stragglerGraceMs?: number;
+  /** The engine's `minDeeperPageMentions`. @default the engine's default */
+  readonly minDeeperPageMentions?: number;
   /** Progress lines go here. @default none */
   readonly log?: (line: string) => void;
 }
@@ -144,13 +146,21 @@ export interface QaBenchmarkReport {
   readonly options: Required<
     Omit<
       QaBenchmarkOptions,
-      'log' | 'modelBaseUrl' | 'titles' | 'datasetsDir' | 'realWeb' | 'maxLatencyMs' | 'stragglerGraceMs'
+      | 'log'
+      | 'modelBaseUrl'
+      | 'titles'
+      | 'datasetsDir'
+      | 'realWeb'
+      | 'maxLatencyMs'
+      | 'stragglerGraceMs'
+      | 'minDeeperPageMentions'
     >
   > & {
     modelBaseUrl: string | null;
     realWeb: Required<RealWebOptions> | null;
     maxLatencyMs: number | null;
     stragglerGraceMs: number | null;
+    minDeeperPageMentions: number | null;
   };
   readonly mode: 'extractive' | 'model';
   readonly notes: readonly string[];
@@ -356,6 +366,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       requestTimeoutMs: 60_000,
       ...(options.maxLatencyMs === undefined ? {} : { maxLatencyMs: options.maxLatencyMs }),
       ...(options.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: options.stragglerGraceMs }),
+      ...(options.minDeeperPageMentions === undefined
+        ? {}
+        : { minDeeperPageMentions: options.minDeeperPageMentions }),
     };
     const engine = createSearchEngine(engineOptions);
     const server = createServer(createNodeHandler(engine));
@@ -496,6 +509,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         realWeb: realWeb ?? null,
         maxLatencyMs: options.maxLatencyMs ?? null,
         stragglerGraceMs: options.stragglerGraceMs ?? null,
+        minDeeperPageMentions: options.minDeeperPageMentions ?? null,
       },
       mode,
       notes,
@@ -576,6 +590,7 @@ export function formatReport(report: QaBenchmarkReport): string {
   const engineSettings = [
     options.maxLatencyMs === null ? '' : `maxLatencyMs ${options.maxLatencyMs}`,
     options.stragglerGraceMs === null ? '' : `stragglerGraceMs ${options.stragglerGraceMs}`,
+    options.minDeeperPageMentions === null ? '' : `minDeeperPageMentions ${options.minDeeperPageMentions}`,
   ].filter(Boolean);
   const total = (r: QuestionResult) => r.timings['client_total'] ?? Number.NaN;
   const stage = (name: string) =>
@@ -712,6 +727,7 @@ const HELP = `Usage: node bench/qa/run.ts [options]
   --hang-share F          real-web share of pages that never answer (default 0.03)
   --max-latency MS        the engine's maxLatencyMs (default: the engine's)
   --straggler-grace MS    the engine's stragglerGraceMs (default: the engine's)
+  --min-deeper-page-mentions F  the engine's minDeeperPageMentions (default: the engine's; 0 = off)
   --model-base-url URL    OpenAI-compatible server for a model answerer, or "fake"
   --model ID              model id in model mode (default fake-overlap-1)
   --hotpot                add the HotpotQA sample pages as distractors
@@ -727,6 +743,7 @@ async function main(): Promise<void> {
       'hang-share': { type: 'string', default: '0.03' },
       'max-latency': { type: 'string' },
       'straggler-grace': { type: 'string' },
+      'min-deeper-page-mentions': { type: 'string' },
       help: { type: 'boolean', default: false },
       sample: { type: 'string', default: '500' },
       seed: { type: 'string', default: '1' },
@@ -760,6 +777,9 @@ async function main(): Promise<void> {
       : {}),
     ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
     ...(values['straggler-grace'] ? { stragglerGraceMs: Number(values['straggler-grace']) } : {}),
+    ...(values['min-deeper-page-mentions']
+      ? { minDeeperPageMentions: Number(values['min-deeper-page-mentions']) }
+      : {}),
     sample: Number(values.sample),
     seed: Number(values.seed),
     concurrency: Number(values.concurrency),

@@ -254,6 +254,7 @@ async function openEngine(
     maxResults: config.maxResults,
     expandToResults: config.expandToResults,
     minQueryCoverage: config.minQueryCoverage,
+    minDeeperPageMentions: config.minDeeperPageMentions,
     maxPassageTokens: config.maxPassageTokens,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentSearches: config.maxConcurrentSearches,

@@ -650,6 +650,15 @@ export const SERVE_SETTINGS = {
     default: String(ENGINE_DEFAULTS.minQueryCoverage),
     parse: parseFraction,
   },
+  minDeeperPageMentions: {
+    flag: '--min-deeper-page-mentions <0-1>',
+    env: 'CITEWISE_MIN_DEEPER_PAGE_MENTIONS',
+    group: 'ranking',
+    meaning:
+      "When reading deeper, share of the question's words a fetched page must contain to be extracted (0 = every page).",
+    default: String(ENGINE_DEFAULTS.minDeeperPageMentions),
+    parse: parseFraction,
+  },
   maxPassageTokens: {
     flag: '--max-passage-tokens <n>',
     env: 'CITEWISE_MAX_PASSAGE_TOKENS',

@@ -9,6 +9,7 @@ import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
 import {
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,
+  DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
   DEFAULT_MIN_QUERY_COVERAGE,
   DEFAULT_STRAGGLER_GRACE_MS,
   type PipelinePlanner,
@@ -44,6 +45,7 @@ export const ENGINE_DEFAULTS = {
   maxResults: 5,
   expandToResults: DEFAULT_EXPAND_TO_RESULTS,
   minQueryCoverage: DEFAULT_MIN_QUERY_COVERAGE,
+  minDeeperPageMentions: DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
   maxPassageTokens: 4_000,
   maxLatencyMs: DEFAULT_MAX_LATENCY_MS,
   stragglerGraceMs: DEFAULT_STRAGGLER_GRACE_MS,
@@ -204,6 +206,12 @@ export interface SearchEngineOptions {
    * @default 0.8
    */
   readonly minQueryCoverage?: number;
+  /**
+   * When reading deeper, share (0–1) of the question's distinct words a fetched page must contain (anywhere
+   * in its bytes) to be extracted; the others are answered from their snippets. 0 extracts every page.
+   * @default 0.5
+   */
+  readonly minDeeperPageMentions?: number;
   /**
    * Token budget of the passages given to the answerer (≈ 4 characters per token). Size it to the model:
    * budget + prompt + answer must fit its context window.

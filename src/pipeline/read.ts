@@ -12,7 +12,14 @@
  * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
  * stops it with {@link PageReader.stop} when the answer starts.
  */
-import type { CallOptions, ContentExtractor, ExtractedContent, PageFetcher, SearchHit } from './types.ts';
+import type {
+  CallOptions,
+  ContentExtractor,
+  ExtractedContent,
+  FetchedPage,
+  PageFetcher,
+  SearchHit,
+} from './types.ts';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
@@ -54,9 +61,13 @@ export interface PageReader {
   readonly fetches: boolean;
   /**
    * Starts reading `hits`. With `extract: false` the pages are only fetched (read-ahead) until
-   * {@link release} lets them be extracted.
+   * {@link release} lets them be extracted. A page that `admit` refuses once fetched is not extracted
+   * (its snippet stands in): extraction is the expensive step.
    */
-  read(hits: readonly SearchHit[], options?: { readonly extract?: boolean }): PageRead[];
+  read(
+    hits: readonly SearchHit[],
+    options?: { readonly extract?: boolean; readonly admit?: (page: FetchedPage) => boolean },
+  ): PageRead[];
   /** Lets fetched-only pages be extracted. */
   release(reads: readonly PageRead[]): void;
   /**
@@ -77,6 +88,7 @@ interface MutableRead {
   document: ExtractedContent | null;
   readonly stopper: AbortController;
   readonly go: { readonly promise: Promise<void>; open(): void };
+  readonly admit: ((page: FetchedPage) => boolean) | undefined;
 }
 
 /** Creates the page reader of one search. */
@@ -102,6 +114,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
       const page = await untilAborted(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
+      if (read.admit && !read.admit(page)) return;
       changed(read, 'fetched');
       await untilAborted(read.go.promise, signal);
       changed(read, 'extracting');
@@ -126,6 +139,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
           stopper: new AbortController(),
           go: latch(),
+          admit: readOptions.admit,
         };
         if (readOptions.extract !== false) read.go.open();
         all.push(read);

@@ -17,6 +17,7 @@ import type {
   ChatMessage,
   ContentExtractor,
   ExtractedContent,
+  FetchedPage,
   PageFetcher,
   Passage,
   PassageRanker,
@@ -30,7 +31,7 @@ import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/filters.ts';
 export { ARRIVED_SHARE } from './read.ts';
 import { planQuery } from './query.ts';
-import { queryCoverage } from './rank/coverage.ts';
+import { pageMentions, queryCoverage } from './rank/coverage.ts';
 
 /** {@link PipelineSettings.expandToResults} when not set. */
 export const DEFAULT_EXPAND_TO_RESULTS = 40;
@@ -40,6 +41,8 @@ export const DEFAULT_MIN_QUERY_COVERAGE = 0.8;
 export const DEFAULT_MAX_LATENCY_MS = 2_000;
 /** {@link PipelineSettings.stragglerGraceMs} when not set. */
 export const DEFAULT_STRAGGLER_GRACE_MS = 400;
+/** {@link PipelineSettings.minDeeperPageMentions} when not set. */
+export const DEFAULT_MIN_DEEPER_PAGE_MENTIONS = 0.5;
 
 /**
  * Call options of one pipeline run: the deadline is required here (a run always has one), and, for the
@@ -114,6 +117,13 @@ export interface PipelineSettings {
    * @default DEFAULT_STRAGGLER_GRACE_MS (400)
    */
   readonly stragglerGraceMs?: number;
+  /**
+   * When reading deeper, a page is extracted only if its raw bytes contain at least this share (0–1) of the
+   * query's distinct words ({@link pageMentions}); the others keep their snippet. Extraction is the costly
+   * step, and a page without most of the question's words rarely holds its answer. 0 extracts every page.
+   * @default DEFAULT_MIN_DEEPER_PAGE_MENTIONS (0.5)
+   */
+  readonly minDeeperPageMentions?: number;
 }
 
 /** Milliseconds spent per stage. */
@@ -215,6 +225,10 @@ async function selectPassages(
   const budget = { maxTokens: settings.maxPassageTokens };
   const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
   const read = request.depth === 'deep' ? most : first;
+  // Pages read deeper are extracted only when they mention enough of the question.
+  const minMentions = settings.minDeeperPageMentions ?? DEFAULT_MIN_DEEPER_PAGE_MENTIONS;
+  const mentions = pageMentions(query);
+  const admit = minMentions > 0 ? (page: FetchedPage) => mentions(page) >= minMentions : undefined;
   const mayReadDeeper = hits.length > read && read < most;
   let gather: number;
   let rank: number;
@@ -227,7 +241,7 @@ async function selectPassages(
     // Whether they are used is decided exactly as without read-ahead, from the first pages' passages.
     let deeperReads: PageRead[] = [];
     if (mayReadDeeper && reader.fetches && snippetCoverage(query, hits.slice(0, read)) < minCoverage) {
-      deeperReads = reader.read(hits.slice(read, most), { extract: false });
+      deeperReads = reader.read(hits.slice(read, most), { extract: false, admit });
     }
     await reader.settle(firstReads);
     call.signal.throwIfAborted();
@@ -242,7 +256,7 @@ async function selectPassages(
     const beforeAnswer = deeperReads.length > 0 || Date.now() < answerBy;
     if (mayReadDeeper && timeLeft && beforeAnswer && queryCoverage(query, passages[0]) < minCoverage) {
       if (deeperReads.length > 0) reader.release(deeperReads);
-      else deeperReads = reader.read(hits.slice(read, most));
+      else deeperReads = reader.read(hits.slice(read, most), { admit });
       // The first pages' stragglers may still arrive while the deeper ones are read.
       await reader.settle([...firstReads.filter((r) => r.state !== 'done'), ...deeperReads]);
       call.signal.throwIfAborted();

@@ -49,6 +49,7 @@ describe('CLI configuration', () => {
       maxResults: ENGINE_DEFAULTS.maxResults,
       expandToResults: ENGINE_DEFAULTS.expandToResults,
       minQueryCoverage: ENGINE_DEFAULTS.minQueryCoverage,
+      minDeeperPageMentions: ENGINE_DEFAULTS.minDeeperPageMentions,
       maxPassageTokens: ENGINE_DEFAULTS.maxPassageTokens,
       model: undefined,
       modelBaseUrl: undefined,

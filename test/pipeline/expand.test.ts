@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from '../../src/engine.ts';
 import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { createBm25Ranker, queryCoverage } from '../../src/pipeline/rank/index.ts';
+import { createBm25Ranker, pageMentions, queryCoverage } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
 import type { ExtractedContent, PassageRanker, SearchHit, SearchProvider } from '../../src/pipeline/types.ts';
 
@@ -124,6 +124,25 @@ describe('queryCoverage', () => {
   it('is 1 for a query without words and 0 without a passage', () => {
     expect(queryCoverage('?!', passage)).toBe(1);
     expect(queryCoverage('Who built it?', undefined)).toBe(0);
+  });
+});
+
+describe('pageMentions', () => {
+  const page = (body: string, contentType = 'text/html') => ({
+    contentType,
+    body: new TextEncoder().encode(body),
+  });
+  const mentions = pageMentions('Who built the Bell Rock lighthouse?');
+
+  it('is the share of the query words found anywhere in the raw page, markup and case aside', () => {
+    expect(mentions(page('<h1>The BELL ROCK Lighthouse</h1><p>Built in 1810.</p>'))).toBe(1);
+    expect(mentions(page('<p>A lighthouse on a rocky coast.</p>'))).toBe(0.5);
+    expect(mentions(page('<p>Opening hours of the museum shop.</p>'))).toBe(0);
+  });
+
+  it('is 1 for pages that are not text, and for a query without words', () => {
+    expect(mentions(page('%PDF-1.7 binary', 'application/pdf'))).toBe(1);
+    expect(pageMentions('?!')(page('anything'))).toBe(1);
   });
 });
 

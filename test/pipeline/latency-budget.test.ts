@@ -360,6 +360,20 @@ describe('reading deeper', () => {
     expect(run.result?.answer).toContain('Robert Stevenson');
   });
 
+  it('extracts only the deeper pages that mention enough of the question; the others keep their snippet', async () => {
+    const web = fakeWeb(9);
+    // "lighthouse" and "rock" (in "rocky") are on every page: 2 of the question's 4 words; page 9 has all 4.
+    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0.75 } });
+    await flush();
+    web.answer(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS);
+    await run.running;
+    // The first pages are always extracted; of the deeper ones, only the page with the answer.
+    expect(web.extracted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 9]);
+    expect(run.rankedDocs.map((docs) => docs.length)).toEqual([5, 12]);
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+  });
+
   it('a straggler of the first pages that arrives while deeper pages are read is used', async () => {
     const web = fakeWeb(5);
     const run = start(hitsOf(10, vagueSnippets), web);

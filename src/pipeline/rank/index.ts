@@ -5,4 +5,4 @@ export { splitPassages } from './passages.ts';
 export type { PassageChunk, PassageSplitOptions } from './passages.ts';
 export { createBm25Ranker, rankPassages, passageTokens } from './bm25-ranker.ts';
 export type { Bm25RankerOptions, RankPassagesOptions } from './bm25-ranker.ts';
-export { queryCoverage } from './coverage.ts';
+export { pageMentions, queryCoverage } from './coverage.ts';
