@@ -65,7 +65,10 @@ function normalDeviate(u1: number, u2: number): number {
   return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
-/** What one URL does in real-web mode, drawn once from the URL and the seed: hang, or answer after `delayMs`. */
+/**
+ * What one URL does in real-web mode, drawn once from its host name, its path and the seed (the same in
+ * every run): hang, or answer after `delayMs`.
+ */
 export function realWebBehaviour(
   url: string,
   seed: number,
@@ -74,7 +77,9 @@ export function realWebBehaviour(
   const medianMs = options.medianMs ?? 300;
   const sigma = options.sigma ?? 0.8;
   const hangShare = options.hangShare ?? 0.03;
-  const random = createRandom(hashString(`${seed}:latency:${url}`));
+  // Drawn from the host name and path, not the port (a new one each run), so runs with one seed agree.
+  const { hostname, pathname } = new URL(url);
+  const random = createRandom(hashString(`${seed}:latency:${hostname}${pathname}`));
   const hangs = random.next() < hangShare;
   const delayMs = medianMs * Math.exp(sigma * normalDeviate(1 - random.next(), random.next()));
   return { hangs, delayMs };

@@ -24,6 +24,12 @@ describe('real-web latency draws', () => {
     expect(realWebBehaviour(urls[7]!, 1)).not.toEqual(realWebBehaviour(urls[7]!, 2));
   });
 
+  it('do not depend on the port, which changes from run to run', () => {
+    expect(realWebBehaviour('http://s7.web.test:41234/wiki/Page_7', 1)).toEqual(
+      realWebBehaviour('http://s7.web.test:39001/wiki/Page_7', 1),
+    );
+  });
+
   it('follow a log-normal around the median with the given sigma, and hang the given share', () => {
     const draws = urls.map((url) => realWebBehaviour(url, 1, { medianMs: 300, sigma: 0.8, hangShare: 0.03 }));
     const delays = draws.map((draw) => draw.delayMs);
