@@ -7,14 +7,15 @@
  * answer-in-context as `bench:qa`; it measures no time.
  *
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
- *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5] [--data DIR]
+ *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
+ *                           [--min-deeper-page-mentions 0.5] [--data DIR]
  */
 import { parseArgs } from 'node:util';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { runPipeline } from '../../src/pipeline/run.ts';
+import { DEFAULT_MIN_DEEPER_PAGE_MENTIONS, runPipeline } from '../../src/pipeline/run.ts';
 import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     'min-coverage': { type: 'string', default: '0.8' },
     'max-per-source': { type: 'string', default: '20' },
     'search-order-boost': { type: 'string', default: '0.5' },
+    'min-deeper-page-mentions': { type: 'string', default: String(DEFAULT_MIN_DEEPER_PAGE_MENTIONS) },
     ...DATA_OPTION,
   },
 });
@@ -46,6 +48,7 @@ const settings = {
   minQueryCoverage: Number(values['min-coverage']),
   maxPerSource: Number(values['max-per-source']),
   searchOrderBoost: Number(values['search-order-boost']),
+  minDeeperPageMentions: Number(values['min-deeper-page-mentions']),
 };
 for (const [name, value] of Object.entries(settings)) {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
@@ -60,8 +63,10 @@ const web = await createSquadWeb({
   related: (title) => index.search(title.replaceAll('_', ' '), 12).map((match) => match.title),
 });
 
-// Fetch and extract every page once; the same objects are then served to every question.
+// Fetch and extract every page once; the same bytes and extractions are then served to every question (the
+// bytes because the pipeline looks at them before extracting a deeper page).
 const pages = new Map<string, ExtractedContent>();
+const bodies = new Map<string, Uint8Array>();
 const fetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'], cache: false });
 const extractor = createContentExtractor();
 const call = () => ({
@@ -75,7 +80,9 @@ try {
     [0, 1].map(async () => {
       for (let article = articles[next++]; article; article = articles[next++]) {
         const url = web.urlFor(article.title);
-        const content = await extractor.extract(await fetcher.fetch(new URL(url), call()), call());
+        const page = await fetcher.fetch(new URL(url), call());
+        bodies.set(url, page.body);
+        const content = await extractor.extract(page, call());
         if (content) pages.set(url, content);
       }
     }),
@@ -90,6 +97,7 @@ const bm25 = createBm25Ranker({
   searchOrderBoost: settings.searchOrderBoost,
 });
 let pagesRead: ExtractedContent[] = [];
+let extracted = 0; // pages handed to the extractor, over all questions: extraction is the costly step
 const ranker: PassageRanker = {
   rank(query, docs, budget) {
     pagesRead = [...docs];
@@ -113,11 +121,16 @@ const stages = {
       requestedUrl: url.href,
       status: 200,
       contentType: 'text/html',
-      body: new Uint8Array(),
+      body: bodies.get(url.href) ?? new Uint8Array(),
       headers: {},
     }),
   },
-  extractor: { extract: async (page: FetchedPage) => pages.get(page.url) ?? null },
+  extractor: {
+    extract: async (page: FetchedPage) => {
+      extracted++;
+      return pages.get(page.url) ?? null;
+    },
+  },
   ranker,
   answerer: createExtractiveAnswerer(),
 };
@@ -152,11 +165,12 @@ const share = (pick: (row: (typeof rows)[number]) => boolean) =>
   (rows.filter(pick).length / rows.length).toFixed(3);
 process.stdout.write(
   [
-    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}, searchOrderBoost ${settings.searchOrderBoost}`,
+    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}, searchOrderBoost ${settings.searchOrderBoost}, minDeeperPageMentions ${settings.minDeeperPageMentions}`,
     '',
     '| metric | value |',
     '|---|---|',
     `| pages read per question (mean; share that read past k) | ${mean(rows.map((r) => r.pages)).toFixed(1)} (${share((r) => r.pages > settings.maxResults)}) |`,
+    `| pages extracted per question (mean) | ${(extracted / rows.length).toFixed(1)} |`,
     `| gold article among pages read | ${share((r) => r.goldRead)} |`,
     `| **answer in context** (selected passages) | **${share((r) => r.inContext)}** |`,
     `| context tokens (mean) | ${mean(rows.map((r) => r.tokens)).toFixed(0)} |`,

@@ -4,13 +4,19 @@
  *
  * - A page has *arrived* once its bytes are in (or its fetch failed: the snippet stands in).
  * - Once {@link ARRIVED_SHARE} of the pages being waited for have arrived, the others (stragglers) get at
- *   most `stragglerGraceMs` more. Pages that arrived are always extracted and used: only the network wait
- *   is cut, never work already paid for.
- * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched
- *   are answered from their search snippets; pages that arrived are still extracted (milliseconds of CPU).
+ *   most `stragglerGraceMs` more. Pages that arrived before that are extracted and used: only the network
+ *   wait is cut, never work already paid for.
+ * - A search extracts at most {@link EXTRACTIONS_PER_SEARCH} pages at a time, best search position first:
+ *   extraction is the costly step, and one search reading 40 pages must not queue every other search's
+ *   first pages behind its own on the shared worker pool.
+ * - At `answerBy` (the request's `max_latency_ms`) the answer starts: pages still being fetched, or still
+ *   waiting for their turn to be extracted, are answered from their search snippets; only the extractions
+ *   already running are waited for.
  *
  * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
- * stops it with {@link PageReader.stop} when the answer starts.
+ * stops it with {@link PageReader.stop} when the answer starts. An extraction that is running when its
+ * page is stopped finishes in the background (stopping it would cost a worker restart) unless the request
+ * itself is aborted.
  */
 import type {
   CallOptions,
@@ -20,6 +26,7 @@ import type {
   PageFetcher,
   SearchHit,
 } from './types.ts';
+import PQueue from 'p-queue';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
@@ -27,7 +34,16 @@ import type {
  */
 export const ARRIVED_SHARE = 0.8;
 
-/** Where one page is. `fetched`: its bytes are in and it waits for the go to extract (read-ahead). */
+/**
+ * Pages one search extracts at the same time (the default extraction worker pool has 2 workers). The others
+ * wait in the search's own queue, best search position first, so that at the answer time they cost nothing.
+ */
+export const EXTRACTIONS_PER_SEARCH = 2;
+
+/**
+ * Where one page is. `fetched`: its bytes are in and it waits for the go to extract (read-ahead) or for its
+ * turn among the search's extractions.
+ */
 export type PageReadState = 'waiting' | 'fetched' | 'extracting' | 'done';
 
 /** One page being read. */
@@ -71,9 +87,9 @@ export interface PageReader {
   /** Lets fetched-only pages be extracted. */
   release(reads: readonly PageRead[]): void;
   /**
-   * Resolves when every read is done, or once the stragglers' grace is over or `answerBy` passed and the
-   * pages that arrived are extracted (at `answerBy` the pages still being fetched are stopped). Never
-   * rejects.
+   * Resolves when every read is done, or once the stragglers' grace is over and the pages that arrived are
+   * extracted, or at `answerBy` once the extractions already running are done (the pages still being
+   * fetched or waiting to be extracted are stopped then). Never rejects.
    */
   settle(reads: readonly PageRead[]): Promise<void>;
   /** Stops every read not done yet (their snippets stand in). */
@@ -83,6 +99,8 @@ export interface PageReader {
 }
 
 interface MutableRead {
+  /** Order of the read in the search (search position): earlier reads are extracted first. */
+  readonly order: number;
   readonly hit: SearchHit;
   state: PageReadState;
   document: ExtractedContent | null;
@@ -102,23 +120,36 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     for (const listener of [...listeners]) listener();
   };
 
+  const extractions = new PQueue({ concurrency: EXTRACTIONS_PER_SEARCH });
+
   async function readPage(read: MutableRead): Promise<void> {
     const deadline = Math.min(call.deadline ?? Infinity, Date.now() + options.pageTimeoutMs);
     // A timer cleared when the page is done, not AbortSignal.timeout(), which fake clocks cannot drive.
+    const timeout = new AbortController();
     const timer = setTimeout(
-      () => read.stopper.abort(new DOMException('page timeout', 'TimeoutError')),
+      () => timeout.abort(new DOMException('page timeout', 'TimeoutError')),
       Math.max(0, deadline - Date.now()),
     );
-    const signal = AbortSignal.any([call.signal, read.stopper.signal]);
-    const pageCall = { ...call, signal, deadline };
+    // The work on the page stops with the request or the page's timeout; the search's wait for it also
+    // stops when the page is stopped (then a running extraction is left to finish, unused).
+    const workSignal = AbortSignal.any([call.signal, timeout.signal]);
+    const signal = AbortSignal.any([workSignal, read.stopper.signal]);
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
-      const page = await untilAborted(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
+      const page = await untilAborted(
+        fetcher!.fetch(new URL(read.hit.url), { ...call, signal, deadline }),
+        signal,
+      );
       if (read.admit && !read.admit(page)) return;
       changed(read, 'fetched');
       await untilAborted(read.go.promise, signal);
-      changed(read, 'extracting');
-      const content = await untilAborted(extractor!.extract(page, pageCall), signal);
+      const content = await extractions.add(
+        () => {
+          changed(read, 'extracting');
+          return untilAborted(extractor!.extract(page, { ...call, signal: workSignal, deadline }), signal);
+        },
+        { priority: -read.order, signal },
+      );
       if (content && content.text.trim())
         read.document = { ...content, title: content.title || read.hit.title };
     } catch {
@@ -134,6 +165,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     read(hits, readOptions = {}) {
       return hits.map((hit) => {
         const read: MutableRead = {
+          order: all.length,
           hit,
           state: 'waiting',
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
@@ -168,7 +200,8 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           () => {
             patienceOver = true;
             for (const read of mine) {
-              if (read.state === 'waiting') read.stopper.abort(new Error('the answer starts'));
+              if (read.state === 'waiting' || read.state === 'fetched')
+                read.stopper.abort(new Error('the answer starts'));
             }
             check();
           },

@@ -113,7 +113,7 @@ export interface PipelineSettings {
   readonly maxLatencyMs?: number;
   /**
    * Most time pages still being fetched are waited for once 80 % of the pages read together have arrived
-   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived are always extracted and used.
+   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived before then are extracted and used.
    * @default DEFAULT_STRAGGLER_GRACE_MS (400)
    */
   readonly stragglerGraceMs?: number;

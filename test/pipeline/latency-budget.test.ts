@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { EXTRACTIONS_PER_SEARCH } from '../../src/pipeline/read.ts';
 import {
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_STRAGGLER_GRACE_MS,
@@ -310,6 +311,44 @@ describe('max_latency_ms', () => {
     expect(run.result?.answer).toContain('Robert Stevenson');
     expect(run.result?.passages[0]?.url).toBe('https://site2.test/page');
     expect(web.extracted).toEqual([]);
+  });
+
+  it('at max_latency_ms only running extractions are waited for; pages waiting their turn keep their snippets', async () => {
+    const web = fakeWeb(5);
+    const releaseFirst = web.holdExtraction(1);
+    const releaseSecond = web.holdExtraction(2);
+    const run = start(hitsOf(5, coveringSnippets), web, { request: { maxLatencyMs: 700 } });
+    await flush();
+    web.answer(1, 2, 3, 4, 5);
+    await vi.advanceTimersByTimeAsync(800);
+    // Two extractions run at a time; pages 3–5 wait their turn, and at 700 ms they are dropped.
+    expect(web.extracted).toEqual([1, 2]);
+    expect(run.done).toBe(false);
+    releaseFirst();
+    releaseSecond();
+    await run.running;
+    expect(web.extracted).toEqual([1, 2]);
+    expect(run.rankedDocs[0]).toContain(coveringSnippets(5));
+    expect(run.rankedDocs[0]).not.toContain(ANSWER_PAGE);
+  });
+
+  it(`extracts ${EXTRACTIONS_PER_SEARCH} pages of a search at a time, best search position first`, async () => {
+    const web = fakeWeb(1);
+    const releaseFifth = web.holdExtraction(5);
+    web.holdExtraction(4);
+    const run = start(hitsOf(5, coveringSnippets), web);
+    await flush();
+    web.answer(5, 4);
+    await flush();
+    web.answer(3, 2, 1);
+    await flush();
+    expect(web.extracted).toEqual([5, 4]);
+    releaseFifth();
+    await flush();
+    // Page 3 arrived before pages 2 and 1, yet waits for them: they rank higher in the search.
+    expect(web.extracted).toEqual([5, 4, 1, 2, 3]);
+    run.controller.abort(new Error('done looking'));
+    await run.running;
   });
 
   it('a client that goes away stops the wait at once', async () => {
