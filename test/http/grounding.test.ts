@@ -222,7 +222,7 @@ describe('grounding over HTTP', () => {
     expect(await invalid.text()).toMatch(/grounding must be \\"strict\\" or \\"lenient\\"/);
   });
 
-  it('a provider that fails never gives an answer: an error in every mode, and nothing charged', async () => {
+  it('a provider that fails never gives an answer: an error in every mode (plain, streamed, json, chat plain and streamed, Tavily), and nothing charged', async () => {
     const api = await start();
     reply = citingModel;
     const before = await api.balance();
@@ -246,8 +246,21 @@ describe('grounding over HTTP', () => {
         messages: [{ role: 'user', content: 'How do glaciers move?' }],
       });
       expect(chat.status).toBe(500);
+      expect(await chat.json()).toMatchObject({ error: { type: 'server_error', code: 'server_error' } });
+      const chatStream = await (
+        await api.post('/v1/chat/completions', {
+          model: 'citewise',
+          messages: [{ role: 'user', content: 'How do glaciers move?' }],
+          stream: true,
+        })
+      ).text();
+      // No assistant text and no [DONE]: an OpenAI-shaped error frame ends the stream.
+      expect(chatStream).toMatch(/^data: \{"error":\{"message":"Server Error","type":"server_error"/m);
+      expect(chatStream).not.toMatch(/"content":"[^"]/);
+      expect(chatStream).not.toMatch(/\[DONE\]/);
       const tavily = await api.post('/compat/tavily/search', { query: 'glaciers', include_answer: true });
       expect(tavily.status).toBe(500);
+      expect(await tavily.json()).toEqual({ detail: { error: 'Server Error' } });
     } finally {
       failSearch = false;
     }
@@ -255,7 +268,7 @@ describe('grounding over HTTP', () => {
     expect(await api.balance()).toBe(before);
   });
 
-  it('a search that finds nothing says so (text), refuses (json), and costs nothing; the model is not asked', async () => {
+  it('a search that finds nothing says so (text, streamed, chat plain and streamed, Tavily include_answer), refuses (json), and costs nothing; the model is not asked', async () => {
     const api = await start();
     const saved = hits;
     hits = () => [];
@@ -281,6 +294,39 @@ describe('grounding over HTTP', () => {
           code: 'ungrounded_answer',
         },
       });
+
+      // The compatible routes say so too: the chat answer (plain and streamed) and Tavily's include_answer.
+      const chat = (await (
+        await api.post('/v1/chat/completions', {
+          model: 'citewise',
+          messages: [{ role: 'user', content: 'How do glaciers move?' }],
+        })
+      ).json()) as { choices: { message: { content: string } }[]; citations: string[] };
+      expect(chat.choices[0]!.message.content).toMatch(/do not contain an answer/);
+      expect(chat.citations).toEqual([]);
+      const chatStream = await (
+        await api.post('/v1/chat/completions', {
+          model: 'citewise',
+          messages: [{ role: 'user', content: 'How do glaciers move?' }],
+          stream: true,
+        })
+      ).text();
+      const deltas = chatStream
+        .split('\n\n')
+        .filter((frame) => frame.startsWith('data: {'))
+        .map(
+          (frame) =>
+            JSON.parse(frame.slice('data: '.length)) as { choices: { delta: { content?: string } }[] },
+        )
+        .map((chunk) => chunk.choices[0]?.delta.content ?? '')
+        .join('');
+      expect(deltas).toMatch(/do not contain an answer/);
+      expect(chatStream).toMatch(/data: \[DONE\]\n\n$/);
+      const tavily = (await (
+        await api.post('/compat/tavily/search', { query: 'How do glaciers move?', include_answer: true })
+      ).json()) as { answer: string; results: unknown[] };
+      expect(tavily.answer).toMatch(/do not contain an answer/);
+      expect(tavily.results).toEqual([]);
     } finally {
       hits = saved;
     }
