@@ -171,7 +171,7 @@ describe('grounding over HTTP', () => {
     );
   });
 
-  it('strict grounding refuses an answer no source supports (422, refunded), plain and streamed', async () => {
+  it('strict grounding refuses an answer no source supports (422, refunded), plain and streamed, on /v1 and the chat route', async () => {
     const api = await start({ strictGrounding: true });
     reply = (body) =>
       `Glaciers were invented by Roman engineers to store wine [${sourceNumber(body, `${webUrl}/glaciers`)}].`;
@@ -192,6 +192,23 @@ describe('grounding over HTTP', () => {
       /event: error\ndata: \{"error":\{"description":"Unprocessable: no source supports/,
     );
     expect(events).not.toMatch(/event: done/);
+    // The chat route refuses it in OpenAI's shape, plain (422) and streamed (an error frame, no [DONE]).
+    const chatBody = { model: 'citewise', messages: [{ role: 'user', content: 'How do glaciers move?' }] };
+    const chat = await api.post('/v1/chat/completions', chatBody);
+    expect(chat.status).toBe(422);
+    expect(await chat.json()).toEqual({
+      error: {
+        message: 'Unprocessable: no source supports an answer to this question',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'ungrounded_answer',
+      },
+    });
+    const chatStream = await (await api.post('/v1/chat/completions', { ...chatBody, stream: true })).text();
+    expect(chatStream).toContain(
+      'data: {"error":{"message":"Unprocessable: no source supports an answer to this question","type":"invalid_request_error","param":null,"code":"ungrounded_answer"}}',
+    );
+    expect(chatStream).not.toMatch(/\[DONE\]/);
     expect(await api.balance()).toBe(before);
 
     // The request may ask for the answer anyway; it is charged and says how it stands.

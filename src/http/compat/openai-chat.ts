@@ -5,7 +5,7 @@
  * `/v1/search`: same keys, credits, limits; errors in OpenAI's shape.
  */
 import { z } from 'zod';
-import { CitewiseError } from '../../errors.ts';
+import { CitewiseError, ERROR_TABLE, type ErrorCode } from '../../errors.ts';
 import { estimateTokens } from '../../text/tokens.ts';
 import {
   parseBody,
@@ -135,7 +135,7 @@ type StreamEvent =
  * The SSE frames of a streamed chat completion: `chat.completion.chunk`s, the first with the assistant role
  * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, `usage`,
  * `citations` and `search_results`; then `data: [DONE]`. A failure after the start is sent as
- * `data: {"error": …}` and the stream ends (the search is refunded).
+ * `data: {"error": …}` (its `type` as for the code's HTTP status) and the stream ends (the search is refunded).
  */
 export async function* chatCompletionChunks(
   plan: ChatPlan,
@@ -171,7 +171,7 @@ export async function* chatCompletionChunks(
       yield frame({
         error: {
           message: event.error.description,
-          type: errorType(500),
+          type: errorType(statusOf(event.error.code)),
           param: null,
           code: event.error.code,
         },
@@ -193,6 +193,11 @@ export function openAiErrorBody(error: CitewiseError) {
   return {
     error: { message: error.description, type: errorType(error.status), param: null, code: error.code },
   };
+}
+
+/** The HTTP status a streamed error's code would have had before the stream started (500 if unknown). */
+function statusOf(code: string): number {
+  return Object.hasOwn(ERROR_TABLE, code) ? ERROR_TABLE[code as ErrorCode].status : 500;
 }
 
 function errorType(status: number): string {
