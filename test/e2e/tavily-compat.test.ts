@@ -137,6 +137,40 @@ describe('Tavily-compatible routes', () => {
     expect(await broke.json()).toEqual({ detail: { error: 'Account is at / over message quota' } });
   });
 
+  it('rate limits as on /v1: one window per key across /v1/search, the Tavily routes and chat completions', async () => {
+    const limited = createSearchEngine({
+      search: { id: 'none', search: async () => [] },
+      rateLimit: { limit: 2, windowMs: 60_000 },
+    });
+    const server = await listenOnLoopback(createServer(createNodeHandler(limited)));
+    try {
+      const { key: own } = await limited.createKey({ credits: 10 });
+      const post = (path: string, body: unknown) =>
+        fetch(`${server.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const chat = { model: 'citewise', messages: [{ role: 'user', content: 'ice age' }] };
+      expect((await post('/v1/search', { prompt: 'ice age' })).status).toBe(200);
+      expect((await post('/compat/tavily/search', { query: 'ice age' })).status).toBe(200);
+      const tavily = await post('/compat/tavily/search', { query: 'ice age' });
+      expect(tavily.status).toBe(429);
+      expect(Number(tavily.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await tavily.json()).toEqual({ detail: { error: 'Too Many Requests' } });
+      const openai = await post('/v1/chat/completions', chat);
+      expect(openai.status).toBe(429);
+      expect(Number(openai.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await openai.json()).toEqual({
+        error: { message: 'Too Many Requests', type: 'rate_limit_error', param: null, code: 'rate_limited' },
+      });
+      expect((await post('/v1/search', { prompt: 'ice age' })).status).toBe(429);
+    } finally {
+      await server.close();
+      await limited.close();
+    }
+  });
+
   it('can be moved or turned off', async () => {
     const moved = createSearchEngine({
       search: { id: 'none', search: async () => [] },
