@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.ts';
@@ -5,6 +6,9 @@ import { ERROR_TABLE } from '../../src/errors.ts';
 import { createOpenApiDocument } from '../../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../../src/package-info.ts';
 import { parseSearchRequest } from '../../src/http/schema.ts';
+import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { startTestService, type TestService } from './support.ts';
 
 type Json = Record<string, unknown>;
@@ -245,5 +249,51 @@ describe('OpenAPI 3.1 document', () => {
     });
     expect(invalid.status).toBe(400);
     validate('Error', await invalid.json());
+  });
+
+  it("the typed client's extract gets a response that validates against ExtractResponse", async () => {
+    const page = `<!doctype html><html lang="en"><head><title>How glaciers move</title>
+      <meta property="article:published_time" content="2025-03-04T10:00:00Z"></head><body><main><article>
+      <h1>How glaciers move</h1><p>Glaciers move by internal deformation of the ice and by sliding over the rock
+      beneath them.</p></article></main></body></html>`;
+    const web = await listenOnLoopback(
+      createServer((req, res) => {
+        if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
+        if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+        res.writeHead(404).end();
+      }),
+    );
+    // The shared service reads no pages; this one reads the loopback web (a first extraction on a busy
+    // machine starts the extractor's worker, hence the longer page timeout).
+    const reader = await startTestService({
+      fetcher: createPageFetcher({ allowPrivateHosts: [new URL(web.baseUrl).host] }),
+      extractor: createContentExtractor(),
+      pageTimeoutMs: 30_000,
+    });
+    try {
+      const client = createClient({ baseUrl: reader.baseUrl, apiKey: reader.apiKey });
+      const before = (await client.balance()).available_credits;
+      const body = await client.extract({ urls: [`${web.baseUrl}/glaciers`, `${web.baseUrl}/missing`] });
+      const check = validator({ $ref: '#/components/schemas/ExtractResponse' });
+      expect(check(body), errorsText(check)).toBe(true);
+      expect(body.results).toEqual([
+        {
+          url: `${web.baseUrl}/glaciers`,
+          title: 'How glaciers move',
+          content: expect.stringContaining('Glaciers move by internal deformation') as unknown,
+          published_at: expect.stringMatching(/^2025-03-04/) as unknown,
+          page_type: 'article',
+        },
+        {
+          url: `${web.baseUrl}/missing`,
+          error: { code: 'bad_status', message: expect.any(String) as unknown },
+        },
+      ]);
+      expect(body.credits_charged).toBe(1);
+      expect((await client.balance()).available_credits).toBe(before - 1);
+    } finally {
+      await reader.close();
+      await web.close();
+    }
   });
 });
