@@ -121,6 +121,23 @@ describe('CLI configuration', () => {
     });
   });
 
+  it('--tavily-prefix (or off), --extract-credit-cost and --strict-grounding, from flags and variables', () => {
+    const env = {
+      CITEWISE_TAVILY_PREFIX: '/tavily/',
+      CITEWISE_EXTRACT_CREDIT_COST: '3',
+      CITEWISE_STRICT_GROUNDING: 'true',
+    };
+    expect(resolveServeConfig({}, env)).toMatchObject({
+      tavilyPrefix: '/tavily',
+      extractCreditCost: 3,
+      strictGrounding: true,
+    });
+    expect(
+      resolveServeConfig({ tavilyPrefix: 'off', extractCreditCost: '0', strictGrounding: true }, {}),
+    ).toMatchObject({ tavilyPrefix: false, extractCreditCost: 0, strictGrounding: true });
+    expect(() => resolveServeConfig({ tavilyPrefix: '/v1/tavily' }, {})).toThrow(/tavily-prefix/);
+  });
+
   it('the public URL defaults to http://<host>:<port> of the listener; a set one loses its trailing slash', () => {
     expect(resolvePublicUrl(undefined, '127.0.0.1', 8787)).toBe('http://127.0.0.1:8787');
     expect(resolvePublicUrl(undefined, '::1', 9000)).toBe('http://[::1]:9000');
