@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { parseTavilyExtract, parseTavilySearch } from '../../src/http/compat/tavily.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';
 
@@ -169,6 +170,59 @@ describe('Tavily-compatible routes', () => {
       await server.close();
       await limited.close();
     }
+  });
+
+  it("translates every Tavily field as the migration guide's table says; the ignored ones are accepted", () => {
+    const plan = parseTavilySearch({
+      query: 'glaciers',
+      search_depth: 'advanced',
+      max_results: 3,
+      include_answer: 'advanced',
+      include_raw_content: 'markdown',
+      include_domains: ['example.org'],
+      exclude_domains: ['Bad.example.org'],
+      time_range: 'w',
+      topic: 'news',
+      days: 3,
+      include_images: true,
+      chunks_per_source: 2,
+      country: 'france',
+    });
+    expect(plan).toMatchObject({
+      query: 'glaciers',
+      includeAnswer: true,
+      includeRawContent: true,
+      maxResults: 3,
+    });
+    expect(plan.search).toMatchObject({
+      prompt: 'glaciers',
+      depth: 'deep',
+      maxSources: 3,
+      responseType: 'text',
+      include: ['search_results'],
+    });
+    expect(plan.search.filters).toMatchObject({
+      includeDomains: ['example.org'],
+      excludeDomains: ['bad.example.org'],
+      fromDate: new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10),
+    });
+    expect(plan.search.filters.country).toBeUndefined();
+    const depth = (search_depth?: string) => parseTavilySearch({ query: 'q', search_depth }).search.depth;
+    expect([depth(), depth('basic'), depth('fast'), depth('ultra-fast')]).toEqual([
+      'standard',
+      'standard',
+      'fast',
+      'fast',
+    ]);
+    const none = parseTavilySearch({ query: 'q', include_answer: false, max_results: 0 });
+    expect(none).toMatchObject({ includeAnswer: false, includeRawContent: false, maxResults: 0 });
+    expect(none.search.maxSources).toBe(1);
+    expect(parseTavilySearch({ query: 'q', include_answer: 'basic' }).includeAnswer).toBe(true);
+    expect(parseTavilyExtract({ urls: 'https://example.org/a', extract_depth: 'advanced' })).toEqual({
+      urls: ['https://example.org/a'],
+      format: 'markdown',
+    });
+    expect(() => parseTavilyExtract({ urls: Array(21).fill('https://example.org/') })).toThrow(/1 to 20/);
   });
 
   it('can be moved or turned off', async () => {
