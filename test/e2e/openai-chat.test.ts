@@ -6,6 +6,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseChatRequest } from '../../src/http/compat/openai-chat.ts';
 import { startTestService, type TestService } from '../agents/support.ts';
 
 describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
@@ -50,6 +51,30 @@ describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
     );
     expect(completion.usage!.completion_tokens).toBeGreaterThan(0);
     expect(await balance()).toBe(before - 1);
+  });
+
+  it('the last user message is the prompt, earlier user messages the context; system and assistant are ignored', () => {
+    const plan = parseChatRequest({
+      model: 'citewise',
+      temperature: 0.2,
+      max_tokens: 100,
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'I run citewise myself.' },
+        { role: 'assistant', content: 'OK.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'How do I revoke' },
+            { type: 'text', text: 'a key?' },
+          ],
+        },
+      ],
+    });
+    expect(plan.search.prompt).toBe('How do I revoke\na key?');
+    expect(plan.search.context).toEqual([{ role: 'user', content: 'I run citewise myself.' }]);
+    expect(plan.stream).toBe(false);
+    expect(plan.search.include).toEqual(['search_results']);
   });
 
   it('streams chat.completion.chunks ending with [DONE]; the sources come first and last', async () => {
