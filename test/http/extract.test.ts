@@ -40,6 +40,8 @@ describe('POST /v1/extract', () => {
       // Only the fixture web's port is allowed on loopback: anything else there is blocked (SSRF guard).
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
       rateLimiter: false,
+      // The first page starts the extraction worker, which can take seconds on a busy machine.
+      pageTimeoutMs: 30_000,
     });
     ({ key } = await engine.createKey({ credits: 10 }));
     api = createServer(createNodeHandler(engine));

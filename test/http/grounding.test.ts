@@ -92,6 +92,10 @@ describe('grounding over HTTP', () => {
       model: await resolveModel('openai-compatible:test-model', { baseUrl: llm.baseUrl, apiKey: 'sk-test' }),
       queryModel: false,
       rateLimiter: false,
+      // Each engine starts its own extraction worker; on a busy machine the first page can take seconds,
+      // and a page cut by the latency budget would leave the model citing a snippet instead.
+      maxLatencyMs: 30_000,
+      pageTimeoutMs: 30_000,
       ...options,
     });
     const { key } = await engine.createKey({ credits: 100 });
