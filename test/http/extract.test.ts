@@ -151,6 +151,32 @@ describe('POST /v1/extract', () => {
     expect(await balance()).toBe(before - 1);
   });
 
+  it('the cost per page read is configurable (extractCreditCost); failed pages stay free', async () => {
+    const dear = createSearchEngine({
+      search: { id: 'none', search: async () => [] },
+      fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
+      rateLimiter: false,
+      pageTimeoutMs: 30_000,
+      extractCreditCost: 3,
+    });
+    try {
+      const { key: own } = await dear.createKey({ credits: 10 });
+      const body = await dear.extract({ urls: [`${webUrl}/glaciers`, `${webUrl}/missing`] }, { apiKey: own });
+      expect(body.credits_charged).toBe(3);
+      expect((await dear.balance(own)).available_credits).toBe(7);
+      // 3 credits per URL asked for must be available before any page is read (9 > 7).
+      await expect(
+        dear.extract(
+          { urls: [`${webUrl}/glaciers`, `${webUrl}/missing`, `${webUrl}/empty`] },
+          { apiKey: own },
+        ),
+      ).rejects.toMatchObject({ status: 433 });
+      expect((await dear.balance(own)).available_credits).toBe(7);
+    } finally {
+      await dear.close();
+    }
+  });
+
   it('is a library call too', async () => {
     const body = await engine.extract({ urls: [`${webUrl}/glaciers`] }, { apiKey: key });
     expect(body.credits_charged).toBe(1);
