@@ -24,6 +24,10 @@ describe('bench:qa harness end to end (3 articles, real engine over HTTP)', () =
       expect(result.wholePageTokens).toBeGreaterThan(result.passageTokens);
       expect(result.timings.rank).toBeGreaterThanOrEqual(0);
       expect(result.timings.search).toBeGreaterThanOrEqual(0);
+      // The benchmark asks for citations: every 200 carries the grounding check's counts.
+      expect(result.grounding).not.toBeNull();
+      expect(['full', 'partial', 'none']).toContain(result.grounding!.level);
+      expect(result.grounding!.verified).toBeLessThanOrEqual(result.grounding!.citations);
     }
     // With only three articles the gold page is almost always fetched.
     expect(report.results.filter((r) => r.goldInDocs).length).toBeGreaterThanOrEqual(4);
@@ -39,5 +43,11 @@ describe('bench:qa harness end to end (3 articles, real engine over HTTP)', () =
     const table = formatReport(report);
     expect(table).toContain('| **answer in context**');
     expect(table).toContain('| whole pages (top 2) |');
+    expect(table).toMatch(
+      /\| citations verified against their page \(\d+ citations\) \| (\d\.\d{3}|n\/a) \|/,
+    );
+    expect(table).toMatch(
+      /\| answers with grounding full \/ partial \/ none \(\d+ answers with sources\) \| (\d\.\d{3}|n\/a) \/ (\d\.\d{3}|n\/a) \/ (\d\.\d{3}|n\/a) \|/,
+    );
   });
 });
