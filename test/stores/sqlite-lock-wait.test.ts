@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteAccountStore, createSqliteUsageStore } from '../../src/stores/accounts/sqlite.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-sqlite-lock-'));
@@ -80,6 +81,68 @@ describe('SQLite lock waits do not block the event loop', () => {
     } finally {
       holder.close();
       await stores.close();
+    }
+  });
+
+  it('the console account and usage stores sharing the database wait the same way', async () => {
+    const path = freshPath();
+    const stores = createSqliteStores({ path, busyTimeoutMs: 5_000 });
+    const accounts = createSqliteAccountStore({ database: stores.database, busyTimeoutMs: 5_000 });
+    const usage = createSqliteUsageStore({ database: stores.database, busyTimeoutMs: 5_000 });
+    const owner = await accounts.createUser({ email: 'owner@example.com', passwordHash: 'hash' });
+    const org = await accounts.createOrganization({ name: 'Team' });
+    const { token } = await accounts.createInvitation({
+      organizationId: org.id,
+      role: 'member',
+      createdBy: owner!.id,
+      expiresAt: Date.now() + 60_000,
+    });
+    const holder = new DatabaseSync(path);
+    let release: NodeJS.Timeout | undefined;
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      release = setTimeout(() => holder.exec('COMMIT'), 200);
+      const { result, ticks } = await loopActivity(() =>
+        Promise.all([
+          accounts.createUser({ email: 'new@example.com', passwordHash: 'hash' }),
+          accounts.createSession({ userId: owner!.id, expiresAt: Date.now() + 60_000 }),
+          accounts.acceptInvitation(token, owner!.id),
+          accounts.setSetting('signup', 'open'),
+          usage.append([
+            { at: Date.now(), accountId: 'acct', keyId: null, kind: 'grant', credits: 5, note: null },
+          ]),
+        ]),
+      );
+      expect(result[0]).toMatchObject({ email: 'new@example.com' });
+      expect(result[2]).toMatchObject({ organizationId: org.id, userId: owner!.id });
+      expect(ticks).toBeGreaterThan(5);
+      expect(await accounts.getSetting('signup')).toBe('open');
+      expect(await usage.ledger('acct')).toHaveLength(1);
+    } finally {
+      clearTimeout(release);
+      holder.close();
+      await usage.close();
+      await accounts.close();
+      await stores.close();
+    }
+  });
+
+  it('a console store gives up after busyTimeoutMs with a 503 too', async () => {
+    const path = freshPath();
+    const accounts = createSqliteAccountStore({ path, busyTimeoutMs: 200 });
+    const holder = new DatabaseSync(path);
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      const error: unknown = await accounts.createOrganization({ name: 'Team' }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
+      holder.exec('ROLLBACK');
+      expect(await accounts.listOrganizations()).toEqual([]);
+    } finally {
+      holder.close();
+      await accounts.close();
     }
   });
 

@@ -174,15 +174,18 @@ const invitation = (r: InvitationRow): InvitationRecord => ({
 /** Creates an {@link AccountStore} in SQLite (give `path` or a shared `database`). */
 export function createSqliteAccountStore(options: SqliteStoreOptions): AccountStore {
   const connection = connectSqlite(options);
-  const { db } = connection;
+  const { db, unlocked } = connection;
   const now = () => Math.floor(connection.now());
   migrateSqliteConsole(db);
-  const get = <T>(sql: string, ...params: (string | number | null)[]) =>
-    db.prepare(sql).get(...params) as T | undefined;
-  const all = <T>(sql: string, ...params: (string | number | null)[]) =>
-    db.prepare(sql).all(...params) as unknown as T[];
-  const run = (sql: string, ...params: (string | number | null)[]) =>
-    Number(db.prepare(sql).run(...params).changes);
+  type Param = string | number | null;
+  /** One statement now, inside a transaction that already holds the lock. */
+  const getNow = <T>(sql: string, ...params: Param[]) => db.prepare(sql).get(...params) as T | undefined;
+  // Every other statement waits asynchronously while another connection or process holds the lock.
+  const get = <T>(sql: string, ...params: Param[]) => unlocked(() => getNow<T>(sql, ...params));
+  const all = <T>(sql: string, ...params: Param[]) =>
+    unlocked(() => db.prepare(sql).all(...params) as unknown as T[]);
+  const run = (sql: string, ...params: Param[]) =>
+    unlocked(() => Number(db.prepare(sql).run(...params).changes));
   const INVITATION = 'id, organization_id, role, created_by, created_at, expires_at, accepted_at';
 
   const store: AccountStore = {
@@ -190,7 +193,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       const normalised = normaliseEmail(email);
       assertId(passwordHash, 'passwordHash');
       const id = newId('usr');
-      const changes = run(
+      const changes = await run(
         'INSERT INTO console_users (id, email, password_hash, operator, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
         id,
         normalised,
@@ -202,28 +205,32 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async getUser(id) {
       assertId(id, 'user id');
-      const row = get<UserRow>('SELECT * FROM console_users WHERE id = ?', id);
+      const row = await get<UserRow>('SELECT * FROM console_users WHERE id = ?', id);
       return row ? user(row) : null;
     },
     async findUserByEmail(email) {
-      const row = get<UserRow>('SELECT * FROM console_users WHERE email = ?', normaliseEmail(email));
+      const row = await get<UserRow>('SELECT * FROM console_users WHERE email = ?', normaliseEmail(email));
       return row ? user(row) : null;
     },
     async setPasswordHash(userId, passwordHash) {
       assertId(passwordHash, 'passwordHash');
-      return run('UPDATE console_users SET password_hash = ? WHERE id = ?', passwordHash, userId) === 1;
+      return (
+        (await run('UPDATE console_users SET password_hash = ? WHERE id = ?', passwordHash, userId)) === 1
+      );
     },
     async setOperator(userId, operator) {
-      return run('UPDATE console_users SET operator = ? WHERE id = ?', operator ? 1 : 0, userId) === 1;
+      return (
+        (await run('UPDATE console_users SET operator = ? WHERE id = ?', operator ? 1 : 0, userId)) === 1
+      );
     },
     async hasOperator() {
-      return get('SELECT 1 AS one FROM console_users WHERE operator = 1 LIMIT 1') !== undefined;
+      return (await get('SELECT 1 AS one FROM console_users WHERE operator = 1 LIMIT 1')) !== undefined;
     },
 
     async createOrganization({ name }) {
       assertId(name, 'organization name');
       const record: OrganizationRecord = { id: newId('org'), name, createdAt: now(), suspendedAt: null };
-      run(
+      await run(
         'INSERT INTO console_organizations (id, name, created_at) VALUES (?, ?, ?)',
         record.id,
         name,
@@ -233,35 +240,35 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async getOrganization(id) {
       assertId(id, 'organization id');
-      const row = get<OrganizationRow>('SELECT * FROM console_organizations WHERE id = ?', id);
+      const row = await get<OrganizationRow>('SELECT * FROM console_organizations WHERE id = ?', id);
       return row ? organization(row) : null;
     },
     async listOrganizations() {
-      return all<OrganizationRow>('SELECT * FROM console_organizations ORDER BY created_at, rowid').map(
-        organization,
-      );
+      return (
+        await all<OrganizationRow>('SELECT * FROM console_organizations ORDER BY created_at, rowid')
+      ).map(organization);
     },
     async setSuspended(organizationId, suspended) {
       const changes = suspended
-        ? run(
+        ? await run(
             'UPDATE console_organizations SET suspended_at = COALESCE(suspended_at, ?) WHERE id = ?',
             now(),
             organizationId,
           )
-        : run('UPDATE console_organizations SET suspended_at = NULL WHERE id = ?', organizationId);
+        : await run('UPDATE console_organizations SET suspended_at = NULL WHERE id = ?', organizationId);
       return changes === 1;
     },
     async suspendedOrganizationIds() {
-      return all<{ id: string }>('SELECT id FROM console_organizations WHERE suspended_at IS NOT NULL').map(
-        (r) => r.id,
-      );
+      return (
+        await all<{ id: string }>('SELECT id FROM console_organizations WHERE suspended_at IS NOT NULL')
+      ).map((r) => r.id);
     },
 
     async putMembership({ organizationId, userId, role }) {
       assertId(organizationId, 'organization id');
       assertId(userId, 'user id');
       assertRole(role);
-      const row = get<MembershipRow>(
+      const row = await get<MembershipRow>(
         `INSERT INTO console_memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role RETURNING *`,
         organizationId,
@@ -272,7 +279,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       return membership(row!);
     },
     async getMembership(organizationId, userId) {
-      const row = get<MembershipRow>(
+      const row = await get<MembershipRow>(
         'SELECT * FROM console_memberships WHERE organization_id = ? AND user_id = ?',
         organizationId,
         userId,
@@ -281,31 +288,35 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async removeMembership(organizationId, userId) {
       return (
-        run(
+        (await run(
           'DELETE FROM console_memberships WHERE organization_id = ? AND user_id = ?',
           organizationId,
           userId,
-        ) === 1
+        )) === 1
       );
     },
     async listMembers(organizationId) {
-      return all<MembershipRow & { email: string }>(
-        `SELECT m.*, u.email FROM console_memberships m JOIN console_users u ON u.id = m.user_id
+      return (
+        await all<MembershipRow & { email: string }>(
+          `SELECT m.*, u.email FROM console_memberships m JOIN console_users u ON u.id = m.user_id
          WHERE m.organization_id = ? ORDER BY m.created_at, m.rowid`,
-        organizationId,
+          organizationId,
+        )
       ).map((r): MemberView => ({ ...membership(r), email: r.email }));
     },
     async listUserOrganizations(userId) {
-      return all<MembershipRow & { name: string }>(
-        `SELECT m.*, o.name FROM console_memberships m JOIN console_organizations o ON o.id = m.organization_id
+      return (
+        await all<MembershipRow & { name: string }>(
+          `SELECT m.*, o.name FROM console_memberships m JOIN console_organizations o ON o.id = m.organization_id
          WHERE m.user_id = ? ORDER BY m.created_at, m.rowid`,
-        userId,
+          userId,
+        )
       ).map((r): UserOrganizationView => ({ ...membership(r), organizationName: r.name }));
     },
 
     async createInvitation(input) {
       const { token, tokenHash, invitation: i } = mintInvitation(input, now());
-      run(
+      await run(
         `INSERT INTO console_invitations (id, token_hash, organization_id, role, created_by, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
         i.id,
@@ -320,7 +331,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async findInvitation(token) {
       if (!looksLikeToken(token)) return null;
-      const row = get<InvitationRow>(
+      const row = await get<InvitationRow>(
         `SELECT ${INVITATION} FROM console_invitations WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ?`,
         hashToken(token),
         now(),
@@ -330,48 +341,52 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     async acceptInvitation(token, userId) {
       assertId(userId, 'user id');
       if (!looksLikeToken(token)) return null;
-      return immediateTransaction(db, () => {
-        const time = now();
-        const row = get<InvitationRow>(
-          `UPDATE console_invitations SET accepted_at = ?
+      return unlocked(() =>
+        immediateTransaction(db, () => {
+          const time = now();
+          const row = getNow<InvitationRow>(
+            `UPDATE console_invitations SET accepted_at = ?
            WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ? RETURNING ${INVITATION}`,
-          time,
-          hashToken(token),
-          time,
-        );
-        if (!row) return null;
-        const existing = get<MembershipRow>(
-          'SELECT * FROM console_memberships WHERE organization_id = ? AND user_id = ?',
-          row.organization_id,
-          userId,
-        );
-        const role = existing ? higherRole(existing.role, row.role) : row.role;
-        const saved = get<MembershipRow>(
-          `INSERT INTO console_memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+            time,
+            hashToken(token),
+            time,
+          );
+          if (!row) return null;
+          const existing = getNow<MembershipRow>(
+            'SELECT * FROM console_memberships WHERE organization_id = ? AND user_id = ?',
+            row.organization_id,
+            userId,
+          );
+          const role = existing ? higherRole(existing.role, row.role) : row.role;
+          const saved = getNow<MembershipRow>(
+            `INSERT INTO console_memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
            ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role RETURNING *`,
-          row.organization_id,
-          userId,
-          role,
-          time,
-        );
-        return membership(saved!);
-      });
+            row.organization_id,
+            userId,
+            role,
+            time,
+          );
+          return membership(saved!);
+        }),
+      );
     },
     async listInvitations(organizationId) {
-      return all<InvitationRow>(
-        `SELECT ${INVITATION} FROM console_invitations
+      return (
+        await all<InvitationRow>(
+          `SELECT ${INVITATION} FROM console_invitations
          WHERE organization_id = ? AND accepted_at IS NULL AND expires_at > ? ORDER BY created_at, rowid`,
-        organizationId,
-        now(),
+          organizationId,
+          now(),
+        )
       ).map(invitation);
     },
     async deleteInvitation(organizationId, invitationId) {
       return (
-        run(
+        (await run(
           'DELETE FROM console_invitations WHERE id = ? AND organization_id = ? AND accepted_at IS NULL',
           invitationId,
           organizationId,
-        ) === 1
+        )) === 1
       );
     },
 
@@ -385,7 +400,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
         createdAt: now(),
         expiresAt: Math.ceil(expiresAt),
       };
-      run(
+      await run(
         'INSERT INTO console_sessions (token_hash, id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
         hashToken(token),
         session.id,
@@ -397,7 +412,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async findSession(token) {
       if (!looksLikeToken(token)) return null;
-      const row = get<{ id: string; user_id: string; created_at: number; expires_at: number }>(
+      const row = await get<{ id: string; user_id: string; created_at: number; expires_at: number }>(
         'SELECT id, user_id, created_at, expires_at FROM console_sessions WHERE token_hash = ? AND expires_at > ?',
         hashToken(token),
         now(),
@@ -408,17 +423,17 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
     },
     async deleteSession(token) {
       if (!looksLikeToken(token)) return false;
-      return run('DELETE FROM console_sessions WHERE token_hash = ?', hashToken(token)) === 1;
+      return (await run('DELETE FROM console_sessions WHERE token_hash = ?', hashToken(token))) === 1;
     },
     async deleteUserSessions(userId) {
       // Expired sessions of everyone go too: the table does not grow forever.
-      run('DELETE FROM console_sessions WHERE expires_at <= ?', now());
-      return run('DELETE FROM console_sessions WHERE user_id = ?', userId);
+      await run('DELETE FROM console_sessions WHERE expires_at <= ?', now());
+      return await run('DELETE FROM console_sessions WHERE user_id = ?', userId);
     },
 
     async recordKeyCreator({ keyId, organizationId, userId }) {
       assertId(keyId, 'key id');
-      run(
+      await run(
         'INSERT OR REPLACE INTO console_key_creators (key_id, organization_id, user_id) VALUES (?, ?, ?)',
         keyId,
         organizationId,
@@ -426,7 +441,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       );
     },
     async keyCreators(organizationId) {
-      const rows = all<{ key_id: string; user_id: string }>(
+      const rows = await all<{ key_id: string; user_id: string }>(
         'SELECT key_id, user_id FROM console_key_creators WHERE organization_id = ?',
         organizationId,
       );
@@ -435,12 +450,15 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
 
     async getSetting(name) {
       assertId(name, 'setting name');
-      return get<{ value: string }>('SELECT value FROM console_settings WHERE name = ?', name)?.value ?? null;
+      return (
+        (await get<{ value: string }>('SELECT value FROM console_settings WHERE name = ?', name))?.value ??
+        null
+      );
     },
     async setSetting(name, value) {
       assertId(name, 'setting name');
-      if (value === null) run('DELETE FROM console_settings WHERE name = ?', name);
-      else run('INSERT OR REPLACE INTO console_settings (name, value) VALUES (?, ?)', name, value);
+      if (value === null) await run('DELETE FROM console_settings WHERE name = ?', name);
+      else await run('INSERT OR REPLACE INTO console_settings (name, value) VALUES (?, ?)', name, value);
     },
     async close() {
       connection.close();
@@ -452,7 +470,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
 /** Creates a {@link UsageStore} in SQLite (give `path` or a shared `database`). */
 export function createSqliteUsageStore(options: SqliteStoreOptions): UsageStore {
   const connection = connectSqlite(options);
-  const { db } = connection;
+  const { db, unlocked } = connection;
   migrateSqliteConsole(db);
   const insert = db.prepare(
     'INSERT INTO console_usage (at, account_id, key_id, kind, credits, note) VALUES (?, ?, ?, ?, ?, ?)',
@@ -461,10 +479,12 @@ export function createSqliteUsageStore(options: SqliteStoreOptions): UsageStore 
     async append(records) {
       assertUsageRecords(records);
       if (records.length === 0) return;
-      immediateTransaction(db, () => {
-        for (const r of records)
-          insert.run(Math.floor(r.at), r.accountId, r.keyId, r.kind, r.credits, r.note);
-      });
+      await unlocked(() =>
+        immediateTransaction(db, () => {
+          for (const r of records)
+            insert.run(Math.floor(r.at), r.accountId, r.keyId, r.kind, r.credits, r.note);
+        }),
+      );
     },
     async daily(accountId, since, until) {
       return db
