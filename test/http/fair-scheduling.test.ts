@@ -6,7 +6,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
 import type { Answerer } from '../../src/pipeline/types.ts';
+import { createMemoryCreditStore } from '../../src/stores/memory/index.ts';
+import type { CreditStore } from '../../src/stores/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+
+/** Waits for what the test asserts by order; generous, as a shared machine may be slow to get there. */
+const POLL = { timeout: 20_000 };
+
+/** A credit store that counts the holds taken (a search takes its hold just before it queues). */
+function countingCredits(): { credits: CreditStore; holds: () => number } {
+  const base = createMemoryCreditStore();
+  let holds = 0;
+  const credits: CreditStore = Object.assign(Object.create(base) as CreditStore, {
+    async reserve(...args: Parameters<CreditStore['reserve']>) {
+      const reservation = await base.reserve(...args);
+      holds++;
+      return reservation;
+    },
+  });
+  return { credits, holds: () => holds };
+}
 
 /** An answerer whose answers wait until the test releases them, recording who asked, in order. */
 function heldAnswerer() {
@@ -23,7 +42,7 @@ function heldAnswerer() {
   /** Releases answers one by one, from the `from`-th started, until `total` have been released. */
   async function releaseAll(from: number, total: number) {
     for (let released = from; released < total; released++) {
-      await expect.poll(() => started.length).toBeGreaterThan(released);
+      await expect.poll(() => started.length, POLL).toBeGreaterThan(released);
       releaseOldest();
     }
   }
@@ -40,8 +59,10 @@ describe('fair scheduling across accounts (over HTTP)', () => {
 
   async function start(maxAccountShare: number) {
     const held = heldAnswerer();
+    const { credits, holds } = countingCredits();
     engine = createSearchEngine({
       answerer: held.answerer,
+      credits,
       maxConcurrentSearches: 2,
       maxQueuedSearches: 64,
       maxAccountShare,
@@ -50,15 +71,15 @@ describe('fair scheduling across accounts (over HTTP)', () => {
     server = await ADAPTERS['node:http']!(engine);
     const flood = apiClient(server.baseUrl, (await engine.createKey()).key);
     const tenant = apiClient(server.baseUrl, (await engine.createKey()).key);
-    return { ...held, flood, tenant };
+    return { ...held, holds, flood, tenant };
   }
 
   it('with a share cap, a flooding account leaves a slot free: the other account starts at once', async () => {
     const { started, releaseAll, flood, tenant } = await start(0.5);
     const flooding = Array.from({ length: 10 }, (_, i) => flood.post({ prompt: `flood ${i} API keys` }));
-    await expect.poll(() => started.length).toBe(1);
+    await expect.poll(() => started.length, POLL).toBe(1);
     const own = tenant.post({ prompt: 'tenant API keys' });
-    await expect.poll(() => started).toContain('tenant API keys');
+    await expect.poll(() => started, POLL).toContain('tenant API keys');
     // The flood still holds only its one slot; nothing of it finished yet.
     expect(started.filter((prompt) => prompt.startsWith('flood'))).toHaveLength(1);
     await releaseAll(0, 11);
@@ -67,16 +88,18 @@ describe('fair scheduling across accounts (over HTTP)', () => {
   });
 
   it('without a cap, the next free slot goes to the waiting account, not to the flood queued before it', async () => {
-    const { started, releaseOldest, releaseAll, flood, tenant } = await start(1);
+    const { started, holds, releaseOldest, releaseAll, flood, tenant } = await start(1);
     const flooding = Array.from({ length: 10 }, (_, i) => flood.post({ prompt: `flood ${i} API keys` }));
-    await expect.poll(() => started.length).toBe(2);
+    await expect.poll(() => started.length, POLL).toBe(2);
+    await expect.poll(holds, POLL).toBe(10);
     const own = tenant.post({ prompt: 'tenant API keys' });
-    // Give the tenant's request time to reach the queue behind the flood's eight waiting searches.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The tenant's request reaches the queue behind the flood's eight waiting searches (right after its hold).
+    await expect.poll(holds, POLL).toBe(11);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toHaveLength(2);
     releaseOldest();
     // One flood search finished (one search's duration): the tenant's search is the next to start.
-    await expect.poll(() => started.length).toBe(3);
+    await expect.poll(() => started.length, POLL).toBe(3);
     expect(started[2]).toBe('tenant API keys');
     await releaseAll(1, 11);
     expect((await own).status).toBe(200);
