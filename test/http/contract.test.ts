@@ -308,8 +308,11 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       const controller = new AbortController();
       const first = search(h, { prompt: 'tea' }, { signal: controller.signal }).catch(() => null);
       await firstStarted;
+      const before = await balance(h);
       const second = await search(h, { prompt: 'tea' });
       await expectError(second, 503);
+      expect(second.headers.get('retry-after')).toBe('1');
+      expect(await balance(h)).toBe(before);
       controller.abort();
       await first;
     });
