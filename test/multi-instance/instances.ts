@@ -18,6 +18,12 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
+/**
+ * How long one `serve` may take to start. Three starting at once (each loading the sources and warming its
+ * extraction workers) took 13–16 s apiece on a 2-core machine at load 20, and more inside a busy test run.
+ */
+const START_TIMEOUT_MS = 90_000;
+
 /** Starts `citewise serve --port 0 …args` and waits for its "listening" line. */
 export async function startInstance(args: readonly string[]): Promise<Instance> {
   // A data dir of its own, so nothing is written to the working directory (the stores are remote).
@@ -35,8 +41,8 @@ export async function startInstance(args: readonly string[]): Promise<Instance> 
       // A process that failed to start may still hold store connections open: never leave it behind.
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
-      reject(new Error(`serve did not start within 30 s: ${output}`));
-    }, 30_000);
+      reject(new Error(`serve did not start within ${START_TIMEOUT_MS / 1000} s: ${output}`));
+    }, START_TIMEOUT_MS);
     const onData = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) {
