@@ -178,6 +178,23 @@ describe('money path: plain runs', () => {
     expect(await store.balance('acct')).toBe(10);
   });
 
+  it('the request deadline passing, while waiting for a slot or during the work, refunds', async () => {
+    const { path, calls, scheduler, store, target } = await setup({ requestTimeoutMs: 100 });
+    // Another account holds both slots for longer than the deadline.
+    const live = new AbortController().signal;
+    const others = [await scheduler.acquire('other', live), await scheduler.acquire('other', live)];
+    await expect(path.run(target(), async () => 'never')).rejects.toMatchObject({ name: 'TimeoutError' });
+    for (const release of others) release();
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return 'late answer';
+    };
+    await expect(path.run(target(), slow)).resolves.toBe('late answer');
+    expect(calls).toEqual({ reserve: 2, commit: 0, refund: 2 });
+    expect(scheduler.running).toBe(0);
+    expect(await store.balance('acct')).toBe(10);
+  });
+
   it('a failed commit is reported, not thrown: the answer is delivered', async () => {
     const { store } = countingCredits();
     await store.openAccount('acct', 5);
