@@ -107,6 +107,26 @@ describe('client aborts are not upstream failures', () => {
     expect(events).toEqual([]);
   });
 
+  it("the upstream's own timeout still counts: its circuit opens", async () => {
+    const events: ResilienceEvent[] = [];
+    // The upstream answers after 400 ms; its own per-request timeout is 100 ms; the caller waits.
+    const provider = withResilience(createSearxngProvider({ baseUrl: searxng.origin, timeoutMs: 100 }), {
+      retries: 0,
+      circuitBreaker: { threshold: THRESHOLD, halfOpenAfterMs: 60_000 },
+      onEvent: (event) => events.push(event),
+    });
+    for (let i = 0; i < THRESHOLD; i++) {
+      await expect(
+        provider.search(
+          { query: 'tea', limit: 5 },
+          { signal: new AbortController().signal, requestId: `t${i}` },
+        ),
+      ).rejects.toMatchObject({ code: 'timeout' });
+    }
+    expect(provider.circuitState).toBe('open');
+    expect(events.map((event) => event.type)).toContain('circuit_open');
+  });
+
   it('an aborted trial call does not re-open the circuit', async () => {
     const events: ResilienceEvent[] = [];
     let failing = true;
