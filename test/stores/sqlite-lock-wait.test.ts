@@ -121,8 +121,8 @@ describe('SQLite lock waits do not block the event loop', () => {
     } finally {
       clearTimeout(release);
       holder.close();
-      await usage.close();
-      await accounts.close();
+      await usage.close?.();
+      await accounts.close?.();
       await stores.close();
     }
   });
@@ -142,7 +142,7 @@ describe('SQLite lock waits do not block the event loop', () => {
       expect(await accounts.listOrganizations()).toEqual([]);
     } finally {
       holder.close();
-      await accounts.close();
+      await accounts.close?.();
     }
   });
 
