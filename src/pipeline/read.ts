@@ -77,12 +77,16 @@ export interface PageReader {
   readonly fetches: boolean;
   /**
    * Starts reading `hits`. With `extract: false` the pages are only fetched (read-ahead) until
-   * {@link release} lets them be extracted. A page that `admit` refuses once fetched is not extracted
-   * (its snippet stands in): extraction is the expensive step.
+   * {@link release} lets them be extracted. `weigh` judges a page once fetched, before the expensive
+   * extraction: `false` keeps its snippet; a number (0–1, higher is better) places it among the search's
+   * pages waiting to be extracted, after the pages read without `weigh` (which go in search order).
    */
   read(
     hits: readonly SearchHit[],
-    options?: { readonly extract?: boolean; readonly admit?: (page: FetchedPage) => boolean },
+    options?: {
+      readonly extract?: boolean;
+      readonly weigh?: (page: FetchedPage) => number | false;
+    },
   ): PageRead[];
   /** Lets fetched-only pages be extracted. */
   release(reads: readonly PageRead[]): void;
@@ -106,7 +110,7 @@ interface MutableRead {
   document: ExtractedContent | null;
   readonly stopper: AbortController;
   readonly go: { readonly promise: Promise<void>; open(): void };
-  readonly admit: ((page: FetchedPage) => boolean) | undefined;
+  readonly weigh: ((page: FetchedPage) => number | false) | undefined;
 }
 
 /** Creates the page reader of one search. */
@@ -140,7 +144,8 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         fetcher!.fetch(new URL(read.hit.url), { ...call, signal, deadline }),
         signal,
       );
-      if (read.admit && !read.admit(page)) return;
+      const weight = read.weigh?.(page);
+      if (weight === false) return;
       changed(read, 'fetched');
       await untilAborted(read.go.promise, signal);
       const content = await extractions.add(
@@ -148,7 +153,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           changed(read, 'extracting');
           return untilAborted(extractor!.extract(page, { ...call, signal: workSignal, deadline }), signal);
         },
-        { priority: -read.order, signal },
+        { priority: extractionPriority(read.order, weight), signal },
       );
       if (content && content.text.trim())
         read.document = { ...content, title: content.title || read.hit.title };
@@ -171,7 +176,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
           stopper: new AbortController(),
           go: latch(),
-          admit: readOptions.admit,
+          weigh: readOptions.weigh,
         };
         if (readOptions.extract !== false) read.go.open();
         all.push(read);
@@ -181,7 +186,11 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       });
     },
     release(reads) {
+      // Held until every released page has joined the queue, so that the best of them, not the first
+      // to join, is extracted first.
+      extractions.pause();
       for (const read of reads as MutableRead[]) read.go.open();
+      setImmediate(() => extractions.start());
     },
     settle(reads) {
       const mine = reads as readonly MutableRead[];
@@ -236,6 +245,14 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       return reads.map((read) => read.document).filter((doc): doc is ExtractedContent => doc !== null);
     },
   };
+}
+
+/**
+ * Higher goes first: pages read without a weight (the first results) in search order, then weighed pages
+ * best first, ties in search order.
+ */
+function extractionPriority(order: number, weight: number | undefined): number {
+  return weight === undefined ? 1e9 - order : weight * 1e6 - order;
 }
 
 function providerDocument(hit: SearchHit, text: string): ExtractedContent {

@@ -413,6 +413,19 @@ describe('reading deeper', () => {
     expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
   });
 
+  it('extracts the deeper pages that mention most of the question first', async () => {
+    const web = fakeWeb(9);
+    // Every page has 2 of the question's 4 words; page 9 has all 4, so it goes ahead of pages 6–8.
+    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
+    await flush();
+    web.answer(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS);
+    await run.running;
+    expect(web.extracted.slice(0, 5).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    expect(web.extracted.slice(5)).toEqual([9, 6, 7, 8, 10, 11, 12]);
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+  });
+
   it('a straggler of the first pages that arrives while deeper pages are read is used', async () => {
     const web = fakeWeb(5);
     const run = start(hitsOf(10, vagueSnippets), web);
