@@ -44,7 +44,7 @@ export function apiClient(baseUrl: string, key: string): ApiClient {
 }
 
 /** Bridges node:http to a fetch-style handler, as a web-standard runtime would call it. */
-function fetchBridge(handler: (request: Request) => Promise<Response>) {
+export function fetchBridge(handler: (request: Request) => Promise<Response>) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const controller = new AbortController();
     res.once('close', () => {
