@@ -1,0 +1,194 @@
+/**
+ * What the console's pages show and send, through the real HTTP stack on 127.0.0.1: the API keys list
+ * (name, prefix, creator, created, last used, expiry), a key with an expiry, the playground's context
+ * messages and response type reaching the engine, and usage (the 30-day chart, per key, a ledger with a
+ * grant, a charge and a refund, the CSV).
+ */
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import {
+  createConsole,
+  createConsoleNodeHandler,
+  createMemoryAccountStore,
+  createMemoryUsageStore,
+  createUsageRecorder,
+  withConsoleKeys,
+  type Console,
+} from '../../src/console/index.ts';
+import type { AnswerInput, Answerer, SearchProvider } from '../../src/pipeline/types.ts';
+import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
+import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+
+const DAY = 86_400_000;
+const FAIL = 'please fail this one';
+const inputs: AnswerInput[] = [];
+const search: SearchProvider = {
+  id: 'fixed',
+  search: async () => [
+    { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
+  ],
+};
+const answerer: Answerer = {
+  answer: async (input) => {
+    inputs.push(input);
+    if (input.prompt === FAIL) throw new Error('the model is down');
+    return { answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] };
+  },
+};
+
+let server: ListeningServer;
+let engine: SearchEngine;
+let app: Console;
+let cookie = '';
+let csrf = '';
+
+async function get(path: string): Promise<string> {
+  const response = await fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
+  expect(response.status, path).toBe(200);
+  return response.text();
+}
+
+function post(path: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+  });
+}
+
+function searchWith(key: string, prompt: string): Promise<Response> {
+  return fetch(`${server.baseUrl}/v1/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
+}
+
+/** The cells of the table row whose first cell is `first`. */
+function row(page: string, first: string): string[] {
+  const rows = [...page.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+    [...m[1]!.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((c) => c[1]!.replace(/<[^>]+>/g, '').trim()),
+  );
+  const found = rows.find((cells) => cells[0] === first);
+  expect(found, `a row for ${first}`).toBeDefined();
+  return found!;
+}
+
+const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  const accounts = createMemoryAccountStore();
+  const usage = createMemoryUsageStore();
+  const recorder = createUsageRecorder(usage);
+  engine = createSearchEngine({
+    keys: withConsoleKeys(createMemoryKeyStore(), accounts),
+    credits: createMemoryCreditStore(),
+    usage: recorder,
+    search,
+    answerer,
+    fetcher: false,
+    extractor: false,
+  });
+  app = createConsole({ engine, accounts, usage, recorder });
+  const ui = createConsoleNodeHandler(app);
+  const api = createNodeHandler(engine);
+  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  const signUp = await fetch(`${server.baseUrl}/sign-up`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'pages@example.com', password: 'pages-password-1' }),
+  });
+  cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!;
+  csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(await get('/keys'))![1]!;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await app?.close();
+  await engine?.close();
+});
+
+describe('console pages', () => {
+  let key = '';
+
+  it('lists keys with name, prefix, creator, created, last used and expiry; creates one with an expiry', async () => {
+    const refused = await post('/keys', { name: 'odd expiry', expires: '12' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Pick an expiry from the list.');
+
+    const created = await post('/keys', { name: 'monthly', expires: '30' });
+    expect(created.status).toBe(201);
+    key = /data-testid="new-api-key"[^>]*>([^<]+)</.exec(await created.text())![1]!.trim();
+    let cells = row(await get('/keys'), 'monthly');
+    // Name, Key, Created by, Created, Last used, Expires, Status
+    expect(cells.slice(0, 3)).toEqual(['monthly', `${key.slice(0, 8)}…`, 'pages@example.com']);
+    expect(cells[3]).toMatch(new RegExp(`^${day(Date.now())} \\d\\d:\\d\\d UTC$`));
+    expect(cells[4]).toBe('never');
+    expect([day(Date.now() + 30 * DAY), day(Date.now() + 30 * DAY - 60_000)]).toContain(
+      cells[5]!.slice(0, 10),
+    );
+    expect(cells[6]).toBe('active');
+
+    expect((await searchWith(key, 'How do I revoke a key?')).status).toBe(200);
+    cells = row(await get('/keys'), 'monthly');
+    expect(cells[4]).toMatch(new RegExp(`^${day(Date.now())} \\d\\d:\\d\\d UTC$`));
+  });
+
+  it('playground: sends the earlier messages as context and the chosen response type', async () => {
+    const keyId = /<option value="([^"]+)" data-prefix/.exec(await get('/playground'))![1]!;
+    inputs.length = 0;
+    const asked = await post('/playground/ask', {
+      key: keyId,
+      prompt: 'And how do I revoke it?',
+      context: 'How do I create a key?\n\n  Where are keys listed?  ',
+      response_type: 'text',
+    });
+    expect(asked.headers.get('content-type')).toContain('text/event-stream');
+    const events = (await asked.text())
+      .split('\n\n')
+      .filter((chunk) => chunk.startsWith('data: '))
+      .map((chunk) => JSON.parse(chunk.slice(6)) as { type: string });
+    expect(events.at(-1)!.type).toBe('done');
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]!.prompt).toBe('And how do I revoke it?');
+    expect(inputs[0]!.responseType).toBe('text');
+    expect(inputs[0]!.context.map((m) => m.content)).toEqual([
+      'How do I create a key?',
+      'Where are keys listed?',
+    ]);
+  });
+
+  it('usage: 30 days in the chart, per key, and a ledger of grant, charges and a refund, also as CSV', async () => {
+    const failed = await searchWith(key, FAIL);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    const page = await get('/usage');
+    expect(page).toContain('data-testid="available-credits">998<');
+    expect(page).toContain('data-testid="searches-30-days">2<');
+    const bars = [...page.matchAll(/<rect[\s\S]*?<title>([^<]+)<\/title>/g)].map((m) => m[1]!);
+    expect(bars).toHaveLength(30);
+    expect(bars.at(-1)).toBe(`${day(Date.now())}: 2 searches, 2 credits`);
+    expect(bars[0]).toBe(`${day(Date.now() - 29 * DAY)}: 0 searches, 0 credits`);
+    expect(row(page, `monthly (${key.slice(0, 8)}…)`).slice(1, 3)).toEqual(['2', '2']);
+    const ledger = [
+      ...page.matchAll(/<tr>\s*<td>[^<]+UTC<\/td>\s*<td>(grant|charge|refund)<\/td>\s*<td>([^<]+)</g),
+    ];
+    expect(ledger.map((m) => [m[1], m[2]])).toEqual([
+      ['refund', '0 (1 returned)'],
+      ['charge', '-1'],
+      ['charge', '-1'],
+      ['grant', '+1000'],
+    ]);
+    const csv = (await get('/usage.csv')).trim().split('\r\n');
+    expect(csv.slice(1).map((line) => line.split(',')[1])).toEqual([
+      '"refund"',
+      '"charge"',
+      '"charge"',
+      '"grant"',
+    ]);
+  });
+});
