@@ -1,4 +1,7 @@
-/** The console's settings of `serve`, `--no-console`, and the console options in `--help`. */
+/**
+ * The console's settings of `serve`, `--no-console`, the console options in `--help`, and sessions that
+ * survive a restart of `serve`.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +68,29 @@ describe('console settings', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('keeps a session across a restart of serve (SQLite in the data directory)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-console-restart-'));
+    let serve = await startServe(['--data-dir', dataDir]);
+    try {
+      const signUp = await fetch(`${serve.baseUrl}/sign-up`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: 'restart@example.com', password: 'restart-password-1' }),
+      });
+      expect(signUp.status).toBe(303);
+      const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!;
+      await serve.stop();
+      serve = await startServe(['--data-dir', dataDir]);
+      const keys = await fetch(`${serve.baseUrl}/keys`, { headers: { cookie }, redirect: 'manual' });
+      expect(keys.status).toBe(200);
+      expect(await keys.text()).toContain('data-testid="available-credits">1,000<');
+    } finally {
+      await serve.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('lists the console options in serve --help', async () => {
     const help = await runCli(['serve', '--help']);
