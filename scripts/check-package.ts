@@ -2,7 +2,8 @@
  * `npm run test:package`: checks the package as users receive it. Builds and packs it, installs the tarball in
  * an empty temporary project, then on the lowest Node.js that package.json `engines` allows and on Node.js 24:
  * imports the root and every subpath export, runs the installed `citewise --help`, and starts
- * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key. Once: a `.ts` file
+ * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key and serve the console's
+ * sign-in page with its scripts and stylesheet. Once: a `.ts` file
  * importing every export typechecks with `tsc`. On a Node.js below `engines` (Node 20): the bin and an import
  * stop with the one sentence naming the required version. Prints a table; exits 1 if any check failed.
  *
@@ -222,6 +223,22 @@ async function checkServe(label: string, binary: string, project: string): Promi
       'citewise serve: POST /v1/search answers from the docs',
       search.status === 200 && Boolean(searchBody.answer) && (searchBody.sources?.length ?? 0) > 0,
       `${search.status} ${JSON.stringify(searchBody)}`,
+    );
+    // The console and every file its pages load come from the installed package (no network at run time).
+    const signIn = await fetch(`${origin}/sign-in`);
+    const signInPage = await signIn.text();
+    const assets = [...signInPage.matchAll(/(?:src|href)="(\/console-assets\/[^"]+)"/g)].map((m) => m[1]!);
+    const missing: string[] = [];
+    for (const asset of [...assets, '/console-assets/marked.umd.js', '/console-assets/purify.min.js']) {
+      const response = await fetch(`${origin}${asset}`);
+      const body = await response.arrayBuffer();
+      if (response.status !== 200 || body.byteLength === 0) missing.push(`${asset}: ${response.status}`);
+    }
+    record(
+      label,
+      'citewise serve: the console page and its scripts and stylesheet',
+      signIn.status === 200 && assets.length >= 2 && missing.length === 0,
+      `${signIn.status}; ${assets.join(', ')}; ${missing.join(', ')}`,
     );
   } catch (error) {
     record(label, 'citewise serve', false, error instanceof Error ? error.message : String(error));
