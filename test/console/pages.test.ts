@@ -1,8 +1,8 @@
 /**
  * What the console's pages show and send, through the real HTTP stack on 127.0.0.1: the API keys list
  * (name, prefix, creator, created, last used, expiry), a key with an expiry, the playground's context
- * messages and response type reaching the engine, and usage (the 30-day chart, per key, a ledger with a
- * grant, a charge and a refund, the CSV).
+ * messages and response type reaching the engine, usage (the 30-day chart, per key, a ledger with a
+ * grant, a charge and a refund, the CSV), and what owners, admins and members may do.
  */
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,19 +45,45 @@ let app: Console;
 let cookie = '';
 let csrf = '';
 
-async function get(path: string): Promise<string> {
-  const response = await fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
+/** A signed-in browser: its session cookie and the session's CSRF token. */
+interface Session {
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+async function getAs(session: Session, path: string): Promise<string> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    headers: { cookie: session.cookie },
+    redirect: 'manual',
+  });
   expect(response.status, path).toBe(200);
   return response.text();
 }
 
-function post(path: string, fields: Record<string, string>): Promise<Response> {
+function postAs(session: Session, path: string, fields: Record<string, string>): Promise<Response> {
   return fetch(`${server.baseUrl}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: session.csrf, ...fields }),
   });
+}
+
+const get = (path: string) => getAs({ cookie, csrf }, path);
+const post = (path: string, fields: Record<string, string>) => postAs({ cookie, csrf }, path, fields);
+
+/** Signs up through a path (`/sign-up` or an invitation link's) and returns the session. */
+async function signUpAt(path: string, email: string, intent?: string): Promise<Session> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: 'pages-password-1', ...(intent ? { intent } : {}) }),
+  });
+  expect(response.status, `sign-up of ${email}`).toBe(303);
+  const session = { cookie: response.headers.getSetCookie()[0]!.split(';')[0]!, csrf: '' };
+  const page = await getAs(session, '/keys');
+  return { ...session, csrf: /<meta name="csrf-token" content="([^"]+)"/.exec(page)![1]! };
 }
 
 function searchWith(key: string, prompt: string): Promise<Response> {
@@ -97,14 +123,7 @@ beforeAll(async () => {
   const ui = createConsoleNodeHandler(app);
   const api = createNodeHandler(engine);
   server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
-  const signUp = await fetch(`${server.baseUrl}/sign-up`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: 'pages@example.com', password: 'pages-password-1' }),
-  });
-  cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!;
-  csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(await get('/keys'))![1]!;
+  ({ cookie, csrf } = await signUpAt('/sign-up', 'pages@example.com'));
 });
 
 afterAll(async () => {
@@ -190,5 +209,113 @@ describe('console pages', () => {
       '"charge"',
       '"grant"',
     ]);
+  });
+});
+
+describe('roles: owner, admin and member', () => {
+  let owner: Session;
+  let admin: Session;
+  let member: Session;
+
+  /** An invitation link's path, made by `by` for `role`, or the refusing response. */
+  async function invite(by: Session, role: string): Promise<string | Response> {
+    const response = await postAs(by, '/members', { role });
+    if (response.status !== 201) return response;
+    return new URL(/data-testid="invite-link"[^>]*>([^<]+)</.exec(await response.text())![1]!.trim())
+      .pathname;
+  }
+
+  async function join(by: Session, role: string, email: string): Promise<Session> {
+    const path = await invite(by, role);
+    expect(typeof path, `invitation as ${role}`).toBe('string');
+    return signUpAt(path as string, email, 'sign-up');
+  }
+
+  async function newKey(session: Session, name: string): Promise<string> {
+    const created = await postAs(session, '/keys', { name });
+    expect(created.status).toBe(201);
+    return /data-testid="new-api-key"[^>]*>([^<]+)</.exec(await created.text())![1]!.trim();
+  }
+
+  /** The id of a key (by name) or of a member (by email), from the revoke or remove forms `as` sees. */
+  const revokePath = async (as: Session, name: string) =>
+    new RegExp(`action="(/keys/[^"/]+/revoke)"(?:(?!</form>)[\\s\\S])*aria-label="Revoke ${name}"`).exec(
+      await getAs(as, '/keys'),
+    )?.[1];
+  const userIds = async (as: Session) =>
+    new Map(
+      [
+        ...(await getAs(as, '/members')).matchAll(
+          /<td>([^<]+?)(?: \(you\))?<\/td>\s*<td>(owner|admin|member)</g,
+        ),
+      ].map((m) => [m[1]!, m[2]!]),
+    );
+
+  beforeAll(async () => {
+    owner = await signUpAt('/sign-up', 'roles-owner@example.com');
+    admin = await join(owner, 'admin', 'roles-admin@example.com');
+    member = await join(owner, 'member', 'roles-member@example.com');
+  });
+
+  it('gives each joiner the invited role in the inviting organization only', async () => {
+    expect(await userIds(owner)).toEqual(
+      new Map([
+        ['roles-owner@example.com', 'owner'],
+        ['roles-admin@example.com', 'admin'],
+        ['roles-member@example.com', 'member'],
+      ]),
+    );
+    expect(await getAs(admin, '/keys')).toContain('your role: admin');
+    expect(await getAs(member, '/keys')).toContain('your role: member');
+    // Joining through an invitation gives no organization (nor free credits) of one's own.
+    expect(await getAs(member, '/keys')).not.toContain('Switch organization');
+  });
+
+  it('lets a member manage only their own keys, and neither invite nor remove anyone', async () => {
+    const ownerKey = await newKey(owner, 'owner-key');
+    await newKey(member, 'member-key');
+    expect(await revokePath(member, 'owner-key')).toBeUndefined();
+    const ownerKeyRevoke = (await revokePath(owner, 'owner-key'))!;
+    expect((await postAs(member, ownerKeyRevoke, {})).status).toBe(403);
+    expect((await postAs(member, (await revokePath(member, 'member-key'))!, {})).status).toBe(303);
+
+    const membersPage = await getAs(member, '/members');
+    expect(membersPage).toContain('Only owners and admins invite and remove members.');
+    expect(membersPage).not.toContain('>Remove<');
+    expect(((await invite(member, 'member')) as Response).status).toBe(403);
+    const removeAdmin =
+      /action="(\/members\/[^"/]+\/remove)"(?:(?!<\/form>)[\s\S])*aria-label="Remove roles-admin@example.com"/.exec(
+        await getAs(owner, '/members'),
+      )![1]!;
+    expect((await postAs(member, removeAdmin, {})).status).toBe(403);
+    expect(ownerKey).toMatch(/^cw_/);
+  });
+
+  it("lets an admin revoke others' keys and invite members and admins, but not owners", async () => {
+    await newKey(owner, 'owner-key-2');
+    expect((await postAs(admin, (await revokePath(admin, 'owner-key-2'))!, {})).status).toBe(303);
+    expect(typeof (await invite(admin, 'admin'))).toBe('string');
+    expect(typeof (await invite(admin, 'member'))).toBe('string');
+    expect(((await invite(admin, 'owner')) as Response).status).toBe(403);
+    const page = await getAs(admin, '/members');
+    expect(page).not.toContain('value="owner"');
+    // An admin removes a member but not the owner.
+    expect(page).toContain('aria-label="Remove roles-member@example.com"');
+    expect(page).not.toContain('aria-label="Remove roles-owner@example.com"');
+    const ownerForms = await getAs(owner, '/members');
+    expect(ownerForms).not.toContain('aria-label="Remove roles-owner@example.com"'); // the last owner stays
+  });
+
+  it('lets an owner invite owners and remove an admin, revoking the keys the admin created', async () => {
+    expect(typeof (await invite(owner, 'owner'))).toBe('string');
+    const adminKey = await newKey(admin, 'admin-key');
+    expect((await searchWith(adminKey, 'How do I revoke a key?')).status).toBe(200);
+    const removeAdmin =
+      /action="(\/members\/[^"/]+\/remove)"(?:(?!<\/form>)[\s\S])*aria-label="Remove roles-admin@example.com"/.exec(
+        await getAs(owner, '/members'),
+      )![1]!;
+    expect((await postAs(owner, removeAdmin, {})).status).toBe(303);
+    expect((await searchWith(adminKey, 'How do I revoke a key?')).status).toBe(401);
+    expect([...(await userIds(owner)).keys()]).not.toContain('roles-admin@example.com');
   });
 });
