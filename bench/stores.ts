@@ -8,7 +8,10 @@
  * the hello-world's. The load comes from a second process on loopback (undici Pool, keep-alive), with a
  * fixed number of requests and a fixed concurrency.
  *
- *   node bench/stores.ts [requests=4000] [concurrency=16]
+ *   node bench/stores.ts [requests=4000] [concurrency=16] [--console-only]
+ *
+ * `--console-only` measures only the console's search overhead and the CPU time of usage recording (the
+ * last two tables), for the stores that have a console row (memory, SQLite, PostgreSQL).
  *
  * Redis and PostgreSQL come from REDIS_URL / DATABASE_URL (default: the loopback servers .ci/run starts);
  * a store whose server is unreachable is reported as skipped.
@@ -116,8 +119,10 @@ if (process.argv[2] === '--loadgen') {
 
 // ---- driver -------------------------------------------------------------------------------------------------
 
-const REQUESTS = Number(process.argv[2] ?? 4_000);
-const CONCURRENCY = Number(process.argv[3] ?? 16);
+const CONSOLE_ONLY = process.argv.includes('--console-only');
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const REQUESTS = Number(positional[0] ?? 4_000);
+const CONCURRENCY = Number(positional[1] ?? 16);
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 const RUN = randomBytes(4).toString('hex');
@@ -314,6 +319,10 @@ for (const setup of await setups()) {
     notes.push(`${setup.name}: skipped (${setup.skipped})`);
     continue;
   }
+  if (CONSOLE_ONLY && !setup.console) {
+    await setup.cleanup();
+    continue;
+  }
   const engine = createSearchEngine({
     keys: setup.keys,
     credits: setup.credits,
@@ -334,13 +343,15 @@ for (const setup of await setups()) {
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({ prompt: 'How do I create an API key?' }),
   } as const;
-  await load(balanceSpec, 300);
+  if (!CONSOLE_ONLY) await load(balanceSpec, 300);
   await load(searchSpec, 300);
   // Each row right after its own hello-world run: the shared machine's load drifts within seconds.
-  for (const [label, spec] of [
-    ['GET /v1/balance', balanceSpec],
-    ['POST /v1/search (cached answer)', searchSpec],
-  ] as const) {
+  for (const [label, spec] of CONSOLE_ONLY
+    ? []
+    : ([
+        ['GET /v1/balance', balanceSpec],
+        ['POST /v1/search (cached answer)', searchSpec],
+      ] as const)) {
     const helloNow = await load(helloSpec);
     helloResults.push(helloNow);
     rows.push({ name: `${setup.name}: ${label}`, result: await load(spec), hello: helloNow });
@@ -411,22 +422,29 @@ console.log(
       .map((n) => n.toFixed(1))
       .join(' / ')}\n`,
 );
-console.log('| endpoint and store | requests/s | p50 ms | p99 ms | ratio to hello-world | non-2xx/errors |');
-console.log('|---|---:|---:|---:|---:|---:|');
-const line = (name: string, r: LoadResult, helloResult: LoadResult) => {
-  const failed =
-    Object.entries(r.statuses).reduce((sum, [status, n]) => sum + (Number(status) >= 300 ? n : 0), 0) +
-    r.errors;
+const printRows = () => {
   console.log(
-    `| ${name} | ${fmt(r.requestsPerSecond)} | ${fmt(r.p50Ms, 2)} | ${fmt(r.p99Ms, 2)} | ` +
-      `${fmt(r.requestsPerSecond / helloResult.requestsPerSecond, 2)} | ${failed} |`,
+    '| endpoint and store | requests/s | p50 ms | p99 ms | ratio to hello-world | non-2xx/errors |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const line = (name: string, r: LoadResult, helloResult: LoadResult) => {
+    const failed =
+      Object.entries(r.statuses).reduce((sum, [status, n]) => sum + (Number(status) >= 300 ? n : 0), 0) +
+      r.errors;
+    console.log(
+      `| ${name} | ${fmt(r.requestsPerSecond)} | ${fmt(r.p50Ms, 2)} | ${fmt(r.p99Ms, 2)} | ` +
+        `${fmt(r.requestsPerSecond / helloResult.requestsPerSecond, 2)} | ${failed} |`,
+    );
+  };
+  const byRate = [...helloResults].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const medianHello = byRate[Math.floor(byRate.length / 2)]!;
+  line(`bare node:http hello-world (median of ${helloResults.length} runs)`, medianHello, medianHello);
+  for (const row of rows) line(row.name, row.result, row.hello);
+  console.log(
+    '\nratio = requests/s of the row ÷ requests/s of the hello-world measured just before that row.',
   );
 };
-const byRate = [...helloResults].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-const medianHello = byRate[Math.floor(byRate.length / 2)]!;
-line(`bare node:http hello-world (median of ${helloResults.length} runs)`, medianHello, medianHello);
-for (const row of rows) line(row.name, row.result, row.hello);
-console.log('\nratio = requests/s of the row ÷ requests/s of the hello-world measured just before that row.');
+if (!CONSOLE_ONLY) printRows();
 for (const note of notes) console.log(`\n${note}`);
 
 const median = (values: readonly number[]) =>
