@@ -129,6 +129,7 @@ describe('console journey (headless Chromium, real serve)', { timeout: 90_000 },
   it('1. signs up and shows 1,000 credits', async () => {
     await signUp(ownerPage, OWNER);
     expect(await ownerPage.getByTestId('available-credits').textContent()).toBe('1,000');
+    expect(await ownerPage.getByText('your role: owner').count()).toBe(1);
     await checkPage(ownerPage, 'keys');
   });
 
@@ -239,6 +240,9 @@ describe('console journey (headless Chromium, real serve)', { timeout: 90_000 },
     await page.goto(`${serve.baseUrl}/keys`);
     expect(await page.getByText('You are not a member of any organization').count()).toBe(1);
     await checkPage(page, 'no-organization', false);
+    const missing = await page.goto(`${serve.baseUrl}/invite/not-a-token`); // the console's error page
+    expect(missing!.status()).toBe(404);
+    await checkPage(page, 'error', false);
     await member.close();
   });
 
@@ -323,7 +327,7 @@ describe('console journey (headless Chromium, real serve)', { timeout: 90_000 },
     const unknown = await runCli(['console', 'grant', 'org_nope', '5', '--data-dir', dataDir]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no organization org_nope');
-  }, 120_000);
+  }, 300_000);
 
   it('switches maintenance and makes or unmakes the operator from the CLI while serve runs', async () => {
     const on = await runCli(['console', 'maintenance', 'on', '--data-dir', dataDir]);
@@ -377,7 +381,7 @@ describe('console journey (headless Chromium, real serve)', { timeout: 90_000 },
     const unknown = await runCli(['console', 'operator', 'nobody@example.com', '--data-dir', dataDir]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no console user nobody@example.com');
-  }, 180_000);
+  }, 300_000);
 
   it('works with the keyboard alone: sign in, create a key', async () => {
     const context = await browser.newContext();
