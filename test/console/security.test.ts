@@ -342,7 +342,24 @@ describe('console security', () => {
   it('sends a CSP without inline scripts and with frame-ancestors none, on every page', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.5.1' });
     await c.request('POST', '/sign-up', { email: 'csp@example.com', password: PASSWORD });
-    for (const path of ['/sign-in', '/sign-up', '/keys', '/members', '/usage', '/playground', '/account']) {
+    const { token } = await harness.accounts.createInvitation({
+      organizationId: (await harness.accounts.createOrganization({ name: 'CSP' })).id,
+      role: 'member',
+      createdBy: 'usr_cli',
+      expiresAt: Date.now() + 60_000,
+    });
+    for (const path of [
+      '/sign-in',
+      '/sign-up',
+      '/keys',
+      '/members',
+      '/usage',
+      '/playground',
+      '/account',
+      '/operator', // 403 for everyone but the operator: the error page
+      `/invite/${token}`,
+      '/setup/not-a-token', // 404: the error page
+    ]) {
       const { response, text } = await c.request('GET', path);
       const csp = response.headers.get('content-security-policy')!;
       expect(csp, path).toContain("script-src 'self'");
