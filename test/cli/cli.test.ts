@@ -168,39 +168,47 @@ describe('citewise CLI', () => {
     );
   });
 
-  it.skipIf(!hasScript)('on a terminal, the first start also shows the key, framed', async () => {
-    const other = mkdtempSync(join(tmpdir(), 'citewise-cli-tty-'));
-    try {
-      // util-linux `script` runs serve on a pseudo-terminal, so stderr is a TTY as in a user's shell.
-      const command = [
-        process.execPath,
-        CLI,
-        'serve',
-        '--port',
-        '0',
-        '--log-level',
-        'warn',
-        '--data-dir',
-        other,
-      ]
-        .map((part) => `'${part}'`)
-        .join(' ');
-      const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  it.skipIf(!hasScript)(
+    'on a terminal, the first start also shows the key, framed, and the operator setup link',
+    async () => {
+      const other = mkdtempSync(join(tmpdir(), 'citewise-cli-tty-'));
       try {
-        await expect.poll(() => output, { timeout: 20_000 }).toMatch(/curl -H/);
-        const key = readFileSync(join(other, 'first-key.txt'), 'utf8').trim();
-        expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
-        expect(output).toMatch(new RegExp(`\\|\\s+${key}\\s+\\|`));
+        // util-linux `script` runs serve on a pseudo-terminal, so stderr is a TTY as in a user's shell.
+        const command = [
+          process.execPath,
+          CLI,
+          'serve',
+          '--port',
+          '0',
+          '--log-level',
+          'warn',
+          '--data-dir',
+          other,
+        ]
+          .map((part) => `'${part}'`)
+          .join(' ');
+        const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        try {
+          await expect.poll(() => output, { timeout: 20_000 }).toMatch(/curl -H/);
+          const key = readFileSync(join(other, 'first-key.txt'), 'utf8').trim();
+          expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
+          expect(output).toMatch(new RegExp(`\\|\\s+${key}\\s+\\|`));
+          // With no console operator yet, the terminal also shows the one-time operator setup link.
+          await expect.poll(() => output, { timeout: 20_000 }).toContain('No operator yet');
+          const setupLink = readFileSync(join(other, 'operator-setup-link.txt'), 'utf8').trim();
+          expect(setupLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/setup\/[\w-]{43}$/);
+          expect(output).toContain(setupLink);
+        } finally {
+          child.kill('SIGTERM');
+          await new Promise((resolve) => child.once('close', resolve));
+        }
       } finally {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('close', resolve));
+        rmSync(other, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(other, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it(
     'keys create and credits grant refuse an unknown account unless --create-account; --credits only for a new one',
