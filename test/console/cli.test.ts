@@ -92,6 +92,46 @@ describe('console settings', () => {
     }
   }, 120_000);
 
+  it('serve applies --signup-domains and --trust-proxy, and CITEWISE_SIGNUP=invite-only', async () => {
+    const signUp = (baseUrl: string, email: string, headers: Record<string, string> = {}) =>
+      fetch(`${baseUrl}/sign-up`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({ email, password: 'settings-password-1' }),
+      });
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-console-settings-'));
+    const serve = await startServe([
+      '--data-dir',
+      join(dataDir, 'a'),
+      '--signup-domains',
+      'example.com',
+      '--trust-proxy',
+    ]);
+    const inviteOnly = await startServe(['--data-dir', join(dataDir, 'b')], {
+      CITEWISE_SIGNUP: 'invite-only',
+    });
+    try {
+      const refused = await signUp(serve.baseUrl, 'x@other.org');
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('limited to addresses at example.com');
+      // Behind a TLS-ending proxy (believed with --trust-proxy) the session cookie gets Secure.
+      const host = new URL(serve.baseUrl).host;
+      const allowed = await signUp(serve.baseUrl, 'x@example.com', {
+        'x-forwarded-proto': 'https',
+        origin: `https://${host}`,
+      });
+      expect(allowed.status).toBe(303);
+      expect(allowed.headers.getSetCookie()[0]).toMatch(/; Secure$/);
+
+      expect((await signUp(inviteOnly.baseUrl, 'x@example.com')).status).toBe(403);
+      expect(await (await fetch(`${inviteOnly.baseUrl}/sign-up`)).text()).toContain('invite-only');
+    } finally {
+      await Promise.all([serve.stop(), inviteOnly.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('lists the console options in serve --help', async () => {
     const help = await runCli(['serve', '--help']);
     for (const flag of [
