@@ -148,7 +148,8 @@ function client(baseUrl: string, extraHeaders: Record<string, string> = {}) {
 
 const PASSWORD = 'a-long-password-1';
 
-describe('console security', () => {
+// Each scrypt hash takes 32 MiB and tens of milliseconds; some tests make a dozen: room for a loaded machine.
+describe('console security', { timeout: 90_000 }, () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({
@@ -388,7 +389,7 @@ describe('console security', () => {
   });
 });
 
-describe('sign-up policies', () => {
+describe('sign-up policies', { timeout: 90_000 }, () => {
   it('invite-only: no sign-up without a link; sign-up through an invitation works', async () => {
     const harness = await startHarness({ signup: 'invite-only' });
     try {
