@@ -9,9 +9,10 @@
  * - A search extracts at most {@link EXTRACTIONS_PER_SEARCH} pages at a time, best search position first:
  *   extraction is the costly step, and one search reading 40 pages must not queue every other search's
  *   first pages behind its own on the shared worker pool.
- * - At `answerBy` (the request's `max_latency_ms`) the answer starts: pages still being fetched, or still
- *   waiting for their turn to be extracted, are answered from their search snippets; only the extractions
- *   already running are waited for.
+ * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched,
+ *   and pages read deeper still waiting for their turn to be extracted, are answered from their search
+ *   snippets. The extractions already running, and those of the first results that arrived (at most
+ *   `maxResults` pages), are finished.
  *
  * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
  * stops it with {@link PageReader.stop} when the answer starts. An extraction that is running when its
@@ -92,8 +93,9 @@ export interface PageReader {
   release(reads: readonly PageRead[]): void;
   /**
    * Resolves when every read is done, or once the stragglers' grace is over and the pages that arrived are
-   * extracted, or at `answerBy` once the extractions already running are done (the pages still being
-   * fetched or waiting to be extracted are stopped then). Never rejects.
+   * extracted, or after `answerBy` once the extractions running and those of the pages read without
+   * `weigh` that arrived are done (the pages still being fetched, and weighed pages waiting to be
+   * extracted, are stopped at `answerBy`). Never rejects.
    */
   settle(reads: readonly PageRead[]): Promise<void>;
   /** Stops every read not done yet (their snippets stand in). */
@@ -190,7 +192,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       // to join, is extracted first.
       extractions.pause();
       for (const read of reads as MutableRead[]) read.go.open();
-      setImmediate(() => extractions.start());
+      setTimeout(() => extractions.start(), 0);
     },
     settle(reads) {
       const mine = reads as readonly MutableRead[];
@@ -209,7 +211,9 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           () => {
             patienceOver = true;
             for (const read of mine) {
-              if (read.state === 'waiting' || read.state === 'fetched')
+              // The first results that arrived are still extracted: they are the core of the answer, and
+              // there are few of them. Deeper pages still waiting their turn keep their snippets.
+              if (read.state === 'waiting' || (read.state === 'fetched' && read.weigh))
                 read.stopper.abort(new Error('the answer starts'));
             }
             check();
