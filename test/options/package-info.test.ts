@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_USER_AGENT as FETCHER_USER_AGENT } from '../../src/pipeline/fetch/index.ts';
 import { DEFAULT_USER_AGENT as PROVIDER_USER_AGENT } from '../../src/pipeline/search/providers/http.ts';
@@ -25,5 +27,19 @@ describe('one name and version, from package.json', () => {
     const result = await runCli(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('the README and the manual never write the version into a User-Agent (it changes with each release)', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const markdown = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return markdown(path);
+        return entry.name.endsWith('.md') ? [path] : [];
+      });
+    const written = ['README.md', ...markdown('docs')].filter((path) =>
+      /\bcitewise\/\d+\.\d+\.\d+/.test(readFileSync(join(root, path), 'utf8')),
+    );
+    expect(written).toEqual([]);
   });
 });
