@@ -145,7 +145,8 @@ function checkTypes(project: string): void {
   writeFileSync(join(project, 'consumer.ts'), `${lines.join('\n')}\n`);
   const options = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2023', '--types', 'node'];
   const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = run(process.execPath, [tsc, ...options, 'consumer.ts'], project);
+  // tsc over every declaration takes a while on a busy machine: a generous timeout, and a timeout is named.
+  const result = run(process.execPath, [tsc, ...options, 'consumer.ts'], project, 600_000);
   const ours = result.stdout
     .split('\n')
     .filter((line) => /^(consumer\.ts|node_modules\/citewise\/)/.test(line));
@@ -153,7 +154,10 @@ function checkTypes(project: string): void {
     `node ${process.versions.node}`,
     'tsc --strict: a .ts file importing every export (errors in citewise or the file)',
     result.status !== null && ours.length === 0,
-    ours.join(' ') || result.stderr,
+    ours.join(' ') ||
+      (result.status === null
+        ? `tsc did not finish: ${result.error?.message ?? `killed by ${result.signal ?? 'a signal'}`}`
+        : result.stderr),
   );
 }
 
