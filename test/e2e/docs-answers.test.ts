@@ -33,7 +33,7 @@ describe('the default service answers from its manual (docs/)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  // Sources are file:// URLs or `<public URL>/docs/<path>` URLs: match on the path inside docs/.
+  // Sources are `<origin>/docs/<path>` URLs the service itself serves, never server file paths.
   it.each([
     ['How do I use Brave search?', '/guides/search-providers.md'],
     ['How do I run several instances?', '/guides/several-instances.md'],
@@ -44,5 +44,6 @@ describe('the default service answers from its manual (docs/)', () => {
     const body = (await response.json()) as SearchBody;
     expect(body.answer).toMatch(/\[1\]/);
     expect(body.sources.some((url) => url.endsWith(`/docs${page}`))).toBe(true);
+    for (const url of body.sources) expect(url.startsWith(`${server.baseUrl}/docs/`), url).toBe(true);
   });
 });
