@@ -1,6 +1,6 @@
 /**
  * Option checks shared by every factory (the engine, the fetcher, the extractor, the answerer, the index
- * builder, resilience), in the manner of p-queue and lru-cache: each takes the option's name, the value the
+ * builder, resilience and the SQLite, Redis and PostgreSQL stores), in the manner of p-queue and lru-cache: each takes the option's name, the value the
  * caller gave (or `undefined`) and the default, and returns the value to use. A value of the wrong type throws
  * `TypeError`, a number out of range throws `RangeError`; every factory words the same mistake the same way.
  */

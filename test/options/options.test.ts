@@ -9,6 +9,9 @@ import {
 } from '../../src/options.ts';
 import { createSearchEngine } from '../../src/engine.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { createPostgresStores } from '../../src/stores/postgres/index.ts';
+import { createRedisStores } from '../../src/stores/redis/index.ts';
+import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
 
 describe('option checks', () => {
   it('returns the value given, else the default', () => {
@@ -67,5 +70,49 @@ describe('option checks', () => {
     expect(message(() => createPageFetcher({ pageTimeoutMs: 0 }))).toBe(
       'pageTimeoutMs must be a positive integer, got 0',
     );
+  });
+
+  it('the stores check their options with the same functions (checked before any connection is made)', () => {
+    const redis = 'redis://127.0.0.1:1';
+    const postgres = 'postgres://nobody@127.0.0.1:1/none';
+    const cases: [() => unknown, Error][] = [
+      [
+        () => createSqliteStores({ path: ':memory:', busyTimeoutMs: 'x' as never }),
+        new TypeError('busyTimeoutMs must be a number, got "x"'),
+      ],
+      [
+        () => createSqliteStores({ path: ':memory:', busyTimeoutMs: 1.5 }),
+        new RangeError('busyTimeoutMs must be a non-negative integer, got 1.5'),
+      ],
+      [
+        () => createRedisStores({ url: redis, keyCacheSize: '5' as never }),
+        new TypeError('keyCacheSize must be a number, got "5"'),
+      ],
+      [
+        () => createRedisStores({ url: redis, keyCacheMs: -1 }),
+        new RangeError('keyCacheMs must be a non-negative number, got -1'),
+      ],
+      [
+        () => createRedisStores({ url: redis, commandTimeoutMs: 0 }),
+        new RangeError('commandTimeoutMs must be a positive number, got 0'),
+      ],
+      [
+        () => createRedisStores({ url: redis, settleRetryMs: -1 }),
+        new RangeError('settleRetryMs must be a non-negative number, got -1'),
+      ],
+      [
+        () => createPostgresStores({ connectionString: postgres, maxConnections: 0 }),
+        new RangeError('maxConnections must be a positive integer, got 0'),
+      ],
+      [
+        () => createPostgresStores({ connectionString: postgres, statementTimeoutMs: 0.5 }),
+        new RangeError('statementTimeoutMs must be a positive integer, got 0.5'),
+      ],
+      [
+        () => createPostgresStores({ connectionString: postgres, settleRetryMs: -1 }),
+        new RangeError('settleRetryMs must be a non-negative number, got -1'),
+      ],
+    ];
+    for (const [make, error] of cases) expect(make).toThrow(error);
   });
 });

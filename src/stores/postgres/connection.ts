@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { CitewiseError } from '../../errors.ts';
+import { positiveInteger } from '../../options.ts';
 import { migratePostgres, quoteIdentifier } from './migrations.ts';
 
 /** Connection options shared by the PostgreSQL store factories. */
@@ -53,15 +54,8 @@ export function openPostgresConnection(options: PostgresConnectionOptions): Post
   }
   const schemaName = options.schema ?? 'citewise';
   const schema = quoteIdentifier(schemaName);
-  const maxConnections = options.maxConnections ?? 10;
-  if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
-    throw new RangeError('maxConnections must be a positive integer');
-  }
-  const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
-  if (typeof statementTimeoutMs !== 'number') throw new TypeError('statementTimeoutMs must be a number');
-  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
-    throw new RangeError('statementTimeoutMs must be a positive integer');
-  }
+  const maxConnections = positiveInteger('maxConnections', options.maxConnections, 10);
+  const statementTimeoutMs = positiveInteger('statementTimeoutMs', options.statementTimeoutMs, 5_000);
   const autoMigrate = options.migrate ?? true;
 
   const owned = given === undefined;

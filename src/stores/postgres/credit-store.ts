@@ -1,4 +1,5 @@
 import { QuotaExceededError } from '../../errors.ts';
+import { nonNegativeNumber } from '../../options.ts';
 import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertReserveInput } from '../validation.ts';
@@ -39,11 +40,7 @@ export function createPostgresCreditStore(options: PostgresCreditStoreOptions): 
 
 /** Validates `settleRetryMs` (default 5 000). */
 export function normaliseSettleRetryMs(value: unknown): number {
-  if (value === undefined) return 5_000;
-  if (typeof value !== 'number') throw new TypeError('settleRetryMs must be a number');
-  if (!Number.isFinite(value) || value < 0)
-    throw new RangeError('settleRetryMs must be a non-negative number');
-  return value;
+  return nonNegativeNumber('settleRetryMs', value, 5_000);
 }
 
 /** @internal Builds the credit store on an open connection. */

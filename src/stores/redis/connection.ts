@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as IoRedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { CitewiseError } from '../../errors.ts';
+import { positiveNumber } from '../../options.ts';
 import { SCRIPTS, type ScriptName } from './scripts.ts';
 
 /** A Redis client: a single node or a cluster (every multi-key script touches keys of one hash slot). */
@@ -72,11 +73,7 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   const prefix = options.prefix ?? 'citewise:';
   if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
   if (/[{}]/.test(prefix)) throw new RangeError('prefix must not contain { or } (Cluster hash tags)');
-  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
-  if (typeof commandTimeoutMs !== 'number') throw new TypeError('commandTimeoutMs must be a number');
-  if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) {
-    throw new RangeError('commandTimeoutMs must be a positive number');
-  }
+  const commandTimeoutMs = positiveNumber('commandTimeoutMs', options.commandTimeoutMs, 2_000);
 
   const owned = given === undefined;
   const client: RedisClient = given ?? new (loadIoredis().Redis)(url!, clientOptionsFor(commandTimeoutMs));

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { QuotaExceededError } from '../../errors.ts';
+import { nonNegativeNumber } from '../../options.ts';
 import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertPositiveMs, assertReserveInput } from '../validation.ts';
@@ -37,11 +38,7 @@ export function normaliseRedisCreditSettings(options: {
 }): RedisCreditSettings {
   const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const settleRetryMs = options.settleRetryMs ?? 5_000;
-  if (typeof settleRetryMs !== 'number') throw new TypeError('settleRetryMs must be a number');
-  if (!Number.isFinite(settleRetryMs) || settleRetryMs < 0) {
-    throw new RangeError('settleRetryMs must be a non-negative number');
-  }
+  const settleRetryMs = nonNegativeNumber('settleRetryMs', options.settleRetryMs, 5_000);
   return { settledRetentionMs, settleRetryMs };
 }
 

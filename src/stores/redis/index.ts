@@ -4,6 +4,7 @@
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
+import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
 import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
@@ -86,18 +87,8 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
 }
 
 function validateKeySettings(options: RedisStoresOptions, now: () => number) {
-  const keyCacheMs = options.keyCacheMs ?? 5_000;
-  const negativeCacheMs = options.negativeCacheMs ?? 1_000;
-  const keyCacheSize = options.keyCacheSize ?? 10_000;
-  for (const [name, value] of [
-    ['keyCacheMs', keyCacheMs],
-    ['negativeCacheMs', negativeCacheMs],
-  ] as const) {
-    if (typeof value !== 'number') throw new TypeError(`${name} must be a number`);
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative number`);
-  }
-  if (!Number.isSafeInteger(keyCacheSize) || keyCacheSize < 1) {
-    throw new RangeError('keyCacheSize must be a positive integer');
-  }
+  const keyCacheMs = nonNegativeNumber('keyCacheMs', options.keyCacheMs, 5_000);
+  const negativeCacheMs = nonNegativeNumber('negativeCacheMs', options.negativeCacheMs, 1_000);
+  const keyCacheSize = positiveInteger('keyCacheSize', options.keyCacheSize, 10_000);
   return { keyCacheMs, negativeCacheMs, keyCacheSize, now };
 }

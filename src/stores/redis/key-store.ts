@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
@@ -52,12 +53,9 @@ function keyStoreKeys(prefix: string) {
  * on another instance is visible everywhere within `keyCacheMs`; key expiry is checked on every call.
  */
 export function createRedisKeyStore(options: RedisKeyStoreOptions): KeyStore {
-  const keyCacheMs = nonNegative(options.keyCacheMs ?? 5_000, 'keyCacheMs');
-  const negativeCacheMs = nonNegative(options.negativeCacheMs ?? 1_000, 'negativeCacheMs');
-  const keyCacheSize = options.keyCacheSize ?? 10_000;
-  if (!Number.isSafeInteger(keyCacheSize) || keyCacheSize < 1) {
-    throw new RangeError('keyCacheSize must be a positive integer');
-  }
+  const keyCacheMs = nonNegativeNumber('keyCacheMs', options.keyCacheMs, 5_000);
+  const negativeCacheMs = nonNegativeNumber('negativeCacheMs', options.negativeCacheMs, 1_000);
+  const keyCacheSize = positiveInteger('keyCacheSize', options.keyCacheSize, 10_000);
   const now = normaliseClock(options.now);
   const connection = openRedisConnection(options);
   return buildRedisKeyStore(connection, { keyCacheMs, negativeCacheMs, keyCacheSize, now }, true);
@@ -145,10 +143,4 @@ export function buildRedisKeyStore(
       if (ownsConnection) await connection.close();
     },
   };
-}
-
-function nonNegative(value: unknown, what: string): number {
-  if (typeof value !== 'number') throw new TypeError(`${what} must be a number`);
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${what} must be a non-negative number`);
-  return value;
 }

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CitewiseError } from '../../errors.ts';
+import { nonNegativeInteger } from '../../options.ts';
 
 /** Schema version written to `PRAGMA user_version`. */
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -85,11 +86,7 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const { path } = options;
   if (typeof path !== 'string' || path.length === 0) throw new TypeError('path must be a non-empty string');
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-  if (typeof busyTimeoutMs !== 'number') throw new TypeError('busyTimeoutMs must be a number');
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new RangeError('busyTimeoutMs must be a non-negative integer');
-  }
+  const busyTimeoutMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
 
   const db = new DatabaseSync(path);
