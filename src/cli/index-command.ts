@@ -11,6 +11,7 @@ import {
   acquireIndexLock,
   buildIndex,
   createProgressRenderer,
+  INDEX_BUILDER_DEFAULTS,
   indexFilePath,
   IndexStore,
   SKIP_REASONS,
@@ -157,9 +158,24 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
   // The data directory holds index.json; its flag is the shared one of the settings table.
   addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir');
   return command
-    .option('--max-pages <n>', 'pages fetched at most per web source', integer('--max-pages', 1), 500)
-    .option('--max-depth <n>', 'link depth followed from a start page', integer('--max-depth', 0), 3)
-    .option('--concurrency <n>', 'pages fetched at once', integer('--concurrency', 1), 4)
+    .option(
+      '--max-pages <n>',
+      'pages fetched at most per web source',
+      integer('--max-pages', 1),
+      INDEX_BUILDER_DEFAULTS.maxPages,
+    )
+    .option(
+      '--max-depth <n>',
+      'link depth followed from a start page',
+      integer('--max-depth', 0),
+      INDEX_BUILDER_DEFAULTS.maxDepth,
+    )
+    .option(
+      '--concurrency <n>',
+      'pages fetched at once',
+      integer('--concurrency', 1),
+      INDEX_BUILDER_DEFAULTS.concurrency,
+    )
     .option('--no-same-origin', "also follow links to other sites (default: only the start page's origin)")
     .option(
       '--include <pattern>',

@@ -263,15 +263,18 @@ interface CrawlItem {
  *
  * @throws TypeError/RangeError on invalid options.
  */
+/** Defaults of {@link buildIndex} that `citewise index` shows and passes as its flags' defaults. */
+export const INDEX_BUILDER_DEFAULTS = { maxPages: 500, maxDepth: 3, concurrency: 4 } as const;
+
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexSummary> {
   const { store } = options;
   if (store === null || typeof store !== 'object' || typeof store.put !== 'function')
     throw new TypeError('store must be an IndexStore');
   const sources: readonly string[] = options.sources;
   if (!isNonEmptyStringList(sources)) throw new TypeError('sources must be an array of paths or URLs');
-  const maxPages = positiveInteger('maxPages', options.maxPages, 500);
-  const maxDepth = nonNegativeInteger('maxDepth', options.maxDepth, 3);
-  const concurrency = positiveInteger('concurrency', options.concurrency, 4);
+  const maxPages = positiveInteger('maxPages', options.maxPages, INDEX_BUILDER_DEFAULTS.maxPages);
+  const maxDepth = nonNegativeInteger('maxDepth', options.maxDepth, INDEX_BUILDER_DEFAULTS.maxDepth);
+  const concurrency = positiveInteger('concurrency', options.concurrency, INDEX_BUILDER_DEFAULTS.concurrency);
   const pageTimeoutMs = positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 30_000);
   const maxFileBytes = positiveInteger('maxFileBytes', options.maxFileBytes, 10 * 1024 * 1024);
   const maxSitemaps = positiveInteger('maxSitemaps', options.maxSitemaps, 50);

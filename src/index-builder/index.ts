@@ -2,6 +2,7 @@
 export {
   buildIndex,
   FILE_TYPES,
+  INDEX_BUILDER_DEFAULTS,
   SKIP_REASONS,
   type BuildIndexOptions,
   type IndexFailure,
