@@ -24,10 +24,12 @@ import {
   databasePath,
   resolveConsoleTable,
   resolveDataDir,
+  resolvePublicUrl,
+  resolveSetting,
   resolveStore,
   type CommandFlags,
 } from './config.ts';
-import { CONSOLE_SETTINGS } from './settings.ts';
+import { CONSOLE_SETTINGS, SERVE_SETTINGS } from './settings.ts';
 import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
 
 /** The console's settings of `serve` (flag, environment variable, default): ported to the settings table. */
@@ -191,11 +193,13 @@ export function registerConsoleCommand(program: Command): void {
   const command = program
     .command('console')
     .description('Operate the console: organizations, credits, suspensions, maintenance, the operator.');
+  // The storage flags of serve, from the one settings table (flag, variable, default and meaning).
   const withStores = (sub: Command) =>
-    sub
-      .option('--data-dir <dir>', 'data directory (default: .citewise)')
-      .option('--store <url>', 'where keys and credits live (as for serve)')
-      .option('--accounts-store <url>', 'where console accounts live (as for serve)');
+    addSettingOptions(
+      addSettingOptions(sub, SERVE_SETTINGS, (name) => name === 'dataDir' || name === 'store'),
+      CONSOLE_SETTINGS,
+      (name) => name === 'accountsStore',
+    );
 
   withStores(command.command('orgs').description('List organizations with members, credits and status.'))
     .option('--json', 'print JSON')
@@ -294,18 +298,26 @@ export function registerConsoleCommand(program: Command): void {
       }),
     );
 
-  withStores(
-    command
-      .command('operator-link')
-      .description('Print a one-time link (24 h) that makes whoever opens it the operator.'),
-  )
-    .option('--public-url <url>', 'base URL of the service (default: http://127.0.0.1:8787)')
-    .action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
-      run(flags, async ({ app }) => {
-        const base = (flags.publicUrl ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
-        console.log(`${base}${await app.createSetupLink()}`);
-      }),
-    );
+  addSettingOptions(
+    withStores(
+      command
+        .command('operator-link')
+        .description('Print a one-time link (24 h) that makes whoever opens it the operator.'),
+    ),
+    SERVE_SETTINGS,
+    (name) => name === 'publicUrl',
+  ).action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
+    run(flags, async ({ app }) => {
+      // As serve resolves it: --public-url, else CITEWISE_PUBLIC_URL, else serve's default host and port.
+      const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+      const base = resolvePublicUrl(
+        publicUrl,
+        SERVE_SETTINGS.host.default,
+        Number(SERVE_SETTINGS.port.default),
+      ).replace(/\/+$/, '');
+      console.log(`${base}${await app.createSetupLink()}`);
+    }),
+  );
 }
 
 interface Opened {

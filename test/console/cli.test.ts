@@ -144,4 +144,34 @@ describe('console settings', () => {
       expect(help.stdout).toContain(flag);
     }
   });
+
+  // Four short CLI runs: generous on a busy machine.
+  it(
+    'console operator-link takes --public-url, CITEWISE_PUBLIC_URL and the data dir as serve does',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'citewise-operator-link-'));
+      try {
+        const link = /^(\S+)\/setup\/\S+$/m;
+        const byDefault = await runCli(['console', 'operator-link'], { CITEWISE_DATA_DIR: dataDir });
+        expect(byDefault.code, byDefault.stderr).toBe(0);
+        expect(link.exec(byDefault.stdout)?.[1]).toBe('http://127.0.0.1:8787');
+        const fromEnv = await runCli(['console', 'operator-link', '--data-dir', dataDir], {
+          CITEWISE_PUBLIC_URL: 'https://search.example.com/',
+        });
+        expect(link.exec(fromEnv.stdout)?.[1]).toBe('https://search.example.com');
+        const fromFlag = await runCli(
+          ['console', 'operator-link', '--data-dir', dataDir, '--public-url', 'https://a.example.com'],
+          { CITEWISE_PUBLIC_URL: 'https://search.example.com' },
+        );
+        expect(link.exec(fromFlag.stdout)?.[1]).toBe('https://a.example.com');
+        const help = await runCli(['console', 'operator-link', '--help']);
+        const text = help.stdout.replace(/\s+/g, ' ');
+        expect(text).toContain('env CITEWISE_PUBLIC_URL');
+        expect(text).toContain('env CITEWISE_DATA_DIR');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
