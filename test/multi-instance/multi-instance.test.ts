@@ -10,8 +10,7 @@ import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import { balance, cli, lastLine, search, startInstances, tally, type Instance } from './instances.ts';
 import {
-  hasRedisServer,
-  postgresBinDir,
+  binariesOrSkip,
   reachablePostgres,
   reachableRedis,
   serverOrSkip,
@@ -96,7 +95,7 @@ describe.runIf(withRedis)(`${INSTANCES} instances on one Redis`, () => {
   });
 });
 
-describe.runIf(withRedis && hasRedisServer())(`${INSTANCES} instances when Redis goes away`, () => {
+describe.runIf(withRedis && binariesOrSkip('Redis'))(`${INSTANCES} instances when Redis goes away`, () => {
   it('fails closed with 503 while Redis is down (balance untouched) and recovers without a restart', async () => {
     const redis = await startPrivateRedis();
     try {
@@ -201,7 +200,7 @@ describe.runIf(withPostgres)(`${INSTANCES} instances on one PostgreSQL`, () => {
   });
 });
 
-describe.runIf(withPostgres && postgresBinDir() !== null)(
+describe.runIf(withPostgres && binariesOrSkip('PostgreSQL'))(
   `${INSTANCES} instances across a PostgreSQL restart`,
   () => {
     it('loses no committed charge and double-charges nothing', async () => {

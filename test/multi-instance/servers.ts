@@ -64,6 +64,20 @@ export function serverOrSkip(what: string, url: string | null, variable: string)
   return false;
 }
 
+/**
+ * Whether the server binaries a test starts privately (redis-server, PostgreSQL's initdb) are installed. When
+ * they are not: prints why the tests are skipped and returns false, except under `CI=true`, where it throws
+ * (CI installs both; see .ci/run).
+ */
+export function binariesOrSkip(what: 'Redis' | 'PostgreSQL'): boolean {
+  if (what === 'Redis' ? hasRedisServer() : postgresBinDir() !== null) return true;
+  const reason = `${what} server binaries (${what === 'Redis' ? 'redis-server' : 'initdb'}) not found; skipping the tests that stop and start a private ${what}`;
+  if (process.env.CI && /^(1|true)$/i.test(process.env.CI))
+    throw new Error(`${reason} — not allowed under CI`);
+  console.warn(reason);
+  return false;
+}
+
 /** A free TCP port on 127.0.0.1 (the kernel picks it; a tiny race remains until the server binds it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -10,8 +10,7 @@ import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
 import type { CreditStore } from '../../src/stores/types.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import {
-  hasRedisServer,
-  postgresBinDir,
+  binariesOrSkip,
   startPrivatePostgres,
   startPrivateRedis,
   type PrivatePostgres,
@@ -101,7 +100,7 @@ describe('readiness of real stores', () => {
     });
   });
 
-  describe.skipIf(postgresBinDir() === null)('PostgreSQL stopped and started again', () => {
+  describe.runIf(binariesOrSkip('PostgreSQL'))('PostgreSQL stopped and started again', () => {
     let cluster: PrivatePostgres | undefined;
     afterAll(async () => cluster?.destroy());
 
@@ -129,7 +128,7 @@ describe('readiness of real stores', () => {
   });
 
   // redis-server is not installed on every development machine; CI runs this.
-  describe.skipIf(!hasRedisServer())('Redis stopped and started again', () => {
+  describe.runIf(binariesOrSkip('Redis'))('Redis stopped and started again', () => {
     let redis: PrivateRedis | undefined;
     afterAll(async () => redis?.destroy());
 

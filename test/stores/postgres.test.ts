@@ -13,7 +13,7 @@ import {
 } from '../../src/stores/postgres/index.ts';
 import { describeCreditStore, describeIdempotencyStore, describeKeyStore } from '../../src/testing/index.ts';
 import {
-  postgresBinDir,
+  binariesOrSkip,
   reachablePostgres,
   serverOrSkip,
   startPrivatePostgres,
@@ -175,25 +175,28 @@ if (available) {
   });
 }
 
-describe.runIf(available && postgresBinDir() !== null)('postgres stores when the database goes away', () => {
-  it('answers 503 while PostgreSQL is down, loses no committed charge, and recovers', async () => {
-    const cluster = await startPrivatePostgres();
-    try {
-      const stores = createPostgresStores({ connectionString: cluster.url, statementTimeoutMs: 2_000 });
-      await stores.credits.openAccount('acct', 10);
-      await stores.credits.reserve({ account: 'acct', id: 'before', amount: 3, ttlMs: 600_000 });
-      expect(await stores.credits.commit('before')).toBe(true);
-      await cluster.stop('immediate');
-      await expect(
-        stores.credits.reserve({ account: 'acct', id: 'down', amount: 1, ttlMs: 60_000 }),
-      ).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
-      await expect(stores.credits.balance('acct')).rejects.toMatchObject({ status: 503 });
-      await cluster.start();
-      await expect.poll(() => stores.credits.balance('acct').catch(() => -1), { timeout: 10_000 }).toBe(7);
-      expect(await stores.credits.commit('before')).toBe(false);
-      await stores.close();
-    } finally {
-      await cluster.destroy();
-    }
-  });
-});
+describe.runIf(available && binariesOrSkip('PostgreSQL'))(
+  'postgres stores when the database goes away',
+  () => {
+    it('answers 503 while PostgreSQL is down, loses no committed charge, and recovers', async () => {
+      const cluster = await startPrivatePostgres();
+      try {
+        const stores = createPostgresStores({ connectionString: cluster.url, statementTimeoutMs: 2_000 });
+        await stores.credits.openAccount('acct', 10);
+        await stores.credits.reserve({ account: 'acct', id: 'before', amount: 3, ttlMs: 600_000 });
+        expect(await stores.credits.commit('before')).toBe(true);
+        await cluster.stop('immediate');
+        await expect(
+          stores.credits.reserve({ account: 'acct', id: 'down', amount: 1, ttlMs: 60_000 }),
+        ).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
+        await expect(stores.credits.balance('acct')).rejects.toMatchObject({ status: 503 });
+        await cluster.start();
+        await expect.poll(() => stores.credits.balance('acct').catch(() => -1), { timeout: 10_000 }).toBe(7);
+        expect(await stores.credits.commit('before')).toBe(false);
+        await stores.close();
+      } finally {
+        await cluster.destroy();
+      }
+    });
+  },
+);

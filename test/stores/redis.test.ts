@@ -13,7 +13,7 @@ import {
   describeRateLimiter,
 } from '../../src/testing/index.ts';
 import {
-  hasRedisServer,
+  binariesOrSkip,
   reachableRedis,
   serverOrSkip,
   startPrivateRedis,
@@ -149,7 +149,7 @@ if (available) {
   });
 }
 
-describe.runIf(available && hasRedisServer())('redis stores when Redis goes away', () => {
+describe.runIf(available && binariesOrSkip('Redis'))('redis stores when Redis goes away', () => {
   it('fails closed with 503 while Redis is down, and recovers without a restart', async () => {
     const server = await startPrivateRedis();
     try {
