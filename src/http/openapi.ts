@@ -7,7 +7,7 @@ import { extractRequestSchema, type ExtractedPage, type ExtractResponse } from '
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
-import { PACKAGE_VERSION } from '../package-info.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
 
@@ -408,7 +408,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
   return {
     openapi: '3.1.0',
     info: {
-      title: 'citewise',
+      title: PACKAGE_NAME,
       version: PACKAGE_VERSION,
       description:
         'Web search for AI agents: one call searches, reads and answers with sources. Usage is metered in ' +

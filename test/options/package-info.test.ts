@@ -23,7 +23,8 @@ describe('one name and version, from package.json', () => {
   });
 
   it('shows the package version in the OpenAPI document and citewise --version', async () => {
-    expect((createOpenApiDocument()['info'] as { version: string }).version).toBe(pkg.version);
+    const info = createOpenApiDocument()['info'] as { title: string; version: string };
+    expect(info).toMatchObject({ title: pkg.name, version: pkg.version });
     const result = await runCli(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(pkg.version);
