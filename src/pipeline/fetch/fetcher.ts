@@ -40,6 +40,22 @@ import {
 import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 import { USER_AGENT } from '../../package-info.ts';
 
+/**
+ * The numeric defaults of {@link createPageFetcher}, written once: the fetcher applies them, and a test
+ * holds the JSDoc and the fetching guide's options table to them.
+ */
+export const FETCHER_DEFAULTS = {
+  concurrency: 64,
+  perHostConcurrency: 4,
+  pageTimeoutMs: 15_000,
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyIdleTimeoutMs: 10_000,
+  maxBodyBytes: 5 * 1024 * 1024,
+  maxRedirects: 5,
+  maxContentEncodings: 2,
+} as const;
+
 /** The default, honest user agent: citewise's one {@link USER_AGENT}. */
 export const DEFAULT_USER_AGENT = USER_AGENT;
 
@@ -155,15 +171,35 @@ function resolveSettings(options: PageFetcherOptions): Settings {
   return {
     userAgent,
     acceptLanguage: options.acceptLanguage,
-    concurrency: positiveInteger('concurrency', options.concurrency, 64),
-    perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 4),
-    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, 15_000),
-    connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5_000),
-    headersTimeoutMs: positiveInteger('headersTimeoutMs', options.headersTimeoutMs, 10_000),
-    bodyIdleTimeoutMs: positiveInteger('bodyIdleTimeoutMs', options.bodyIdleTimeoutMs, 10_000),
-    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
-    maxRedirects: nonNegativeInteger('maxRedirects', options.maxRedirects, 5),
-    maxContentEncodings: nonNegativeInteger('maxContentEncodings', options.maxContentEncodings, 2),
+    concurrency: positiveInteger('concurrency', options.concurrency, FETCHER_DEFAULTS.concurrency),
+    perHostConcurrency: positiveInteger(
+      'perHostConcurrency',
+      options.perHostConcurrency,
+      FETCHER_DEFAULTS.perHostConcurrency,
+    ),
+    pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, FETCHER_DEFAULTS.pageTimeoutMs),
+    connectTimeoutMs: positiveInteger(
+      'connectTimeoutMs',
+      options.connectTimeoutMs,
+      FETCHER_DEFAULTS.connectTimeoutMs,
+    ),
+    headersTimeoutMs: positiveInteger(
+      'headersTimeoutMs',
+      options.headersTimeoutMs,
+      FETCHER_DEFAULTS.headersTimeoutMs,
+    ),
+    bodyIdleTimeoutMs: positiveInteger(
+      'bodyIdleTimeoutMs',
+      options.bodyIdleTimeoutMs,
+      FETCHER_DEFAULTS.bodyIdleTimeoutMs,
+    ),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, FETCHER_DEFAULTS.maxBodyBytes),
+    maxRedirects: nonNegativeInteger('maxRedirects', options.maxRedirects, FETCHER_DEFAULTS.maxRedirects),
+    maxContentEncodings: nonNegativeInteger(
+      'maxContentEncodings',
+      options.maxContentEncodings,
+      FETCHER_DEFAULTS.maxContentEncodings,
+    ),
     allowedContentTypes: new Set((types as string[]).map((type) => type.trim().toLowerCase())),
   };
 }

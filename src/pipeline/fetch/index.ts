@@ -1,6 +1,7 @@
 /** The fetch stage: safe, bounded fetching of untrusted URLs. */
 export {
   DEFAULT_USER_AGENT,
+  FETCHER_DEFAULTS,
   createPageFetcher,
   fetchPage,
   toFetchableUrl,
