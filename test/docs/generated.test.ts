@@ -67,3 +67,34 @@ describe('JSDoc defaults of createSearchEngine', () => {
     },
   );
 });
+
+describe('defaults in the library reference', () => {
+  const page = readFileSync(new URL('docs/reference/library.md', root), 'utf8');
+  const normalize = (text: string) =>
+    text
+      .replace(/[\s_]/g, '')
+      .replace(/'/g, '"')
+      .replace(/([{,])(\w+):/g, '$1"$2":');
+
+  it.each(Object.keys(ENGINE_DEFAULTS).filter((name) => name !== 'freeCredits'))(
+    'the options table states ENGINE_DEFAULTS.%s',
+    (name) => {
+      const row = new RegExp(`^\\| \`${name}\` \\| \`([^\`]*)\``, 'm').exec(page);
+      if (row === null) return; // not every default has a row of its own
+      const value = ENGINE_DEFAULTS[name as keyof typeof ENGINE_DEFAULTS];
+      expect(normalize(row[1]!)).toBe(typeof value === 'string' ? value : JSON.stringify(value));
+    },
+  );
+
+  it('has a row for the defaults a reader tunes first', () => {
+    for (const name of [
+      'maxResults',
+      'requestTimeoutMs',
+      'pageTimeoutMs',
+      'maxPassageTokens',
+      'creditCost',
+    ]) {
+      expect(page).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
+    }
+  });
+});
