@@ -8,7 +8,10 @@ import {
   positiveNumber,
 } from '../../src/options.ts';
 import { createSearchEngine } from '../../src/engine.ts';
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { Bm25Index, createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { createUsageRecorder } from '../../src/stores/accounts/recorder.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
@@ -70,6 +73,35 @@ describe('option checks', () => {
     expect(message(() => createPageFetcher({ pageTimeoutMs: 0 }))).toBe(
       'pageTimeoutMs must be a positive integer, got 0',
     );
+  });
+
+  it('the ranking and answering stages and the usage recorder word mistakes the same way', () => {
+    const cases: [() => unknown, Error][] = [
+      [() => createBm25Ranker({ maxWords: 0 }), new RangeError('maxWords must be a positive integer, got 0')],
+      [
+        () => createBm25Ranker({ maxPerSource: '3' as never }),
+        new TypeError('maxPerSource must be a number, got "3"'),
+      ],
+      [
+        () => createBm25Ranker({ duplicateThreshold: 2 }),
+        new RangeError('duplicateThreshold must be between 0 and 1, got 2'),
+      ],
+      [() => new Bm25Index({ k1: -1 }), new RangeError('k1 must be a non-negative number, got -1')],
+      [() => new Bm25Index({ b: 2 }), new RangeError('b must be between 0 and 1, got 2')],
+      [
+        () => createExtractiveAnswerer({ maxSentences: 0 }),
+        new RangeError('maxSentences must be a positive integer, got 0'),
+      ],
+      [
+        () => createExtractiveAnswerer({ minSentences: 5, maxSentences: 4 }),
+        new RangeError('minSentences must be ≤ maxSentences (4), got 5'),
+      ],
+      [
+        () => createUsageRecorder({} as never, { maxBatch: 10, maxPending: 5 }),
+        new RangeError('maxPending must be an integer ≥ 10, got 5'),
+      ],
+    ];
+    for (const [make, error] of cases) expect(make).toThrow(error);
   });
 
   it('the stores check their options with the same functions (checked before any connection is made)', () => {

@@ -2,6 +2,7 @@
  * The extractive answerer: no model. It picks the 2–4 sentences of the ranked passages that best cover the
  * query, and composes them with numbered citations. Deterministic: the same input gives the same answer.
  */
+import { fraction, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions, Passage } from '../types.ts';
 import { Bm25Index } from '../rank/bm25.ts';
 import { parseMarkdownBlocks, stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
@@ -90,11 +91,6 @@ const QUESTION_FILLER: ReadonlySet<string> = new Set(
 const MIN_WORDS = 4;
 const MAX_WORDS = 80;
 
-function checkFraction(name: string, value: number): void {
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
-    throw new RangeError(`${name} must be between 0 and 1`);
-}
-
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   for (const token of a) if (b.has(token)) shared++;
@@ -148,21 +144,16 @@ function cite(sentence: string, n: number): string {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const maxSentences = options.maxSentences ?? 4;
-  const minSentences = options.minSentences ?? 2;
-  const minCoverage = options.minCoverage ?? 0.4;
-  const relativeThreshold = options.relativeThreshold ?? 0.5;
-  const duplicateThreshold = options.duplicateThreshold ?? 0.6;
+  const maxSentences = positiveInteger('maxSentences', options.maxSentences, 4);
+  const minSentences = positiveInteger('minSentences', options.minSentences, 2);
+  const minCoverage = fraction('minCoverage', options.minCoverage, 0.4);
+  const relativeThreshold = fraction('relativeThreshold', options.relativeThreshold, 0.5);
+  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.6);
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
-  if (!Number.isInteger(maxSentences) || maxSentences < 1)
-    throw new RangeError('maxSentences must be a positive integer');
-  if (!Number.isInteger(minSentences) || minSentences < 1 || minSentences > maxSentences) {
-    throw new RangeError('minSentences must be a positive integer ≤ maxSentences');
+  if (minSentences > maxSentences) {
+    throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
   }
-  checkFraction('minCoverage', minCoverage);
-  checkFraction('relativeThreshold', relativeThreshold);
-  checkFraction('duplicateThreshold', duplicateThreshold);
   if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)
     throw new TypeError('noAnswerText must be a non-empty string');
 

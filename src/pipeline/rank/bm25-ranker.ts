@@ -2,6 +2,7 @@
  * The default passage ranker: BM25 over the passages of all fetched pages, diversity across sources, and
  * greedy packing into a token budget.
  */
+import { fraction, nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
 import { Bm25Index, type Bm25Options } from './bm25.ts';
 import { splitPassages, type PassageChunk } from './passages.ts';
@@ -68,11 +69,6 @@ interface PreparedChunk {
   readonly tokenSet: Set<string>;
 }
 
-function checkFraction(name: string, value: number): void {
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
-    throw new RangeError(`${name} must be between 0 and 1`);
-}
-
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let shared = 0;
@@ -96,18 +92,13 @@ export function passageTokens(passage: { readonly text: string; readonly heading
  * @throws RangeError on invalid options; `rank` throws RangeError when `maxTokens` is not a positive number.
  */
 export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker {
-  const maxPerSource = options.maxPerSource ?? 20;
+  const maxPerSource = positiveInteger('maxPerSource', options.maxPerSource, 20);
   const minScore = options.minScore ?? 0;
-  const duplicateThreshold = options.duplicateThreshold ?? 0.8;
+  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.8);
   const indexHeadings = options.indexHeadings ?? true;
-  const searchOrderBoost = options.searchOrderBoost ?? 0.5;
-  if (!Number.isInteger(maxPerSource) || maxPerSource < 1)
-    throw new RangeError('maxPerSource must be a positive integer');
+  const searchOrderBoost = nonNegativeNumber('searchOrderBoost', options.searchOrderBoost, 0.5);
   if (typeof minScore !== 'number' || Number.isNaN(minScore))
     throw new RangeError('minScore must be a number');
-  checkFraction('duplicateThreshold', duplicateThreshold);
-  if (typeof searchOrderBoost !== 'number' || !(searchOrderBoost >= 0 && searchOrderBoost < Infinity))
-    throw new RangeError('searchOrderBoost must be a finite number ≥ 0');
   // Validate the remaining options now rather than on the first request.
   new Bm25Index(options.bm25);
   splitPassages({ url: '', title: '', text: '', markdown: '' }, options);

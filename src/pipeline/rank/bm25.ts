@@ -3,6 +3,7 @@
  * they can be added, replaced and removed at any time. Used by the local search index (sections of
  * files) and by the passage ranker (passages of fetched pages).
  */
+import { fraction, nonNegativeNumber } from '../../options.ts';
 
 /** BM25 parameters. */
 export interface Bm25Options {
@@ -26,13 +27,7 @@ export interface Bm25Match {
 
 /** Throws unless `k1 ≥ 0` and `0 ≤ b ≤ 1`. */
 function checkOptions(options: Bm25Options): { k1: number; b: number } {
-  const k1 = options.k1 ?? 1.2;
-  const b = options.b ?? 0.75;
-  if (typeof k1 !== 'number' || !Number.isFinite(k1) || k1 < 0)
-    throw new RangeError('k1 must be a finite number ≥ 0');
-  if (typeof b !== 'number' || !(b >= 0 && b <= 1))
-    throw new RangeError('b must be a number between 0 and 1');
-  return { k1, b };
+  return { k1: nonNegativeNumber('k1', options.k1, 1.2), b: fraction('b', options.b, 0.75) };
 }
 
 /**

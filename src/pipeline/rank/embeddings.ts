@@ -5,6 +5,7 @@
  * the token budget. If the embedding call fails or times out, the inner ranking is used.
  */
 import { embedMany, type EmbeddingModel } from 'ai';
+import { fraction, positiveInteger, positiveNumber } from '../../options.ts';
 import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
 import { passageTokens } from './bm25-ranker.ts';
 
@@ -96,18 +97,11 @@ export function createEmbeddingReranker(options: EmbeddingRerankerOptions): Pass
   if (options === null || typeof options !== 'object') throw new TypeError('options are required');
   if (typeof options.inner?.rank !== 'function') throw new TypeError('inner must be a PassageRanker');
   if (options.model === undefined || options.model === null) throw new TypeError('model is required');
-  const weight = options.weight ?? 0.5;
-  const candidateFactor = options.candidateFactor ?? 3;
-  const maxPerSource = options.maxPerSource ?? 3;
-  const timeoutMs = options.timeoutMs ?? 5000;
-  if (typeof weight !== 'number' || !(weight >= 0 && weight <= 1))
-    throw new RangeError('weight must be between 0 and 1');
-  if (typeof candidateFactor !== 'number' || !(candidateFactor >= 1))
-    throw new RangeError('candidateFactor must be at least 1');
-  if (!Number.isInteger(maxPerSource) || maxPerSource < 1)
-    throw new RangeError('maxPerSource must be a positive integer');
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0))
-    throw new RangeError('timeoutMs must be a positive number');
+  const weight = fraction('weight', options.weight, 0.5);
+  const candidateFactor = positiveNumber('candidateFactor', options.candidateFactor, 3);
+  if (candidateFactor < 1) throw new RangeError(`candidateFactor must be at least 1, got ${candidateFactor}`);
+  const maxPerSource = positiveInteger('maxPerSource', options.maxPerSource, 3);
+  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, 5000);
 
   return {
     async rank(query: string, docs: readonly ExtractedContent[], budget: TokenBudget): Promise<Passage[]> {

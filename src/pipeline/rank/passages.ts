@@ -3,6 +3,7 @@
  * remembers the nearest one), one to three blocks long, at most `maxWords` words, cut at sentence
  * boundaries when a block is too long.
  */
+import { positiveInteger } from '../../options.ts';
 import type { ExtractedContent } from '../types.ts';
 import { blockToMarkdown, parseMarkdownBlocks, stripInlineMarkdown } from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
@@ -97,12 +98,8 @@ function cutLines(lines: readonly string[], maxWords: number, locale: string | u
  * @throws RangeError when `maxWords` or `maxBlocks` is not a positive integer.
  */
 export function splitPassages(content: ExtractedContent, options: PassageSplitOptions = {}): PassageChunk[] {
-  const maxWords = options.maxWords ?? 120;
-  const maxBlocks = options.maxBlocks ?? 3;
-  if (!Number.isInteger(maxWords) || maxWords < 1)
-    throw new RangeError('maxWords must be a positive integer');
-  if (!Number.isInteger(maxBlocks) || maxBlocks < 1)
-    throw new RangeError('maxBlocks must be a positive integer');
+  const maxWords = positiveInteger('maxWords', options.maxWords, 120);
+  const maxBlocks = positiveInteger('maxBlocks', options.maxBlocks, 3);
   const locale = options.locale ?? content.lang;
   const source = content.markdown.trim().length > 0 ? content.markdown : content.text;
 

@@ -2,6 +2,7 @@
  * Batches usage records so that recording never slows a search: `recordSearch` only appends to an array;
  * a timer (or a full batch) writes them to the {@link UsageStore} in one transaction.
  */
+import { integerOption, positiveInteger } from '../../options.ts';
 import type { SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
 
 /** Options of {@link createUsageRecorder}. */
@@ -33,15 +34,9 @@ export function createUsageRecorder(
   store: UsageStore,
   options: UsageRecorderOptions = {},
 ): BatchingUsageRecorder {
-  const flushIntervalMs = options.flushIntervalMs ?? 1_000;
-  const maxBatch = options.maxBatch ?? 500;
-  const maxPending = options.maxPending ?? 100_000;
-  if (!Number.isSafeInteger(flushIntervalMs) || flushIntervalMs < 1)
-    throw new RangeError('flushIntervalMs must be a positive integer');
-  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
-    throw new RangeError('maxBatch must be a positive integer');
-  if (!Number.isSafeInteger(maxPending) || maxPending < maxBatch)
-    throw new RangeError('maxPending must be an integer ≥ maxBatch');
+  const flushIntervalMs = positiveInteger('flushIntervalMs', options.flushIntervalMs, 1_000);
+  const maxBatch = positiveInteger('maxBatch', options.maxBatch, 500);
+  const maxPending = integerOption('maxPending', options.maxPending, 100_000, maxBatch);
   const now = options.now ?? Date.now;
   let pending: UsageRecord[] = [];
   let writing: Promise<void> = Promise.resolve();
