@@ -8,6 +8,7 @@ import { generateText, type LanguageModel } from 'ai';
 import type { ChatMessage } from './types.ts';
 import { planQuery } from './query.ts';
 import { requireModelOption } from '../models/options.ts';
+import { nonNegativeInteger, positiveInteger, positiveNumber } from '../options.ts';
 import {
   checkTelemetrySettings,
   telemetryCallOptions,
@@ -104,20 +105,10 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
  */
 export function createModelQueryPlanner(options: ModelQueryPlannerOptions): QueryPlanner {
   requireModelOption(options);
-  const timeoutMs = options.timeoutMs ?? 3000;
-  const maxQueries = options.maxQueries ?? 3;
-  const maxOutputTokens = options.maxOutputTokens ?? 120;
-  const maxContextMessages = options.maxContextMessages ?? 4;
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0))
-    throw new RangeError('timeoutMs must be a positive number');
-  for (const [name, value] of [
-    ['maxQueries', maxQueries],
-    ['maxOutputTokens', maxOutputTokens],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  }
-  if (!Number.isInteger(maxContextMessages) || maxContextMessages < 0)
-    throw new RangeError('maxContextMessages must be a non-negative integer');
+  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, 3000);
+  const maxQueries = positiveInteger('maxQueries', options.maxQueries, 3);
+  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 120);
+  const maxContextMessages = nonNegativeInteger('maxContextMessages', options.maxContextMessages, 4);
   checkTelemetrySettings(options.telemetry);
 
   const instructions = [

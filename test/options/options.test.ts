@@ -9,6 +9,8 @@ import {
 } from '../../src/options.ts';
 import { createSearchEngine } from '../../src/engine.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { buildAnswerPrompt } from '../../src/pipeline/answer/prompt.ts';
+import { LocalIndex } from '../../src/pipeline/search/local-index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { Bm25Index, createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createUsageRecorder } from '../../src/stores/accounts/recorder.ts';
@@ -75,7 +77,7 @@ describe('option checks', () => {
     );
   });
 
-  it('the ranking and answering stages and the usage recorder word mistakes the same way', () => {
+  it('the ranking and answering stages, the local index and the usage recorder word mistakes the same way', () => {
     const cases: [() => unknown, Error][] = [
       [() => createBm25Ranker({ maxWords: 0 }), new RangeError('maxWords must be a positive integer, got 0')],
       [
@@ -95,6 +97,14 @@ describe('option checks', () => {
       [
         () => createExtractiveAnswerer({ minSentences: 5, maxSentences: 4 }),
         new RangeError('minSentences must be ≤ maxSentences (4), got 5'),
+      ],
+      [
+        () => buildAnswerPrompt({ query: 'q', passages: [] } as never, { maxContextMessages: -1 }),
+        new RangeError('maxContextMessages must be a non-negative integer, got -1'),
+      ],
+      [
+        () => new LocalIndex({ snippetLength: 10 }),
+        new RangeError('snippetLength must be an integer ≥ 20, got 10'),
       ],
       [
         () => createUsageRecorder({} as never, { maxBatch: 10, maxPending: 5 }),

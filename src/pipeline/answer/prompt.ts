@@ -4,6 +4,7 @@
  * declared as untrusted data, then the earlier questions of the conversation and the question.
  */
 import { randomBytes } from 'node:crypto';
+import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 import type { AnswerInput, Passage, ResponseType } from '../types.ts';
 
 /** One numbered source of the prompt: the passages of one URL. */
@@ -131,12 +132,8 @@ function oneLine(text: string, maxChars: number): string {
 export function buildAnswerPrompt(input: AnswerInput, options: AnswerPromptOptions = {}): AnswerPrompt {
   const nonce = options.nonce ?? randomBytes(16).toString('hex');
   if (!/^[A-Za-z0-9]{8,}$/.test(nonce)) throw new RangeError('nonce must be at least 8 letters or digits');
-  const maxContextMessages = options.maxContextMessages ?? 6;
-  const maxMessageChars = options.maxMessageChars ?? 2000;
-  if (!Number.isInteger(maxContextMessages) || maxContextMessages < 0)
-    throw new RangeError('maxContextMessages must be a non-negative integer');
-  if (!Number.isInteger(maxMessageChars) || maxMessageChars < 1)
-    throw new RangeError('maxMessageChars must be a positive integer');
+  const maxContextMessages = nonNegativeInteger('maxContextMessages', options.maxContextMessages, 6);
+  const maxMessageChars = positiveInteger('maxMessageChars', options.maxMessageChars, 2000);
   const today = options.today ?? new Date().toISOString().slice(0, 10);
   const open = `<<<SOURCE-${nonce}>>>`;
   const close = `<<<END-${nonce}>>>`;

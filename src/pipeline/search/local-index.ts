@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
 import { extractContent } from '../extract/index.ts';
@@ -105,9 +106,7 @@ export class LocalIndex {
   readonly #snippetLength: number;
 
   constructor(options: LocalIndexOptions = {}) {
-    const snippetLength = options.snippetLength ?? 300;
-    if (!Number.isInteger(snippetLength) || snippetLength < 20)
-      throw new RangeError('snippetLength must be an integer ≥ 20');
+    const snippetLength = integerOption('snippetLength', options.snippetLength, 300, 20);
     this.#bm25 = new Bm25Index(options.bm25);
     this.#options = options;
     this.#snippetLength = snippetLength;
@@ -495,9 +494,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       ? undefined
       : normalizePublicUrl(options.publicUrl);
   const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
-  const maxFileBytes = options.maxFileBytes ?? 5_000_000;
-  if (!Number.isInteger(maxFileBytes) || maxFileBytes < 1)
-    throw new RangeError('maxFileBytes must be a positive integer');
+  const maxFileBytes = positiveInteger('maxFileBytes', options.maxFileBytes, 5_000_000);
   const roots = options.paths.map((p) => path.resolve(p));
   const index = new LocalIndex(options);
   const rootIsFile = new Map<string, boolean>();
