@@ -3,6 +3,7 @@
  * organization's keys answer 401) and one-use playground keys, in front of the real key store.
  */
 import { randomBytes } from 'node:crypto';
+import { nonNegativeInteger } from '../options.ts';
 import type { AccountStore } from '../stores/accounts/types.ts';
 import type { KeyRecord, KeyStore } from '../stores/types.ts';
 
@@ -37,9 +38,7 @@ export function withConsoleKeys(
   accounts: AccountStore,
   options: ConsoleKeysOptions = {},
 ): ConsoleKeyStore {
-  const refreshMs = options.suspensionRefreshMs ?? 5_000;
-  if (!Number.isSafeInteger(refreshMs) || refreshMs < 0)
-    throw new RangeError('suspensionRefreshMs must be a non-negative integer');
+  const refreshMs = nonNegativeInteger('suspensionRefreshMs', options.suspensionRefreshMs, 5_000);
   const playground = new Map<string, { record: KeyRecord; expiresAt: number }>();
   let suspended = new Set<string>();
   let readAt = -Infinity;

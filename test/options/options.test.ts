@@ -14,6 +14,11 @@ import { LocalIndex } from '../../src/pipeline/search/local-index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { Bm25Index, createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createUsageRecorder } from '../../src/stores/accounts/recorder.ts';
+import {
+  createMemoryCreditStore,
+  createMemoryIdempotencyStore,
+  createMemoryRateLimiter,
+} from '../../src/stores/memory/index.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
@@ -118,6 +123,18 @@ describe('option checks', () => {
     const redis = 'redis://127.0.0.1:1';
     const postgres = 'postgres://nobody@127.0.0.1:1/none';
     const cases: [() => unknown, Error][] = [
+      [
+        () => createMemoryCreditStore({ maxSettled: 1.5 }),
+        new RangeError('maxSettled must be a positive integer, got 1.5'),
+      ],
+      [
+        () => createMemoryRateLimiter({ maxKeys: 0 }),
+        new RangeError('maxKeys must be a positive integer, got 0'),
+      ],
+      [
+        () => createMemoryIdempotencyStore({ maxEntries: '9' as never }),
+        new TypeError('maxEntries must be a number, got "9"'),
+      ],
       [
         () => createSqliteStores({ path: ':memory:', busyTimeoutMs: 'x' as never }),
         new TypeError('busyTimeoutMs must be a number, got "x"'),

@@ -1,4 +1,5 @@
 import { QuotaExceededError } from '../../errors.ts';
+import { positiveInteger } from '../../options.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import {
   assertAmount,
@@ -37,11 +38,7 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
   const now = normaliseClock(options.now);
   const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const maxSettled = options.maxSettled ?? 100_000;
-  if (typeof maxSettled !== 'number') throw new TypeError('maxSettled must be a number');
-  if (!Number.isSafeInteger(maxSettled) || maxSettled < 1) {
-    throw new RangeError('maxSettled must be a positive integer');
-  }
+  const maxSettled = positiveInteger('maxSettled', options.maxSettled, 100_000);
 
   const available = new Map<string, number>();
   const holds = new Map<string, Hold>();

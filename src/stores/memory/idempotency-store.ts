@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { positiveInteger } from '../../options.ts';
 import type { IdempotencyStore, StoredResponse } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
 
@@ -15,8 +16,7 @@ type Entry = { readonly fingerprint: string; readonly response?: StoredResponse 
  * behind one load balancer need a shared one (SQLite on one machine, Redis or PostgreSQL).
  */
 export function createMemoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = {}): IdempotencyStore {
-  const max = options.maxEntries ?? 10_000;
-  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError('maxEntries must be a positive integer');
+  const max = positiveInteger('maxEntries', options.maxEntries, 10_000);
   // Every entry gets its own ttl (the lease while in progress, the replay time once done).
   const entries = new LRUCache<string, Entry>({ max, ttlAutopurge: false });
   return {

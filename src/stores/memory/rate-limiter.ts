@@ -1,3 +1,4 @@
+import { positiveInteger } from '../../options.ts';
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
 import { assertId, normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
@@ -27,10 +28,7 @@ export interface MemoryRateLimiter extends RateLimiter {
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
   const limits = normaliseRateLimitOptions(options);
   const now = normaliseClock(options.now);
-  const maxKeys = options.maxKeys ?? 100_000;
-  if (typeof maxKeys !== 'number') throw new TypeError('maxKeys must be a number');
-  if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
-    throw new RangeError('maxKeys must be a positive integer');
+  const maxKeys = positiveInteger('maxKeys', options.maxKeys, 100_000);
 
   // key → TAT; Map order is least recently updated first.
   const tats = new Map<string, number>();

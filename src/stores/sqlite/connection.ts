@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { nonNegativeInteger } from '../../options.ts';
 import { normaliseClock } from '../validation.ts';
 import { migrateSqliteDatabase, openSqliteDatabase, whenUnlocked } from './database.ts';
 
@@ -37,10 +38,7 @@ export function pingSqlite(db: DatabaseSync): void {
 export function connectSqlite(options: SqliteStoreOptions): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const now = normaliseClock(options.now);
-  const waitMs = options.busyTimeoutMs ?? 5_000;
-  if (!Number.isSafeInteger(waitMs) || waitMs < 0) {
-    throw new RangeError('busyTimeoutMs must be a non-negative integer');
-  }
+  const waitMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
   const unlocked = <T>(work: () => T): Promise<T> => whenUnlocked(work, waitMs);
   if (options.database !== undefined) {
     if (options.path !== undefined) throw new TypeError('give either path or database, not both');
