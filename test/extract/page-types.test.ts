@@ -151,6 +151,20 @@ describe('page types', () => {
     expect(result.text).not.toContain('TOCLINK');
   });
 
+  it('keeps one copy of a block the page renders twice, and short repeated labels', async () => {
+    const panel = `<div class="details"><h2>Details</h2><p>DETAILSCOPY ${sentence('product details')}</p></div>`;
+    const row = (n: number) => `<tr><td>Size</td><td>${n} m</td></tr>`;
+    const html = page(
+      `${siteNav}<main><h1>Oak desk</h1><div class="mobile-only">${panel}</div><div class="desktop-only">${panel}</div>
+        <table>${[1, 2, 3].map(row).join('')}</table></main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Oak desk"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/oak-desk');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text.split('DETAILSCOPY').length - 1).toBe(1);
+    expect(result.text.split('Size').length - 1).toBe(3);
+  });
+
   it('reads an article with Readability as before', async () => {
     const html = page(
       `${siteNav}<article><h1>Story</h1>${[1, 2, 3, 4].map((n) => `<p>ARTICLEPARA${n} ${sentence(`paragraph ${n}`)}</p>`).join('')}</article>${siteFooter}`,

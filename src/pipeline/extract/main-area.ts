@@ -191,6 +191,33 @@ function removeRecommendations(root: Element): void {
   }
 }
 
+/** Blocks compared by {@link removeRepeatedBlocks}. */
+const REPEATABLE_BLOCK =
+  'div, section, article, p, li, ul, ol, dl, table, h1, h2, h3, h4, h5, h6, blockquote, figure, figcaption';
+
+/** Shorter blocks ("Reply", "$10", "Add to cart") repeat on purpose and are not compared. */
+const MIN_REPEATED_CHARACTERS = 10;
+
+/**
+ * Removes a block whose text repeats an earlier block word for word: the same panel rendered twice for
+ * small and large screens, a price box shown in a sticky bar as well, a post quoted in full in a reply.
+ * The first copy stays.
+ */
+function removeRepeatedBlocks(root: Element): void {
+  const seen = new Map<string, Element>();
+  for (const element of Array.from(root.querySelectorAll(REPEATABLE_BLOCK))) {
+    if (!root.contains(element)) continue;
+    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (text.length < MIN_REPEATED_CHARACTERS) continue;
+    const first = seen.get(text);
+    if (first === undefined) {
+      seen.set(text, element);
+    } else if (!first.contains(element) && !element.querySelector('img, pre')) {
+      element.remove();
+    }
+  }
+}
+
 /**
  * The main content of a non-article page: its main region (a detached subtree of `document`) without
  * chrome. The document must already be free of scripts, styles and hidden elements.
@@ -205,5 +232,8 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
   if (pageType === 'product') removeRecommendations(root);
+  if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
+    removeRepeatedBlocks(root);
+  }
   return normalizedLength(root) === 0 ? null : root;
 }
