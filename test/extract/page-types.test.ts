@@ -165,6 +165,25 @@ describe('page types', () => {
     expect(result.text.split('Size').length - 1).toBe(3);
   });
 
+  it('reads a landing page that Readability cuts to one section as a service page, every section kept', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const feature = (n: number) =>
+      `<div class="feature"><h3>SECTION${n} what we do</h3><ul>${Array.from({ length: 8 }, (_v, i) => `<li>Homes and offices moved with care, item ${n}.${i}</li>`).join('')}</ul></div>`;
+    const html = page(
+      `${siteNav}<div class="page"><h1>Movers in the city</h1>
+        <section class="hero"><div class="copy"><p>HEROTEXT ${['introduction', 'service', 'team'].map(punctuated).join(' ')}</p><p>${['area', 'crew', 'price'].map(punctuated).join(' ')}</p></div></section>
+        <section class="extra-services"><div class="row">${[0, 1, 2, 3].map(feature).join('')}</div></section>
+      </div>${siteFooter}`,
+    );
+    // No article markup, headings over sections, and Readability keeps the hero only (it drops "extra").
+    const result = await extract(html, 'https://movers.example.test/city/movers');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('HEROTEXT');
+    for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
   it('reads an article with Readability as before', async () => {
     const html = page(
       `${siteNav}<article><h1>Story</h1>${[1, 2, 3, 4].map((n) => `<p>ARTICLEPARA${n} ${sentence(`paragraph ${n}`)}</p>`).join('')}</article>${siteFooter}`,

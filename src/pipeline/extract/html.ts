@@ -8,7 +8,7 @@ import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import { mainAreaContent, mainAreaLength } from './main-area.ts';
-import { detectPageType, type PageType } from './page-type.ts';
+import { detectPageType, isMarkedArticle, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, type BoilerplateRule } from './boilerplate.ts';
@@ -38,6 +38,12 @@ const MIN_ARTICLE_CHARACTERS = 140;
 const MIN_ARTICLE_SHARE = 0.05;
 /** The share check applies only to pages with at least this much main-area text. */
 const MIN_MAIN_AREA_FOR_CHECK = 1500;
+/**
+ * On a page that does not declare itself an article and has sections under headings, Readability's pick
+ * holding less than this share of the main area's text is one section of a landing page or one card of a
+ * list: the page is read as a service page (every section kept).
+ */
+const MIN_UNDECLARED_SHARE = 0.4;
 
 function visibleLength(element: Element): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
@@ -154,29 +160,39 @@ export async function extractHtml(
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;
+    let profile: PageType = pageType;
     if (pageType === 'article') {
       for (const element of Array.from(document.querySelectorAll(NEVER_ARTICLE))) element.remove();
       // How much text the page's main area has, to check Readability's choice against (measured only:
       // pruning chrome before Readability changes which container it picks, for the worse on news pages).
       const mainLength = mainAreaLength(document);
+      const sectioned =
+        !isMarkedArticle(metadata) && document.body.querySelectorAll('h2, h3, h4').length >= 2;
       lap('prune');
       article = runReadability(document);
       root = article?.content ?? null;
       lap('readability');
       const articleLength = root ? visibleLength(root) : 0;
+      const isLandingPage =
+        sectioned &&
+        mainLength >= MIN_MAIN_AREA_FOR_CHECK &&
+        articleLength < MIN_UNDECLARED_SHARE * mainLength;
       if (
         articleLength < MIN_ARTICLE_CHARACTERS ||
-        (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength)
+        (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength) ||
+        isLandingPage
       ) {
-        // Readability kept nothing or a small wrong block (a promo, a caption). It consumed the document, so
-        // this rare path parses again rather than every page paying for a copy.
+        // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
+        // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);
         disposers.push(() => fresh.dispose());
         removeHiddenContent(fresh.document);
-        const fallback = mainAreaContent(fresh.document, pageType);
+        const fallbackType = isLandingPage ? 'service' : pageType;
+        const fallback = mainAreaContent(fresh.document, fallbackType);
         if (fallback) {
           root = fallback;
           article = null;
+          profile = fallbackType;
         }
         lap('fallback');
       }
@@ -192,7 +208,7 @@ export async function extractHtml(
       removeBoilerplate(
         root,
         { ...metadata, ...(title ? { readabilityTitle: title } : {}) },
-        pageType === 'article' ? options.boilerplateRules : ['labels'],
+        profile === 'article' ? options.boilerplateRules : ['labels'],
       );
     }
     lap('boilerplate');
@@ -201,7 +217,7 @@ export async function extractHtml(
     if (text === '') return null;
     const markdown = elementToMarkdown(root);
     lap('markdown');
-    return buildResult(options.url, metadata, article, text, markdown, pageType);
+    return buildResult(options.url, metadata, article, text, markdown, profile);
   } finally {
     for (const dispose of disposers) dispose();
   }

@@ -70,6 +70,11 @@ function has(types: ReadonlySet<string>, wanted: readonly string[]): boolean {
   return wanted.some((type) => types.has(type));
 }
 
+/** Whether the page declares itself an article (`og:type=article`, a schema.org `Article` type). */
+export function isMarkedArticle(signals: PageSignals): boolean {
+  return has(signals.schemaTypes, ARTICLE_TYPES) || signals.ogType === 'article';
+}
+
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
 
 /**
@@ -80,7 +85,7 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   const types = signals.schemaTypes;
   const body = document.body;
   if (!body) return 'article';
-  const isArticleMarked = has(types, ARTICLE_TYPES) || signals.ogType === 'article';
+  const isArticleMarked = isMarkedArticle(signals);
   if (has(types, FORUM_TYPES)) return 'forum';
   if (has(types, DOC_TYPES)) return 'documentation';
   if ((types.has('Product') || signals.ogType === 'product') && !isArticleMarked) {
