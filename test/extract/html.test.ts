@@ -44,6 +44,17 @@ describe('hidden-text pre-pass', () => {
     });
   }
 
+  it('reads a page whose content a script reveals (hidden container holding most of the text)', async () => {
+    for (const wrapper of ['<div style="opacity:0">', '<div hidden>']) {
+      const html = page(
+        `<header><a href="/">Home</a></header>${wrapper}<article><h1>Story</h1>${filler('revealed')}${filler('second')}<p hidden>SECRETWORD</p></article></div>`,
+      );
+      const result = await text(html);
+      expect(result).toContain('The revealed paragraph');
+      expect(result).not.toContain('SECRETWORD');
+    }
+  });
+
   it('keeps hidden="until-found" content, which readers can reveal', async () => {
     const result = await text(
       page(`<article>${filler('first')}<p hidden="until-found">FINDABLE text</p></article>`),

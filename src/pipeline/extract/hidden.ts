@@ -140,9 +140,21 @@ export function removeHiddenContent(document: Document, options: RemoveHiddenOpt
   return removeNeverRendered(document) + removeHiddenElements(document, options);
 }
 
+/**
+ * A hidden element holding more than this share of the page's text is the page itself, hidden until a script
+ * reveals it (fade-in animations start at `opacity:0`, streaming renderers park the page in a `hidden` div
+ * and move it into place): it is shown, not removed.
+ */
+const REVEALED_PAGE_SHARE = 0.5;
+
+function textLength(element: Element): number {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+}
+
 /** Removes elements hidden by attributes or inline style (the never-rendered pass has run). Returns how many. */
 export function removeHiddenElements(document: Document, options: RemoveHiddenOptions = {}): number {
   let removed = 0;
+  let pageLength: number | undefined;
   // One walk over all elements: a walk is much cheaper than attribute selectors.
   for (const element of descendantElements(document)) {
     const hasHidden = element.hasAttribute('hidden');
@@ -156,7 +168,17 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
     )
       continue;
     if (!element.isConnected) continue;
-    if (isHiddenInput || (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element)))) {
+    if (isHiddenInput) {
+      element.remove();
+      removed++;
+    } else if (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element))) {
+      pageLength ??= document.body ? textLength(document.body) : 0;
+      if (pageLength > 0 && textLength(element) > REVEALED_PAGE_SHARE * pageLength) {
+        element.removeAttribute('hidden');
+        element.removeAttribute('aria-hidden');
+        element.removeAttribute('style');
+        continue;
+      }
       element.remove();
       removed++;
     } else if (hasHidden) {
