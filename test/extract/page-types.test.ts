@@ -41,6 +41,20 @@ describe('page types', () => {
     expect(result.text).not.toContain('About us');
   });
 
+  it('drops the signature under each forum post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`POSTBODY${n}`);
+      expect(result.text).not.toContain(`SIGNATURE${n}`);
+    }
+  });
+
   it('reads a thread that the platform serves inside <noscript> for clients without JavaScript', async () => {
     const posts = [1, 2, 3]
       .map(

@@ -43,6 +43,9 @@ const WEAK_HINT =
 const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
 
+/** Signatures under forum posts: the author's standing footer, repeated under every post, not the post. */
+const FORUM_CHROME_HINT = /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature)(?:$|[\s_-])/i;
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -104,6 +107,8 @@ function removeByHints(root: Element, pageType: PageType): void {
     if (STRONG_HINT.test(hint)) {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
+      element.remove();
+    } else if (pageType === 'forum' && FORUM_CHROME_HINT.test(hint)) {
       element.remove();
     } else if (listingLike && FILTER_HINT.test(hint)) {
       element.remove();
