@@ -198,6 +198,25 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('drops standalone calls to action on pages that are not articles, not links inside sentences', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Team chat for support desks</h1>
+        <section><h2>Answer faster</h2><p>FEATURETEXT ${sentence('feature')} Read the guide to <a href="/guide">learn more</a> about routing.</p><a class="btn" href="/signup">Get started for free</a></section>
+        <section><h2>Keep context</h2><p>${sentence('context')}</p><div class="cta"><a class="button" href="/demo">Request a demo</a></div></section>
+        <section><h2>Scale</h2><p>${sentence('scale')}</p><p><a href="/pricing">Learn more</a></p></section>
+        <section><h2>Pricing</h2><p>${sentence('pricing')}</p></section>
+        <section><h2>Security</h2><p>${sentence('security')}</p></section>
+      </main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://chat.example.test/features/support');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('FEATURETEXT');
+    expect(result.text).toContain('to learn more about routing');
+    expect(result.text).not.toContain('Get started for free');
+    expect(result.text).not.toContain('Request a demo');
+    expect(result.text).not.toMatch(/^Learn more$/m);
+  });
+
   it('reads an article with Readability as before', async () => {
     const html = page(
       `${siteNav}<article><h1>Story</h1>${[1, 2, 3, 4].map((n) => `<p>ARTICLEPARA${n} ${sentence(`paragraph ${n}`)}</p>`).join('')}</article>${siteFooter}`,

@@ -142,6 +142,27 @@ function removeDatelines(root: Element, byline: string | undefined): void {
   }
 }
 
+/**
+ * Calls to action and account prompts that stand alone as a line: "Get started", "Sign up for free",
+ * "Add to cart", "You must log in or register to reply here.". Pages that are not articles show them as
+ * links styled as buttons, which the button pass does not see.
+ */
+const CALL_TO_ACTION =
+  /^(?:get started(?: (?:for free|now|today))?|get (?:a|your) (?:free )?(?:quote|demo|estimate)|request (?:a )?(?:demo|quote)|book (?:a )?(?:demo|call|consultation)|start (?:a |your )?free trial|start for free|try (?:it )?(?:for )?free|try (?:it )?now|sign up(?: for free| now| today)?|log ?in|sign in|register|create (?:an )?account|learn more|shop now|buy now|order now|add to (?:cart|bag|basket|wish ?list)|contact us(?: today)?|click to expand\.*|you must (?:log in|sign in|be logged in)\b.*|(?:log in|sign in|register|sign up) to (?:reply|comment|answer|post)\b.*|similar threads|search forums)[.!]?$/i;
+
+/** Removes standalone calls to action from the content of a page that is not an article. */
+export function removeCallsToAction(root: Element): void {
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a'))]) {
+    if (!root.contains(block)) continue;
+    const text = normalizedText(block);
+    if (text.length === 0 || text.length > 80 || !CALL_TO_ACTION.test(text)) continue;
+    // A link inside a sentence ("... learn more about the plans") is part of the sentence.
+    const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
+    if (line && line !== block && normalizedText(line) !== text) continue;
+    block.remove();
+  }
+}
+
 /** Removes boilerplate blocks from the article element in place. */
 export function removeBoilerplate(
   root: Element,

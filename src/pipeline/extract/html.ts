@@ -11,7 +11,7 @@ import { mainAreaContent, mainAreaLength } from './main-area.ts';
 import { detectPageType, isMarkedArticle, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
-import { removeBoilerplate, type BoilerplateRule } from './boilerplate.ts';
+import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -210,6 +210,7 @@ export async function extractHtml(
         { ...metadata, ...(title ? { readabilityTitle: title } : {}) },
         profile === 'article' ? options.boilerplateRules : ['labels'],
       );
+      if (profile !== 'article') removeCallsToAction(root);
     }
     lap('boilerplate');
     const text = elementToText(root);
