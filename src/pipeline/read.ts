@@ -4,7 +4,8 @@
  *
  * - A page has *arrived* once its bytes are in (or its fetch failed: the snippet stands in).
  * - Once {@link ARRIVED_SHARE} of the pages being waited for have arrived, the others (stragglers) get at
- *   most `stragglerGraceMs` more. Pages that arrived before that are extracted and used: only the network
+ *   most `stragglerGraceMs` more, counted from that arrival (for pages read ahead, often before the wait
+ *   for them began). Pages that arrived before that are extracted and used: only the network
  *   wait is cut, never work already paid for.
  * - A search extracts at most {@link EXTRACTIONS_PER_SEARCH} pages at a time, best search position first:
  *   extraction is the costly step, and one search reading 40 pages must not queue every other search's
@@ -107,6 +108,8 @@ export interface PageReader {
 interface MutableRead {
   /** Order of the read in the search (search position): earlier reads are extracted first. */
   readonly order: number;
+  /** When the page's fetch ended (epoch ms), for the straggler grace. */
+  arrivedAt?: number;
   readonly hit: SearchHit;
   state: PageReadState;
   document: ExtractedContent | null;
@@ -122,6 +125,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   const all: MutableRead[] = [];
   const listeners = new Set<() => void>();
   const changed = (read: MutableRead, state: PageReadState): void => {
+    if (read.state === 'waiting') read.arrivedAt = Date.now();
     read.state = state;
     for (const listener of [...listeners]) listener();
   };
@@ -182,8 +186,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         };
         if (readOptions.extract !== false) read.go.open();
         all.push(read);
-        if (hit.content || !fetches) read.state = 'done';
-        else void readPage(read);
+        if (hit.content || !fetches) {
+          read.state = 'done';
+          read.arrivedAt = Date.now();
+        } else void readPage(read);
         return read;
       });
     },
@@ -232,10 +238,20 @@ export function createPageReader(options: PageReaderOptions): PageReader {
             return;
           }
           if (graceTimer === undefined && waiting > 0 && mine.length - waiting >= quorum) {
-            graceTimer = setTimeout(() => {
-              patienceOver = true;
-              check();
-            }, options.stragglerGraceMs);
+            // The grace counts from the arrival that made the quorum, which for pages read ahead may be
+            // long before this wait began: their stragglers have had their chance already.
+            const arrivals = mine
+              .map((read) => read.arrivedAt)
+              .filter((at): at is number => at !== undefined)
+              .sort((a, b) => a - b);
+            const quorumAt = arrivals[quorum - 1] ?? Date.now();
+            graceTimer = setTimeout(
+              () => {
+                patienceOver = true;
+                check();
+              },
+              Math.max(0, quorumAt + options.stragglerGraceMs - Date.now()),
+            );
           }
         }
         listeners.add(check);

@@ -448,6 +448,21 @@ describe('reading deeper', () => {
     expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
   });
 
+  it('the grace of pages read ahead counts from their quorum, not from the end of the first round', async () => {
+    const web = fakeWeb(9);
+    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
+    await flush();
+    web.answer(6, 7, 8, 9, 10, 11); // 6 of the 7 pages read ahead arrive at once; page 12 hangs
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS + 100);
+    web.answer(1, 2, 3, 4, 5); // the first pages, which do not cover the question, come later
+    await vi.advanceTimersByTimeAsync(10);
+    // Page 12 had its grace while the first pages were awaited: the answer does not wait for it again.
+    expect(run.done).toBe(true);
+    await run.running;
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+    expect(web.abandoned).toEqual([12]);
+  });
+
   it('a straggler of the first pages that arrives while deeper pages are read is used', async () => {
     const web = fakeWeb(5);
     const run = start(hitsOf(10, vagueSnippets), web);
