@@ -10,10 +10,8 @@
  * - A search extracts at most {@link EXTRACTIONS_PER_SEARCH} pages at a time, best search position first:
  *   extraction is the costly step, and one search reading 40 pages must not queue every other search's
  *   first pages behind its own on the shared worker pool.
- * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched,
- *   and pages read deeper still waiting for their turn to be extracted, are answered from their search
- *   snippets. The extractions already running, and those of the first results that arrived (at most
- *   `maxResults` pages), are finished.
+ * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched
+ *   are answered from their search snippets; pages that arrived are still extracted, in the order above.
  *
  * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
  * stops it with {@link PageReader.stop} when the answer starts. An extraction that is running when its
@@ -38,7 +36,8 @@ export const ARRIVED_SHARE = 0.8;
 
 /**
  * Pages one search extracts at the same time (the default extraction worker pool has 2 workers). The others
- * wait in the search's own queue, best search position first, so that at the answer time they cost nothing.
+ * wait in the search's own queue, the most promising first, so that one search reading 40 pages does not
+ * queue other searches' first pages behind its own.
  */
 export const EXTRACTIONS_PER_SEARCH = 2;
 
@@ -93,10 +92,9 @@ export interface PageReader {
   /** Lets fetched-only pages be extracted. */
   release(reads: readonly PageRead[]): void;
   /**
-   * Resolves when every read is done, or once the stragglers' grace is over and the pages that arrived are
-   * extracted, or after `answerBy` once the extractions running and those of the pages read without
-   * `weigh` that arrived are done (the pages still being fetched, and weighed pages waiting to be
-   * extracted, are stopped at `answerBy`). Never rejects.
+   * Resolves when every read is done, or once the stragglers' grace is over or `answerBy` passed and the
+   * pages that arrived are extracted (at `answerBy` the pages still being fetched are stopped). Never
+   * rejects.
    */
   settle(reads: readonly PageRead[]): Promise<void>;
   /** Stops every read not done yet (their snippets stand in). */
@@ -217,10 +215,9 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           () => {
             patienceOver = true;
             for (const read of mine) {
-              // The first results that arrived are still extracted: they are the core of the answer, and
-              // there are few of them. Deeper pages still waiting their turn keep their snippets.
-              if (read.state === 'waiting' || (read.state === 'fetched' && read.weigh))
-                read.stopper.abort(new Error('the answer starts'));
+              // Pages that arrived are still extracted: cutting them shortens the tail but, on a busy
+              // machine, costs answers (measured: answer in context 0.956 → 0.942 with instant pages).
+              if (read.state === 'waiting') read.stopper.abort(new Error('the answer starts'));
             }
             check();
           },
