@@ -113,7 +113,7 @@ export interface PipelineSettings {
   readonly maxLatencyMs?: number;
   /**
    * Most time pages still being fetched are waited for once 80 % of the pages read together have arrived
-   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived before then are extracted and used.
+   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived are always extracted and used.
    * @default DEFAULT_STRAGGLER_GRACE_MS (400)
    */
   readonly stragglerGraceMs?: number;
@@ -225,14 +225,10 @@ async function selectPassages(
   const budget = { maxTokens: settings.maxPassageTokens };
   const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
   const read = request.depth === 'deep' ? most : first;
-  // Pages read deeper are extracted only when they mention enough of the question, those that mention
-  // most of it first (so that what the latency budget leaves time for is the most promising).
+  // Pages read deeper are extracted only when they mention enough of the question.
   const minMentions = settings.minDeeperPageMentions ?? DEFAULT_MIN_DEEPER_PAGE_MENTIONS;
   const mentions = pageMentions(query);
-  const weigh = (page: FetchedPage): number | false => {
-    const share = mentions(page);
-    return share >= minMentions ? share : false;
-  };
+  const admit = minMentions > 0 ? (page: FetchedPage) => mentions(page) >= minMentions : undefined;
   const mayReadDeeper = hits.length > read && read < most;
   let gather: number;
   let rank: number;
@@ -245,7 +241,7 @@ async function selectPassages(
     // Whether they are used is decided exactly as without read-ahead, from the first pages' passages.
     let deeperReads: PageRead[] = [];
     if (mayReadDeeper && reader.fetches && snippetCoverage(query, hits.slice(0, read)) < minCoverage) {
-      deeperReads = reader.read(hits.slice(read, most), { extract: false, weigh });
+      deeperReads = reader.read(hits.slice(read, most), { extract: false, admit });
     }
     await reader.settle(firstReads);
     call.signal.throwIfAborted();
@@ -260,7 +256,7 @@ async function selectPassages(
     const beforeAnswer = deeperReads.length > 0 || Date.now() < answerBy;
     if (mayReadDeeper && timeLeft && beforeAnswer && queryCoverage(query, passages[0]) < minCoverage) {
       if (deeperReads.length > 0) reader.release(deeperReads);
-      else deeperReads = reader.read(hits.slice(read, most), { weigh });
+      else deeperReads = reader.read(hits.slice(read, most), { admit });
       // The first pages' stragglers may still arrive while the deeper ones are read.
       await reader.settle([...firstReads.filter((r) => r.state !== 'done'), ...deeperReads]);
       call.signal.throwIfAborted();

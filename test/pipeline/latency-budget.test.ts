@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { EXTRACTIONS_PER_SEARCH } from '../../src/pipeline/read.ts';
 import {
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_STRAGGLER_GRACE_MS,
@@ -313,43 +312,6 @@ describe('max_latency_ms', () => {
     expect(web.extracted).toEqual([]);
   });
 
-  it('at max_latency_ms the pages that arrived are still extracted, two at a time', async () => {
-    const web = fakeWeb(5);
-    const releaseFirst = web.holdExtraction(1);
-    const releaseSecond = web.holdExtraction(2);
-    const run = start(hitsOf(5, coveringSnippets), web, { request: { maxLatencyMs: 700 } });
-    await flush();
-    web.answer(1, 2, 3, 4, 5);
-    await vi.advanceTimersByTimeAsync(800);
-    // Two extractions run at a time; pages 3–5 wait their turn, which comes after the budget.
-    expect(web.extracted).toEqual([1, 2]);
-    expect(run.done).toBe(false);
-    releaseFirst();
-    releaseSecond();
-    await run.running;
-    expect(web.extracted).toEqual([1, 2, 3, 4, 5]);
-    expect(run.result?.answer).toContain('Robert Stevenson');
-  });
-
-  it(`extracts ${EXTRACTIONS_PER_SEARCH} pages of a search at a time, best search position first`, async () => {
-    const web = fakeWeb(1);
-    const releaseFifth = web.holdExtraction(5);
-    web.holdExtraction(4);
-    const run = start(hitsOf(5, coveringSnippets), web);
-    await flush();
-    web.answer(5, 4);
-    await flush();
-    web.answer(3, 2, 1);
-    await flush();
-    expect(web.extracted).toEqual([5, 4]);
-    releaseFifth();
-    await flush();
-    // Page 3 arrived before pages 2 and 1, yet waits for them: they rank higher in the search.
-    expect(web.extracted).toEqual([5, 4, 1, 2, 3]);
-    run.controller.abort(new Error('done looking'));
-    await run.running;
-  });
-
   it('a client that goes away stops the wait at once', async () => {
     const web = fakeWeb(1);
     const run = start(hitsOf(5, coveringSnippets), web);
@@ -410,34 +372,6 @@ describe('reading deeper', () => {
     expect(web.extracted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 9]);
     expect(run.rankedDocs.map((docs) => docs.length)).toEqual([5, 12]);
     expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
-  });
-
-  it('extracts the deeper pages that mention most of the question first', async () => {
-    const web = fakeWeb(9);
-    // Every page has 2 of the question's 4 words; page 9 has all 4, so it goes ahead of pages 6–8.
-    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
-    await flush();
-    web.answer(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
-    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS);
-    await run.running;
-    expect(web.extracted.slice(0, 5).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
-    expect(web.extracted.slice(5)).toEqual([9, 6, 7, 8, 10, 11, 12]);
-    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
-  });
-
-  it('the grace of pages read ahead counts from their quorum, not from the end of the first round', async () => {
-    const web = fakeWeb(9);
-    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
-    await flush();
-    web.answer(6, 7, 8, 9, 10, 11); // 6 of the 7 pages read ahead arrive at once; page 12 hangs
-    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS + 100);
-    web.answer(1, 2, 3, 4, 5); // the first pages, which do not cover the question, come later
-    await vi.advanceTimersByTimeAsync(10);
-    // Page 12 had its grace while the first pages were awaited: the answer does not wait for it again.
-    expect(run.done).toBe(true);
-    await run.running;
-    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
-    expect(web.abandoned).toEqual([12]);
   });
 
   it('a straggler of the first pages that arrives while deeper pages are read is used', async () => {
