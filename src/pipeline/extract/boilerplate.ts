@@ -4,6 +4,7 @@
  * and the headline itself. Each rule was kept only if it raised F1 on the article benchmark.
  */
 import type { PageMetadata } from './metadata.ts';
+import { indexText, normalizedText } from './text-index.ts';
 
 /** Names of the clean-up rules, applied in this order. */
 export const BOILERPLATE_RULES = ['captions', 'headline', 'linkDense', 'labels', 'datelines'] as const;
@@ -18,28 +19,28 @@ const LEAF_BLOCK_TAGS = new Set(
   ),
 );
 
-function normalizedText(element: Element): string {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
-}
-
-function linkTextLength(element: Element): number {
-  let length = 0;
-  for (const link of Array.from(element.querySelectorAll('a'))) length += normalizedText(link).length;
-  return length;
-}
-
-function hasBlockChild(element: Element): boolean {
-  for (const child of Array.from(element.querySelectorAll('*'))) {
-    if (LEAF_BLOCK_TAGS.has(child.tagName.toUpperCase())) return true;
-  }
-  return false;
-}
-
-/** Block elements that contain no other block element: the paragraphs as a reader sees them. */
-function leafBlocks(root: Element): Element[] {
-  return Array.from(root.querySelectorAll('*')).filter(
-    (element) => LEAF_BLOCK_TAGS.has(element.tagName.toUpperCase()) && !hasBlockChild(element),
-  );
+/**
+ * Block elements under `root` that contain no other block element, in document order: the paragraphs as a
+ * reader sees them. One pass: an element is a leaf block when no block sits anywhere below it.
+ */
+export function leafBlocks(root: Element): Element[] {
+  const leaves: Element[] = [];
+  /** Appends the leaf blocks under `element` to `leaves`; returns whether a block sits under it. */
+  const visit = (element: Element): boolean => {
+    let holdsBlock = false;
+    for (let child = element.firstElementChild; child !== null; child = child.nextElementSibling) {
+      const isBlock = LEAF_BLOCK_TAGS.has(child.tagName.toUpperCase());
+      // Reserve the child's place so that it precedes its descendants, as in document order.
+      const place = leaves.length;
+      if (isBlock) leaves.push(child);
+      const childHoldsBlock = visit(child);
+      if (isBlock && childHoldsBlock) leaves.splice(place, 1);
+      holdsBlock ||= isBlock || childHoldsBlock;
+    }
+    return holdsBlock;
+  };
+  visit(root);
+  return leaves;
 }
 
 const CAPTION_CLASS =
@@ -47,13 +48,15 @@ const CAPTION_CLASS =
 
 function removeCaptions(root: Element): void {
   for (const element of Array.from(root.querySelectorAll('figcaption'))) element.remove();
+  let text = indexText(root);
   for (const figure of Array.from(root.querySelectorAll('figure'))) {
-    if (normalizedText(figure).length < 400) figure.remove();
+    if (text.length(figure) < 400) figure.remove();
   }
+  text = indexText(root);
   for (const element of Array.from(root.querySelectorAll('[class]'))) {
     if (!root.contains(element)) continue;
     const className = element.getAttribute('class') ?? '';
-    if (CAPTION_CLASS.test(className) && normalizedText(element).length < 300) element.remove();
+    if (CAPTION_CLASS.test(className) && text.length(element) < 300) element.remove();
   }
 }
 
@@ -75,14 +78,15 @@ function removeHeadline(root: Element, title: string | undefined): void {
 }
 
 function removeLinkDense(root: Element): void {
+  const text = indexText(root);
   for (const list of Array.from(root.querySelectorAll('ul, ol, div, section, aside, p, li, table'))) {
     if (!root.contains(list)) continue;
-    const text = normalizedText(list);
-    if (text.length === 0) continue;
-    const density = linkTextLength(list) / text.length;
+    const length = text.length(list);
+    if (length === 0) continue;
+    const density = text.linkLength(list) / length;
     const tag = list.tagName.toUpperCase();
     const threshold = tag === 'P' || tag === 'LI' ? 0.8 : 0.5;
-    if (density > threshold && text.length < 1500) list.remove();
+    if (density > threshold && length < 1500) list.remove();
   }
 }
 
@@ -97,12 +101,16 @@ const CREDIT_PATTERN =
 const COOKIE_PATTERN = /\bcookies?\b.*\b(?:accept|consent|agree|opt[- ]out|policy|settings)\b/i;
 
 function removeLabels(root: Element): void {
+  // Leaf blocks never contain one another: removing one leaves the others' text as indexed.
+  const lengths = indexText(root);
   for (const block of leafBlocks(root)) {
-    const text = normalizedText(block);
-    if (text.length === 0) {
+    const length = lengths.length(block);
+    if (length === 0) {
       if (!block.querySelector('img, video, pre, code')) block.remove();
       continue;
     }
+    if (length > 400) continue;
+    const text = normalizedText(block);
     if ((text.length <= 80 && LABEL_PATTERN.test(text)) || (text.length <= 400 && CREDIT_PATTERN.test(text)))
       block.remove();
     else if (text.length <= 400 && COOKIE_PATTERN.test(text)) block.remove();
@@ -130,10 +138,11 @@ function isQuoted(element: Element): boolean {
 
 function removeDatelines(root: Element, byline: string | undefined): void {
   const bylineText = byline ? comparable(byline) : '';
+  const lengths = indexText(root);
   for (const block of leafBlocks(root)) {
-    if (isQuoted(block)) continue;
+    const length = lengths.length(block);
+    if (length === 0 || length > 140 || isQuoted(block)) continue;
     const text = normalizedText(block);
-    if (text.length === 0 || text.length > 140) continue;
     const startsLikeMeta =
       /^(?:\|?\s*)(?:by\s|published|updated|posted|last updated|written by|author|\d+ min read)/i.test(text);
     const isDateOnly = DATE_LIKE.test(text) && text.split(/\s+/).length <= 12;
@@ -152,8 +161,10 @@ const CALL_TO_ACTION =
 
 /** Removes standalone calls to action from the content of a page that is not an article. */
 export function removeCallsToAction(root: Element): void {
+  const lengths = indexText(root);
   for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a'))]) {
-    if (!root.contains(block)) continue;
+    // The index only rules out long blocks; a short one is read as it is now.
+    if (lengths.length(block) > 80 || !root.contains(block)) continue;
     const text = normalizedText(block);
     if (text.length === 0 || text.length > 80 || !CALL_TO_ACTION.test(text)) continue;
     // A link inside a sentence ("... learn more about the plans") is part of the sentence.

@@ -7,6 +7,7 @@
  * bounded: a block holding a large share of the page's text is never removed on a class-name hint alone.
  */
 import type { PageType } from './page-type.ts';
+import { indexText, normalizedText, type TextIndex } from './text-index.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
 const CHROME_SELECTOR = [
@@ -50,20 +51,10 @@ const FORUM_CHROME_HINT = /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?s
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
 
-function normalizedLength(element: Element): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-}
-
-function linkTextLength(element: Element): number {
-  let length = 0;
-  for (const link of Array.from(element.getElementsByTagName('a'))) length += normalizedLength(link);
-  return length;
-}
-
 /** Share of an element's text that sits inside links. */
-export function linkDensity(element: Element): number {
-  const total = normalizedLength(element);
-  return total === 0 ? 0 : Math.min(1, linkTextLength(element) / total);
+export function linkDensity(element: Element, text: TextIndex = indexText(element)): number {
+  const total = text.length(element);
+  return total === 0 ? 0 : Math.min(1, text.linkLength(element) / total);
 }
 
 function hintOf(element: Element): string {
@@ -71,13 +62,13 @@ function hintOf(element: Element): string {
 }
 
 /** The region holding the page's content: `<main>` / `role=main` when it holds enough of the text, else the body. */
-function mainRegion(body: Element): Element {
-  const total = normalizedLength(body);
+function mainRegion(body: Element, text: TextIndex): Element {
+  const total = text.length(body);
   const candidates = Array.from(body.querySelectorAll('main, [role="main"]'));
   let best: Element | undefined;
   let bestLength = 0;
   for (const candidate of candidates) {
-    const length = normalizedLength(candidate);
+    const length = text.length(candidate);
     if (length > bestLength) {
       best = candidate;
       bestLength = length;
@@ -94,14 +85,14 @@ function removeAll(root: Element, selector: string): void {
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
 function removeByHints(root: Element, pageType: PageType): void {
-  const total = Math.max(1, normalizedLength(root));
+  const text = indexText(root);
+  const total = Math.max(1, text.length(root));
   const listingLike = pageType === 'listing' || pageType === 'collection';
   for (const element of Array.from(root.querySelectorAll('[class], [id]'))) {
     if (!root.contains(element)) continue;
     const hint = hintOf(element);
     if (hint.trim() === '') continue;
-    const length = normalizedLength(element);
-    const share = length / total;
+    const share = text.length(element) / total;
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
     if (STRONG_HINT.test(hint)) {
@@ -112,7 +103,7 @@ function removeByHints(root: Element, pageType: PageType): void {
       element.remove();
     } else if (listingLike && FILTER_HINT.test(hint)) {
       element.remove();
-    } else if (WEAK_HINT.test(hint) && linkDensity(element) > 0.5) {
+    } else if (WEAK_HINT.test(hint) && linkDensity(element, text) > 0.5) {
       element.remove();
     }
   }
@@ -120,6 +111,7 @@ function removeByHints(root: Element, pageType: PageType): void {
 
 /** Header and footer landmarks: the page's own (link-heavy or holding navigation) go, an article's header stays. */
 function removeHeadersAndFooters(root: Element): void {
+  const text = indexText(root);
   for (const element of Array.from(root.querySelectorAll('header, footer, aside, [role="complementary"]'))) {
     if (!root.contains(element)) continue;
     const tag = element.tagName.toUpperCase();
@@ -127,31 +119,33 @@ function removeHeadersAndFooters(root: Element): void {
       element.remove();
       continue;
     }
-    const density = linkDensity(element);
+    const density = linkDensity(element, text);
     if (tag === 'HEADER') {
       // A header with the page's h1 and little navigation is the title block of the content.
       if (element.querySelector('h1') && density < 0.5) continue;
-      if (density > 0.3 || normalizedLength(element) < 200) element.remove();
+      if (density > 0.3 || text.length(element) < 200) element.remove();
       continue;
     }
     // <aside>: admonitions and notes in documentation are prose; sidebars are links.
-    if (density > 0.3 || normalizedLength(element) < 40) element.remove();
+    if (density > 0.3 || text.length(element) < 40) element.remove();
   }
 }
 
 /** Forms wrap whole pages on some platforms; only small ones (search, newsletter, login) are chrome. */
 function removeSmallForms(root: Element): void {
+  const text = indexText(root);
   for (const form of Array.from(root.querySelectorAll('form'))) {
-    if (root.contains(form) && normalizedLength(form) < 300) form.remove();
+    if (root.contains(form) && text.length(form) < 300) form.remove();
   }
 }
 
 /** Lists that are nothing but links (menus, tag clouds, "more in this section") outside listing pages. */
 function removeLinkLists(root: Element): void {
+  const text = indexText(root);
   for (const list of Array.from(root.querySelectorAll('ul, ol'))) {
     if (!root.contains(list)) continue;
     const items = list.children.length;
-    if (items >= 3 && linkDensity(list) > 0.8 && normalizedLength(list) / items < 60) list.remove();
+    if (items >= 3 && linkDensity(list, text) > 0.8 && text.length(list) / items < 60) list.remove();
   }
 }
 
@@ -166,10 +160,11 @@ const LANDMARKS =
 export function mainAreaLength(document: Document): number {
   const body = document.body;
   if (!body) return 0;
-  const region = mainRegion(body);
-  let length = normalizedLength(region);
+  const text = indexText(body);
+  const region = mainRegion(body, text);
+  let length = text.length(region);
   for (const landmark of Array.from(region.querySelectorAll(LANDMARKS))) {
-    if (!landmark.parentElement?.closest(LANDMARKS)) length -= normalizedLength(landmark);
+    if (!landmark.parentElement?.closest(LANDMARKS)) length -= text.length(landmark);
   }
   return Math.max(0, length);
 }
@@ -180,19 +175,24 @@ const RECOMMENDATION_HEADING =
 
 /** On product pages, a carousel of other products under a recommendation heading is not this product. */
 function removeRecommendations(root: Element): void {
-  const total = Math.max(1, normalizedLength(root));
+  // Measured again after each removal: the next carousel's ancestors may have held the one removed.
+  let text = indexText(root);
+  const total = Math.max(1, text.length(root));
   for (const heading of Array.from(
     root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="heading" i]'),
   )) {
     if (!root.contains(heading)) continue;
-    const text = normalizedLength(heading);
-    if (text === 0 || text > 80 || !RECOMMENDATION_HEADING.test(heading.textContent ?? '')) continue;
+    const length = text.length(heading);
+    if (length === 0 || length > 80 || !RECOMMENDATION_HEADING.test(heading.textContent ?? '')) continue;
     // The carousel is the smallest ancestor that holds more than its heading.
     let block: Element = heading;
-    while (block.parentElement && block.parentElement !== root && normalizedLength(block) < text + 40) {
+    while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
       block = block.parentElement;
     }
-    if (normalizedLength(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) block.remove();
+    if (text.length(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) {
+      block.remove();
+      text = indexText(root);
+    }
   }
 }
 
@@ -209,11 +209,20 @@ const MIN_REPEATED_CHARACTERS = 10;
  * The first copy stays.
  */
 function removeRepeatedBlocks(root: Element): void {
+  const blocks = Array.from(root.querySelectorAll(REPEATABLE_BLOCK));
+  // Only blocks of the same length can repeat each other: the others' text is never read.
+  const lengths = indexText(root);
+  const blocksOfLength = new Map<number, number>();
+  for (const block of blocks) {
+    const length = lengths.length(block);
+    blocksOfLength.set(length, (blocksOfLength.get(length) ?? 0) + 1);
+  }
   const seen = new Map<string, Element>();
-  for (const element of Array.from(root.querySelectorAll(REPEATABLE_BLOCK))) {
-    if (!root.contains(element)) continue;
-    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
-    if (text.length < MIN_REPEATED_CHARACTERS) continue;
+  for (const element of blocks) {
+    const length = lengths.length(element);
+    if (length < MIN_REPEATED_CHARACTERS || blocksOfLength.get(length)! < 2 || !root.contains(element))
+      continue;
+    const text = normalizedText(element);
     const first = seen.get(text);
     if (first === undefined) {
       seen.set(text, element);
@@ -231,7 +240,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   const body = document.body;
   if (!body) return null;
   removeAll(body, CHROME_SELECTOR);
-  const root = mainRegion(body);
+  const root = mainRegion(body, indexText(body));
   removeHeadersAndFooters(root);
   removeSmallForms(root);
   removeByHints(root, pageType);
@@ -240,5 +249,5 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
   }
-  return normalizedLength(root) === 0 ? null : root;
+  return normalizedText(root).length === 0 ? null : root;
 }

@@ -1,0 +1,121 @@
+/**
+ * Text lengths of every element of a subtree, measured in one pass. The clean-up rules ask, for many
+ * nested blocks, how long their text is once whitespace is collapsed (`textContent.replace(/\s+/g, ' ')
+ * .trim().length`) and how much of it sits in links. Asking each element reads its whole subtree again, so
+ * a page of nested wrappers cost time in proportion to its size times its depth; here each text node is
+ * read once and the lengths are summed bottom-up.
+ *
+ * The figures are a snapshot: they hold for an element as long as nothing inside it has changed since
+ * {@link indexText}. The rules visit elements in document order and only remove, so an element's own
+ * subtree is intact when it is visited (what was removed before it was beside it or contained it).
+ */
+
+/** Whether a UTF-16 code unit is whitespace to JavaScript's `\s` (and so to `trim()`). */
+function isSpace(code: number): boolean {
+  if (code > 32 && code < 160) return false;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * Collapsed-whitespace measure of a run of text, built by appending texts in order: `length` is the length
+ * of the text with whitespace runs collapsed to one space and trimmed.
+ */
+class TextMeasure {
+  length = 0;
+  /** Whether any character was appended, and whether the first / last one was whitespace. */
+  empty = true;
+  startsWithSpace = false;
+  endsWithSpace = false;
+
+  /** Appends a text node's data. */
+  appendText(text: string): void {
+    if (text === '') return;
+    // Words of the text, and the single spaces between them.
+    let length = 0;
+    let spaceBefore = false;
+    for (let i = 0; i < text.length; i++) {
+      if (isSpace(text.charCodeAt(i))) {
+        spaceBefore = length > 0;
+      } else {
+        if (spaceBefore) length++;
+        spaceBefore = false;
+        length++;
+      }
+    }
+    this.#append(length, isSpace(text.charCodeAt(0)), isSpace(text.charCodeAt(text.length - 1)));
+  }
+
+  /** Appends the measure of a child element's text. */
+  appendMeasure(other: TextMeasure): void {
+    if (!other.empty) this.#append(other.length, other.startsWithSpace, other.endsWithSpace);
+  }
+
+  #append(length: number, startsWithSpace: boolean, endsWithSpace: boolean): void {
+    if (this.empty) {
+      this.startsWithSpace = startsWithSpace;
+      this.empty = false;
+    } else if (this.length > 0 && length > 0 && (this.endsWithSpace || startsWithSpace)) {
+      this.length++;
+    }
+    this.length += length;
+    this.endsWithSpace = endsWithSpace;
+  }
+}
+
+/** Lengths of the elements of one subtree. */
+export interface TextIndex {
+  /** Length of the element's text with whitespace collapsed and trimmed (0 for an element not indexed). */
+  length(element: Element): number;
+  /** Sum of that length over the `<a>` elements inside the element (not the element itself). */
+  linkLength(element: Element): number;
+}
+
+const TEXT_NODE = 3;
+const ELEMENT_NODE = 1;
+const CDATA_SECTION_NODE = 4;
+
+/** Measures every element under `root` (and `root`) in one pass over its text nodes. */
+export function indexText(root: Element): TextIndex {
+  const lengths = new Map<Element, number>();
+  const linkLengths = new Map<Element, number>();
+  const visit = (element: Element): TextMeasure => {
+    const measure = new TextMeasure();
+    let links = 0;
+    for (let child = element.firstChild; child !== null; child = child.nextSibling) {
+      if (child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE) {
+        measure.appendText(child.nodeValue ?? '');
+      } else if (child.nodeType === ELEMENT_NODE) {
+        const childElement = child as Element;
+        const childMeasure = visit(childElement);
+        measure.appendMeasure(childMeasure);
+        links += linkLengths.get(childElement)!;
+        if (childElement.tagName.toUpperCase() === 'A') links += childMeasure.length;
+      }
+    }
+    lengths.set(element, measure.length);
+    linkLengths.set(element, links);
+    return measure;
+  };
+  visit(root);
+  return {
+    length: (element) => lengths.get(element) ?? 0,
+    linkLength: (element) => linkLengths.get(element) ?? 0,
+  };
+}
+
+/** The element's text with whitespace collapsed and trimmed (what {@link TextIndex.length} measures). */
+export function normalizedText(element: Element): string {
+  return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+}

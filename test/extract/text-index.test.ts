@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { leafBlocks } from '../../src/pipeline/extract/boilerplate.ts';
+import { parseDocument, type DomImplementation } from '../../src/pipeline/extract/dom.ts';
+import { indexText, normalizedText } from '../../src/pipeline/extract/text-index.ts';
+
+// Whitespace at every kind of boundary: leading/trailing, between inline elements, only-space text nodes,
+// non-breaking and other Unicode spaces, empty elements, nested and adjacent links, and a table.
+const PAGE = `<!doctype html><html><body>
+<div id="a">  Hello<b> big </b>world<i></i>\u00a0!<span>   </span><a href="/x">one<a href="/y"> two </a></a>
+  <p>  <a href="/z">Link</a>text<br>more\u2003space </p>
+  <ul><li><a href="/1">Item 1</a></li><li> <a href="/2"> Item 2 </a> and prose</li><li></li></ul>
+  <section><div><p>Deep <em>inside<strong> nested</strong></em></p></div><h2>Title</h2></section>
+  <table><tr><td> a </td><td>b<a href="/t">c</a></td></tr></table>
+  <div>  <div>   </div> \u3000\ufeff </div>x
+</div><footer>Last</footer></body></html>`;
+
+function linkLengthByQuery(element: Element): number {
+  let length = 0;
+  for (const link of Array.from(element.querySelectorAll('a'))) length += normalizedText(link).length;
+  return length;
+}
+
+const LEAF_TAGS = new Set('P H1 H2 H3 H4 H5 H6 LI DIV SECTION TD TH FOOTER'.split(' '));
+function leafBlocksByQuery(root: Element): Element[] {
+  return Array.from(root.querySelectorAll('*')).filter(
+    (element) =>
+      LEAF_TAGS.has(element.tagName.toUpperCase()) &&
+      !Array.from(element.querySelectorAll('*')).some((child) => LEAF_TAGS.has(child.tagName.toUpperCase())),
+  );
+}
+
+describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) => {
+  it('measures every element as its collapsed, trimmed textContent, and its links as the sum of theirs', async () => {
+    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
+    const { document } = parsed;
+    try {
+      const index = indexText(document.body);
+      const elements = [document.body, ...Array.from(document.body.querySelectorAll('*'))];
+      expect(elements.length).toBeGreaterThanOrEqual(25);
+      for (const element of elements) {
+        expect([element.tagName, index.length(element)]).toEqual([
+          element.tagName,
+          normalizedText(element).length,
+        ]);
+        expect([element.tagName, index.linkLength(element)]).toEqual([
+          element.tagName,
+          linkLengthByQuery(element),
+        ]);
+      }
+      expect(index.length(document.createElement('p'))).toBe(0);
+    } finally {
+      parsed.dispose();
+    }
+  });
+
+  it('finds the leaf blocks in document order, as a query of every element would', async () => {
+    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
+    const { document } = parsed;
+    try {
+      expect(leafBlocks(document.body)).toEqual(leafBlocksByQuery(document.body));
+      expect(leafBlocks(document.body).map((element) => element.tagName.toUpperCase())).toEqual([
+        'P',
+        'LI',
+        'LI',
+        'LI',
+        'P',
+        'H2',
+        'TD',
+        'TD',
+        'DIV',
+        'FOOTER',
+      ]);
+    } finally {
+      parsed.dispose();
+    }
+  });
+});
