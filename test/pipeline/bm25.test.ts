@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../../src/pipeline/rank/bm25.ts';
+import { Bm25Index, scoreDocuments } from '../../src/pipeline/rank/bm25.ts';
 
 describe('Bm25Index', () => {
   const build = () => {
@@ -56,5 +56,25 @@ describe('Bm25Index', () => {
     expect(build().search(['cat', 'dog'], 1)).toHaveLength(1);
     expect(() => new Bm25Index({ k1: -1 })).toThrow(RangeError);
     expect(() => new Bm25Index({ b: 2 })).toThrow(RangeError);
+  });
+});
+
+describe('scoreDocuments', () => {
+  it('gives exactly the scores and order of an index over the same documents', () => {
+    // A seeded collection with repeated terms, empty documents and more than ten ids ("10" sorts before "9").
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const vocabulary = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const documents = Array.from({ length: 40 }, () =>
+      Array.from({ length: Math.floor(next() * 12) }, () => vocabulary[Math.floor(next() * 8)]!),
+    );
+    const index = new Bm25Index({ k1: 1.5, b: 0.6 });
+    documents.forEach((tokens, id) => index.add(String(id), tokens));
+    for (const query of [['a'], ['b', 'c', 'b'], ['h', 'z'], ['z'], [], vocabulary]) {
+      expect(scoreDocuments(documents, query, { k1: 1.5, b: 0.6 })).toEqual(index.search(query));
+    }
+    expect(scoreDocuments([], ['a'])).toEqual([]);
+    expect(scoreDocuments([[], []], ['a'])).toEqual([]);
+    expect(() => scoreDocuments([['a']], ['a'], { b: 2 })).toThrow(RangeError);
   });
 });

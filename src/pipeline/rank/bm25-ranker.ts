@@ -4,7 +4,7 @@
  */
 import { fraction, nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
-import { Bm25Index, type Bm25Options } from './bm25.ts';
+import { Bm25Index, scoreDocuments, type Bm25Options } from './bm25.ts';
 import { splitPassages, type PassageChunk } from './passages.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import { estimateTokens } from '../../text/tokens.ts';
@@ -127,21 +127,20 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
         throw new RangeError('maxTokens must be a positive number');
 
       const chunks: PassageChunk[] = [];
-      const index = new Bm25Index(options.bm25);
+      const chunkTokens: (readonly string[])[] = [];
       const tokenSets: Set<string>[] = [];
       const orderWeights: number[] = [];
       for (const [position, doc] of docs.entries()) {
         const orderWeight = 1 + searchOrderBoost / (1 + position);
         for (const { chunk, tokens, tokenSet } of prepare(doc)) {
-          index.add(String(chunks.length), tokens);
+          chunkTokens.push(tokens);
           chunks.push(chunk);
           tokenSets.push(tokenSet);
           orderWeights.push(orderWeight);
         }
       }
       const queryTokens = tokenizeQuery(query, { locale: options.locale });
-      const ranked = index
-        .search(queryTokens)
+      const ranked = scoreDocuments(chunkTokens, queryTokens, options.bm25)
         .filter((match) => match.score > minScore)
         .map((match) => ({ id: match.id, score: match.score * (orderWeights[Number(match.id)] ?? 1) }))
         .sort((a, b) => b.score - a.score);

@@ -30,6 +30,27 @@ function checkOptions(options: Bm25Options): { k1: number; b: number } {
   return { k1: nonNegativeNumber('k1', options.k1, 1.2), b: fraction('b', options.b, 0.75) };
 }
 
+/** One query term's share of a document's score. */
+function termScore(
+  { k1, b }: { k1: number; b: number },
+  idf: number,
+  tf: number,
+  length: number,
+  averageLength: number,
+): number {
+  return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / averageLength));
+}
+
+/** Non-negative Lucene idf of a term found in `df` of `size` documents. */
+function inverseDocumentFrequency(size: number, df: number): number {
+  return Math.log(1 + (size - df + 0.5) / (df + 0.5));
+}
+
+/** Best score first, ties broken by id so that results are deterministic. */
+function bestFirst(x: Bm25Match, y: Bm25Match): number {
+  return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+}
+
 /**
  * Inverted index with BM25 scoring:
  * `score(d, q) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))`
@@ -70,8 +91,7 @@ export class Bm25Index {
 
   /** Inverse document frequency of `term` in the current collection. */
   idf(term: string): number {
-    const df = this.documentFrequency(term);
-    return Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+    return inverseDocumentFrequency(this.size, this.documentFrequency(term));
   }
 
   /** Adds a document, replacing any document with the same id. */
@@ -117,12 +137,11 @@ export class Bm25Index {
       const idf = this.idf(term);
       for (const [id, tf] of posting) {
         const length = this.#lengths.get(id) ?? 0;
-        const norm = tf + this.k1 * (1 - this.b + (this.b * length) / averageLength);
-        scores.set(id, (scores.get(id) ?? 0) + (idf * tf * (this.k1 + 1)) / norm);
+        scores.set(id, (scores.get(id) ?? 0) + termScore(this, idf, tf, length, averageLength));
       }
     }
     const matches = [...scores].map(([id, score]) => ({ id, score }));
-    matches.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    matches.sort(bestFirst);
     return Number.isFinite(limit) ? matches.slice(0, limit) : matches;
   }
 
@@ -135,9 +154,52 @@ export class Bm25Index {
     for (const term of new Set(queryTokens)) {
       const tf = this.#postings.get(term)?.get(id);
       if (tf === undefined) continue;
-      const norm = tf + this.k1 * (1 - this.b + (this.b * length) / averageLength);
-      score += (this.idf(term) * tf * (this.k1 + 1)) / norm;
+      score += termScore(this, this.idf(term), tf, length, averageLength);
     }
     return score;
   }
+}
+
+/**
+ * BM25 scores of a one-off collection for one query, the same as adding `documents` to a {@link Bm25Index}
+ * under the ids `"0"`, `"1"`, … and searching it, without building the index: only the query's terms are
+ * counted. The passage ranker scores a new collection on every request, where building postings for every
+ * term of every passage cost more than the scoring.
+ */
+export function scoreDocuments(
+  documents: readonly (readonly string[])[],
+  queryTokens: readonly string[],
+  options: Bm25Options = {},
+): Bm25Match[] {
+  const parameters = checkOptions(options);
+  const terms = [...new Set(queryTokens)];
+  const column = new Map(terms.map((term, i) => [term, i]));
+  // Query-term frequencies of each document that holds one, and each term's document frequency.
+  const frequencies = new Map<number, number[]>();
+  const documentFrequency = new Array<number>(terms.length).fill(0);
+  let totalLength = 0;
+  for (const [index, tokens] of documents.entries()) {
+    totalLength += tokens.length;
+    let counts: number[] | undefined;
+    for (const token of tokens) {
+      const i = column.get(token);
+      if (i === undefined) continue;
+      counts ??= new Array<number>(terms.length).fill(0);
+      if (counts[i] === 0) documentFrequency[i]!++;
+      counts[i]!++;
+    }
+    if (counts) frequencies.set(index, counts);
+  }
+  const averageLength = documents.length === 0 ? 1 : totalLength / documents.length || 1;
+  const idf = documentFrequency.map((df) => inverseDocumentFrequency(documents.length, df));
+  const matches: Bm25Match[] = [];
+  for (const [index, counts] of frequencies) {
+    const length = documents[index]!.length;
+    let score = 0;
+    for (const [i, tf] of counts.entries()) {
+      if (tf > 0) score += termScore(parameters, idf[i]!, tf, length, averageLength);
+    }
+    matches.push({ id: String(index), score });
+  }
+  return matches.sort(bestFirst);
 }
