@@ -1,20 +1,19 @@
 /** Scoring helpers of the QA benchmark: SQuAD answer normalisation, containment and percentiles. */
 
 /** ASCII punctuation, as Python's `string.punctuation` used by the official SQuAD script. */
-const PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
+const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 
 /**
  * SQuAD's `normalize_answer` (evaluate-v2.0.py), ported: lower-case, remove punctuation, remove the
  * articles a/an/the, collapse whitespace.
  */
 export function normalizeAnswer(text: string): string {
-  let lower = '';
-  for (const char of text.toLowerCase()) if (!PUNCTUATION.has(char)) lower += char;
-  return lower
+  return text
+    .toLowerCase()
+    .replace(PUNCTUATION, '')
     .replace(/\b(a|an|the)\b/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean)
-    .join(' ');
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 // Punctuation and symbols, except between two digits ("2.5", "24,000" stay one number).
@@ -30,15 +29,41 @@ export function normalizeAnswerSpaced(text: string): string {
   return normalizeAnswer(text.replace(PUNCTUATION_BREAK, ' '));
 }
 
+/** A text in both normalised forms, ready for {@link containsAnswer}. */
+export interface NormalizedText {
+  readonly joined: string;
+  readonly spaced: string;
+}
+
+/** Both normalised forms of `text`. */
+export function normalizeText(text: string): NormalizedText {
+  return { joined: normalizeAnswer(text), spaced: normalizeAnswerSpaced(text) };
+}
+
+/**
+ * The normalised forms of texts joined by blank lines, from the forms of each text: normalisation works
+ * word by word and a blank line is a word break, so this equals normalising the joined text, without
+ * normalising again a page that many questions read.
+ */
+export function joinNormalized(parts: readonly NormalizedText[]): NormalizedText {
+  const join = (key: keyof NormalizedText) =>
+    parts
+      .map((part) => part[key])
+      .filter(Boolean)
+      .join(' ');
+  return { joined: join('joined'), spaced: join('spaced') };
+}
+
 /**
  * Whether any gold answer occurs in `text` on word boundaries after normalisation: the official one
  * ({@link normalizeAnswer}: "U.S." ↔ "US") or the one that reads punctuation as a break
  * ({@link normalizeAnswerSpaced}: "governments.[citation" holds "governments"). Either way `5` is not found
- * inside `50` or `5.5`. Empty normalised answers never match.
+ * inside `50` or `5.5`. Empty normalised answers never match. `text` may be given already normalised.
  */
-export function containsAnswer(text: string, answers: readonly string[]): boolean {
-  const joined = ` ${normalizeAnswer(text)} `;
-  const spaced = ` ${normalizeAnswerSpaced(text)} `;
+export function containsAnswer(text: string | NormalizedText, answers: readonly string[]): boolean {
+  const normalized = typeof text === 'string' ? normalizeText(text) : text;
+  const joined = ` ${normalized.joined} `;
+  const spaced = ` ${normalized.spaced} `;
   return answers.some((answer) => {
     const needle = normalizeAnswer(answer);
     const spacedNeedle = normalizeAnswerSpaced(answer);

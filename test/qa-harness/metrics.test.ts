@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createRandom, sampleQuestions, type Question } from '../../bench/qa/corpus.ts';
 import {
   containsAnswer,
+  joinNormalized,
   mean,
   normalizeAnswer,
   normalizeAnswerSpaced,
+  normalizeText,
   percentile,
 } from '../../bench/qa/metrics.ts';
 
@@ -40,6 +42,14 @@ describe('SQuAD normalisation and containment', () => {
     expect(containsAnswer('about 24,000 people', ['24'])).toBe(false);
     expect(containsAnswer('about 24,000 people', ['24,000'])).toBe(true);
     expect(normalizeAnswerSpaced('governments.[citation needed]')).toBe('governments citation needed');
+  });
+
+  it('normalises pages joined by blank lines as the joined text, so each page is normalised once', () => {
+    const pages = ['The U.S. Army—1899.', '', '  an apple\n', 'Σ 24,000 [245] the'];
+    const whole = normalizeText(pages.join('\n\n'));
+    expect(joinNormalized(pages.map(normalizeText))).toEqual(whole);
+    expect(whole.joined).toBe('us army—1899 apple σ 24000 245');
+    expect(containsAnswer(joinNormalized(pages.map(normalizeText)), ['army'])).toBe(true);
   });
 
   it('computes nearest-rank percentiles and means', () => {
