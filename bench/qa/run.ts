@@ -198,7 +198,7 @@ interface Observation {
   rankStart?: number;
   rankEnd?: number;
   rankMs?: number;
-  docs?: ExtractedContent[];
+  docs?: { url: string; text: string }[];
   passages?: Passage[];
   answerMs?: number;
 }
@@ -255,6 +255,13 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const servers: Server[] = [];
   const observations = new Map<string, Observation>();
   const byRequestId = new Map<string, Observation>();
+  const pageTexts = new Map<string, string>();
+  const internText = ({ url, text }: { url: string; text: string }): string => {
+    const known = pageTexts.get(url);
+    if (known === text) return known;
+    pageTexts.set(url, text);
+    return text;
+  };
   const observe = (query: string): Observation => {
     let observation = observations.get(query);
     if (!observation) observations.set(query, (observation = { fetchMs: [], extractMs: [] }));
@@ -317,7 +324,8 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         observation.rankEnd = now();
         // The pipeline ranks twice when it reads deeper; both count.
         observation.rankMs = (observation.rankMs ?? 0) + (observation.rankEnd - rankStart);
-        observation.docs = [...docs];
+        // Kept until the question is scored: the URL and text only, one copy of each page's text.
+        observation.docs = docs.map((doc) => ({ url: doc.url, text: internText(doc) }));
         observation.passages = passages;
         return passages;
       },
@@ -384,7 +392,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
     const apiOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { key } = await engine.createKey({ credits: 10_000_000, name: 'bench:qa' });
 
-    const results: QuestionResult[] = new Array<QuestionResult>(questions.length);
+    // Scoring reads 20-40 pages per question: it runs after the last question, not on the engine's
+    // thread while other questions are being measured.
+    const scorers: (() => QuestionResult)[] = new Array<() => QuestionResult>(questions.length);
     let nextIndex = 0;
     let done = 0;
     const worker = async () => {
@@ -392,7 +402,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         const i = nextIndex++;
         const question = questions[i];
         if (question === undefined) return;
-        results[i] = await askOne(question);
+        scorers[i] = await askOne(question);
         if (++done % 50 === 0)
           log(
             `${done}/${questions.length} questions (heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB)`,
@@ -400,10 +410,10 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       }
     };
 
-    // Normalising 20-40 pages per question on the engine's thread took a third of its time (the pages are
-    // the same across questions): each page is normalised once, while the engine is measured.
+    // Normalising 20-40 pages per question took a third of the engine's thread when it ran beside the
+    // questions; the pages are the same across questions, so each is normalised once.
     const normalizedPages = new Map<string, { text: string; normalized: NormalizedText }>();
-    const normalizedPage = (doc: ExtractedContent): NormalizedText => {
+    const normalizedPage = (doc: { url: string; text: string }): NormalizedText => {
       const cached = normalizedPages.get(doc.url);
       if (cached?.text === doc.text) return cached.normalized;
       const normalized = normalizeText(doc.text);
@@ -411,7 +421,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       return normalized;
     };
 
-    const askOne = async (question: Question): Promise<QuestionResult> => {
+    const askOne = async (question: Question): Promise<() => QuestionResult> => {
       const start = now();
       let status = 0;
       let body: SearchBody = {};
@@ -428,7 +438,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       }
       const total = now() - start;
       const observation = observations.get(planQuery(question.question, []));
-      return score(question, status, body, total, start, observation);
+      return () => score(question, status, body, total, start, observation);
     };
 
     const score = (
@@ -512,6 +522,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
 
     log(`engine on ${apiOrigin}; running ${questions.length} questions with concurrency ${concurrency}`);
     await Promise.all(Array.from({ length: concurrency }, worker));
+    const results = scorers.map((scoreQuestion) => scoreQuestion());
 
     let finalResults = results;
     if (fakeLlm) finalResults = attachPrompts(results, questions, fakeLlm);
