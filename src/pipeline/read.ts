@@ -4,8 +4,10 @@
  *
  * - A page has *arrived* once its bytes are in (or its fetch failed: the snippet stands in).
  * - Once {@link ARRIVED_SHARE} of the pages being waited for have arrived, the others (stragglers) get at
- *   most `stragglerGraceMs` more. Pages that arrived are always extracted and used: only the network wait
- *   is cut, never work already paid for.
+ *   most `stragglerGraceMs` more, counted from that arrival (for pages read ahead, often before the wait
+ *   for them began). Pages that arrived are always extracted and used: only the network wait is cut,
+ *   never work already paid for.
+ * - The first {@link PATIENT_RESULTS} result is not a straggler: it is waited for until `answerBy`.
  * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched
  *   are answered from their search snippets; pages that arrived are still extracted (milliseconds of CPU).
  *
@@ -26,6 +28,13 @@ import type {
  * With the default 5 first pages, 4 must be in; one hung page then costs the grace, not the fetch deadline.
  */
 export const ARRIVED_SHARE = 0.8;
+
+/**
+ * Search results at the top of the list waited for until the answer time, never cut by the stragglers'
+ * grace: the first result is the likeliest to hold the answer (on the QA benchmark the gold page is the
+ * first result for about three questions in four), so a slow first page is worth the wait.
+ */
+export const PATIENT_RESULTS = 1;
 
 /** Where one page is. `fetched`: its bytes are in and it waits for the go to extract (read-ahead). */
 export type PageReadState = 'waiting' | 'fetched' | 'extracting' | 'done';
@@ -66,7 +75,12 @@ export interface PageReader {
    */
   read(
     hits: readonly SearchHit[],
-    options?: { readonly extract?: boolean; readonly admit?: (page: FetchedPage) => boolean },
+    options?: {
+      readonly extract?: boolean;
+      readonly admit?: (page: FetchedPage) => boolean;
+      /** The first this many hits are waited for until `answerBy`, not cut by the grace. @default 0 */
+      readonly patient?: number;
+    },
   ): PageRead[];
   /** Lets fetched-only pages be extracted. */
   release(reads: readonly PageRead[]): void;
@@ -83,6 +97,10 @@ export interface PageReader {
 }
 
 interface MutableRead {
+  /** When the page's fetch ended (epoch ms), for the stragglers' grace. */
+  arrivedAt?: number;
+  /** Waited for until the answer time, never cut by the stragglers' grace. */
+  readonly patient: boolean;
   readonly hit: SearchHit;
   state: PageReadState;
   document: ExtractedContent | null;
@@ -98,6 +116,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   const all: MutableRead[] = [];
   const listeners = new Set<() => void>();
   const changed = (read: MutableRead, state: PageReadState): void => {
+    if (read.state === 'waiting') read.arrivedAt = Date.now();
     read.state = state;
     for (const listener of [...listeners]) listener();
   };
@@ -132,8 +151,9 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   return {
     fetches,
     read(hits, readOptions = {}) {
-      return hits.map((hit) => {
+      return hits.map((hit, index) => {
         const read: MutableRead = {
+          patient: index < (readOptions.patient ?? 0),
           hit,
           state: 'waiting',
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
@@ -143,8 +163,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         };
         if (readOptions.extract !== false) read.go.open();
         all.push(read);
-        if (hit.content || !fetches) read.state = 'done';
-        else void readPage(read);
+        if (hit.content || !fetches) {
+          read.state = 'done';
+          read.arrivedAt = Date.now();
+        } else void readPage(read);
         return read;
       });
     },
@@ -156,8 +178,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       const quorum = Math.max(1, Math.ceil(mine.length * ARRIVED_SHARE));
       return new Promise<void>((resolve) => {
         let graceTimer: NodeJS.Timeout | undefined;
-        // Past the grace period or the answer time, only pages that arrived are waited for.
-        let patienceOver = false;
+        // Past the grace period, only pages that arrived and patient pages are waited for; past the answer
+        // time, only pages that arrived.
+        let graceOver = false;
+        let answerTime = false;
         const finish = (): void => {
           clearTimeout(graceTimer);
           clearTimeout(answerTimer);
@@ -166,7 +190,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         };
         const answerTimer = setTimeout(
           () => {
-            patienceOver = true;
+            answerTime = true;
             for (const read of mine) {
               if (read.state === 'waiting') read.stopper.abort(new Error('the answer starts'));
             }
@@ -176,20 +200,33 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         );
         function check(): void {
           let waiting = 0;
+          let waitingPatient = 0;
           let working = 0;
           for (const read of mine) {
-            if (read.state === 'waiting') waiting++;
-            else if (read.state !== 'done') working++;
+            if (read.state === 'waiting') {
+              waiting++;
+              if (read.patient) waitingPatient++;
+            } else if (read.state !== 'done') working++;
           }
-          if (working === 0 && (waiting === 0 || patienceOver)) {
+          if (working === 0 && (waiting === 0 || answerTime || (graceOver && waitingPatient === 0))) {
             finish();
             return;
           }
           if (graceTimer === undefined && waiting > 0 && mine.length - waiting >= quorum) {
-            graceTimer = setTimeout(() => {
-              patienceOver = true;
-              check();
-            }, options.stragglerGraceMs);
+            // The grace counts from the arrival that made the quorum, which for pages read ahead may be
+            // long before this wait began: their stragglers have had their chance already.
+            const arrivals = mine
+              .map((read) => read.arrivedAt)
+              .filter((at): at is number => at !== undefined)
+              .sort((a, b) => a - b);
+            const quorumAt = arrivals[quorum - 1] ?? Date.now();
+            graceTimer = setTimeout(
+              () => {
+                graceOver = true;
+                check();
+              },
+              Math.max(0, quorumAt + options.stragglerGraceMs - Date.now()),
+            );
           }
         }
         listeners.add(check);

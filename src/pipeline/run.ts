@@ -26,7 +26,7 @@ import type {
   SearchHit,
   SearchProvider,
 } from './types.ts';
-import { createPageReader, type PageRead } from './read.ts';
+import { createPageReader, PATIENT_RESULTS, type PageRead } from './read.ts';
 import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/filters.ts';
 export { ARRIVED_SHARE } from './read.ts';
@@ -235,7 +235,7 @@ async function selectPassages(
   let passages: Passage[];
   let docs: ExtractedContent[];
   try {
-    const firstReads = reader.read(hits.slice(0, read));
+    const firstReads = reader.read(hits.slice(0, read), { patient: PATIENT_RESULTS });
     // Read-ahead: when not even the snippets of the first results cover the question, reading deeper is
     // likely, so the next pages are fetched now (not extracted) and the wait overlaps the first pages'.
     // Whether they are used is decided exactly as without read-ahead, from the first pages' passages.

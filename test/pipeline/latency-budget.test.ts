@@ -233,6 +233,33 @@ describe('stragglers', () => {
     expect(web.abandoned.sort()).toEqual([4, 5]);
   });
 
+  it('waits for a slow first result until max latency: it is not a straggler', async () => {
+    const web = fakeWeb(1);
+    const run = start(hitsOf(5, coveringSnippets), web);
+    await flush();
+    web.answer(2, 3, 4, 5); // the first result is slow
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS + 500);
+    expect(run.done).toBe(false);
+    web.answer(1);
+    await run.running;
+    expect(run.result?.answer).toContain('Robert Stevenson');
+    expect(run.rankedDocs[0]).not.toContain(coveringSnippets(1));
+    expect(web.abandoned).toEqual([]);
+  });
+
+  it('answers at max latency when the first result never answers', async () => {
+    const web = fakeWeb(2);
+    const run = start(hitsOf(5, coveringSnippets), web);
+    await flush();
+    web.answer(2, 3, 4, 5);
+    await vi.advanceTimersByTimeAsync(DEFAULT_MAX_LATENCY_MS - 1);
+    expect(run.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await run.running;
+    expect(run.result?.answer).toContain('Robert Stevenson');
+    expect(web.abandoned).toEqual([1]);
+  });
+
   it('uses a straggler that arrives within the grace period', async () => {
     const web = fakeWeb(5);
     const run = start(hitsOf(5, coveringSnippets), web);
@@ -372,6 +399,21 @@ describe('reading deeper', () => {
     expect(web.extracted.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 9]);
     expect(run.rankedDocs.map((docs) => docs.length)).toEqual([5, 12]);
     expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+  });
+
+  it('the grace of pages read ahead counts from their quorum, not from the end of the first round', async () => {
+    const web = fakeWeb(9);
+    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
+    await flush();
+    web.answer(6, 7, 8, 9, 10, 11); // 6 of the 7 pages read ahead arrive at once; page 12 hangs
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS + 100);
+    web.answer(1, 2, 3, 4, 5); // the first pages, which do not cover the question, come later
+    await vi.advanceTimersByTimeAsync(10);
+    // Page 12 had its grace while the first pages were awaited: the answer does not wait for it again.
+    expect(run.done).toBe(true);
+    await run.running;
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+    expect(web.abandoned).toEqual([12]);
   });
 
   it('a straggler of the first pages that arrives while deeper pages are read is used', async () => {
