@@ -113,7 +113,8 @@ export interface PipelineSettings {
   readonly maxLatencyMs?: number;
   /**
    * Most time pages still being fetched are waited for once 80 % of the pages read together have arrived
-   * ({@link ARRIVED_SHARE}), in ms. Pages that arrived are always extracted and used.
+   * ({@link ARRIVED_SHARE}), counted from that arrival, in ms. The first search result is not cut by it
+   * (it is waited for until `maxLatencyMs`). Pages that arrived are always extracted and used.
    * @default DEFAULT_STRAGGLER_GRACE_MS (400)
    */
   readonly stragglerGraceMs?: number;

@@ -45,7 +45,6 @@ const ASCII_WORD = /^[a-z]+$/;
 // The same runs in text that is all ASCII (most pages): NFKC and Unicode classes change nothing there, and
 // the plain pattern is several times faster.
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
-const ASCII_RUN = /[a-z0-9][a-z0-9]*(?:'[a-z]+)*/g;
 // Scripts written without spaces between words: runs of them are split with Intl.Segmenter's dictionaries.
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -130,11 +129,36 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   return tokens;
 }
 
+/** `[a-z0-9]` */
+function isAsciiAlphanumeric(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+}
+
+/** `[a-z]` */
+function isAsciiLetter(code: number): boolean {
+  return code >= 97 && code <= 122;
+}
+
+/** The tokens of lower-cased ASCII text: {@link WORD} read as `[a-z0-9]+(?:'[a-z]+)*`, scanned by hand. */
 function asciiTokens(lower: string, removeStopWords: boolean, applyStem: boolean): string[] {
   const tokens: string[] = [];
-  for (const match of lower.matchAll(ASCII_RUN)) {
-    let token = match[0];
-    if (token.includes("'")) token = token.replace(/'s$/, '').replaceAll("'", '');
+  const length = lower.length;
+  let i = 0;
+  while (i < length) {
+    if (!isAsciiAlphanumeric(lower.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < length && isAsciiAlphanumeric(lower.charCodeAt(i))) i++;
+    let apostrophes = false;
+    while (i + 1 < length && lower.charCodeAt(i) === 39 && isAsciiLetter(lower.charCodeAt(i + 1))) {
+      apostrophes = true;
+      i += 2;
+      while (i < length && isAsciiLetter(lower.charCodeAt(i))) i++;
+    }
+    let token = lower.slice(start, i);
+    if (apostrophes) token = token.replace(/'s$/, '').replaceAll("'", '');
     if (token.length === 0) continue;
     if (removeStopWords && ENGLISH_STOP_WORDS.has(token)) continue;
     if (applyStem) token = stem(token);
