@@ -44,7 +44,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
 const ASCII_WORD = /^[a-z]+$/;
 // The same runs in text that is all ASCII (most pages): NFKC and Unicode classes change nothing there, and
 // the plain pattern is several times faster.
-const ASCII_TEXT = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 // Scripts written without spaces between words: runs of them are split with Intl.Segmenter's dictionaries.
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -109,10 +109,10 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const applyStem = options.stem ?? true;
   const lowerCase = (value: string) =>
     options.locale === undefined ? value.toLowerCase() : value.toLocaleLowerCase(options.locale);
-  if (ASCII_TEXT.test(text)) {
+  if (!NON_ASCII.test(text)) {
     // NFKC leaves ASCII as it is; a locale may not (Turkish lower-cases I to ı), hence the second test.
     const lower = lowerCase(text);
-    if (ASCII_TEXT.test(lower)) return asciiTokens(lower, removeStopWords, applyStem);
+    if (!NON_ASCII.test(lower)) return asciiTokens(lower, removeStopWords, applyStem);
   }
   const lower = lowerCase(text.normalize('NFKC'));
   const tokens: string[] = [];
