@@ -53,6 +53,21 @@ describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) 
     }
   });
 
+  it('measures a page again after its text changed (text nodes are measured once per page)', async () => {
+    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
+    const { document } = parsed;
+    try {
+      const first = document.querySelector('#a')!;
+      expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
+      const text = first.firstChild!;
+      text.nodeValue = '  a much longer   opening  ';
+      first.querySelector('p')?.remove();
+      expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
+    } finally {
+      parsed.dispose();
+    }
+  });
+
   it('finds the leaf blocks in document order, as a query of every element would', async () => {
     const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
     const { document } = parsed;

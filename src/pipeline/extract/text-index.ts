@@ -28,6 +28,44 @@ function isSpace(code: number): boolean {
   );
 }
 
+/** The collapsed length of one text node's data, and whether it starts / ends with whitespace. */
+interface TextNodeMeasure {
+  readonly text: string;
+  readonly length: number;
+  readonly startsWithSpace: boolean;
+  readonly endsWithSpace: boolean;
+}
+
+function measureText(text: string): TextNodeMeasure {
+  // Words of the text, and the single spaces between them.
+  let length = 0;
+  let spaceBefore = false;
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) {
+      spaceBefore = length > 0;
+    } else {
+      if (spaceBefore) length++;
+      spaceBefore = false;
+      length++;
+    }
+  }
+  return {
+    text,
+    length,
+    startsWithSpace: isSpace(text.charCodeAt(0)),
+    endsWithSpace: isSpace(text.charCodeAt(text.length - 1)),
+  };
+}
+
+/** Text node measures of each document, dropped with the document. */
+const measuresByDocument = new WeakMap<Document, Map<Node, TextNodeMeasure>>();
+
+function textMeasures(document: Document): Map<Node, TextNodeMeasure> {
+  let measures = measuresByDocument.get(document);
+  if (!measures) measuresByDocument.set(document, (measures = new Map<Node, TextNodeMeasure>()));
+  return measures;
+}
+
 /**
  * Collapsed-whitespace measure of a run of text, built by appending texts in order: `length` is the length
  * of the text with whitespace runs collapsed to one space and trimmed.
@@ -39,22 +77,17 @@ class TextMeasure {
   startsWithSpace = false;
   endsWithSpace = false;
 
-  /** Appends a text node's data. */
-  appendText(text: string): void {
+  /** Appends a text node's data (measured once per page: the clean-up rules index a page several times). */
+  appendText(node: Node): void {
+    const text = node.nodeValue ?? '';
     if (text === '') return;
-    // Words of the text, and the single spaces between them.
-    let length = 0;
-    let spaceBefore = false;
-    for (let i = 0; i < text.length; i++) {
-      if (isSpace(text.charCodeAt(i))) {
-        spaceBefore = length > 0;
-      } else {
-        if (spaceBefore) length++;
-        spaceBefore = false;
-        length++;
-      }
+    const measures = node.ownerDocument ? textMeasures(node.ownerDocument) : undefined;
+    let measure = measures?.get(node);
+    if (measure?.text !== text) {
+      measure = measureText(text);
+      measures?.set(node, measure);
     }
-    this.#append(length, isSpace(text.charCodeAt(0)), isSpace(text.charCodeAt(text.length - 1)));
+    this.#append(measure.length, measure.startsWithSpace, measure.endsWithSpace);
   }
 
   /** Appends the measure of a child element's text. */
@@ -95,7 +128,7 @@ export function indexText(root: Element): TextIndex {
     let links = 0;
     for (let child = element.firstChild; child !== null; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE) {
-        measure.appendText(child.nodeValue ?? '');
+        measure.appendText(child);
       } else if (child.nodeType === ELEMENT_NODE) {
         const childElement = child as Element;
         const childMeasure = visit(childElement);
