@@ -33,7 +33,6 @@ import { createSearxngProvider } from '../../src/pipeline/search/providers/searx
 import type {
   Answerer,
   ContentExtractor,
-  ExtractedContent,
   PageFetcher,
   Passage,
   PassageRanker,
