@@ -43,7 +43,8 @@ describe('tokenize', () => {
   it('gives ASCII text the same tokens as the Unicode path', () => {
     // The ASCII fast path must agree with the general one: the same text with a non-ASCII character
     // appended (a word of its own) takes the Unicode path.
-    const text = "Don't stop: the user's 3 API-keys, e-mail_2x o'clock '90s x'y'z rock'n'roll... 2.5 ISO-8601";
+    const text =
+      "Don't stop: the user's 3 API-keys, e-mail_2x o'clock '90s x'y'z rock'n'roll... 2.5 ISO-8601";
     expect([...tokenize(text), 'é']).toEqual(tokenize(`${text} é`));
     expect([...tokenize(text, { removeStopWords: false, stem: false }), 'é']).toEqual(
       tokenize(`${text} é`, { removeStopWords: false, stem: false }),
