@@ -3,6 +3,7 @@
  * visible here (attributes and `style=""`); text hidden by a stylesheet class is not detected.
  */
 import { descendantElements } from './dom.ts';
+import { normalizedText } from './text-index.ts';
 
 /** Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks). */
 const NEVER_RENDERED =
@@ -94,14 +95,13 @@ function unwrapContentNoscript(document: Document): void {
   if (!body) return;
   const noscripts = Array.from(body.querySelectorAll('noscript'));
   if (noscripts.length === 0) return;
-  const textLength = (node: Element): number => (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-  const largest = noscripts.reduce((a, b) => (textLength(b) > textLength(a) ? b : a));
-  const inside = textLength(largest);
+  const largest = noscripts.reduce((a, b) => (normalizedText(b).length > normalizedText(a).length ? b : a));
+  const inside = normalizedText(largest).length;
   if (inside < 500) return;
   // Visible text of the rest of the page: body text minus every noscript, script and style.
-  let outside = textLength(body);
+  let outside = normalizedText(body).length;
   for (const element of Array.from(body.querySelectorAll('noscript, script, style'))) {
-    if (!element.parentElement?.closest('noscript, script, style')) outside -= textLength(element);
+    if (!element.parentElement?.closest('noscript, script, style')) outside -= normalizedText(element).length;
   }
   if (inside <= outside) return;
   largest.replaceWith(...Array.from(largest.childNodes));
@@ -147,10 +147,6 @@ export function removeHiddenContent(document: Document, options: RemoveHiddenOpt
  */
 const REVEALED_PAGE_SHARE = 0.5;
 
-function textLength(element: Element): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-}
-
 /** Removes elements hidden by attributes or inline style (the never-rendered pass has run). Returns how many. */
 export function removeHiddenElements(document: Document, options: RemoveHiddenOptions = {}): number {
   let removed = 0;
@@ -172,8 +168,8 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
       element.remove();
       removed++;
     } else if (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element))) {
-      pageLength ??= document.body ? textLength(document.body) : 0;
-      if (pageLength > 0 && textLength(element) > REVEALED_PAGE_SHARE * pageLength) {
+      pageLength ??= document.body ? normalizedText(document.body).length : 0;
+      if (pageLength > 0 && normalizedText(element).length > REVEALED_PAGE_SHARE * pageLength) {
         element.removeAttribute('hidden');
         element.removeAttribute('aria-hidden');
         element.removeAttribute('style');

@@ -12,6 +12,7 @@ import { detectPageType, isMarkedArticle, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
+import { normalizedText } from './text-index.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -44,10 +45,6 @@ const MIN_MAIN_AREA_FOR_CHECK = 1500;
  * list: the page is read as a service page (every section kept).
  */
 const MIN_UNDECLARED_SHARE = 0.4;
-
-function visibleLength(element: Element): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-}
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
 const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
@@ -172,7 +169,7 @@ export async function extractHtml(
       article = runReadability(document);
       root = article?.content ?? null;
       lap('readability');
-      const articleLength = root ? visibleLength(root) : 0;
+      const articleLength = root ? normalizedText(root).length : 0;
       const isLandingPage =
         sectioned &&
         mainLength >= MIN_MAIN_AREA_FOR_CHECK &&

@@ -52,7 +52,7 @@ const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
 
 /** Share of an element's text that sits inside links. */
-export function linkDensity(element: Element, text: TextIndex = indexText(element)): number {
+function linkDensity(element: Element, text: TextIndex): number {
   const total = text.length(element);
   return total === 0 ? 0 : Math.min(1, text.linkLength(element) / total);
 }
