@@ -254,12 +254,19 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const servers: Server[] = [];
   const observations = new Map<string, Observation>();
   const byRequestId = new Map<string, Observation>();
-  const pageTexts = new Map<string, string>();
+  // The latest text read for each URL: kept once while questions wait to be scored, and normalised once
+  // when they are (20-40 pages per question, the same pages across questions).
+  const pages = new Map<string, { text: string; normalized?: NormalizedText }>();
   const internText = ({ url, text }: { url: string; text: string }): string => {
-    const known = pageTexts.get(url);
-    if (known === text) return known;
-    pageTexts.set(url, text);
+    const known = pages.get(url);
+    if (known?.text === text) return known.text;
+    pages.set(url, { text });
     return text;
+  };
+  const normalizedPage = ({ url, text }: { url: string; text: string }): NormalizedText => {
+    let page = pages.get(url);
+    if (page?.text !== text) pages.set(url, (page = { text }));
+    return (page.normalized ??= normalizeText(text));
   };
   const observe = (query: string): Observation => {
     let observation = observations.get(query);
@@ -407,17 +414,6 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
             `${done}/${questions.length} questions (heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB)`,
           );
       }
-    };
-
-    // Normalising 20-40 pages per question took a third of the engine's thread when it ran beside the
-    // questions; the pages are the same across questions, so each is normalised once.
-    const normalizedPages = new Map<string, { text: string; normalized: NormalizedText }>();
-    const normalizedPage = (doc: { url: string; text: string }): NormalizedText => {
-      const cached = normalizedPages.get(doc.url);
-      if (cached?.text === doc.text) return cached.normalized;
-      const normalized = normalizeText(doc.text);
-      normalizedPages.set(doc.url, { text: doc.text, normalized });
-      return normalized;
     };
 
     const askOne = async (question: Question): Promise<() => QuestionResult> => {
