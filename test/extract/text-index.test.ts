@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { leafBlocks } from '../../src/pipeline/extract/boilerplate.ts';
-import { parseDocument, type DomImplementation } from '../../src/pipeline/extract/dom.ts';
+import {
+  parseDocument,
+  type DomImplementation,
+  type ParsedDocument,
+} from '../../src/pipeline/extract/dom.ts';
 import { indexText, normalizedText } from '../../src/pipeline/extract/text-index.ts';
 
 // Whitespace at every kind of boundary: leading/trailing, between inline elements, only-space text nodes,
@@ -30,63 +34,53 @@ function leafBlocksByQuery(root: Element): Element[] {
 }
 
 describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) => {
-  it('measures every element as its collapsed, trimmed textContent, and its links as the sum of theirs', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
-    const { document } = parsed;
-    try {
-      const index = indexText(document.body);
-      const elements = [document.body, ...Array.from(document.body.querySelectorAll('*'))];
-      expect(elements.length).toBeGreaterThanOrEqual(25);
-      for (const element of elements) {
-        expect([element.tagName, index.length(element)]).toEqual([
-          element.tagName,
-          normalizedText(element).length,
-        ]);
-        expect([element.tagName, index.linkLength(element)]).toEqual([
-          element.tagName,
-          linkLengthByQuery(element),
-        ]);
-      }
-      expect(index.length(document.createElement('p'))).toBe(0);
-    } finally {
-      parsed.dispose();
-    }
+  let parsed: ParsedDocument;
+  let document: Document;
+  beforeEach(async () => {
+    parsed = await parseDocument(PAGE, 'https://example.test/', dom);
+    document = parsed.document;
   });
+  afterEach(() => parsed.dispose());
 
-  it('measures a page again after its text changed (text nodes are measured once per page)', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
-    const { document } = parsed;
-    try {
-      const first = document.querySelector('#a')!;
-      expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
-      const text = first.firstChild!;
-      text.nodeValue = '  a much longer   opening  ';
-      first.querySelector('p')?.remove();
-      expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
-    } finally {
-      parsed.dispose();
-    }
-  });
-
-  it('finds the leaf blocks in document order, as a query of every element would', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', dom);
-    const { document } = parsed;
-    try {
-      expect(leafBlocks(document.body)).toEqual(leafBlocksByQuery(document.body));
-      expect(leafBlocks(document.body).map((element) => element.tagName.toUpperCase())).toEqual([
-        'P',
-        'LI',
-        'LI',
-        'LI',
-        'P',
-        'H2',
-        'TD',
-        'TD',
-        'DIV',
-        'FOOTER',
+  it('measures every element as its collapsed, trimmed textContent, and its links as the sum of theirs', () => {
+    const index = indexText(document.body);
+    const elements = [document.body, ...Array.from(document.body.querySelectorAll('*'))];
+    expect(elements.length).toBeGreaterThanOrEqual(25);
+    for (const element of elements) {
+      expect([element.tagName, index.length(element)]).toEqual([
+        element.tagName,
+        normalizedText(element).length,
       ]);
-    } finally {
-      parsed.dispose();
+      expect([element.tagName, index.linkLength(element)]).toEqual([
+        element.tagName,
+        linkLengthByQuery(element),
+      ]);
     }
+    expect(index.length(document.createElement('p'))).toBe(0);
+  });
+
+  it('measures a page again after its text changed (text nodes are measured once per page)', () => {
+    const first = document.querySelector('#a')!;
+    expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
+    const text = first.firstChild!;
+    text.nodeValue = '  a much longer   opening  ';
+    first.querySelector('p')?.remove();
+    expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
+  });
+
+  it('finds the leaf blocks in document order, as a query of every element would', () => {
+    expect(leafBlocks(document.body)).toEqual(leafBlocksByQuery(document.body));
+    expect(leafBlocks(document.body).map((element) => element.tagName.toUpperCase())).toEqual([
+      'P',
+      'LI',
+      'LI',
+      'LI',
+      'P',
+      'H2',
+      'TD',
+      'TD',
+      'DIV',
+      'FOOTER',
+    ]);
   });
 });
