@@ -11,8 +11,9 @@
  * - At `answerBy` (the request's `max_latency_ms`) the wait for the web stops: pages still being fetched
  *   are answered from their search snippets; pages that arrived are still extracted (milliseconds of CPU).
  *
- * A straggler is not aborted when its wait ends: the pipeline can still use it when it reads deeper, and
- * stops it with {@link PageReader.stop} when the answer starts.
+ * A page is not aborted when the wait for it ends, not even at `answerBy`: one that arrives while pages
+ * that arrived before it are still extracted (or while the pipeline reads deeper) is used, since the answer
+ * has not started yet. {@link PageReader.stop} stops the rest when the answer starts.
  */
 import type {
   CallOptions,
@@ -86,7 +87,7 @@ export interface PageReader {
   release(reads: readonly PageRead[]): void;
   /**
    * Resolves when every read is done, or once the stragglers' grace is over or `answerBy` passed and the
-   * pages that arrived are extracted (at `answerBy` the pages still being fetched are stopped). Never
+   * pages that arrived are extracted (a page arriving meanwhile is extracted too). Stops nothing. Never
    * rejects.
    */
   settle(reads: readonly PageRead[]): Promise<void>;
@@ -191,9 +192,6 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         const answerTimer = setTimeout(
           () => {
             answerTime = true;
-            for (const read of mine) {
-              if (read.state === 'waiting') read.stopper.abort(new Error('the answer starts'));
-            }
             check();
           },
           Math.max(0, options.answerBy - Date.now()),

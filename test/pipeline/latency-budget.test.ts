@@ -434,6 +434,25 @@ describe('reading deeper', () => {
     expect(run.result?.answer).toContain('Robert Stevenson');
   });
 
+  it('a first result that arrives after max latency, while deeper pages are still extracted, is used', async () => {
+    const web = fakeWeb(1);
+    const run = start(hitsOf(10, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
+    await flush();
+    web.answer(2, 3, 4, 5, 6, 7, 8, 9, 10); // the first result is slow
+    const releasePage6 = web.holdExtraction(6);
+    await vi.advanceTimersByTimeAsync(DEFAULT_MAX_LATENCY_MS);
+    // At max latency pages 2–5 do not cover the question, so the pages read ahead are extracted; the
+    // answer has not started, and the first result is not given up.
+    expect(run.done).toBe(false);
+    expect(web.abandoned).toEqual([]);
+    web.answer(1);
+    await flush();
+    releasePage6();
+    await run.running;
+    expect(run.result?.passages[0]?.url).toBe('https://site1.test/page');
+    expect(run.result?.answer).toContain('Robert Stevenson');
+  });
+
   it('depth "fast" fetches nothing and ignores the budget', async () => {
     const web = fakeWeb(1);
     const hits = hitsOf(5, (n) => (n === 3 ? ANSWER_PAGE : coveringSnippets(n)));
