@@ -3,7 +3,6 @@
  * extract with that type's profile (Readability for articles, the main area for the other types) →
  * boilerplate clean-up → text and Markdown.
  */
-import { Readability } from '@mozilla/readability';
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
@@ -13,6 +12,7 @@ import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts'
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 import { normalizedText } from './text-index.ts';
+import { runReadability } from './readability.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -117,18 +117,6 @@ function stageClock(times: StageTimes | undefined): (stage: string) => void {
     times[stage] = (times[stage] ?? 0) + now - last;
     last = now;
   };
-}
-
-/** Readability's article element, or null when it finds nothing (or throws on odd markup). */
-function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
-  try {
-    return new Readability<Element>(document, {
-      serializer: (node) => node as Element,
-      keepClasses: true,
-    }).parse();
-  } catch {
-    return null;
-  }
 }
 
 /** Extracts the main content of an HTML document. Returns null when the page has no readable text. */
