@@ -231,9 +231,19 @@ function markdownService(): TurndownService {
   return service;
 }
 
-/** Markdown of an element (links and images must already be absolute). */
+/**
+ * Markdown of an element (links and images must already be absolute). The element is converted in place:
+ * turndown collapses its whitespace and marks its nodes, so it is not to be used afterwards. (Turndown
+ * would otherwise copy the whole element first: a second DOM of the content, built only to be dropped.)
+ */
 export function elementToMarkdown(root: Element): string {
-  const markdown = markdownService().turndown(root as unknown as HTMLElement);
+  Object.defineProperty(root, 'cloneNode', { value: () => root, configurable: true });
+  let markdown: string;
+  try {
+    markdown = markdownService().turndown(root as unknown as HTMLElement);
+  } finally {
+    delete (root as { cloneNode?: unknown }).cloneNode;
+  }
   return (
     stripInvisibleCharacters(markdown)
       .replace(/\u00A0/g, ' ')
