@@ -150,6 +150,8 @@ describe('createBm25Ranker', () => {
     expect(() => createBm25Ranker({ maxPerSource: 0 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ maxWords: 0 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ duplicateThreshold: 2 })).toThrow(RangeError);
+    expect(() => createBm25Ranker({ bm25: { k1: -1 } })).toThrow(RangeError);
+    expect(() => createBm25Ranker({ bm25: { b: 1.5 } })).toThrow(RangeError);
     await expect(createBm25Ranker().rank('x', docs, { maxTokens: 0 })).rejects.toThrow(RangeError);
   });
 });

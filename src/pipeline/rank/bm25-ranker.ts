@@ -4,7 +4,7 @@
  */
 import { fraction, nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
-import { Bm25Index, scoreDocuments, type Bm25Options } from './bm25.ts';
+import { checkBm25Options, scoreDocuments, type Bm25Options } from './bm25.ts';
 import { splitPassages, type PassageChunk } from './passages.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import { estimateTokens } from '../../text/tokens.ts';
@@ -100,7 +100,7 @@ export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker
   if (typeof minScore !== 'number' || Number.isNaN(minScore))
     throw new RangeError('minScore must be a number');
   // Validate the remaining options now rather than on the first request.
-  new Bm25Index(options.bm25);
+  checkBm25Options(options.bm25 ?? {});
   splitPassages({ url: '', title: '', text: '', markdown: '' }, options);
 
   // Splitting and tokenizing dominate the cost; a document ranked twice in one request (the pipeline

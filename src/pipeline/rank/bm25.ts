@@ -25,8 +25,8 @@ export interface Bm25Match {
   readonly score: number;
 }
 
-/** Throws unless `k1 ≥ 0` and `0 ≤ b ≤ 1`. */
-function checkOptions(options: Bm25Options): { k1: number; b: number } {
+/** The parameters with their defaults; throws RangeError unless `k1 ≥ 0` and `0 ≤ b ≤ 1`. */
+export function checkBm25Options(options: Bm25Options): { k1: number; b: number } {
   return { k1: nonNegativeNumber('k1', options.k1, 1.2), b: fraction('b', options.b, 0.75) };
 }
 
@@ -65,7 +65,7 @@ export class Bm25Index {
   #totalLength = 0;
 
   constructor(options: Bm25Options = {}) {
-    const { k1, b } = checkOptions(options);
+    const { k1, b } = checkBm25Options(options);
     this.k1 = k1;
     this.b = b;
   }
@@ -171,7 +171,7 @@ export function scoreDocuments(
   queryTokens: readonly string[],
   options: Bm25Options = {},
 ): Bm25Match[] {
-  const parameters = checkOptions(options);
+  const parameters = checkBm25Options(options);
   const terms = [...new Set(queryTokens)];
   const column = new Map(terms.map((term, i) => [term, i]));
   // Query-term frequencies of each document that holds one, and each term's document frequency.
