@@ -23,6 +23,7 @@ import type {
   PageFetcher,
   SearchHit,
 } from './types.ts';
+import { raceSignal } from './abort.ts';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
@@ -133,12 +134,12 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     const pageCall = { ...call, signal, deadline };
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
-      const page = await untilAborted(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
+      const page = await raceSignal(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
       if (read.admit && !read.admit(page)) return;
       changed(read, 'fetched');
-      await untilAborted(read.go.promise, signal);
+      await raceSignal(read.go.promise, signal);
       changed(read, 'extracting');
-      const content = await untilAborted(extractor!.extract(page, pageCall), signal);
+      const content = await raceSignal(extractor!.extract(page, pageCall), signal);
       if (content && content.text.trim())
         read.document = { ...content, title: content.title || read.hit.title };
     } catch {
@@ -252,26 +253,4 @@ function latch(): { promise: Promise<void>; open(): void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }

@@ -28,10 +28,10 @@ import {
   readBody,
   sniffContentType,
 } from './body.ts';
+import { raceSignal } from '../abort.ts';
 import { FetchError } from './errors.ts';
 import {
   createRobotsPolicy,
-  raceSignal,
   resolveRobotsOptions,
   type RobotsOptions,
   type RobotsPolicy,

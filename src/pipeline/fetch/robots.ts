@@ -4,6 +4,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import robotsParserModule from 'robots-parser';
+import { raceSignal } from '../abort.ts';
 
 /** What robots.txt fetching returned: a status and (possibly truncated) bytes. */
 export interface RobotsResponse {
@@ -146,23 +147,4 @@ export function createRobotsPolicy(
       cache.clear();
     },
   };
-}
-
-/** Settles with the promise, or rejects with the signal's reason when it aborts first. */
-export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }
