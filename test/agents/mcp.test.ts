@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -13,6 +12,7 @@ import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { CLI, runCli } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
+import { postMcpToolsList } from '../support/mcp-request.ts';
 import { startTestService, type TestService } from './support.ts';
 
 interface SearchStructured {
@@ -208,35 +208,8 @@ describe('/mcp Host and Origin checks (DNS-rebinding protection)', () => {
   });
   afterAll(() => service.close());
 
-  /** POSTs tools/list with raw headers (fetch cannot set Host). */
-  function postWith(headers: Record<string, string>): Promise<{ status: number; body: string }> {
-    const url = new URL(`${service.baseUrl}/mcp`);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${service.apiKey}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'content-length': Buffer.byteLength(body),
-            ...headers,
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
+  const postWith = (headers: Record<string, string>) =>
+    postMcpToolsList(service.baseUrl, service.apiKey, headers);
 
   it('answers loopback Host names and same-machine origins', async () => {
     const { port } = new URL(service.baseUrl);

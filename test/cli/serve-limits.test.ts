@@ -7,12 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/cli.ts';
+import { postMcpToolsList } from '../support/mcp-request.ts';
 
 /** util-linux `prlimit` sets the running `serve` process's file-descriptor limit. */
 const hasPrlimit = spawnSync('prlimit', ['--version']).status === 0;
@@ -75,34 +75,7 @@ async function balanceStatus(): Promise<number> {
 
 // First: the flood below leaves the process at its file-descriptor limit.
 describe('serve on loopback: /mcp Host check by default', () => {
-  function postMcp(host: string): Promise<number> {
-    const url = new URL(`${server.baseUrl}/mcp`);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            host,
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'content-length': Buffer.byteLength(body),
-            connection: 'close',
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
+  const postMcp = async (host: string) => (await postMcpToolsList(server.baseUrl, key, { host })).status;
 
   it('answers a loopback Host and refuses a rebound one with 403, without --mcp-allowed-hosts', async () => {
     const { port } = new URL(server.baseUrl);
