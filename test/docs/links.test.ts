@@ -2,20 +2,10 @@
  * Every Markdown link of README.md and docs/ stays inside the repository: relative, to a file that exists,
  * and (when it has one) to a heading anchor that exists in that file.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-}
+import { markdownFiles, REPO_ROOT as ROOT } from '../support/manual.ts';
 
 /** The text outside fenced code blocks and inline code spans, where Markdown links live. */
 export function proseOf(markdown: string): string {
@@ -66,7 +56,7 @@ function problemOf(file: string, target: string): string | undefined {
   return undefined;
 }
 
-const FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))];
+const FILES = [join(ROOT, 'README.md'), ...markdownFiles('docs').map((file) => join(ROOT, file))];
 
 describe('links of README.md and docs/', () => {
   it.each(FILES.map((file) => [relative(ROOT, file).split(sep).join('/'), file]))(

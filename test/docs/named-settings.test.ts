@@ -3,22 +3,12 @@
  * exists: it is listed on the generated configuration or CLI reference page, or it is the benchmarks'
  * data-folder variable. A renamed or removed setting then fails here instead of misleading a reader.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { markdownFiles, REPO_ROOT as ROOT } from '../support/manual.ts';
 import { DATASETS_ENV } from '../../bench/lib/datasets.ts';
 import { generatedPages } from '../../scripts/generate-docs.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-}
 
 const generated = generatedPages();
 const reference = Object.values(generated).join('\n');

@@ -1,18 +1,8 @@
 /** Every page of the manual can be reached from README.md by following links (no orphan pages). */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-}
+import { markdownFiles, REPO_ROOT as ROOT } from '../support/manual.ts';
 
 /** Relative links to Markdown files, as absolute paths. */
 function linkedPages(file: string): string[] {
@@ -37,7 +27,8 @@ describe('the manual', () => {
         // a broken link: the links test reports it
       }
     }
-    const orphans = markdownFiles(join(ROOT, 'docs'))
+    const orphans = markdownFiles('docs')
+      .map((file) => join(ROOT, file))
       .filter((file) => !seen.has(file))
       .map((file) => relative(ROOT, file));
     expect(orphans).toEqual([]);

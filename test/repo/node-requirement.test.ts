@@ -2,22 +2,13 @@
  * The README and the manual state the Node.js requirement exactly as package.json `engines` (its one source)
  * says it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { markdownFiles, REPO_ROOT as ROOT } from '../support/manual.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-}
 
 describe('Node.js requirement', () => {
   it('README quick start names the engines range of package.json', () => {
