@@ -9,20 +9,14 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine.ts';
 import {
-  createConsole,
   createConsoleFetchHandler,
   createConsoleNodeHandler,
-  createMemoryAccountStore,
-  createMemoryUsageStore,
-  createUsageRecorder,
-  withConsoleKeys,
   type Console,
 } from '../../src/console/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
-import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
+import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { fetchBridge } from '../support/servers.ts';
 
@@ -45,20 +39,7 @@ interface Mounted {
 }
 
 function mount(): Mounted {
-  const accounts = createMemoryAccountStore();
-  const usage = createMemoryUsageStore();
-  const recorder = createUsageRecorder(usage);
-  const engine = createSearchEngine({
-    keys: withConsoleKeys(createMemoryKeyStore(), accounts),
-    credits: createMemoryCreditStore(),
-    usage: recorder,
-    search,
-    answerer,
-    fetcher: false,
-    extractor: false,
-  });
-  const app = createConsole({ engine, accounts, usage, recorder, basePath: BASE });
-  return { engine, app };
+  return memoryConsole({ search, answerer }, { basePath: BASE });
 }
 
 const ADAPTERS: Record<string, (mounted: Mounted) => RequestListener> = {

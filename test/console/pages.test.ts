@@ -7,19 +7,10 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
-import {
-  createConsole,
-  createConsoleNodeHandler,
-  createMemoryAccountStore,
-  createMemoryUsageStore,
-  createUsageRecorder,
-  withConsoleKeys,
-  type Console,
-} from '../../src/console/index.ts';
+import type { SearchEngine } from '../../src/engine.ts';
+import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
 import type { AnswerInput, Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
-import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
+import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 
 const DAY = 86_400_000;
@@ -107,19 +98,7 @@ function row(page: string, first: string): string[] {
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  const accounts = createMemoryAccountStore();
-  const usage = createMemoryUsageStore();
-  const recorder = createUsageRecorder(usage);
-  engine = createSearchEngine({
-    keys: withConsoleKeys(createMemoryKeyStore(), accounts),
-    credits: createMemoryCreditStore(),
-    usage: recorder,
-    search,
-    answerer,
-    fetcher: false,
-    extractor: false,
-  });
-  app = createConsole({ engine, accounts, usage, recorder });
+  ({ engine, app } = memoryConsole({ search, answerer }));
   const ui = createConsoleNodeHandler(app);
   const api = createNodeHandler(engine);
   server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));

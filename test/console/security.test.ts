@@ -8,20 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type Logger } from '../../src/engine.ts';
+import type { Logger } from '../../src/engine.ts';
 import {
-  createConsole,
   createConsoleNodeHandler,
-  createMemoryAccountStore,
-  createMemoryUsageStore,
-  createUsageRecorder,
   verifyPassword,
-  withConsoleKeys,
   type AccountStore,
   type ConsoleOptions,
 } from '../../src/console/index.ts';
-import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
-import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
+import { memoryConsole } from './memory-console.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { launchBrowser } from './browser.ts';
 
@@ -68,19 +62,7 @@ async function startHarness(
   const answerer: Answerer = {
     answer: async () => ({ answer: hostileAnswer(pixelUrl), sources: ['https://example.com/hostile'] }),
   };
-  const accounts = createMemoryAccountStore();
-  const usage = createMemoryUsageStore();
-  const recorder = createUsageRecorder(usage);
-  const engine = createSearchEngine({
-    keys: withConsoleKeys(createMemoryKeyStore(), accounts),
-    credits: createMemoryCreditStore(),
-    usage: recorder,
-    search,
-    answerer,
-    fetcher: false,
-    extractor: false,
-  });
-  const app = createConsole({ engine, accounts, usage, recorder, logger, ...options });
+  const { engine, app, accounts } = memoryConsole({ search, answerer }, { logger, ...options });
   const ui = createConsoleNodeHandler(app);
   const api = createNodeHandler(engine);
   const server: Server = createServer((req, res) => ui(req, res, () => api(req, res)));
