@@ -135,9 +135,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
       const page = await raceSignal(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
-      if (read.admit && !read.admit(page)) return;
       changed(read, 'fetched');
       await raceSignal(read.go.promise, signal);
+      // Checked only once extraction is wanted: pages read ahead and never used are not scanned.
+      if (read.admit && !read.admit(page)) return;
       changed(read, 'extracting');
       const content = await raceSignal(extractor!.extract(page, pageCall), signal);
       if (content && content.text.trim())

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { createPageReader } from '../../src/pipeline/read.ts';
 import {
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_STRAGGLER_GRACE_MS,
@@ -460,5 +461,35 @@ describe('reading deeper', () => {
     await run.running;
     expect(web.fetched).toEqual([]);
     expect(run.result?.answer).toContain('Robert Stevenson');
+  });
+});
+
+describe('page reader', () => {
+  it('asks admit about a page read ahead only once the page is released for extraction', async () => {
+    const web = fakeWeb(1);
+    const reader = createPageReader({
+      fetcher: web.fetcher,
+      extractor: web.extractor,
+      pageTimeoutMs: 10_000,
+      stragglerGraceMs: DEFAULT_STRAGGLER_GRACE_MS,
+      answerBy: Date.now() + DEFAULT_MAX_LATENCY_MS,
+      call: { signal: new AbortController().signal, requestId: 'reader', deadline: Date.now() + 60_000 },
+    });
+    const asked: string[] = [];
+    const admit = (page: FetchedPage) => {
+      asked.push(page.url);
+      return page.url.includes('site2');
+    };
+    const reads = reader.read(hitsOf(3, coveringSnippets), { extract: false, admit });
+    await flush();
+    web.answer(1, 2, 3);
+    await flush();
+    expect(reads.map((read) => read.state)).toEqual(['fetched', 'fetched', 'fetched']);
+    expect(asked).toEqual([]); // arrived, not wanted yet: nothing scanned
+    reader.release(reads);
+    await reader.settle(reads);
+    expect(asked).toHaveLength(3);
+    expect(web.extracted).toEqual([2]);
+    reader.stop();
   });
 });
