@@ -77,4 +77,48 @@ describe('scoreDocuments', () => {
     expect(scoreDocuments([[], []], ['a'])).toEqual([]);
     expect(() => scoreDocuments([['a']], ['a'], { b: 2 })).toThrow(RangeError);
   });
+
+  it('adds term proximity: query words standing together outrank the same words far apart', () => {
+    // Same length, same query-term frequencies: plain BM25 ties them (broken by id), proximity does not.
+    const apart = ['glacier', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'speed'];
+    const together = ['x', 'x', 'x', 'x', 'glacier', 'speed', 'x', 'x', 'x', 'x'];
+    const other = ['y', 'y', 'y', 'y', 'y', 'y', 'y', 'y', 'y', 'y'];
+    const documents = [apart, together, other];
+    const query = ['glacier', 'speed'];
+    const plain = scoreDocuments(documents, query);
+    expect(plain.map((m) => m.id)).toEqual(['0', '1']);
+    expect(plain[0]!.score).toBe(plain[1]!.score);
+    expect(scoreDocuments(documents, query, { proximity: 0 })).toEqual(plain);
+
+    const near = scoreDocuments(documents, query, { proximity: 1 });
+    expect(near.map((m) => m.id)).toEqual(['1', '0']);
+    // Büttcher's accumulator: each term gets the other's idf / d², saturated like a term frequency with
+    // weight min(1, idf); both documents have length 10 = avgdl.
+    const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
+    const saturate = (acc: number) => (Math.min(1, idf) * acc * 2.2) / (acc + 1.2);
+    expect(near[0]!.score).toBeCloseTo(plain[0]!.score + 2 * saturate(idf / 1), 12);
+    expect(near[1]!.score).toBeCloseTo(plain[0]!.score + 2 * saturate(idf / 81), 12);
+    // Repeats of one term next to each other add nothing; the weight scales the proximity part.
+    expect(
+      scoreDocuments(
+        [
+          ['a', 'a', 'b'],
+          ['a', 'b', 'x'],
+        ],
+        ['a'],
+        { proximity: 1 },
+      ),
+    ).toEqual(
+      scoreDocuments(
+        [
+          ['a', 'a', 'b'],
+          ['a', 'b', 'x'],
+        ],
+        ['a'],
+      ),
+    );
+    const half = scoreDocuments(documents, query, { proximity: 0.5 });
+    expect(half[0]!.score - plain[0]!.score).toBeCloseTo((near[0]!.score - plain[0]!.score) / 2, 12);
+    expect(() => scoreDocuments(documents, query, { proximity: -1 })).toThrow(RangeError);
+  });
 });

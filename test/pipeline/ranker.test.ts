@@ -144,7 +144,34 @@ describe('createBm25Ranker', () => {
     expect(first!.score).toBeGreaterThan(second!.score);
   });
 
+  it('ranks a passage where the query words stand together above one where they are far apart (proximity)', async () => {
+    // The same words (stop words aside) in another order: plain BM25 ties them, only the distance between
+    // "glacier" and "speed" differs. The duplicate check is off, as the word sets are the same.
+    const pages = [
+      doc(
+        'https://apart.test',
+        'The glacier of the northern valley is long and famous, and many visitors come to see the speed of its ice.',
+      ),
+      doc(
+        'https://together.test',
+        'Many visitors come to see the glacier speed of the northern valley; it is long and famous, and its ice.',
+      ),
+    ];
+    const urls = async (proximity?: number) =>
+      (
+        await rankPassages('glacier speed', pages, {
+          maxTokens: 1000,
+          searchOrderBoost: 0,
+          duplicateThreshold: 1,
+          ...(proximity === undefined ? {} : { proximity }),
+        })
+      ).map((p) => p.url);
+    expect(await urls(0)).toEqual(['https://apart.test', 'https://together.test']);
+    expect(await urls()).toEqual(['https://together.test', 'https://apart.test']); // the default is 1
+  });
+
   it('rejects bad options and budgets', async () => {
+    expect(() => createBm25Ranker({ proximity: -1 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ searchOrderBoost: -1 })).toThrow(RangeError);
     expect(() => createBm25Ranker({ searchOrderBoost: Number.NaN })).toThrow(RangeError);
     expect(() => createBm25Ranker({ maxPerSource: 0 })).toThrow(RangeError);

@@ -160,35 +160,56 @@ export class Bm25Index {
   }
 }
 
+/** Options of {@link scoreDocuments}: the BM25 parameters and the weight of term proximity. */
+export interface ScoreDocumentsOptions extends Bm25Options {
+  /**
+   * Weight of the term-proximity score added to BM25 (Büttcher, Clarke & Lushman, "Term proximity scoring
+   * for ad-hoc retrieval on very large text collections", SIGIR 2006): every two neighbouring occurrences
+   * of different query terms, `d` tokens apart, add `idf(other term) / d²` to each term's accumulator,
+   * which is then scored like a term frequency, `min(1, idf) · acc·(k1+1) / (acc + k1·(1 − b + b·|d|/avgdl))`.
+   * A passage where the query's words stand together (the answer to a question usually repeats them in
+   * one sentence) outranks one that only mentions them far apart. 0 gives plain BM25.
+   * @default 0
+   */
+  readonly proximity?: number;
+}
+
 /**
  * BM25 scores of a one-off collection for one query, the same as adding `documents` to a {@link Bm25Index}
  * under the ids `"0"`, `"1"`, … and searching it, without building the index: only the query's terms are
  * counted. The passage ranker scores a new collection on every request, where building postings for every
- * term of every passage cost more than the scoring.
+ * term of every passage cost more than the scoring. With `proximity` > 0, a term-proximity score is added
+ * (see {@link ScoreDocumentsOptions.proximity}).
  */
 export function scoreDocuments(
   documents: readonly (readonly string[])[],
   queryTokens: readonly string[],
-  options: Bm25Options = {},
+  options: ScoreDocumentsOptions = {},
 ): Bm25Match[] {
   const parameters = checkBm25Options(options);
+  const proximity = nonNegativeNumber('proximity', options.proximity, 0);
   const terms = [...new Set(queryTokens)];
   const column = new Map(terms.map((term, i) => [term, i]));
-  // Query-term frequencies of each document that holds one, and each term's document frequency.
+  // Query-term frequencies of each document that holds one, each term's document frequency, and (for
+  // proximity) the positions and terms of the query-term occurrences, as flat [position, term, …] lists.
   const frequencies = new Map<number, number[]>();
+  const occurrences = new Map<number, number[]>();
   const documentFrequency = new Array<number>(terms.length).fill(0);
   let totalLength = 0;
   for (const [index, tokens] of documents.entries()) {
     totalLength += tokens.length;
     let counts: number[] | undefined;
-    for (const token of tokens) {
-      const i = column.get(token);
+    let hits: number[] | undefined;
+    for (let position = 0; position < tokens.length; position++) {
+      const i = column.get(tokens[position]!);
       if (i === undefined) continue;
       counts ??= new Array<number>(terms.length).fill(0);
       if (counts[i] === 0) documentFrequency[i]!++;
       counts[i]!++;
+      if (proximity > 0) (hits ??= []).push(position, i);
     }
     if (counts) frequencies.set(index, counts);
+    if (hits) occurrences.set(index, hits);
   }
   const averageLength = documents.length === 0 ? 1 : totalLength / documents.length || 1;
   const idf = documentFrequency.map((df) => inverseDocumentFrequency(documents.length, df));
@@ -199,7 +220,39 @@ export function scoreDocuments(
     for (const [i, tf] of counts.entries()) {
       if (tf > 0) score += termScore(parameters, idf[i]!, tf, length, averageLength);
     }
+    const hits = occurrences.get(index);
+    if (hits !== undefined) score += proximity * proximityScore(parameters, hits, idf, length, averageLength);
     matches.push({ id: String(index), score });
   }
   return matches.sort(bestFirst);
+}
+
+/**
+ * Büttcher's proximity score of one document from its query-term occurrences (`hits`: position, term,
+ * position, term, … in text order): neighbouring occurrences of different terms `d` apart add the other
+ * term's idf / d² to each term's accumulator; accumulators are saturated like term frequencies.
+ */
+function proximityScore(
+  parameters: { k1: number; b: number },
+  hits: readonly number[],
+  idf: readonly number[],
+  length: number,
+  averageLength: number,
+): number {
+  if (hits.length < 4) return 0; // fewer than two occurrences
+  const accumulators = new Array<number>(idf.length).fill(0);
+  for (let h = 2; h < hits.length; h += 2) {
+    const previous = hits[h - 1]!;
+    const term = hits[h + 1]!;
+    if (previous === term) continue;
+    const distance = hits[h]! - hits[h - 2]!;
+    accumulators[previous]! += idf[term]! / (distance * distance);
+    accumulators[term]! += idf[previous]! / (distance * distance);
+  }
+  let score = 0;
+  for (const [i, accumulator] of accumulators.entries()) {
+    if (accumulator > 0)
+      score += termScore(parameters, Math.min(1, idf[i]!), accumulator, length, averageLength);
+  }
+  return score;
 }
