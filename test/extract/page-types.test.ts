@@ -89,6 +89,28 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('reads a page declaring one product as a product page however many prices it shows', async () => {
+    const offer = (n: number) =>
+      `<li><a href="/other/${n}">Other listing ${n}</a> <span>$${n}5.00</span> <span>+ $4.99 shipping</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Vintage camera</h1><p class="price">$120.00</p><p>${sentence('item description')}</p>
+        <div class="more-items"><ul>${Array.from({ length: 8 }, (_v, n) => offer(n)).join('')}</ul></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Vintage camera","offers":{"@type":"Offer","price":"120.00"}}</script>',
+    );
+    const result = await extract(html, 'https://market.example.test/itm/123456');
+    expect(result.pageType).toBe<PageType>('product');
+
+    // Cards each marked as a Product: a category page, whose many prices make it a collection.
+    const card = (n: number) =>
+      `<li itemscope itemtype="https://schema.org/Product"><a href="/p/${n}">Camera ${n}</a> <span>$${n}5.00</span> <span>was $${n}9.00</span></li>`;
+    const category = page(
+      `${siteNav}<main><h1>Cameras</h1><ul>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const listed = await extract(category, 'https://market.example.test/cameras');
+    expect(listed.pageType).toBe<PageType>('collection');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

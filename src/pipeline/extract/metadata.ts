@@ -14,6 +14,11 @@ export interface PageMetadata {
   readonly schemaTypes: ReadonlySet<string>;
   /** `og:type`, lower-cased. */
   readonly ogType?: string;
+  /**
+   * Items typed `Product` or `ProductGroup` (top-level, `@graph` and `mainEntity` JSON-LD nodes, microdata
+   * elements): one on a product page, one per card on a category page that marks its cards.
+   */
+  readonly productItems: number;
 }
 
 const ARTICLE_TYPES =
@@ -37,8 +42,17 @@ function typesOf(node: JsonObject): string[] {
   return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string');
 }
 
-/** Article-like JSON-LD objects, articles first, then web pages; every type seen is added to `allTypes`. */
-function jsonLdArticles(document: Document, allTypes: Set<string>): JsonObject[] {
+const PRODUCT_TYPE = /^(?:Product|ProductGroup)$/;
+
+/**
+ * Article-like JSON-LD objects, articles first, then web pages; every type seen is added to `allTypes`, and
+ * each product node counted in `products.count`.
+ */
+function jsonLdArticles(
+  document: Document,
+  allTypes: Set<string>,
+  products: { count: number },
+): JsonObject[] {
   const found: JsonObject[] = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 6) return;
@@ -48,7 +62,13 @@ function jsonLdArticles(document: Document, allTypes: Set<string>): JsonObject[]
     }
     if (!isObject(value)) return;
     const types = typesOf(value);
-    for (const type of types) allTypes.add(type.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, ''));
+    let isProduct = false;
+    for (const type of types) {
+      const name = type.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, '');
+      allTypes.add(name);
+      isProduct ||= PRODUCT_TYPE.test(name);
+    }
+    if (isProduct) products.count++;
     if (types.some((type) => ARTICLE_TYPES.test(type))) found.push(value);
     if ('@graph' in value) visit(value['@graph'], depth + 1);
     if (isObject(value.mainEntity)) visit(value.mainEntity, depth + 1);
@@ -125,12 +145,16 @@ export function documentBaseUrl(document: Document, pageUrl: string): string {
 /** Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body. */
 export function readMetadata(document: Document, pageUrl: string): PageMetadata {
   const schemaTypes = new Set<string>();
-  const articles = jsonLdArticles(document, schemaTypes);
+  const products = { count: 0 };
+  const articles = jsonLdArticles(document, schemaTypes, products);
   for (const element of Array.from(document.querySelectorAll('[itemtype]'))) {
+    let isProduct = false;
     for (const type of (element.getAttribute('itemtype') ?? '').split(/\s+/)) {
       const name = /schema\.org\/([A-Za-z]+)/.exec(type)?.[1];
       if (name) schemaTypes.add(name);
+      isProduct ||= name !== undefined && PRODUCT_TYPE.test(name);
     }
+    if (isProduct) products.count++;
   }
   const meta = collectMeta(document);
   const fromJsonLd = (key: string): unknown =>
@@ -170,7 +194,10 @@ export function readMetadata(document: Document, pageUrl: string): PageMetadata 
     asText(fromJsonLd('headline')) ??
     (document.querySelector('title')?.textContent?.trim() || undefined);
   const body = fromJsonLd('articleBody');
-  const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = { schemaTypes };
+  const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = {
+    schemaTypes,
+    productItems: products.count,
+  };
   const ogType = meta.get('og:type')?.trim().toLowerCase();
   if (ogType) result.ogType = ogType;
   if (title) result.title = title;

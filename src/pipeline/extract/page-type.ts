@@ -28,6 +28,8 @@ export interface PageSignals {
   readonly ogType?: string;
   /** A publication date found in the markup: articles have one, service and listing pages rarely do. */
   readonly publishedAt?: string;
+  /** Items typed `Product`/`ProductGroup` in structured data (see `PageMetadata.productItems`). */
+  readonly productItems?: number;
 }
 
 const FORUM_TYPES = ['DiscussionForumPosting', 'QAPage', 'SocialMediaPosting'];
@@ -89,7 +91,10 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (has(types, FORUM_TYPES)) return 'forum';
   if (has(types, DOC_TYPES)) return 'documentation';
   if ((types.has('Product') || signals.ogType === 'product') && !isArticleMarked) {
-    // A category page often lists Products too; one product page has one buy button, not dozens of prices.
+    // A page that declares exactly one product is that product's page: its other prices are variants and
+    // recommendation carousels. Otherwise a category page often lists Products too; one product page has
+    // one buy button, not dozens of prices.
+    if (signals.productItems === 1) return 'product';
     return countPrices(body) > 12 ? 'collection' : 'product';
   }
   if (has(types, COLLECTION_TYPES) && !isArticleMarked) return 'collection';
