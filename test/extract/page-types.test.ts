@@ -55,6 +55,26 @@ describe('page types', () => {
     }
   });
 
+  it('drops the poster statistics beside each forum post, keeps the author and the post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><section class="message-user"><h4>AUTHOR${n}</h4>
+        <dl class="pairs"><dt>Joined</dt><dd>JOINDATE${n}</dd></dl><dl class="pairs"><dt>Messages</dt><dd>MESSAGECOUNT${n}</dd></dl>
+        <dl class="profile"><dd>Posts: POSTCOUNT${n}</dd><dd>Location: HOMETOWN${n}</dd></dl></section>
+        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`AUTHOR${n}`);
+      expect(result.text).toContain(`POSTBODY${n}`);
+      for (const stat of ['JOINDATE', 'MESSAGECOUNT', 'POSTCOUNT', 'HOMETOWN']) {
+        expect(result.text).not.toContain(`${stat}${n}`);
+      }
+    }
+  });
+
   it('reads a thread that the platform serves inside <noscript> for clients without JavaScript', async () => {
     const posts = [1, 2, 3]
       .map(

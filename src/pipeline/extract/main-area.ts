@@ -8,6 +8,7 @@
  */
 import type { PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
+import { leafBlocks } from './boilerplate.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
 const CHROME_SELECTOR = [
@@ -169,6 +170,36 @@ export function mainAreaLength(document: Document): number {
   return Math.max(0, length);
 }
 
+/**
+ * A poster's standing statistics beside each forum post: "Joined: Oct 2019", "Posts: 1,234", "Reaction
+ * score", "Location". Either a label line (`<dt>` followed by its `<dd>` value) or one "label: value" line.
+ */
+const POSTER_STAT_LABEL =
+  /^(?:joined|member since|registered|posts|messages|reaction score|likes(?: received)?|points|trophy points|solutions|reputation|karma|credits|location)\s*:?$/i;
+const POSTER_STAT_LINE =
+  /^(?:joined|member since|registered|posts|messages|reaction score|likes(?: received)?|points|trophy points|solutions|reputation|karma|credits|location)\s*:\s*\S.{0,60}$/i;
+
+/** On forum pages, removes the poster statistics repeated beside every post (the post and its author stay). */
+function removePosterStats(root: Element): void {
+  // Leaf blocks never contain one another: removing one leaves the others' text as indexed.
+  const lengths = indexText(root);
+  for (const block of leafBlocks(root)) {
+    if (lengths.length(block) > 80 || !root.contains(block)) continue;
+    const text = normalizedText(block);
+    const tag = block.tagName.toUpperCase();
+    if (tag === 'DT' && POSTER_STAT_LABEL.test(text)) {
+      // A long value is a definition in a post, not a statistic.
+      const value = block.nextElementSibling;
+      const isValue = value?.tagName.toUpperCase() === 'DD';
+      if (isValue && normalizedText(value).length > 60) continue;
+      if (isValue) value.remove();
+      block.remove();
+    } else if (POSTER_STAT_LINE.test(text)) {
+      block.remove();
+    }
+  }
+}
+
 /** Headings of recommendation carousels on product pages ("Customers also bought", "You may also like"). */
 const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
@@ -246,6 +277,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
   if (pageType === 'product') removeRecommendations(root);
+  if (pageType === 'forum') removePosterStats(root);
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
   }
