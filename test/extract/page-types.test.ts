@@ -131,6 +131,22 @@ describe('page types', () => {
     expect(listed.pageType).toBe<PageType>('collection');
   });
 
+  it('drops the filter panel of a product page’s reviews, keeps the reviews', async () => {
+    const review = (n: number) => `<div class="review"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p><p>${sentence('product description')}</p>
+        <section class="reviews"><h2>Customer reviews</h2>
+          <div class="review-filters"><span>FILTERLABEL Filter by rating</span><a href="?r=5">5 stars only</a><a href="?r=1">1 star only</a><span>Show reviews from verified purchasers</span></div>
+          ${[1, 2, 3].map(review).join('')}</section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
+    expect(result.pageType).toBe<PageType>('product');
+    for (const n of [1, 2, 3]) expect(result.text).toContain(`REVIEW${n}`);
+    expect(result.text).not.toContain('FILTERLABEL');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

@@ -41,7 +41,7 @@ const STRONG_HINT =
 const WEAK_HINT =
   /(?:^|[\s_-])(?:menu|nav|navbar|navigation|related|recommended|popular|trending|more-stories|tags|tag-list|pagination|pager|footer|header|widget|links|topbar|utility)(?:$|[\s_-])/i;
 
-/** Filter panels and facets of listings and collections. */
+/** Filter panels and facets of listings and collections, and review filters of product pages. */
 const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
 
@@ -88,7 +88,8 @@ function removeAll(root: Element, selector: string): void {
 function removeByHints(root: Element, pageType: PageType): void {
   const text = indexText(root);
   const total = Math.max(1, text.length(root));
-  const listingLike = pageType === 'listing' || pageType === 'collection';
+  // Product pages filter their reviews and variants with the same panels as listings filter their cards.
+  const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
   for (const element of Array.from(root.querySelectorAll('[class], [id]'))) {
     if (!root.contains(element)) continue;
     const hint = hintOf(element);
@@ -102,7 +103,7 @@ function removeByHints(root: Element, pageType: PageType): void {
       element.remove();
     } else if (pageType === 'forum' && FORUM_CHROME_HINT.test(hint)) {
       element.remove();
-    } else if (listingLike && FILTER_HINT.test(hint)) {
+    } else if (hasFilters && FILTER_HINT.test(hint)) {
       element.remove();
     } else if (WEAK_HINT.test(hint) && linkDensity(element, text) > 0.5) {
       element.remove();
