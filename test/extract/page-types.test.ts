@@ -75,6 +75,25 @@ describe('page types', () => {
     }
   });
 
+  it('drops short blocks hidden by a utility class on every screen, keeps responsive ones and long panels', async () => {
+    const post = (n: number) =>
+      `<div class="post-content"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p>
+        <span class="author">author${n}</span> <span class="d-none">HIDDENSTAMP${n} 2016-03-17 13:23:29Z</span>
+        <span class="hidden md:inline">WIDESCREEN${n}</span></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}
+        <div class="panel hidden">LONGPANEL ${sentence('panel a script opens')} ${sentence('more of it')}</div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`POSTBODY${n}`);
+      expect(result.text).toContain(`WIDESCREEN${n}`);
+      expect(result.text).not.toContain(`HIDDENSTAMP${n}`);
+    }
+    expect(result.text).toContain('LONGPANEL');
+  });
+
   it('reads a thread that the platform serves inside <noscript> for clients without JavaScript', async () => {
     const posts = [1, 2, 3]
       .map(

@@ -52,6 +52,25 @@ const FORUM_CHROME_HINT = /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?s
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
 
+/** Utility classes that hide an element on every screen (Bootstrap `d-none`, Tailwind `hidden`...). */
+const HIDING_CLASS = /^(?:d-none|hidden|is-hidden|invisible)$/;
+/** A class that shows the element again from some screen width (`d-md-block`, `lg:flex`). */
+const RESPONSIVE_DISPLAY = /^(?:d-(?:sm|md|lg|xl|xxl)-(?!none)|(?:sm|md|lg|xl|2xl):(?!hidden))/;
+
+/**
+ * Longer blocks hidden by a class are kept: tabs and accordions a script opens are hidden the same way, and
+ * readers open them. The short ones are tooltips, machine timestamps and labels for other screen states.
+ */
+const MAX_HIDDEN_BY_CLASS = 100;
+
+/** Whether a hiding utility class hides the element on every screen width. */
+function isHiddenByClass(element: Element): boolean {
+  const classes = (element.getAttribute('class') ?? '').split(/\s+/);
+  return (
+    classes.some((name) => HIDING_CLASS.test(name)) && !classes.some((name) => RESPONSIVE_DISPLAY.test(name))
+  );
+}
+
 /** Share of an element's text that sits inside links. */
 function linkDensity(element: Element, text: TextIndex): number {
   const total = text.length(element);
@@ -97,7 +116,7 @@ function removeByHints(root: Element, pageType: PageType): void {
     const share = text.length(element) / total;
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
-    if (STRONG_HINT.test(hint)) {
+    if (STRONG_HINT.test(hint) || (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))) {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
       element.remove();
