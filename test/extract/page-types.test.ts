@@ -55,6 +55,23 @@ describe('page types', () => {
     }
   });
 
+  it('drops the rank title beside each forum post, keeps the author', async () => {
+    const post = (n: number) =>
+      `<article class="message"><div class="message-user"><a class="username">AUTHOR${n}</a><h5 class="userTitle message-userTitle">RANKTITLE${n} Senior Member</h5><div class="userBanner userBanner--staff">BANNER${n} Moderator</div></div>
+        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`AUTHOR${n}`);
+      expect(result.text).toContain(`POSTBODY${n}`);
+      expect(result.text).not.toContain(`RANKTITLE${n}`);
+      expect(result.text).not.toContain(`BANNER${n}`);
+    }
+  });
+
   it('drops the poster statistics beside each forum post, keeps the author and the post', async () => {
     const post = (n: number) =>
       `<article class="message"><section class="message-user"><h4>AUTHOR${n}</h4>

@@ -45,8 +45,12 @@ const WEAK_HINT =
 const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
 
-/** Signatures under forum posts: the author's standing footer, repeated under every post, not the post. */
-const FORUM_CHROME_HINT = /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature)(?:$|[\s_-])/i;
+/**
+ * Signatures under forum posts and the rank titles beside them ("Senior Member", "Moderator"): the author's
+ * standing decoration, repeated with every post, not the post.
+ */
+const FORUM_CHROME_HINT =
+  /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title)(?:$|[\s_-])/i;
 
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
