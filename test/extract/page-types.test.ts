@@ -292,6 +292,31 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('reads a section front marked as an article as a listing when Readability cuts it to one block', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const card = (n: number) =>
+      `<div class="card"><h3><a href="/recipes/dish-${n}">CARDTITLE${n} a quick weeknight dish</a></h3><span>Summary ${n}: crisp outside, tender inside, ready in twenty minutes with pantry staples.</span> <span>Serves four.</span></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Air fryer recipes</h1>
+        <div class="intro"><p>INTROTEXT ${['introduction', 'method', 'equipment'].map(punctuated).join(' ')}</p><p>${['timing', 'cleaning', 'safety'].map(punctuated).join(' ')}</p></div>
+        <div class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`,
+      '<meta property="og:type" content="article">',
+    );
+    const result = await extract(html, 'https://food.example.test/recipes/air-fryer/');
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`CARDTITLE${n}`);
+
+    // Typed an article in structured data, the same page is a story with related-story cards under it.
+    const story = html.replace(
+      '</head>',
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Air fryer recipes"}</script></head>',
+    );
+    const storyResult = await extract(story, 'https://food.example.test/recipes/air-fryer/');
+    expect(storyResult.pageType).toBe<PageType>('article');
+  });
+
   it('drops standalone calls to action on pages that are not articles, not links inside sentences', async () => {
     const html = page(
       `${siteNav}<main><h1>Team chat for support desks</h1>

@@ -7,7 +7,7 @@ import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import { mainAreaContent, mainAreaLength } from './main-area.ts';
-import { detectPageType, isMarkedArticle, type PageType } from './page-type.ts';
+import { detectPageType, hasArticleSchema, isMarkedArticle, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
@@ -45,6 +45,9 @@ const MIN_MAIN_AREA_FOR_CHECK = 1500;
  * list: the page is read as a service page (every section kept).
  */
 const MIN_UNDECLARED_SHARE = 0.4;
+
+/** Headings that are links, at least this many and half of all headings, make a page of cards. */
+const MIN_LISTING_CARDS = 6;
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
 const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
@@ -151,28 +154,39 @@ export async function extractHtml(
       // How much text the page's main area has, to check Readability's choice against (measured only:
       // pruning chrome before Readability changes which container it picks, for the worse on news pages).
       const mainLength = mainAreaLength(document);
-      const sectioned =
-        !isMarkedArticle(metadata) && document.body.querySelectorAll('h2, h3, h4').length >= 2;
+      const headings = Array.from(document.body.querySelectorAll('h2, h3, h4'));
+      const sectioned = !isMarkedArticle(metadata) && headings.length >= 2;
+      // Cards leading to other pages: most headings are links (a section front that calls itself an article
+      // by og:type only; a page typed Article in structured data is one, with its related-story cards).
+      const linkedHeadings = headings.filter(
+        (heading) => heading.querySelector('a[href]') || heading.closest('a[href]'),
+      ).length;
+      const cardList =
+        !hasArticleSchema(metadata) &&
+        linkedHeadings >= MIN_LISTING_CARDS &&
+        linkedHeadings >= 0.5 * headings.length;
       lap('prune');
       article = runReadability(document);
       root = article?.content ?? null;
       lap('readability');
       const articleLength = root ? normalizedText(root).length : 0;
-      const isLandingPage =
-        sectioned &&
-        mainLength >= MIN_MAIN_AREA_FOR_CHECK &&
-        articleLength < MIN_UNDECLARED_SHARE * mainLength;
+      const isCutShort =
+        mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_UNDECLARED_SHARE * mainLength;
+      const isLandingPage = sectioned && isCutShort;
+      // Readability cut a page of cards down to one card: the page is a listing, whatever its og:type.
+      const isListing = !isLandingPage && cardList && isCutShort;
       if (
         articleLength < MIN_ARTICLE_CHARACTERS ||
         (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength) ||
-        isLandingPage
+        isLandingPage ||
+        isListing
       ) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);
         disposers.push(() => fresh.dispose());
         removeHiddenContent(fresh.document);
-        const fallbackType = isLandingPage ? 'service' : pageType;
+        const fallbackType = isLandingPage ? 'service' : isListing ? 'listing' : pageType;
         const fallback = mainAreaContent(fresh.document, fallbackType);
         if (fallback) {
           root = fallback;

@@ -74,7 +74,15 @@ function has(types: ReadonlySet<string>, wanted: readonly string[]): boolean {
 
 /** Whether the page declares itself an article (`og:type=article`, a schema.org `Article` type). */
 export function isMarkedArticle(signals: PageSignals): boolean {
-  return has(signals.schemaTypes, ARTICLE_TYPES) || signals.ogType === 'article';
+  return hasArticleSchema(signals) || signals.ogType === 'article';
+}
+
+/**
+ * Whether structured data types the page as an article (`Article`, `NewsArticle`, `BlogPosting`...). A
+ * stronger mark than `og:type=article`, which some publishing tools put on every page, section fronts too.
+ */
+export function hasArticleSchema(signals: PageSignals): boolean {
+  return has(signals.schemaTypes, ARTICLE_TYPES);
 }
 
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
