@@ -167,6 +167,17 @@ describe('page types', () => {
     expect(listed.pageType).toBe<PageType>('collection');
   });
 
+  it('reads a product page that a shop plugin marks og:type=article as a product page', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Sunflower seeds</h1><p class="price">£4.20</p><p>${sentence('product description')}</p>
+        <div role="tabpanel" hidden>SPECTAB Organic, 500 g, packed in the UK.</div></main>${siteFooter}`,
+      '<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebPage","name":"Sunflower seeds"},{"@type":"Product","name":"Sunflower seeds"}]}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/product/sunflower-seeds/');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('SPECTAB');
+  });
+
   it('drops the filter panel of a product page’s reviews, keeps the reviews', async () => {
     const review = (n: number) => `<div class="review"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
     const html = page(

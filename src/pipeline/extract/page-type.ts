@@ -98,7 +98,8 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   const isArticleMarked = isMarkedArticle(signals);
   if (has(types, FORUM_TYPES)) return 'forum';
   if (has(types, DOC_TYPES)) return 'documentation';
-  if ((types.has('Product') || signals.ogType === 'product') && !isArticleMarked) {
+  // og:type=article alone does not make a product page a story: shop plugins set it on every page.
+  if ((types.has('Product') || signals.ogType === 'product') && !hasArticleSchema(signals)) {
     // A page that declares exactly one product is that product's page: its other prices are variants and
     // recommendation carousels. Otherwise a category page often lists Products too; one product page has
     // one buy button, not dozens of prices.
