@@ -237,6 +237,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('FACETPANEL');
   });
 
+  it('drops the recommendation carousel of a collection, keeps its cards', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const other = (n: number) =>
+      `<div class="tile"><a href="/products/mug-${n}">OTHERMUG${n}</a><span>$${n}8.00</span></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+        <section><h2>Recently viewed</h2><div class="row">${[1, 2, 3, 4].map(other).join('')}</div></section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toContain('OTHERMUG');
+  });
+
   it('takes every section of a service page', async () => {
     const section = (n: number) =>
       `<section><h2>SECTIONHEAD${n}</h2><p>We help teams with part ${n} of the work.</p></section>`;

@@ -228,7 +228,10 @@ function removePosterStats(root: Element): void {
 const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
 
-/** On product pages, a carousel of other products under a recommendation heading is not this product. */
+/**
+ * On product pages, a carousel of other products under a recommendation heading is not this product; on a
+ * category page, it is not the category's cards ("Recently viewed", "You may also like").
+ */
 function removeRecommendations(root: Element): void {
   // Measured again after each removal: the next carousel's ancestors may have held the one removed.
   let text = indexText(root);
@@ -300,7 +303,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
-  if (pageType === 'product') removeRecommendations(root);
+  if (pageType === 'product' || pageType === 'collection') removeRecommendations(root);
   if (pageType === 'forum') removePosterStats(root);
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
