@@ -198,10 +198,10 @@ export function mainAreaLength(document: Document): number {
  * A poster's standing statistics beside each forum post: "Joined: Oct 2019", "Posts: 1,234", "Reaction
  * score", "Location". Either a label line (`<dt>` followed by its `<dd>` value) or one "label: value" line.
  */
-const POSTER_STAT_LABEL =
-  /^(?:joined|member since|registered|posts|messages|reaction score|likes(?: received)?|points|trophy points|solutions|reputation|karma|credits|location)\s*:?$/i;
-const POSTER_STAT_LINE =
-  /^(?:joined|member since|registered|posts|messages|reaction score|likes(?: received)?|points|trophy points|solutions|reputation|karma|credits|location)\s*:\s*\S.{0,60}$/i;
+const POSTER_STAT =
+  '(?:joined|member since|registered|posts|messages|reaction score|likes(?: received)?|points|trophy points|solutions|reputation|karma|credits|location)';
+const POSTER_STAT_LABEL = new RegExp(`^${POSTER_STAT}\\s*:?$`, 'i');
+const POSTER_STAT_LINE = new RegExp(`^${POSTER_STAT}\\s*:\\s*\\S.{0,60}$`, 'i');
 
 /** On forum pages, removes the poster statistics repeated beside every post (the post and its author stay). */
 function removePosterStats(root: Element): void {
