@@ -49,6 +49,18 @@ const MIN_UNDECLARED_SHARE = 0.4;
 /** Headings that are links, at least this many and half of all headings, make a page of cards. */
 const MIN_LISTING_CARDS = 6;
 
+/**
+ * Cards leading to other pages: most headings are links (a section front that calls itself an article by
+ * og:type only). A page typed Article in structured data is one, with its related-story cards.
+ */
+function isCardList(headings: readonly Element[], metadata: PageMetadata): boolean {
+  if (hasArticleSchema(metadata) || headings.length < MIN_LISTING_CARDS) return false;
+  const linked = headings.filter(
+    (heading) => heading.querySelector('a[href]') || heading.closest('a[href]'),
+  ).length;
+  return linked >= MIN_LISTING_CARDS && linked >= 0.5 * headings.length;
+}
+
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
 const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
 
@@ -156,15 +168,7 @@ export async function extractHtml(
       const mainLength = mainAreaLength(document);
       const headings = Array.from(document.body.querySelectorAll('h2, h3, h4'));
       const sectioned = !isMarkedArticle(metadata) && headings.length >= 2;
-      // Cards leading to other pages: most headings are links (a section front that calls itself an article
-      // by og:type only; a page typed Article in structured data is one, with its related-story cards).
-      const linkedHeadings = headings.filter(
-        (heading) => heading.querySelector('a[href]') || heading.closest('a[href]'),
-      ).length;
-      const cardList =
-        !hasArticleSchema(metadata) &&
-        linkedHeadings >= MIN_LISTING_CARDS &&
-        linkedHeadings >= 0.5 * headings.length;
+      const cardList = isCardList(headings, metadata);
       lap('prune');
       article = runReadability(document);
       root = article?.content ?? null;
