@@ -95,8 +95,9 @@ function unwrapContentNoscript(document: Document): void {
   if (!body) return;
   const noscripts = Array.from(body.querySelectorAll('noscript'));
   if (noscripts.length === 0) return;
-  const largest = noscripts.reduce((a, b) => (normalizedText(b).length > normalizedText(a).length ? b : a));
-  const inside = normalizedText(largest).length;
+  const lengths = noscripts.map((noscript) => normalizedText(noscript).length);
+  const inside = lengths.reduce((most, length) => Math.max(most, length), 0);
+  const largest = noscripts[lengths.indexOf(inside)]!;
   if (inside < 500) return;
   // Visible text of the rest of the page: body text minus every noscript, script and style.
   let outside = normalizedText(body).length;
