@@ -257,16 +257,15 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   // The latest text read for each URL: kept once while questions wait to be scored, and normalised once
   // when they are (20-40 pages per question, the same pages across questions).
   const pages = new Map<string, { text: string; normalized?: NormalizedText }>();
-  const internText = ({ url, text }: { url: string; text: string }): string => {
-    const known = pages.get(url);
-    if (known?.text === text) return known.text;
-    pages.set(url, { text });
-    return text;
-  };
-  const normalizedPage = ({ url, text }: { url: string; text: string }): NormalizedText => {
+  const pageOf = ({ url, text }: { url: string; text: string }) => {
     let page = pages.get(url);
     if (page?.text !== text) pages.set(url, (page = { text }));
-    return (page.normalized ??= normalizeText(text));
+    return page;
+  };
+  const internText = (doc: { url: string; text: string }): string => pageOf(doc).text;
+  const normalizedPage = (doc: { url: string; text: string }): NormalizedText => {
+    const page = pageOf(doc);
+    return (page.normalized ??= normalizeText(page.text));
   };
   const observe = (query: string): Observation => {
     let observation = observations.get(query);
