@@ -41,42 +41,37 @@ describe('page types', () => {
     expect(result.text).not.toContain('About us');
   });
 
-  it('drops the signature under each forum post', async () => {
-    const post = (n: number) =>
-      `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;
-    const html = page(
-      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
-    );
-    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
-    expect(result.pageType).toBe<PageType>('forum');
-    for (const n of [1, 2, 3, 4]) {
-      expect(result.text).toContain(`POSTBODY${n}`);
-      expect(result.text).not.toContain(`SIGNATURE${n}`);
-    }
-  });
-
   /**
-   * Extracts a forum thread of four posts written by `post`: each post's author (AUTHORn) and body (POSTBODYn)
-   * must stay, and each marker of `dropped` (suffixed with the post's number) must go.
+   * Extracts a forum thread of four posts written by `post`: each marker of `kept` and of `dropped`, suffixed
+   * with the post's number, must stay and must go.
    */
-  async function expectForumChromeDropped(post: (n: number) => string, dropped: readonly string[]) {
+  async function expectForumThread(
+    post: (n: number) => string,
+    kept: readonly string[],
+    dropped: readonly string[],
+  ) {
     const html = page(
       `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
     );
     const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
     expect(result.pageType).toBe<PageType>('forum');
     for (const n of [1, 2, 3, 4]) {
-      expect(result.text).toContain(`AUTHOR${n}`);
-      expect(result.text).toContain(`POSTBODY${n}`);
+      for (const marker of kept) expect(result.text).toContain(`${marker}${n}`);
       for (const marker of dropped) expect(result.text).not.toContain(`${marker}${n}`);
     }
   }
+
+  it('drops the signature under each forum post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;
+    await expectForumThread(post, ['POSTBODY'], ['SIGNATURE']);
+  });
 
   it('drops the rank title beside each forum post, keeps the author', async () => {
     const post = (n: number) =>
       `<article class="message"><div class="message-user"><a class="username">AUTHOR${n}</a><h5 class="userTitle message-userTitle">RANKTITLE${n} Senior Member</h5><div class="userBanner userBanner--staff">BANNER${n} Moderator</div></div>
         <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
-    await expectForumChromeDropped(post, ['RANKTITLE', 'BANNER']);
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['RANKTITLE', 'BANNER']);
   });
 
   it('drops the poster statistics beside each forum post, keeps the author and the post', async () => {
@@ -85,7 +80,11 @@ describe('page types', () => {
         <dl class="pairs"><dt>Joined</dt><dd>JOINDATE${n}</dd></dl><dl class="pairs"><dt>Messages</dt><dd>MESSAGECOUNT${n}</dd></dl>
         <dl class="profile"><dd>Posts: POSTCOUNT${n}</dd><dd>Location: HOMETOWN${n}</dd></dl></section>
         <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
-    await expectForumChromeDropped(post, ['JOINDATE', 'MESSAGECOUNT', 'POSTCOUNT', 'HOMETOWN']);
+    await expectForumThread(
+      post,
+      ['AUTHOR', 'POSTBODY'],
+      ['JOINDATE', 'MESSAGECOUNT', 'POSTCOUNT', 'HOMETOWN'],
+    );
   });
 
   it('drops short blocks hidden by a utility class on every screen, keeps responsive ones and long panels', async () => {
