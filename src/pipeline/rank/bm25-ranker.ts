@@ -59,9 +59,8 @@ export interface Bm25RankerOptions {
   /**
    * Weight of term proximity added to the BM25 score of a passage (see
    * {@link ScoreDocumentsOptions.proximity}): passages where the query's words stand close together rank
-   * higher than passages that mention them far apart. On bench:qa replay (500 questions, 4,000 tokens, up
-   * to 40 pages) 1 raised answer-in-context from 0.956 to 0.960 on seed 1, 0.958 to 0.960 on seed 2 and
-   * 0.952 to 0.954 on seed 3. 0 gives plain BM25.
+   * higher than passages that mention them far apart (its effect on answer-in-context is measured in
+   * docs/benchmarks.md, "Retrieval and passage selection"). 0 gives plain BM25.
    * @default 1
    */
   readonly proximity?: number;
