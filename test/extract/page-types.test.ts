@@ -396,4 +396,13 @@ describe('parsing repairs and pruning', () => {
       '<head><script type="application/ld+json">{"@type":"Product"}</script></head><body><p>kept</p></body>',
     );
   });
+
+  it('ends inert markup where a parser does: a "<style>" inside a comment is comment text', () => {
+    // Cut one kind at a time, styles went first: the commented-out "<style>" ran to the next "</style>" and
+    // took the content between with it.
+    const html =
+      '<!-- old: <style> --><p>CONTENT</p><style>p{}</style><p>AFTER</p>' +
+      '<script>document.write("<!--")</script><p>END</p>';
+    expect(withoutInertMarkup(html)).toBe('<p>CONTENT</p><p>AFTER</p><p>END</p>');
+  });
 });

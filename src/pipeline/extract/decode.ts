@@ -70,12 +70,12 @@ export function sniffMetaCharset(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-function isValidUtf8(bytes: Uint8Array): boolean {
+/** The bytes as UTF-8, or undefined when they are not valid UTF-8 (one decoding serves as check and result). */
+function decodeValidUtf8(bytes: Uint8Array): string | undefined {
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -95,7 +95,7 @@ export function decodeBytes(bytes: Uint8Array, options: DecodeOptions = {}): Dec
     return { text: new TextDecoder(meta).decode(bytes), encoding: meta, source: 'meta' };
   }
   // Undeclared pages today are mostly UTF-8; valid multi-byte UTF-8 is almost never intended windows-1252.
-  if (isValidUtf8(bytes))
-    return { text: new TextDecoder('utf-8').decode(bytes), encoding: 'utf-8', source: 'utf8-valid' };
+  const utf8 = decodeValidUtf8(bytes);
+  if (utf8 !== undefined) return { text: utf8, encoding: 'utf-8', source: 'utf8-valid' };
   return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252', source: 'default' };
 }

@@ -107,11 +107,18 @@ function mergeAdjacentLinks(root: Element): void {
 
 /** Scripts other than JSON-LD (read for metadata), styles, SVG and comments: never text, often most of the bytes. */
 const INERT_MARKUP = [
-  /<script\b(?![^>]*\btype\s*=\s*["']?application\/ld\+json)[^>]*>[\s\S]*?<\/script\s*>/gi,
-  /<style\b[^>]*>[\s\S]*?<\/style\s*>/gi,
-  /<!--[\s\S]*?-->/g,
-  /<svg\b[^>]*>[\s\S]*?<\/svg\s*>/gi,
+  /<script\b(?![^>]*\btype\s*=\s*["']?application\/ld\+json)[^>]*>[\s\S]*?<\/script\s*>/,
+  /<style\b[^>]*>[\s\S]*?<\/style\s*>/,
+  /<!--[\s\S]*?-->/,
+  /<svg\b[^>]*>[\s\S]*?<\/svg\s*>/,
 ] as const;
+
+/**
+ * One pattern for all of them: whichever starts first wins, as in an HTML parser (a `<!--` inside a script
+ * is script text). It is also one scan: V8 runs a second regular expression over the pieced-together
+ * result of the first many times slower than over a flat string.
+ */
+const ANY_INERT_MARKUP = new RegExp(INERT_MARKUP.map((pattern) => pattern.source).join('|'), 'gi');
 
 /**
  * Cuts markup that can never be content out of the HTML before it is parsed: parsing is the most expensive
@@ -119,9 +126,7 @@ const INERT_MARKUP = [
  * parser ends the element (`</script`, `</style`, `-->`).
  */
 export function withoutInertMarkup(html: string): string {
-  let result = html;
-  for (const pattern of INERT_MARKUP) result = result.replace(pattern, '');
-  return result;
+  return html.replace(ANY_INERT_MARKUP, '');
 }
 
 function stageClock(times: StageTimes | undefined): (stage: string) => void {
