@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractContent, type PageType } from '../../src/pipeline/extract/index.ts';
-import { withoutInertMarkup } from '../../src/pipeline/extract/html.ts';
+import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 
 const sentence = (topic: string): string =>
@@ -394,6 +394,25 @@ describe('parsing repairs and pruning', () => {
       '<body><!-- note --><svg viewBox="0 0 1 1"><path d="M0"/><text>ICON</text></svg><p>kept</p></body>';
     expect(withoutInertMarkup(html)).toBe(
       '<head><script type="application/ld+json">{"@type":"Product"}</script></head><body><p>kept</p></body>',
+    );
+  });
+
+  it('cuts whitespace between block tags before parsing, but not between inline tags or inside <pre>', () => {
+    const html =
+      '<div>\n  <ul>\n    <li>One</li>\n    <li>Two <b>bold</b> <i>it</i></li>\n  </ul>\n' +
+      '<pre>\n<div>a</div>\n<div>b</div>\n</pre>\n<textarea>\n<p>x</p>\n</textarea>\n</div>';
+    expect(withoutInertMarkup(html)).toBe(
+      '<div><ul><li>One</li><li>Two <b>bold</b> <i>it</i></li></ul>' +
+        '<pre>\n<div>a</div>\n<div>b</div>\n</pre>\n<textarea>\n<p>x</p>\n</textarea>\n</div>',
+    );
+  });
+
+  it('cuts inert markup whatever its case, leaves unterminated markup to the parser, and reads tags whole', () => {
+    const html =
+      '<DIV title="a <!-- b"><SCRIPT>x()</SCRIPT>\n<P>kept</P></DIV> <span>a</span> <span>b</span>' +
+      '<script>never closed';
+    expect(withoutInertMarkup(html)).toBe(
+      '<DIV title="a <!-- b">\n<P>kept</P></DIV> <span>a</span> <span>b</span><script>never closed',
     );
   });
 

@@ -1,7 +1,7 @@
 /**
- * HTML main-content extraction: parse once → metadata → prune what is never content → detect the page type →
- * extract with that type's profile (Readability for articles, the main area for the other types) →
- * boilerplate clean-up → text and Markdown.
+ * HTML main-content extraction: cut inert markup → parse once → metadata → prune what is never content →
+ * detect the page type → extract with that type's profile (Readability for articles, the main area for the
+ * other types) → boilerplate clean-up → text and Markdown.
  */
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
@@ -13,6 +13,7 @@ import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 import { normalizedText } from './text-index.ts';
 import { runReadability } from './readability.ts';
+import { withoutInertMarkup } from './inert-markup.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -103,30 +104,6 @@ function mergeAdjacentLinks(root: Element): void {
     while (link.lastChild) nextLink.insertBefore(link.lastChild, nextLink.firstChild);
     link.remove();
   }
-}
-
-/** Scripts other than JSON-LD (read for metadata), styles, SVG and comments: never text, often most of the bytes. */
-const INERT_MARKUP = [
-  /<script\b(?![^>]*\btype\s*=\s*["']?application\/ld\+json)[^>]*>[\s\S]*?<\/script\s*>/,
-  /<style\b[^>]*>[\s\S]*?<\/style\s*>/,
-  /<!--[\s\S]*?-->/,
-  /<svg\b[^>]*>[\s\S]*?<\/svg\s*>/,
-] as const;
-
-/**
- * One pattern for all of them: whichever starts first wins, as in an HTML parser (a `<!--` inside a script
- * is script text). It is also one scan: V8 runs a second regular expression over the pieced-together
- * result of the first many times slower than over a flat string.
- */
-const ANY_INERT_MARKUP = new RegExp(INERT_MARKUP.map((pattern) => pattern.source).join('|'), 'gi');
-
-/**
- * Cuts markup that can never be content out of the HTML before it is parsed: parsing is the most expensive
- * stage, and scripts, inline styles and SVG icons are often most of a page. Each pattern ends where an HTML
- * parser ends the element (`</script`, `</style`, `-->`).
- */
-export function withoutInertMarkup(html: string): string {
-  return html.replace(ANY_INERT_MARKUP, '');
 }
 
 function stageClock(times: StageTimes | undefined): (stage: string) => void {
