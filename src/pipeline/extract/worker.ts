@@ -1,6 +1,10 @@
 /** Worker-thread entry: runs `extractContent` for the pool. Loaded as `.ts` through Node's type stripping. */
 import { parentPort } from 'node:worker_threads';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
+import { dropNodeEventListenerMaps } from './worker-dom.ts';
+
+// This thread runs nothing but extraction, which never listens to DOM events.
+dropNodeEventListenerMaps();
 
 /** Message sent by the pool. */
 export interface ExtractTaskPayload {

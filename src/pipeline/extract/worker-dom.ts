@@ -1,0 +1,59 @@
+/**
+ * linkedom tuned for extraction workers. linkedom's `EventTarget` constructor gives every node an entry in
+ * one module-wide `WeakMap`, holding a `Map` for its event listeners: on a large page that is hundreds of
+ * thousands of maps, and creating and garbage-collecting them is a quarter of extraction's time (see the
+ * extraction profile in docs/benchmarks.md). Extraction never listens to DOM events.
+ *
+ * {@link dropNodeEventListenerMaps} changes linkedom's classes for the whole isolate, so it is called only
+ * in extraction worker threads, which run nothing else. A library user's own linkedom, in their thread, is
+ * never touched.
+ */
+import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
+
+/** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
+export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
+
+/** Stands in for linkedom's `EventTarget` as the parent class of `Node`: constructs nothing. */
+class ListenerlessTarget {}
+
+function refuseEvents(): never {
+  throw new Error(NO_DOM_EVENTS_MESSAGE);
+}
+
+/**
+ * linkedom's `Node` class: the class of the document's prototype chain whose parent class is linkedom's
+ * `EventTarget` (linkedom does not export `Node`).
+ */
+function linkedomNodeClass(): (abstract new (...args: never[]) => object) | undefined {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>') as unknown as {
+    document: object;
+  };
+  for (let proto: object | null = document; proto; proto = Object.getPrototypeOf(proto) as object | null) {
+    const constructor = (proto as { constructor?: unknown }).constructor;
+    if (typeof constructor === 'function' && Object.getPrototypeOf(constructor) === LinkedomEventTarget) {
+      return constructor as abstract new (...args: never[]) => object;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Makes linkedom build nodes without their event-listener map: `Node`'s parent constructor becomes an empty
+ * one, and `addEventListener`, `removeEventListener` and `dispatchEvent` on nodes throw
+ * {@link NO_DOM_EVENTS_MESSAGE} instead of failing obscurely. Returns false, changing nothing, when
+ * linkedom's classes are not shaped as expected (a test fails then, so an upgrade is noticed).
+ */
+export function dropNodeEventListenerMaps(): boolean {
+  const NodeClass = linkedomNodeClass();
+  if (!NodeClass) return false;
+  // `super()` in a class constructor calls the constructor's current [[Prototype]].
+  Object.setPrototypeOf(NodeClass, ListenerlessTarget);
+  for (const method of ['addEventListener', 'removeEventListener', 'dispatchEvent']) {
+    Object.defineProperty(NodeClass.prototype, method, {
+      value: refuseEvents,
+      configurable: true,
+      writable: true,
+    });
+  }
+  return true;
+}
