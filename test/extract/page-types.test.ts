@@ -87,6 +87,52 @@ describe('page types', () => {
     );
   });
 
+  it('drops the poster card, specs and board notices named by class, keeps the author and the post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><section class="message-user"><h4>AUTHOR${n}</h4>
+        <div class="message-userExtras"><dl><dt><i class="icon-calendar"></i></dt><dd>CARDVALUE${n} Jun 15, 2024</dd></dl></div>
+        <div class="MessageCard__user-details">CARDCOUNT${n} 2,994 posts · Joined 2021</div></section>
+        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div>
+        <ul class="ipsSystemSpecs" id="systemSpecs_${n}_menu"><li>SPECS${n} Motherboard: a board with many ports</li></ul></article>
+        ${n === 1 ? '<ul class="notices"><li class="notice">NOTICE1 Members are reminded to read the rules.</li></ul>' : ''}`;
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['CARDVALUE', 'CARDCOUNT', 'SPECS']);
+    const html = page(
+      `<main>${post(1)}${post(2)}<div class="postbit"><p>POSTBODY3 Thanks!</p><div class="post-signature"><p>${sentence('long signature')} ${sentence('signature links')}</p><p>SIGNATURE3</p></div></div></main>`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.text).not.toContain('NOTICE1');
+    // A long signature under a one-line post is still a signature.
+    expect(result.text).toContain('POSTBODY3');
+    expect(result.text).not.toContain('SIGNATURE3');
+  });
+
+  it('drops the lists of other threads beside a forum thread ("Similar threads")', async () => {
+    const post = (n: number) =>
+      `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>
+      ${n === 4 ? `<div class="block"><h3 class="block-header">Similar threads</h3><div class="block-body">${[1, 2, 3, 4].map((m) => `<div class="item"><a href="/threads/${m}">OTHERTHREAD${m} Best mechanical keyboard under $100?</a><span>Replies: 12</span></div>`).join('')}</div></div>` : ''}`;
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['OTHERTHREAD']);
+  });
+
+  it('drops a forum thread’s title, keeps the title of a link post that is its whole content', async () => {
+    const post = (n: number) =>
+      `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
+    const thread = await extract(
+      page(`<main><h1>TITLEWORDS Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>`),
+      'https://forum.example.test/threads/which-keyboard.12/',
+    );
+    expect(thread.pageType).toBe<PageType>('forum');
+    expect(thread.text).toContain('POSTBODY1');
+    expect(thread.text).not.toContain('TITLEWORDS');
+    const linkPost = await extract(
+      page(
+        `<main><h1>LINKTITLE Regulator says new barriers are emerging for satellite providers abroad, and asks for public comment on market access</h1><a href="https://news.example.test/story">news.example.test</a></main>`,
+      ),
+      'https://forum.example.test/r/technology/comments/abc/regulator/',
+    );
+    expect(linkPost.pageType).toBe<PageType>('forum');
+    expect(linkPost.text).toContain('LINKTITLE');
+  });
+
   it('drops short blocks hidden by a utility class on every screen, keeps responsive ones and long panels', async () => {
     const post = (n: number) =>
       `<div class="post-content"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p>
