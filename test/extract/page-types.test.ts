@@ -307,6 +307,24 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('keeps the folded accordion panels and carousel slides of a service page, not a carousel’s cloned slide', async () => {
+    const faq = (n: number) =>
+      `<div class="accordion-item"><h3><button aria-expanded="false">Question ${n}?</button></h3><div class="accordion__panel" hidden><p>FAQANSWER${n} ${sentence(`answer ${n}`)}</p></div></div>`;
+    const slide = (n: number, extra = '') =>
+      `<div class="slick-slide${extra}" aria-hidden="true"><blockquote>QUOTE${n} The team delivered on time.</blockquote></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        ${[1, 2, 3].map(faq).join('')}<div class="slick-track">${slide(1)}${slide(2)}${slide(9, ' slick-cloned')}</div>
+        <div class="menu-drawer" hidden><p>DRAWERMENU Services Pricing About</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.pageType).toBe<PageType>('service');
+    for (const marker of ['FAQANSWER1', 'FAQANSWER3', 'QUOTE1', 'QUOTE2'])
+      expect(result.text).toContain(marker);
+    expect(result.text).not.toContain('QUOTE9');
+    expect(result.text).not.toContain('DRAWERMENU');
+  });
+
   it('keeps the code of a documentation page and drops its sidebar and table of contents', async () => {
     const html = page(
       `${siteNav}<div class="layout"><div class="sidebar"><ul><li><a href="/docs/a">SIDEBARLINK one</a></li><li><a href="/docs/b">Two</a></li><li><a href="/docs/c">Three</a></li></ul></div>
