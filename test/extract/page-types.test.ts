@@ -61,6 +61,20 @@ describe('page types', () => {
     }
   }
 
+  it('reads a post whose replies are marked only by comment classes as a forum thread, every reply kept', async () => {
+    const reply = (n: number) =>
+      `<li class="comment"><div class="details comment-node"><a class="person">REPLIER${n}</a><div class="comment-content"><p>REPLY${n} ${sentence(`reply ${n}`)}</p></div></div></li>`;
+    const html = page(
+      `${siteNav}<main><div class="post-container"><h1>Which keyboard should I buy?</h1><div class="post-text"><p>OPENINGPOST ${sentence('opening post')}</p></div></div>
+        <ul class="comments">${[1, 2, 3, 4, 5].map(reply).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://community.example.test/post/21018364');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const marker of ['OPENINGPOST', 'REPLY1', 'REPLY5', 'REPLIER3'])
+      expect(result.text).toContain(marker);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
   it('drops the signature under each forum post', async () => {
     const post = (n: number) =>
       `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;
