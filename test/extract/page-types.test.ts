@@ -101,15 +101,16 @@ describe('page types', () => {
     );
   });
 
-  it('drops the poster card, specs and board notices named by class, keeps the author and the post', async () => {
+  it('drops the poster card, specs, link previews and board notices named by class, keeps the author and the post', async () => {
     const post = (n: number) =>
       `<article class="message"><section class="message-user"><h4>AUTHOR${n}</h4>
         <div class="message-userExtras"><dl><dt><i class="icon-calendar"></i></dt><dd>CARDVALUE${n} Jun 15, 2024</dd></dl></div>
         <div class="MessageCard__user-details">CARDCOUNT${n} 2,994 posts · Joined 2021</div></section>
-        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div>
+        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p>
+        <aside class="onebox"><article class="onebox-body"><h3>LINKPREVIEW${n} Release schedule</h3><p>The linked page describes its own release schedule at length.</p></article></aside></div>
         <ul class="ipsSystemSpecs" id="systemSpecs_${n}_menu"><li>SPECS${n} Motherboard: a board with many ports</li></ul></article>
         ${n === 1 ? '<ul class="notices"><li class="notice">NOTICE1 Members are reminded to read the rules.</li></ul>' : ''}`;
-    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['CARDVALUE', 'CARDCOUNT', 'SPECS']);
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['CARDVALUE', 'CARDCOUNT', 'SPECS', 'LINKPREVIEW']);
     const html = page(
       `<main>${post(1)}${post(2)}<div class="postbit"><p>POSTBODY3 Thanks!</p><div class="post-signature"><p>${sentence('long signature')} ${sentence('signature links')}</p><p>SIGNATURE3</p></div></div></main>`,
     );

@@ -48,11 +48,12 @@ const FILTER_HINT =
 /**
  * Around forum posts: signatures and the rank titles beside them ("Senior Member", "Moderator"), the
  * poster's card of statistics ("user-extras", "user-details", "author-stats", phpBB's "postprofile") and
- * hardware specs, and the board's notices above the thread ("notice": announcements, rules, cookie notes).
+ * hardware specs, the board's notices above the thread ("notice": announcements, rules, cookie notes), and
+ * the preview cards of linked pages ("onebox", "unfurl": the other page's text, not the post's).
  * The author's standing decoration and the board's messages, repeated on every thread, not the thread.
  */
 const FORUM_CHROME_HINT =
-  /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title|user-?extras|user-?details|author-?stats|postprofile|system-?specs|notices?)(?:$|[\s_-])/i;
+  /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title|user-?extras|user-?details|author-?stats|postprofile|system-?specs|notices?|onebox|unfurl)(?:$|[\s_-])/i;
 
 /** A block named as forum chrome holding more than this share of the thread's text is a wrapper, kept. */
 const MAX_FORUM_CHROME_SHARE = 0.8;
