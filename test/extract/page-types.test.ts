@@ -61,6 +61,20 @@ describe('page types', () => {
     }
   }
 
+  it('reads a post whose replies are marked only by comment classes as a forum thread, every reply kept', async () => {
+    const reply = (n: number) =>
+      `<li class="comment"><div class="details comment-node"><a class="person">REPLIER${n}</a><div class="comment-content"><p>REPLY${n} ${sentence(`reply ${n}`)}</p></div></div></li>`;
+    const html = page(
+      `${siteNav}<main><div class="post-container"><h1>Which keyboard should I buy?</h1><div class="post-text"><p>OPENINGPOST ${sentence('opening post')}</p></div></div>
+        <ul class="comments">${[1, 2, 3, 4, 5].map(reply).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://community.example.test/post/21018364');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const marker of ['OPENINGPOST', 'REPLY1', 'REPLY5', 'REPLIER3'])
+      expect(result.text).toContain(marker);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
   it('drops the signature under each forum post', async () => {
     const post = (n: number) =>
       `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;
@@ -85,6 +99,53 @@ describe('page types', () => {
       ['AUTHOR', 'POSTBODY'],
       ['JOINDATE', 'MESSAGECOUNT', 'POSTCOUNT', 'HOMETOWN'],
     );
+  });
+
+  it('drops the poster card, specs, link previews and board notices named by class, keeps the author and the post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><section class="message-user"><h4>AUTHOR${n}</h4>
+        <div class="message-userExtras"><dl><dt><i class="icon-calendar"></i></dt><dd>CARDVALUE${n} Jun 15, 2024</dd></dl></div>
+        <div class="MessageCard__user-details">CARDCOUNT${n} 2,994 posts · Joined 2021</div></section>
+        <div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p>
+        <aside class="onebox"><article class="onebox-body"><h3>LINKPREVIEW${n} Release schedule</h3><p>The linked page describes its own release schedule at length.</p></article></aside></div>
+        <ul class="ipsSystemSpecs" id="systemSpecs_${n}_menu"><li>SPECS${n} Motherboard: a board with many ports</li></ul></article>
+        ${n === 1 ? '<ul class="notices"><li class="notice">NOTICE1 Members are reminded to read the rules.</li></ul>' : ''}`;
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['CARDVALUE', 'CARDCOUNT', 'SPECS', 'LINKPREVIEW']);
+    const html = page(
+      `<main>${post(1)}${post(2)}<div class="postbit"><p>POSTBODY3 Thanks!</p><div class="post-signature"><p>${sentence('long signature')} ${sentence('signature links')}</p><p>SIGNATURE3</p></div></div></main>`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.text).not.toContain('NOTICE1');
+    // A long signature under a one-line post is still a signature.
+    expect(result.text).toContain('POSTBODY3');
+    expect(result.text).not.toContain('SIGNATURE3');
+  });
+
+  it('drops the lists of other threads beside a forum thread ("Similar threads")', async () => {
+    const post = (n: number) =>
+      `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>
+      ${n === 4 ? `<div class="block"><h3 class="block-header">Similar threads</h3><div class="block-body">${[1, 2, 3, 4].map((m) => `<div class="item"><a href="/threads/${m}">OTHERTHREAD${m} Best mechanical keyboard under $100?</a><span>Replies: 12</span></div>`).join('')}</div></div>` : ''}`;
+    await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['OTHERTHREAD']);
+  });
+
+  it('drops a forum thread’s title, keeps the title of a link post that is its whole content', async () => {
+    const post = (n: number) =>
+      `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
+    const thread = await extract(
+      page(`<main><h1>TITLEWORDS Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>`),
+      'https://forum.example.test/threads/which-keyboard.12/',
+    );
+    expect(thread.pageType).toBe<PageType>('forum');
+    expect(thread.text).toContain('POSTBODY1');
+    expect(thread.text).not.toContain('TITLEWORDS');
+    const linkPost = await extract(
+      page(
+        `<main><h1>LINKTITLE Regulator says new barriers are emerging for satellite providers abroad, and asks for public comment on market access</h1><a href="https://news.example.test/story">news.example.test</a></main>`,
+      ),
+      'https://forum.example.test/r/technology/comments/abc/regulator/',
+    );
+    expect(linkPost.pageType).toBe<PageType>('forum');
+    expect(linkPost.text).toContain('LINKTITLE');
   });
 
   it('drops short blocks hidden by a utility class on every screen, keeps responsive ones and long panels', async () => {
@@ -259,6 +320,24 @@ describe('page types', () => {
     for (let n = 1; n <= 6; n++) expect(result.text).toContain(`SECTIONHEAD${n}`);
     expect(result.text).toContain('Data engineering services');
     expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
+  it('keeps the folded accordion panels and carousel slides of a service page, not a carousel’s cloned slide', async () => {
+    const faq = (n: number) =>
+      `<div class="accordion-item"><h3><button aria-expanded="false">Question ${n}?</button></h3><div class="accordion__panel" hidden><p>FAQANSWER${n} ${sentence(`answer ${n}`)}</p></div></div>`;
+    const slide = (n: number, extra = '') =>
+      `<div class="slick-slide${extra}" aria-hidden="true"><blockquote>QUOTE${n} The team delivered on time.</blockquote></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        ${[1, 2, 3].map(faq).join('')}<div class="slick-track">${slide(1)}${slide(2)}${slide(9, ' slick-cloned')}</div>
+        <div class="menu-drawer" hidden><p>DRAWERMENU Services Pricing About</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.pageType).toBe<PageType>('service');
+    for (const marker of ['FAQANSWER1', 'FAQANSWER3', 'QUOTE1', 'QUOTE2'])
+      expect(result.text).toContain(marker);
+    expect(result.text).not.toContain('QUOTE9');
+    expect(result.text).not.toContain('DRAWERMENU');
   });
 
   it('keeps the code of a documentation page and drops its sidebar and table of contents', async () => {

@@ -116,6 +116,12 @@ export interface RemoveHiddenOptions {
    * @default false
    */
   readonly keepTabPanels?: boolean;
+  /**
+   * Keep accordion panels and carousel slides hidden by an attribute or inline style, not the copies a
+   * carousel clones for its loop (service pages fold their offers, FAQs and testimonials in them).
+   * @default false
+   */
+  readonly keepFoldedPanels?: boolean;
 }
 
 /** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
@@ -134,6 +140,27 @@ const TAB_PANEL = /(?:^|[\s_-])(?:tab-?pane|tab-?panel|tab-?content|tabs?-?body)
 
 function isTabPanel(element: Element): boolean {
   return element.getAttribute('role') === 'tabpanel' || TAB_PANEL.test(element.getAttribute('class') ?? '');
+}
+
+/** Accordion panels (ARIA's pattern gives them role=region) and carousel slides. */
+const FOLDED_PANEL = /accordion|collaps|carousel|(?:^|[\s_-])slide(?:$|[\s_-])/i;
+/** Slides a carousel copies to loop around: the same text twice. */
+const CLONED_SLIDE = /(?:^|[\s_-])(?:cloned|clone|duplicate)(?:$|[\s_-])/i;
+
+function isFoldedPanel(element: Element): boolean {
+  const className = element.getAttribute('class') ?? '';
+  return (
+    (element.getAttribute('role') === 'region' || FOLDED_PANEL.test(className)) &&
+    !CLONED_SLIDE.test(className)
+  );
+}
+
+/** Whether an option keeps this hidden element (tab panels, folded panels). */
+function isKept(element: Element, options: RemoveHiddenOptions): boolean {
+  return (
+    (options.keepTabPanels === true && isTabPanel(element)) ||
+    (options.keepFoldedPanels === true && isFoldedPanel(element))
+  );
 }
 
 /** Removes never-rendered and hidden elements from the document in place. Returns how many were removed. */
@@ -168,7 +195,7 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
     if (isHiddenInput) {
       element.remove();
       removed++;
-    } else if (isHiddenElement(element) && !(options.keepTabPanels && isTabPanel(element))) {
+    } else if (isHiddenElement(element) && !isKept(element, options)) {
       pageLength ??= document.body ? normalizedText(document.body).length : 0;
       if (pageLength > 0 && normalizedText(element).length > REVEALED_PAGE_SHARE * pageLength) {
         element.removeAttribute('hidden');

@@ -138,7 +138,10 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
-    removeHiddenElements(document, { keepTabPanels: pageType === 'product' });
+    removeHiddenElements(document, {
+      keepTabPanels: pageType === 'product',
+      keepFoldedPanels: pageType === 'service',
+    });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;
@@ -171,7 +174,7 @@ export async function extractHtml(
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);
         disposers.push(() => fresh.dispose());
-        removeHiddenContent(fresh.document);
+        removeHiddenContent(fresh.document, { keepFoldedPanels: isLandingPage });
         const fallbackType = isLandingPage ? 'service' : isListing ? 'listing' : pageType;
         const fallback = mainAreaContent(fresh.document, fallbackType);
         if (fallback) {

@@ -46,11 +46,17 @@ const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
 
 /**
- * Signatures under forum posts and the rank titles beside them ("Senior Member", "Moderator"): the author's
- * standing decoration, repeated with every post, not the post.
+ * Around forum posts: signatures and the rank titles beside them ("Senior Member", "Moderator"), the
+ * poster's card of statistics ("user-extras", "user-details", "author-stats", phpBB's "postprofile") and
+ * hardware specs, the board's notices above the thread ("notice": announcements, rules, cookie notes), and
+ * the preview cards of linked pages ("onebox", "unfurl": the other page's text, not the post's).
+ * The author's standing decoration and the board's messages, repeated on every thread, not the thread.
  */
 const FORUM_CHROME_HINT =
-  /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title)(?:$|[\s_-])/i;
+  /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title|user-?extras|user-?details|author-?stats|postprofile|system-?specs|notices?|onebox|unfurl)(?:$|[\s_-])/i;
+
+/** A block named as forum chrome holding more than this share of the thread's text is a wrapper, kept. */
+const MAX_FORUM_CHROME_SHARE = 0.8;
 
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
@@ -118,13 +124,19 @@ function removeByHints(root: Element, pageType: PageType): void {
     const hint = hintOf(element);
     if (hint.trim() === '') continue;
     const share = text.length(element) / total;
+    // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
+    // holding most of the thread is spared.
+    const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
-    if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
-    if (STRONG_HINT.test(hint) || (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))) {
+    if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(CONTENT_MARKERS))
+      continue;
+    if (
+      isForumChrome ||
+      STRONG_HINT.test(hint) ||
+      (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
+    ) {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
-      element.remove();
-    } else if (pageType === 'forum' && FORUM_CHROME_HINT.test(hint)) {
       element.remove();
     } else if (hasFilters && FILTER_HINT.test(hint)) {
       element.remove();
@@ -254,6 +266,47 @@ function removeRecommendations(root: Element): void {
   }
 }
 
+/** Headings of the thread lists beside a forum thread ("Similar threads", "Latest posts", "Trending topics"). */
+const OTHER_THREADS_HEADING =
+  /^(?:similar|related|suggested|trending|latest|recent|popular|more|other)(?: [\w-]+)?(?: forum)? (?:threads|topics|discussions|posts|questions)$/i;
+
+/** On forum pages, removes the lists of other threads under such a heading (the thread itself stays). */
+function removeOtherThreads(root: Element): void {
+  let text = indexText(root);
+  const total = Math.max(1, text.length(root));
+  for (const heading of Array.from(
+    root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="header" i], [class*="heading" i]'),
+  )) {
+    if (!root.contains(heading)) continue;
+    const length = text.length(heading);
+    if (length === 0 || length > 60 || !OTHER_THREADS_HEADING.test(normalizedText(heading))) continue;
+    // The list is the smallest ancestor that holds more than its heading.
+    let block: Element = heading;
+    while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
+      block = block.parentElement;
+    }
+    if (text.length(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) {
+      block.remove();
+      text = indexText(root);
+    }
+  }
+}
+
+/** A thread title holding at least this share of the text is the post itself (a link post), kept. */
+const MIN_TITLE_POST_SHARE = 0.05;
+
+/**
+ * On forum pages, removes the thread's title (`<h1>`): like an article's headline it is the page's title,
+ * returned as such, while the content is the posts. A link post whose title is most of its text keeps it.
+ */
+function removeThreadTitle(root: Element): void {
+  const text = indexText(root);
+  const total = text.length(root);
+  for (const heading of Array.from(root.querySelectorAll('h1'))) {
+    if (text.length(heading) < MIN_TITLE_POST_SHARE * total) heading.remove();
+  }
+}
+
 /** Blocks compared by {@link removeRepeatedBlocks}. */
 const REPEATABLE_BLOCK =
   'div, section, article, p, li, ul, ol, dl, table, h1, h2, h3, h4, h5, h6, blockquote, figure, figcaption';
@@ -304,7 +357,11 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
   if (pageType === 'product' || pageType === 'collection') removeRecommendations(root);
-  if (pageType === 'forum') removePosterStats(root);
+  if (pageType === 'forum') {
+    removePosterStats(root);
+    removeOtherThreads(root);
+    removeThreadTitle(root);
+  }
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
   }

@@ -161,8 +161,12 @@ interface PageShape {
   readonly posts: number;
 }
 
+/**
+ * Class words of a post or reply body. "comment-content"/"comment-text" mark the replies of link aggregators;
+ * blog comments use them too, but a blog post declares itself an article, which the forum rules respect.
+ */
 const POST_CLASS =
-  /(?:^|[\s_-])(?:post-?body|message-?body|topic-post|post-content|comment-body|reply-body)(?:$|[\s_-])/i;
+  /(?:^|[\s_-])(?:post-?body|message-?body|topic-post|post-content|comment-body|comment-?content|comment-?text|reply-body)(?:$|[\s_-])/i;
 const POST_TYPE = /schema\.org\/(?:Comment|DiscussionForumPosting|Answer)\b/i;
 
 /** One walk over the body's elements (faster than one selector query per count). */
