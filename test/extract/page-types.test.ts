@@ -247,6 +247,26 @@ describe('page types', () => {
     expect(result.text).not.toContain('OTHERMUG');
   });
 
+  it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
+    const card = (n: number) =>
+      `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;
+    const head = (type: string) =>
+      `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"${type}","name":"Tomato sauces"}</script>`;
+    const body = `${siteNav}<main><h1>Tomato sauces</h1><p>INTROTEXT ${sentence('introduction')}</p>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`;
+    const result = await extract(
+      page(body, head('CollectionPage')),
+      'https://food.example.test/tomato-sauces-123',
+    );
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`CARDTITLE${n}`);
+    expect(result.text).not.toContain('FOOTERWORDS');
+
+    // Typed an Article too, it stays an article.
+    const story = await extract(page(body, head('Article')), 'https://food.example.test/tomato-sauces-123');
+    expect(story.pageType).toBe<PageType>('article');
+  });
+
   it('takes every section of a service page', async () => {
     const section = (n: number) =>
       `<section><h2>SECTIONHEAD${n}</h2><p>We help teams with part ${n} of the work.</p></section>`;
