@@ -140,6 +140,23 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('drops a carousel of priced products from a product page whatever its heading, keeps the photo carousel', async () => {
+    const slide = (n: number) =>
+      `<li class="carousel__item"><h3>OTHERITEM${n} a similar item</h3><span>$${n}4.50</span><a href="/itm/${n}">View</a></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Linen shirt</h1><p class="price">$45.00</p><p>${['item description', 'fabric', 'fit', 'care'].map(sentence).join(' ')}</p>
+        <div class="image-carousel"><img src="/a.jpg" alt=""><span>PHOTOCOUNT Picture 1 of 2</span><img src="/b.jpg" alt=""></div>
+        <section><h2><span>Sim</span><span>ilar</span></h2><div aria-roledescription="carousel"><ul>${[1, 2, 3, 4].map(slide).join('')}</ul></div></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Linen shirt"}</script>',
+    );
+    const result = await extract(html, 'https://market.example.test/itm/987654');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('$45.00');
+    expect(result.text).toContain('PHOTOCOUNT');
+    expect(result.text).not.toContain('OTHERITEM');
+  });
+
   it('reads a page declaring one product as a product page however many prices it shows', async () => {
     const offer = (n: number) =>
       `<li><a href="/other/${n}">Other listing ${n}</a> <span>$${n}5.00</span> <span>+ $4.99 shipping</span></li>`;

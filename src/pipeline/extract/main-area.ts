@@ -52,6 +52,21 @@ const FILTER_HINT =
 const FORUM_CHROME_HINT =
   /(?:^|[\s_-])(?:signatures?|signaturecontainer|post-?signature|user-?title|user-?banner|user-?rank|member-?title)(?:$|[\s_-])/i;
 
+/**
+ * Sliding carousels (`aria-roledescription="carousel"`, carousel/slider/swiper classes). On a product page
+ * one that shows prices is a row of other products ("Similar items", "Customers also bought"), whatever
+ * its heading says; the product's own photo carousel has no prices.
+ */
+const CAROUSEL_HINT = /carousel|slider|swiper|slick/i;
+/** Prices in a block's text (two or more make a row of product cards). */
+const PRICE_IN_TEXT = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
+
+function isPricedCarousel(element: Element, hint: string): boolean {
+  if (!CAROUSEL_HINT.test(hint) && !/carousel/i.test(element.getAttribute('aria-roledescription') ?? ''))
+    return false;
+  return ((element.textContent ?? '').match(PRICE_IN_TEXT) ?? []).length >= 2;
+}
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -113,10 +128,10 @@ function removeByHints(root: Element, pageType: PageType): void {
   const total = Math.max(1, text.length(root));
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
-  for (const element of Array.from(root.querySelectorAll('[class], [id]'))) {
+  for (const element of Array.from(root.querySelectorAll('[class], [id], [aria-roledescription]'))) {
     if (!root.contains(element)) continue;
     const hint = hintOf(element);
-    if (hint.trim() === '') continue;
+    if (hint.trim() === '' && !element.hasAttribute('aria-roledescription')) continue;
     const share = text.length(element) / total;
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > 0.4 || element.querySelector(CONTENT_MARKERS)) continue;
@@ -127,6 +142,8 @@ function removeByHints(root: Element, pageType: PageType): void {
     } else if (pageType === 'forum' && FORUM_CHROME_HINT.test(hint)) {
       element.remove();
     } else if (hasFilters && FILTER_HINT.test(hint)) {
+      element.remove();
+    } else if (pageType === 'product' && isPricedCarousel(element, hint)) {
       element.remove();
     } else if (WEAK_HINT.test(hint) && linkDensity(element, text) > 0.5) {
       element.remove();
