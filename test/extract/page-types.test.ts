@@ -157,6 +157,25 @@ describe('page types', () => {
     expect(result.text).not.toContain('OTHERITEM');
   });
 
+  it('drops standalone shop labels and rating lines from a product page, not words inside sentences', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Canvas tote</h1><p class="price">$35.00</p>
+        <div class="rating"><span>4.7 out of 5 stars</span> <a href="#reviews">(1,234 reviews)</a></div>
+        <p>${['item description', 'fabric', 'straps'].map(sentence).join(' ')}</p>
+        <p>KEPTSENTENCE Compare the sizes in the chart below before you choose.</p>
+        <div class="actions"><a href="/compare">Compare</a></div><div><a href="/reviews/new">Write a review</a></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Canvas tote"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/canvas-tote');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('$35.00');
+    expect(result.text).toContain('KEPTSENTENCE Compare the sizes');
+    for (const label of ['out of 5 stars', '1,234 reviews', 'Write a review', '\nCompare']) {
+      expect(result.text).not.toContain(label);
+    }
+  });
+
   it('reads a page declaring one product as a product page however many prices it shows', async () => {
     const offer = (n: number) =>
       `<li><a href="/other/${n}">Other listing ${n}</a> <span>$${n}5.00</span> <span>+ $4.99 shipping</span></li>`;

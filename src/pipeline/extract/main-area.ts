@@ -271,6 +271,36 @@ function removeRecommendations(root: Element): void {
   }
 }
 
+/**
+ * Shop interface labels that stand alone as a line on product and category pages: list controls ("View
+ * all", "Load more", "Quick view", "Compare") and review prompts ("Write a review", "Verified buyer").
+ */
+const SHOP_LABEL =
+  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
+
+/**
+ * Star ratings and review counts shown as a line of their own ("4.7 out of 5 stars", "(1,234 reviews)").
+ * On a product page they summarise the reviews, not the product; category pages' truth keeps each card's
+ * rating, so this applies to product pages only.
+ */
+const RATING_LINE =
+  /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
+
+/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+function removeShopLabels(root: Element, pageType: PageType): void {
+  const lengths = indexText(root);
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span'))]) {
+    if (lengths.length(block) > 100 || !root.contains(block)) continue;
+    const text = normalizedText(block);
+    if (text.length === 0) continue;
+    if (!SHOP_LABEL.test(text) && !(pageType === 'product' && RATING_LINE.test(text))) continue;
+    // A label inside a sentence ("... compare the plans") is part of the sentence.
+    const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
+    if (line && line !== block && normalizedText(line) !== text) continue;
+    block.remove();
+  }
+}
+
 /** Blocks compared by {@link removeRepeatedBlocks}. */
 const REPEATABLE_BLOCK =
   'div, section, article, p, li, ul, ol, dl, table, h1, h2, h3, h4, h5, h6, blockquote, figure, figcaption';
@@ -320,7 +350,10 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
-  if (pageType === 'product' || pageType === 'collection') removeRecommendations(root);
+  if (pageType === 'product' || pageType === 'collection') {
+    removeRecommendations(root);
+    removeShopLabels(root, pageType);
+  }
   if (pageType === 'forum') removePosterStats(root);
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
