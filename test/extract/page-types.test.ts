@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractContent, type PageType } from '../../src/pipeline/extract/index.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/html.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
+import { mainAreaLength } from '../../src/pipeline/extract/main-area.ts';
 
 const sentence = (topic: string): string =>
   `The ${topic} text is written in plain sentences that a reader would keep, with enough ordinary words to count.`;
@@ -392,6 +393,42 @@ describe('page types', () => {
     );
     const storyResult = await extract(story, 'https://food.example.test/recipes/air-fryer/');
     expect(storyResult.pageType).toBe<PageType>('article');
+  });
+
+  it('reads a page that Readability cuts to a tenth of its main area as a listing unless it declares an article', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const card = (n: number) =>
+      `<div class="card"><a href="/programs/p-${n}"><strong>PROGRAM${n} certificate</strong> <span>Summary ${n}: online, twelve weeks, live sessions, a final project.</span></a></div>`;
+    const body = `${siteNav}<main><h1>Certificate programs</h1>
+        <div class="intro"><p>INTROTEXT ${['introduction', 'method', 'equipment'].map(punctuated).join(' ')}</p><p>${['timing', 'cleaning', 'safety'].map(punctuated).join(' ')}</p></div>
+        <div class="grid">${Array.from({ length: 80 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`;
+    const url = 'https://school.example.test/certificate-programs';
+    const result = await extract(page(body), url);
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 80; n++) expect(result.text).toContain(`PROGRAM${n} `);
+    expect(result.text).not.toContain('FOOTERWORDS');
+
+    // Declared an article, the same page keeps the article profile.
+    const story = await extract(page(body, '<meta property="og:type" content="article">'), url);
+    expect(story.pageType).toBe<PageType>('article');
+  });
+
+  it('does not count a comment section in the main area Readability’s pick is checked against', async () => {
+    const comments = Array.from(
+      { length: 20 },
+      (_v, n) => `<li>COMMENT${n} ${sentence(`comment ${n}`)}</li>`,
+    );
+    const html = page(
+      `<main><article><h1>Open thread</h1><p>${sentence('post')}</p></article><div id="comments"><ol class="comment-list">${comments.join('')}</ol></div></main>`,
+    );
+    const parsed = await parseDocument(html, 'https://blog.example.test/open-thread/', 'linkedom');
+    try {
+      expect(mainAreaLength(parsed.document)).toBeLessThan(200);
+    } finally {
+      parsed.dispose();
+    }
   });
 
   it('drops standalone calls to action on pages that are not articles, not links inside sentences', async () => {

@@ -191,9 +191,12 @@ function removeLinkLists(root: Element): void {
   }
 }
 
-/** Chrome landmarks measured by {@link mainAreaLength}. */
+/**
+ * Chrome landmarks measured by {@link mainAreaLength}, and comment sections: readers' comments under a short
+ * post are not the content Readability's pick is compared with.
+ */
 const LANDMARKS =
-  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], #comments, .comment-list, .commentlist';
 
 /**
  * Text length of the page's main region minus its landmarks (navigation, header, footer, asides, forms),
