@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractContent, type PageType } from '../../src/pipeline/extract/index.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
+import { mainAreaLength } from '../../src/pipeline/extract/main-area.ts';
 
 const sentence = (topic: string): string =>
   `The ${topic} text is written in plain sentences that a reader would keep, with enough ordinary words to count.`;
@@ -201,6 +202,42 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('drops a carousel of priced products from a product page whatever its heading, keeps the photo carousel', async () => {
+    const slide = (n: number) =>
+      `<li class="carousel__item"><h3>OTHERITEM${n} a similar item</h3><span>$${n}4.50</span><a href="/itm/${n}">View</a></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Linen shirt</h1><p class="price">$45.00</p><p>${['item description', 'fabric', 'fit', 'care'].map(sentence).join(' ')}</p>
+        <div class="image-carousel"><img src="/a.jpg" alt=""><span>PHOTOCOUNT Picture 1 of 2</span><img src="/b.jpg" alt=""></div>
+        <section><h2><span>Sim</span><span>ilar</span></h2><div aria-roledescription="carousel"><ul>${[1, 2, 3, 4].map(slide).join('')}</ul></div></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Linen shirt"}</script>',
+    );
+    const result = await extract(html, 'https://market.example.test/itm/987654');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('$45.00');
+    expect(result.text).toContain('PHOTOCOUNT');
+    expect(result.text).not.toContain('OTHERITEM');
+  });
+
+  it('drops standalone shop labels and rating lines from a product page, not words inside sentences', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Canvas tote</h1><p class="price">$35.00</p>
+        <div class="rating"><span>4.7 out of 5 stars</span> <a href="#reviews">(1,234 reviews)</a></div>
+        <p>${['item description', 'fabric', 'straps'].map(sentence).join(' ')}</p>
+        <p>KEPTSENTENCE Compare the sizes in the chart below before you choose.</p>
+        <div class="actions"><a href="/compare">Compare</a></div><div><a href="/reviews/new">Write a review</a></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Canvas tote"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/canvas-tote');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('$35.00');
+    expect(result.text).toContain('KEPTSENTENCE Compare the sizes');
+    for (const label of ['out of 5 stars', '1,234 reviews', 'Write a review', '\nCompare']) {
+      expect(result.text).not.toContain(label);
+    }
+  });
+
   it('reads a page declaring one product as a product page however many prices it shows', async () => {
     const offer = (n: number) =>
       `<li><a href="/other/${n}">Other listing ${n}</a> <span>$${n}5.00</span> <span>+ $4.99 shipping</span></li>`;
@@ -306,6 +343,26 @@ describe('page types', () => {
     expect(result.pageType).toBe<PageType>('collection');
     for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
     expect(result.text).not.toContain('OTHERMUG');
+  });
+
+  it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
+    const card = (n: number) =>
+      `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;
+    const head = (type: string) =>
+      `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"${type}","name":"Tomato sauces"}</script>`;
+    const body = `${siteNav}<main><h1>Tomato sauces</h1><p>INTROTEXT ${sentence('introduction')}</p>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`;
+    const result = await extract(
+      page(body, head('CollectionPage')),
+      'https://food.example.test/tomato-sauces-123',
+    );
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`CARDTITLE${n}`);
+    expect(result.text).not.toContain('FOOTERWORDS');
+
+    // Typed an Article too, it stays an article.
+    const story = await extract(page(body, head('Article')), 'https://food.example.test/tomato-sauces-123');
+    expect(story.pageType).toBe<PageType>('article');
   });
 
   it('takes every section of a service page', async () => {
@@ -415,6 +472,42 @@ describe('page types', () => {
     );
     const storyResult = await extract(story, 'https://food.example.test/recipes/air-fryer/');
     expect(storyResult.pageType).toBe<PageType>('article');
+  });
+
+  it('reads a page that Readability cuts to a tenth of its main area as a listing unless it declares an article', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const card = (n: number) =>
+      `<div class="card"><a href="/programs/p-${n}"><strong>PROGRAM${n} certificate</strong> <span>Summary ${n}: online, twelve weeks, live sessions, a final project.</span></a></div>`;
+    const body = `${siteNav}<main><h1>Certificate programs</h1>
+        <div class="intro"><p>INTROTEXT ${['introduction', 'method', 'equipment'].map(punctuated).join(' ')}</p><p>${['timing', 'cleaning', 'safety'].map(punctuated).join(' ')}</p></div>
+        <div class="grid">${Array.from({ length: 80 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`;
+    const url = 'https://school.example.test/certificate-programs';
+    const result = await extract(page(body), url);
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 80; n++) expect(result.text).toContain(`PROGRAM${n} `);
+    expect(result.text).not.toContain('FOOTERWORDS');
+
+    // Declared an article, the same page keeps the article profile.
+    const story = await extract(page(body, '<meta property="og:type" content="article">'), url);
+    expect(story.pageType).toBe<PageType>('article');
+  });
+
+  it('does not count a comment section in the main area Readability’s pick is checked against', async () => {
+    const comments = Array.from(
+      { length: 20 },
+      (_v, n) => `<li>COMMENT${n} ${sentence(`comment ${n}`)}</li>`,
+    );
+    const html = page(
+      `<main><article><h1>Open thread</h1><p>${sentence('post')}</p></article><div id="comments"><ol class="comment-list">${comments.join('')}</ol></div></main>`,
+    );
+    const parsed = await parseDocument(html, 'https://blog.example.test/open-thread/', 'linkedom');
+    try {
+      expect(mainAreaLength(parsed.document)).toBeLessThan(200);
+    } finally {
+      parsed.dispose();
+    }
   });
 
   it('drops standalone calls to action on pages that are not articles, not links inside sentences', async () => {

@@ -36,8 +36,11 @@ export interface HtmlExtractOptions {
 /** Fewer characters than this from Readability counts as "found nothing" and triggers the fallback. */
 const MIN_ARTICLE_CHARACTERS = 140;
 
-/** Readability's article holding less than this share of the main area's text is a wrong pick. */
-const MIN_ARTICLE_SHARE = 0.05;
+/**
+ * Readability's article holding less than this share of the main area's text is a wrong pick: one block of a
+ * page of many (a promo, a caption, one item of a list).
+ */
+const MIN_ARTICLE_SHARE = 0.1;
 /** The share check applies only to pages with at least this much main-area text. */
 const MIN_MAIN_AREA_FOR_CHECK = 1500;
 /**
@@ -162,14 +165,14 @@ export async function extractHtml(
       const isCutShort =
         mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_UNDECLARED_SHARE * mainLength;
       const isLandingPage = sectioned && isCutShort;
-      // Readability cut a page of cards down to one card: the page is a listing, whatever its og:type.
-      const isListing = !isLandingPage && cardList && isCutShort;
-      if (
-        articleLength < MIN_ARTICLE_CHARACTERS ||
-        (mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength) ||
-        isLandingPage ||
-        isListing
-      ) {
+      const isWrongPick =
+        mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength;
+      // Readability cut a page of cards down to one card: the page is a listing, whatever its og:type. On a
+      // page that does not declare itself an article, a pick of a tenth of the main area is one item of a
+      // list of items (programs, courses, products) too.
+      const isListing =
+        !isLandingPage && ((cardList && isCutShort) || (isWrongPick && !isMarkedArticle(metadata)));
+      if (articleLength < MIN_ARTICLE_CHARACTERS || isWrongPick || isLandingPage || isListing) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);

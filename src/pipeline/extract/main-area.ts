@@ -58,6 +58,21 @@ const FORUM_CHROME_HINT =
 /** A block named as forum chrome holding more than this share of the thread's text is a wrapper, kept. */
 const MAX_FORUM_CHROME_SHARE = 0.8;
 
+/**
+ * Sliding carousels (`aria-roledescription="carousel"`, carousel/slider/swiper classes). On a product page
+ * one that shows prices is a row of other products ("Similar items", "Customers also bought"), whatever
+ * its heading says; the product's own photo carousel has no prices.
+ */
+const CAROUSEL_HINT = /carousel|slider|swiper|slick/i;
+/** Prices in a block's text (two or more make a row of product cards). */
+const PRICE_IN_TEXT = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
+
+function isPricedCarousel(element: Element, hint: string): boolean {
+  if (!CAROUSEL_HINT.test(hint) && !/carousel/i.test(element.getAttribute('aria-roledescription') ?? ''))
+    return false;
+  return ((element.textContent ?? '').match(PRICE_IN_TEXT) ?? []).length >= 2;
+}
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -119,10 +134,10 @@ function removeByHints(root: Element, pageType: PageType): void {
   const total = Math.max(1, text.length(root));
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
-  for (const element of Array.from(root.querySelectorAll('[class], [id]'))) {
+  for (const element of Array.from(root.querySelectorAll('[class], [id], [aria-roledescription]'))) {
     if (!root.contains(element)) continue;
     const hint = hintOf(element);
-    if (hint.trim() === '') continue;
+    if (hint.trim() === '' && !element.hasAttribute('aria-roledescription')) continue;
     const share = text.length(element) / total;
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
@@ -139,6 +154,8 @@ function removeByHints(root: Element, pageType: PageType): void {
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
       element.remove();
     } else if (hasFilters && FILTER_HINT.test(hint)) {
+      element.remove();
+    } else if (pageType === 'product' && isPricedCarousel(element, hint)) {
       element.remove();
     } else if (WEAK_HINT.test(hint) && linkDensity(element, text) > 0.5) {
       element.remove();
@@ -186,9 +203,12 @@ function removeLinkLists(root: Element): void {
   }
 }
 
-/** Chrome landmarks measured by {@link mainAreaLength}. */
+/**
+ * Chrome landmarks measured by {@link mainAreaLength}, and comment sections: readers' comments under a short
+ * post are not the content Readability's pick is compared with.
+ */
 const LANDMARKS =
-  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"]';
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], #comments, .comment-list, .commentlist';
 
 /**
  * Text length of the page's main region minus its landmarks (navigation, header, footer, asides, forms),
@@ -240,22 +260,22 @@ function removePosterStats(root: Element): void {
 const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
 
+/** Elements that title a block: headings, and elements whose class names a title or heading. */
+const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]';
+
 /**
- * On product pages, a carousel of other products under a recommendation heading is not this product; on a
- * category page, it is not the category's cards ("Recently viewed", "You may also like").
+ * Removes each block introduced by a short title matching `pattern`: the smallest ancestor that holds more
+ * than its title, unless it is a large share of the page or holds the content's markers.
  */
-function removeRecommendations(root: Element): void {
-  // Measured again after each removal: the next carousel's ancestors may have held the one removed.
+function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxTitleLength: number): void {
+  // Measured again after each removal: the next block's ancestors may have held the one removed.
   let text = indexText(root);
   const total = Math.max(1, text.length(root));
-  for (const heading of Array.from(
-    root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="heading" i]'),
-  )) {
-    if (!root.contains(heading)) continue;
-    const length = text.length(heading);
-    if (length === 0 || length > 80 || !RECOMMENDATION_HEADING.test(heading.textContent ?? '')) continue;
-    // The carousel is the smallest ancestor that holds more than its heading.
-    let block: Element = heading;
+  for (const title of Array.from(root.querySelectorAll(titles))) {
+    if (!root.contains(title)) continue;
+    const length = text.length(title);
+    if (length === 0 || length > maxTitleLength || !pattern.test(normalizedText(title))) continue;
+    let block: Element = title;
     while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
       block = block.parentElement;
     }
@@ -266,30 +286,21 @@ function removeRecommendations(root: Element): void {
   }
 }
 
+/**
+ * On product pages, a carousel of other products under a recommendation heading is not this product; on a
+ * category page, it is not the category's cards ("Recently viewed", "You may also like").
+ */
+function removeRecommendations(root: Element): void {
+  removeTitledBlocks(root, TITLE_ELEMENTS, RECOMMENDATION_HEADING, 80);
+}
+
 /** Headings of the thread lists beside a forum thread ("Similar threads", "Latest posts", "Trending topics"). */
 const OTHER_THREADS_HEADING =
   /^(?:similar|related|suggested|trending|latest|recent|popular|more|other)(?: [\w-]+)?(?: forum)? (?:threads|topics|discussions|posts|questions)$/i;
 
 /** On forum pages, removes the lists of other threads under such a heading (the thread itself stays). */
 function removeOtherThreads(root: Element): void {
-  let text = indexText(root);
-  const total = Math.max(1, text.length(root));
-  for (const heading of Array.from(
-    root.querySelectorAll('h2, h3, h4, h5, [class*="title" i], [class*="header" i], [class*="heading" i]'),
-  )) {
-    if (!root.contains(heading)) continue;
-    const length = text.length(heading);
-    if (length === 0 || length > 60 || !OTHER_THREADS_HEADING.test(normalizedText(heading))) continue;
-    // The list is the smallest ancestor that holds more than its heading.
-    let block: Element = heading;
-    while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
-      block = block.parentElement;
-    }
-    if (text.length(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) {
-      block.remove();
-      text = indexText(root);
-    }
-  }
+  removeTitledBlocks(root, `${TITLE_ELEMENTS}, [class*="header" i]`, OTHER_THREADS_HEADING, 60);
 }
 
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
@@ -304,6 +315,36 @@ function removeThreadTitle(root: Element): void {
   const total = text.length(root);
   for (const heading of Array.from(root.querySelectorAll('h1'))) {
     if (text.length(heading) < MIN_TITLE_POST_SHARE * total) heading.remove();
+  }
+}
+
+/**
+ * Shop interface labels that stand alone as a line on product and category pages: list controls ("View
+ * all", "Load more", "Quick view", "Compare") and review prompts ("Write a review", "Verified buyer").
+ */
+const SHOP_LABEL =
+  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
+
+/**
+ * Star ratings and review counts shown as a line of their own ("4.7 out of 5 stars", "(1,234 reviews)").
+ * On a product page they summarise the reviews, not the product; category pages' truth keeps each card's
+ * rating, so this applies to product pages only.
+ */
+const RATING_LINE =
+  /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
+
+/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+function removeShopLabels(root: Element, pageType: PageType): void {
+  const lengths = indexText(root);
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span'))]) {
+    if (lengths.length(block) > 100 || !root.contains(block)) continue;
+    const text = normalizedText(block);
+    if (text.length === 0) continue;
+    if (!SHOP_LABEL.test(text) && !(pageType === 'product' && RATING_LINE.test(text))) continue;
+    // A label inside a sentence ("... compare the plans") is part of the sentence.
+    const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
+    if (line && line !== block && normalizedText(line) !== text) continue;
+    block.remove();
   }
 }
 
@@ -356,7 +397,10 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
-  if (pageType === 'product' || pageType === 'collection') removeRecommendations(root);
+  if (pageType === 'product' || pageType === 'collection') {
+    removeRecommendations(root);
+    removeShopLabels(root, pageType);
+  }
   if (pageType === 'forum') {
     removePosterStats(root);
     removeOtherThreads(root);

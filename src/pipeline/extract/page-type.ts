@@ -107,6 +107,9 @@ export function detectPageType(document: Document, url: string, signals: PageSig
     return countPrices(body) > 12 ? 'collection' : 'product';
   }
   if (has(types, COLLECTION_TYPES) && !isArticleMarked) return 'collection';
+  // A collection in structured data with og:type=article but no Article type: a section front or a
+  // round-up whose publishing tool marks every page an article; its items are stories, so a listing.
+  if (has(types, COLLECTION_TYPES) && !hasArticleSchema(signals)) return 'listing';
   if (signals.ogType === 'product.group') return 'collection';
 
   let path = '';
