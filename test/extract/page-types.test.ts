@@ -510,6 +510,21 @@ describe('page types', () => {
     }
   });
 
+  it('keeps a <main> that sits inside navigation (a wrapper, not chrome), and drops plain navigation', async () => {
+    // Parsers nest <main> in a <nav> whose end tag they could not read (attributes such as @click="...").
+    const body = `<nav role="navigation"><a href="/">Home</a><a href="/shop">Shop</a><main><h1>Kettle</h1>${[1, 2, 3].map((n) => `<p>MAINWORDS${n} ${sentence('product')}</p>`).join('')}<p>$25.00</p></main></nav><nav><a href="/a">NAVONLY link</a></nav>`;
+    const product = '<script type="application/ld+json">{"@type":"Product","name":"Kettle"}</script>';
+    for (const [html, url, type] of [
+      [page(body, product), 'https://shop.example.test/products/kettle', 'product'],
+      [page(body), 'https://blog.example.test/2026/kettle', 'article'],
+    ] as const) {
+      const result = await extract(html, url);
+      expect(result.pageType).toBe<PageType>(type);
+      expect(result.text).toContain('MAINWORDS3');
+      expect(result.text).not.toContain('NAVONLY');
+    }
+  });
+
   it('drops standalone calls to action on pages that are not articles, not links inside sentences', async () => {
     const html = page(
       `${siteNav}<main><h1>Team chat for support desks</h1>

@@ -6,7 +6,7 @@
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
-import { mainAreaContent, mainAreaLength } from './main-area.ts';
+import { mainAreaContent, mainAreaLength, removeChrome } from './main-area.ts';
 import { detectPageType, hasArticleSchema, isMarkedArticle, type PageType } from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
@@ -150,7 +150,7 @@ export async function extractHtml(
     let root: Element | null;
     let profile: PageType = pageType;
     if (pageType === 'article') {
-      for (const element of Array.from(document.querySelectorAll(NEVER_ARTICLE))) element.remove();
+      removeChrome(document, NEVER_ARTICLE);
       // How much text the page's main area has, to check Readability's choice against (measured only:
       // pruning chrome before Readability changes which container it picks, for the worse on news pages).
       const mainLength = mainAreaLength(document);

@@ -124,8 +124,18 @@ function mainRegion(body: Element, text: TextIndex): Element {
   return body;
 }
 
-function removeAll(root: Element, selector: string): void {
-  for (const element of Array.from(root.querySelectorAll(selector))) element.remove();
+/** The page's main landmark. */
+const MAIN_LANDMARK = 'main, [role="main"]';
+
+/**
+ * Removes every element matching a chrome selector, except one holding the page's main landmark: that is a
+ * wrapper, not chrome (a site wrapping its page in `role="navigation"`, or a parser nesting `<main>` in a
+ * `<nav>` left open by markup it could not read).
+ */
+export function removeChrome(root: Element | Document, selector: string): void {
+  for (const element of Array.from(root.querySelectorAll(selector))) {
+    if (!element.querySelector(MAIN_LANDMARK)) element.remove();
+  }
 }
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
@@ -391,7 +401,7 @@ function removeRepeatedBlocks(root: Element): void {
 export function mainAreaContent(document: Document, pageType: PageType): Element | null {
   const body = document.body;
   if (!body) return null;
-  removeAll(body, CHROME_SELECTOR);
+  removeChrome(body, CHROME_SELECTOR);
   const root = mainRegion(body, indexText(body));
   removeHeadersAndFooters(root);
   removeSmallForms(root);
