@@ -575,40 +575,35 @@ describe('parsing repairs and pruning', () => {
     expect(result?.text).toContain('AFTERCDATA3');
   });
 
-  it('cuts scripts, styles, SVG and comments before parsing but keeps JSON-LD', () => {
-    const html =
+  it.each([
+    [
+      'cuts scripts, styles, SVG and comments before parsing but keeps JSON-LD',
       '<head><script>var a = "<p>x</p>";</script><script type="application/ld+json">{"@type":"Product"}</script><style>p{color:red}</style></head>' +
-      '<body><!-- note --><svg viewBox="0 0 1 1"><path d="M0"/><text>ICON</text></svg><p>kept</p></body>';
-    expect(withoutInertMarkup(html)).toBe(
+        '<body><!-- note --><svg viewBox="0 0 1 1"><path d="M0"/><text>ICON</text></svg><p>kept</p></body>',
       '<head><script type="application/ld+json">{"@type":"Product"}</script></head><body><p>kept</p></body>',
-    );
-  });
-
-  it('cuts whitespace between block tags before parsing, but not between inline tags or inside <pre>', () => {
-    const html =
+    ],
+    [
+      'cuts whitespace between block tags before parsing, but not between inline tags or inside <pre>',
       '<div>\n  <ul>\n    <li>One</li>\n    <li>Two <b>bold</b> <i>it</i></li>\n  </ul>\n' +
-      '<pre>\n<div>a</div>\n<div>b</div>\n</pre>\n<textarea>\n<p>x</p>\n</textarea>\n</div>';
-    expect(withoutInertMarkup(html)).toBe(
+        '<pre>\n<div>a</div>\n<div>b</div>\n</pre>\n<textarea>\n<p>x</p>\n</textarea>\n</div>',
       '<div><ul><li>One</li><li>Two <b>bold</b> <i>it</i></li></ul>' +
         '<pre>\n<div>a</div>\n<div>b</div>\n</pre>\n<textarea>\n<p>x</p>\n</textarea>\n</div>',
-    );
-  });
-
-  it('cuts inert markup whatever its case, leaves unterminated markup to the parser, and reads tags whole', () => {
-    const html =
+    ],
+    [
+      'cuts inert markup whatever its case, leaves unterminated markup to the parser, and reads tags whole',
       '<DIV title="a <!-- b"><SCRIPT>x()</SCRIPT>\n<P>kept</P></DIV> <span>a</span> <span>b</span>' +
-      '<script>never closed';
-    expect(withoutInertMarkup(html)).toBe(
+        '<script>never closed',
       '<DIV title="a <!-- b">\n<P>kept</P></DIV> <span>a</span> <span>b</span><script>never closed',
-    );
-  });
-
-  it('ends inert markup where a parser does: a "<style>" inside a comment is comment text', () => {
-    // Cut one kind at a time, styles went first: the commented-out "<style>" ran to the next "</style>" and
-    // took the content between with it.
-    const html =
+    ],
+    [
+      // Cut one kind at a time, styles went first: the commented-out "<style>" ran to the next "</style>"
+      // and took the content between with it.
+      'ends inert markup where a parser does: a "<style>" inside a comment is comment text',
       '<!-- old: <style> --><p>CONTENT</p><style>p{}</style><p>AFTER</p>' +
-      '<script>document.write("<!--")</script><p>END</p>';
-    expect(withoutInertMarkup(html)).toBe('<p>CONTENT</p><p>AFTER</p><p>END</p>');
+        '<script>document.write("<!--")</script><p>END</p>',
+      '<p>CONTENT</p><p>AFTER</p><p>END</p>',
+    ],
+  ])('%s', (_rule, html, expected) => {
+    expect(withoutInertMarkup(html)).toBe(expected);
   });
 });
