@@ -6,7 +6,7 @@
  * and newsletter boxes). Losing content costs more than keeping a little chrome, so every removal is
  * bounded: a block holding a large share of the page's text is never removed on a class-name hint alone.
  */
-import type { PageType } from './page-type.ts';
+import { countPrices, type PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
 import { leafBlocks } from './boilerplate.ts';
 
@@ -64,13 +64,12 @@ const MAX_FORUM_CHROME_SHARE = 0.8;
  * its heading says; the product's own photo carousel has no prices.
  */
 const CAROUSEL_HINT = /carousel|slider|swiper|slick/i;
-/** Prices in a block's text (two or more make a row of product cards). */
-const PRICE_IN_TEXT = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
 
 function isPricedCarousel(element: Element, hint: string): boolean {
   if (!CAROUSEL_HINT.test(hint) && !/carousel/i.test(element.getAttribute('aria-roledescription') ?? ''))
     return false;
-  return ((element.textContent ?? '').match(PRICE_IN_TEXT) ?? []).length >= 2;
+  // Two or more prices make a row of product cards.
+  return countPrices(element) >= 2;
 }
 
 /** Tables of contents and doc sidebars. */

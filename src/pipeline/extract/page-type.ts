@@ -215,6 +215,7 @@ function measureShape(body: Element): PageShape {
   };
 }
 
-function countPrices(body: Element): number {
-  return ((body.textContent ?? '').match(PRICE) ?? []).length;
+/** Prices in an element's text ("$25.00", "19,99 €"). */
+export function countPrices(element: Element): number {
+  return ((element.textContent ?? '').match(PRICE) ?? []).length;
 }
