@@ -44,15 +44,21 @@ function typesOf(node: JsonObject): string[] {
 
 const PRODUCT_TYPE = /^(?:Product|ProductGroup)$/;
 
-/**
- * Article-like JSON-LD objects, articles first, then web pages; every type seen is added to `allTypes`, and
- * each product node counted in `products.count`.
- */
-function jsonLdArticles(
-  document: Document,
-  allTypes: Set<string>,
-  products: { count: number },
-): JsonObject[] {
+/** The schema.org types of a page's structured-data items (JSON-LD nodes and microdata elements). */
+class SchemaItems {
+  readonly types = new Set<string>();
+  /** Items typed `Product` or `ProductGroup`. */
+  productItems = 0;
+
+  /** Records one item's type names (without the schema.org prefix). */
+  add(names: readonly string[]): void {
+    for (const name of names) this.types.add(name);
+    if (names.some((name) => PRODUCT_TYPE.test(name))) this.productItems++;
+  }
+}
+
+/** Article-like JSON-LD objects, articles first, then web pages; every node's types are added to `items`. */
+function jsonLdArticles(document: Document, items: SchemaItems): JsonObject[] {
   const found: JsonObject[] = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 6) return;
@@ -62,13 +68,7 @@ function jsonLdArticles(
     }
     if (!isObject(value)) return;
     const types = typesOf(value);
-    let isProduct = false;
-    for (const type of types) {
-      const name = type.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, '');
-      allTypes.add(name);
-      isProduct ||= PRODUCT_TYPE.test(name);
-    }
-    if (isProduct) products.count++;
+    items.add(types.map((type) => type.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, '')));
     if (types.some((type) => ARTICLE_TYPES.test(type))) found.push(value);
     if ('@graph' in value) visit(value['@graph'], depth + 1);
     if (isObject(value.mainEntity)) visit(value.mainEntity, depth + 1);
@@ -144,17 +144,14 @@ export function documentBaseUrl(document: Document, pageUrl: string): string {
 
 /** Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body. */
 export function readMetadata(document: Document, pageUrl: string): PageMetadata {
-  const schemaTypes = new Set<string>();
-  const products = { count: 0 };
-  const articles = jsonLdArticles(document, schemaTypes, products);
+  const items = new SchemaItems();
+  const articles = jsonLdArticles(document, items);
   for (const element of Array.from(document.querySelectorAll('[itemtype]'))) {
-    let isProduct = false;
-    for (const type of (element.getAttribute('itemtype') ?? '').split(/\s+/)) {
-      const name = /schema\.org\/([A-Za-z]+)/.exec(type)?.[1];
-      if (name) schemaTypes.add(name);
-      isProduct ||= name !== undefined && PRODUCT_TYPE.test(name);
-    }
-    if (isProduct) products.count++;
+    items.add(
+      (element.getAttribute('itemtype') ?? '')
+        .split(/\s+/)
+        .flatMap((type) => /schema\.org\/([A-Za-z]+)/.exec(type)?.[1] ?? []),
+    );
   }
   const meta = collectMeta(document);
   const fromJsonLd = (key: string): unknown =>
@@ -195,8 +192,8 @@ export function readMetadata(document: Document, pageUrl: string): PageMetadata 
     (document.querySelector('title')?.textContent?.trim() || undefined);
   const body = fromJsonLd('articleBody');
   const result: { -readonly [K in keyof PageMetadata]: PageMetadata[K] } = {
-    schemaTypes,
-    productItems: products.count,
+    schemaTypes: items.types,
+    productItems: items.productItems,
   };
   const ogType = meta.get('og:type')?.trim().toLowerCase();
   if (ogType) result.ogType = ogType;
