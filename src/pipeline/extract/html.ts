@@ -7,7 +7,14 @@ import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import { mainAreaContent, mainAreaLength, removeChrome } from './main-area.ts';
-import { detectPageType, hasArticleSchema, isMarkedArticle, type PageType } from './page-type.ts';
+import {
+  detectPageType,
+  hasArticleSchema,
+  hasCardShape,
+  isLinkedHeading,
+  isMarkedArticle,
+  type PageType,
+} from './page-type.ts';
 import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
@@ -50,19 +57,14 @@ const MIN_MAIN_AREA_FOR_CHECK = 1500;
  */
 const MIN_UNDECLARED_SHARE = 0.4;
 
-/** Headings that are links, at least this many and half of all headings, make a page of cards. */
-const MIN_LISTING_CARDS = 6;
-
 /**
  * Cards leading to other pages: most headings are links (a section front that calls itself an article by
  * og:type only). A page typed Article in structured data is one, with its related-story cards.
  */
 function isCardList(headings: readonly Element[], metadata: PageMetadata): boolean {
-  if (hasArticleSchema(metadata) || headings.length < MIN_LISTING_CARDS) return false;
-  const linked = headings.filter(
-    (heading) => heading.querySelector('a[href]') || heading.closest('a[href]'),
-  ).length;
-  return linked >= MIN_LISTING_CARDS && linked >= 0.5 * headings.length;
+  return (
+    !hasArticleSchema(metadata) && hasCardShape(headings.length, headings.filter(isLinkedHeading).length)
+  );
 }
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */

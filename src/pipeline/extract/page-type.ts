@@ -85,6 +85,19 @@ export function hasArticleSchema(signals: PageSignals): boolean {
   return has(signals.schemaTypes, ARTICLE_TYPES);
 }
 
+/** Headings that are links, at least this many and half of all headings, make a page of cards. */
+const MIN_CARDS = 6;
+
+/** Whether a heading is (or holds) a link: the title of a card leading to another page. */
+export function isLinkedHeading(heading: Element): boolean {
+  return heading.querySelector('a[href]') !== null || heading.closest('a[href]') !== null;
+}
+
+/** Whether a page's headings make it a page of cards: enough of them are links, and at least half. */
+export function hasCardShape(headings: number, linkedHeadings: number): boolean {
+  return linkedHeadings >= MIN_CARDS && linkedHeadings >= 0.5 * headings;
+}
+
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
 
 /**
@@ -130,7 +143,7 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (byUrl === 'collection' && !isArticleMarked) return 'collection';
   if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
   // Repeated cards: many headings that are links (titles of other pages), or many prices.
-  if (shape.linkedHeadings >= 6 && shape.linkedHeadings >= 0.5 * shape.headings) {
+  if (hasCardShape(shape.headings, shape.linkedHeadings)) {
     return shape.prices >= 6 ? 'collection' : 'listing';
   }
   if (shape.prices >= 10) return 'collection';
@@ -183,7 +196,7 @@ function measureShape(body: Element): PageShape {
     const tag = element.tagName.toUpperCase();
     if (tag === 'H2' || tag === 'H3' || tag === 'H4') {
       headings++;
-      if (element.querySelector('a[href]') || element.closest('a[href]')) linkedHeadings++;
+      if (isLinkedHeading(element)) linkedHeadings++;
     } else if (tag === 'P') {
       const length = (element.textContent ?? '').trim().length;
       if (length >= 80) proseCharacters += length;
