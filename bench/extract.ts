@@ -11,7 +11,8 @@
  * user may (its linkedom keeps per-node event maps: see src/pipeline/extract/worker-dom.ts). The profile
  * times the stages in the benchmark's thread.
  *
- *   node bench/extract.ts [--data DIR] [--sets wcxb,articles] [--every N] [--variants ours,baseline]
+ *   node bench/extract.ts [--data DIR] [--sets wcxb,articles] [--every N] [--types product,listing]
+ *                         [--variants ours,baseline]
  *                         [--profile [--pool WORKERS]] [--dump FILE.json]
  *
  * The datasets folder comes from --data, else CITEWISE_DATASETS, else ../shared/datasets beside the checkout.
@@ -112,6 +113,7 @@ const { values } = parseArgs({
     ...DATA_OPTION,
     sets: { type: 'string', default: 'wcxb,articles' },
     every: { type: 'string', default: '1' },
+    types: { type: 'string' },
     variants: { type: 'string', default: 'ours,baseline' },
     profile: { type: 'boolean', default: false },
     pool: { type: 'string', default: '0' },
@@ -137,6 +139,15 @@ const datasetsDir = resolveDatasetsDir(
 const datasetDir = (name: string) => ({ dir: join(datasetsDir, name) });
 const every = Number(values.every);
 if (!Number.isInteger(every) || every < 1) fail('--every must be a positive integer.');
+/** WCXB page types to run (labelled type); all when absent. */
+const onlyTypes = values.types?.split(',').map((name) => name.trim());
+for (const type of onlyTypes ?? []) {
+  if (!(WCXB_PAGE_TYPES as readonly string[]).includes(type))
+    fail(`Unknown page type ${type}; known: ${WCXB_PAGE_TYPES.join(', ')}.`);
+}
+/** The WCXB pages of this run: one in `every`, of the chosen types. */
+const wcxbPages = (dir: string): WcxbPage[] =>
+  loadWcxbPages(dir, every).filter((page) => !onlyTypes || onlyTypes.includes(page.pageType));
 const variants = values.variants.split(',').map((name) => {
   const variant = VARIANTS[name.trim()];
   if (!variant) fail(`Unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}.`);
@@ -221,8 +232,8 @@ function speedTable(run: Run): void {
 const dump: Record<string, unknown> = {};
 
 async function benchWcxb(dir: string): Promise<void> {
-  const pages = loadWcxbPages(dir, every);
-  const subset = every > 1 ? `, one page in ${every}` : '';
+  const pages = wcxbPages(dir);
+  const subset = `${every > 1 ? `, one page in ${every}` : ''}${onlyTypes ? `, types ${onlyTypes.join(', ')}` : ''}`;
   console.log(`\n### WCXB dev split: ${pages.length} pages${subset} (node ${process.version})\n`);
   const run = await runInterleaved(pages);
   const types = [...WCXB_PAGE_TYPES, 'all'];
@@ -365,7 +376,7 @@ async function pool(pages: readonly Page[], workers: number): Promise<void> {
 // The profile runs first, on its own, so that its memory line is not inflated by the comparison's baseline.
 if (values.profile) {
   const source = sets.has('wcxb') ? datasetDir('wcxb-dev') : datasetDir('article-extraction-benchmark');
-  const pages: Page[] = sets.has('wcxb') ? loadWcxbPages(source.dir, every) : loadBenchmarkPages(source.dir);
+  const pages: Page[] = sets.has('wcxb') ? wcxbPages(source.dir) : loadBenchmarkPages(source.dir);
   await profile(pages);
   const workers = Number(values.pool);
   if (workers > 0) await pool(pages, workers);
