@@ -15,7 +15,7 @@ import {
   isMarkedArticle,
   type PageType,
 } from './page-type.ts';
-import { documentBaseUrl, readMetadata, type PageMetadata } from './metadata.ts';
+import { readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 import { normalizedText } from './text-index.ts';
@@ -136,8 +136,7 @@ export async function extractHtml(
   try {
     const { document } = parsed;
     if (!document.documentElement || !document.body) return null;
-    const metadata = readMetadata(document, options.url);
-    const baseUrl = documentBaseUrl(document, options.url);
+    const { metadata, baseUrl } = readMetadata(document, options.url);
     setDocumentUrls(document, baseUrl, options.url);
     lap('metadata');
     removeNeverRendered(document);
