@@ -5,9 +5,37 @@
 import { descendantElements } from './dom.ts';
 import { normalizedText } from './text-index.ts';
 
-/** Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks). */
-const NEVER_RENDERED =
-  'script, style, template, noscript, link, object, embed, iframe, canvas, svg, math annotation, dialog:not([open])';
+/**
+ * Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks), besides
+ * `<annotation>` inside `<math>` and a `<dialog>` without `open`.
+ */
+const NEVER_RENDERED_TAGS = new Set([
+  'SCRIPT',
+  'STYLE',
+  'TEMPLATE',
+  'NOSCRIPT',
+  'LINK',
+  'OBJECT',
+  'EMBED',
+  'IFRAME',
+  'CANVAS',
+  'SVG',
+]);
+
+function isNeverRendered(element: Element, tag: string): boolean {
+  return (
+    NEVER_RENDERED_TAGS.has(tag) ||
+    (tag === 'DIALOG' && !element.hasAttribute('open')) ||
+    (tag === 'ANNOTATION' && element.closest('math') !== null)
+  );
+}
+
+/** Never-rendered elements of the document in document order, nested ones included (one walk, no selector). */
+function neverRenderedElements(document: Document): Element[] {
+  return descendantElements(document).filter((element) =>
+    isNeverRendered(element, element.tagName.toUpperCase()),
+  );
+}
 
 /** `style` declarations, lower-cased, later ones winning. */
 function parseInlineStyle(style: string): Map<string, string> {
@@ -90,10 +118,12 @@ export function isHiddenElement(element: Element): boolean {
  * JavaScript (forum software does this for crawlers). When a `<noscript>` holds more text than the rest of
  * the body, it is the page: it is unwrapped instead of removed.
  */
-function unwrapContentNoscript(document: Document): void {
+function unwrapContentNoscript(document: Document, neverRendered: readonly Element[]): void {
   const body = document.body;
   if (!body) return;
-  const noscripts = Array.from(body.querySelectorAll('noscript'));
+  const noscripts = neverRendered.filter(
+    (element) => element.tagName.toUpperCase() === 'NOSCRIPT' && body.contains(element),
+  );
   if (noscripts.length === 0) return;
   const lengths = noscripts.map((noscript) => normalizedText(noscript).length);
   const inside = lengths.reduce((most, length) => Math.max(most, length), 0);
@@ -101,7 +131,9 @@ function unwrapContentNoscript(document: Document): void {
   if (inside < 500) return;
   // Visible text of the rest of the page: body text minus every noscript, script and style.
   let outside = normalizedText(body).length;
-  for (const element of Array.from(body.querySelectorAll('noscript, script, style'))) {
+  for (const element of neverRendered) {
+    if (!/^(?:NOSCRIPT|SCRIPT|STYLE)$/.test(element.tagName.toUpperCase()) || !body.contains(element))
+      continue;
     if (!element.parentElement?.closest('noscript, script, style')) outside -= normalizedText(element).length;
   }
   if (inside <= outside) return;
@@ -126,9 +158,11 @@ export interface RemoveHiddenOptions {
 
 /** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
 export function removeNeverRendered(document: Document): number {
-  unwrapContentNoscript(document);
+  const neverRendered = neverRenderedElements(document);
+  unwrapContentNoscript(document, neverRendered);
   let removed = 0;
-  for (const element of Array.from(document.querySelectorAll(NEVER_RENDERED))) {
+  for (const element of neverRendered) {
+    // Already gone with an enclosing one, or the noscript unwrapped as the page.
     if (!element.isConnected) continue;
     element.remove();
     removed++;

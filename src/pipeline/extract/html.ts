@@ -6,7 +6,7 @@
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
-import { mainAreaContent, mainAreaLength, removeChrome } from './main-area.ts';
+import { mainAreaContent, mainAreaLength, removeChrome, type Chrome } from './main-area.ts';
 import {
   detectPageType,
   hasArticleSchema,
@@ -68,7 +68,10 @@ function isCardList(headings: readonly Element[], metadata: PageMetadata): boole
 }
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
-const NEVER_ARTICLE = 'nav, select, button, textarea, [role="navigation"], [role="search"], [role="menubar"]';
+const NEVER_ARTICLE: Chrome = {
+  tags: new Set(['NAV', 'SELECT', 'BUTTON', 'TEXTAREA']),
+  roles: new Set(['navigation', 'search', 'menubar']),
+};
 
 function setDocumentUrls(document: Document, baseUrl: string, pageUrl: string): void {
   // linkedom has no real baseURI/documentURI; Readability resolves links against them.

@@ -9,26 +9,23 @@
 import { countPrices, type PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
 import { leafBlocks } from './boilerplate.ts';
+import { descendantElements } from './dom.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
-const CHROME_SELECTOR = [
-  'nav',
-  'menu',
-  'select',
-  'button',
-  'input',
-  'textarea',
-  'option',
-  '[role="navigation"]',
-  '[role="banner"]',
-  '[role="contentinfo"]',
-  '[role="search"]',
-  '[role="menu"]',
-  '[role="menubar"]',
-  '[role="dialog"]',
-  '[role="alertdialog"]',
-  '[role="tablist"]',
-].join(', ');
+const CHROME: Chrome = {
+  tags: new Set(['NAV', 'MENU', 'SELECT', 'BUTTON', 'INPUT', 'TEXTAREA', 'OPTION']),
+  roles: new Set([
+    'navigation',
+    'banner',
+    'contentinfo',
+    'search',
+    'menu',
+    'menubar',
+    'dialog',
+    'alertdialog',
+    'tablist',
+  ]),
+};
 
 /** Elements that mark the content itself; a block holding one is never removed on a hint. */
 const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
@@ -123,18 +120,29 @@ function mainRegion(body: Element, text: TextIndex): Element {
   return body;
 }
 
-/** The page's main landmark. */
-const MAIN_LANDMARK = 'main, [role="main"]';
+/** Elements named chrome by their tag (upper case) or their `role`. */
+export interface Chrome {
+  readonly tags: ReadonlySet<string>;
+  readonly roles: ReadonlySet<string>;
+}
 
 /**
- * Removes every element matching a chrome selector, except one holding the page's main landmark: that is a
- * wrapper, not chrome (a site wrapping its page in `role="navigation"`, or a parser nesting `<main>` in a
- * `<nav>` left open by markup it could not read).
+ * Removes every chrome element, except one holding the page's main landmark (`<main>`, `role="main"`): that
+ * is a wrapper, not chrome (a site wrapping its page in `role="navigation"`, or a parser nesting `<main>` in
+ * a `<nav>` left open by markup it could not read). One walk, no selector queries.
  */
-export function removeChrome(root: Element | Document, selector: string): void {
-  for (const element of Array.from(root.querySelectorAll(selector))) {
-    if (!element.querySelector(MAIN_LANDMARK)) element.remove();
+export function removeChrome(root: Element | Document, chrome: Chrome): void {
+  const found: Element[] = [];
+  const holdsMain = new Set<Element>();
+  for (const element of descendantElements(root)) {
+    const tag = element.tagName.toUpperCase();
+    const role = element.getAttribute('role');
+    if (chrome.tags.has(tag) || (role !== null && chrome.roles.has(role))) found.push(element);
+    if (tag === 'MAIN' || role === 'main') {
+      for (let up = element.parentElement; up && !holdsMain.has(up); up = up.parentElement) holdsMain.add(up);
+    }
   }
+  for (const element of found) if (!holdsMain.has(element)) element.remove();
 }
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
@@ -400,7 +408,7 @@ function removeRepeatedBlocks(root: Element): void {
 export function mainAreaContent(document: Document, pageType: PageType): Element | null {
   const body = document.body;
   if (!body) return null;
-  removeChrome(body, CHROME_SELECTOR);
+  removeChrome(body, CHROME);
   const root = mainRegion(body, indexText(body));
   removeHeadersAndFooters(root);
   removeSmallForms(root);
