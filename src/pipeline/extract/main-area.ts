@@ -30,6 +30,32 @@ const CHROME: Chrome = {
 /** Elements that mark the content itself; a block holding one is never removed on a hint. */
 const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
 
+/** Whether an element matches {@link CONTENT_MARKERS} (checked without a selector engine). */
+function isContentMarker(element: Element): boolean {
+  const tag = element.tagName.toUpperCase();
+  return (
+    tag === 'MAIN' ||
+    tag === 'ARTICLE' ||
+    tag === 'H1' ||
+    element.getAttribute('role') === 'main' ||
+    element.getAttribute('itemprop') === 'articleBody'
+  );
+}
+
+/**
+ * The elements among `elements` (a subtree in document order) that hold a content marker below them. Exact
+ * while the rules visit in document order and never remove a holder: an element is visited before anything
+ * inside it is removed.
+ */
+function markerHolders(elements: readonly Element[]): Set<Element> {
+  const holders = new Set<Element>();
+  for (const element of elements) {
+    if (!isContentMarker(element)) continue;
+    for (let up = element.parentElement; up && !holders.has(up); up = up.parentElement) holders.add(up);
+  }
+  return holders;
+}
+
 /** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
 const STRONG_HINT =
   /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
@@ -151,17 +177,20 @@ function removeByHints(root: Element, pageType: PageType): void {
   const total = Math.max(1, text.length(root));
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
-  for (const element of Array.from(root.querySelectorAll('[class], [id], [aria-roledescription]'))) {
+  const elements = descendantElements(root);
+  const holdsMarker = markerHolders(elements);
+  for (const element of elements) {
+    const hasRoleDescription = element.hasAttribute('aria-roledescription');
+    if (!hasRoleDescription && !element.hasAttribute('class') && !element.hasAttribute('id')) continue;
     if (!root.contains(element)) continue;
     const hint = hintOf(element);
-    if (hint.trim() === '' && !element.hasAttribute('aria-roledescription')) continue;
+    if (hint.trim() === '' && !hasRoleDescription) continue;
     const share = text.length(element) / total;
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
-    if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(CONTENT_MARKERS))
-      continue;
+    if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
       isForumChrome ||
       STRONG_HINT.test(hint) ||
