@@ -2,11 +2,13 @@ import { Readability } from '@mozilla/readability';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 import { extractHtml } from '../../src/pipeline/extract/html.ts';
-import { isValidByline } from '../../src/pipeline/extract/readability.ts';
+import { elementsWithTag, isProbablyVisible, isValidByline } from '../../src/pipeline/extract/readability.ts';
 
-/** Readability's own byline test and pattern, the ones `runReadability` replaces. */
+/** Readability's own byline test and pattern, visibility test and tag query: what `runReadability` replaces. */
 interface Internals {
   _isValidByline: (node: Element, matchString: string) => boolean;
+  _isProbablyVisible: (node: Element) => boolean;
+  _getAllNodesWithTag: (node: Element | Document, tagNames: string[]) => ArrayLike<Element>;
   REGEXPS: { byline: RegExp };
 }
 
@@ -58,5 +60,48 @@ describe('Readability byline test', () => {
     const content = await extractHtml(html, { url: 'https://example.test/lighthouses' });
     expect(content?.byline).toBe('By Sam Lee');
     expect(content?.text).not.toContain('By Sam Lee');
+  });
+});
+
+// Nodes of every visibility: inline styles (with spaces, !important, other properties), hidden and aria-hidden
+// in their forms, Wikimedia's fallback images, SVG and MathML.
+const VISIBILITY_PAGE = `<!doctype html><html><body>
+<div style="display:none">a</div><div style="display: none !important">b</div><div style="DISPLAY:NONE">c</div>
+<div style="visibility:hidden">d</div><div style="visibility: visible; color: red">e</div><div style="">f</div>
+<div hidden>g</div><div hidden="until-found">h</div><div aria-hidden="true">i</div><div aria-hidden="false">j</div>
+<img aria-hidden="true" class="mwe-math-fallback-image-inline" src="m.png"><span aria-hidden="TRUE">k</span>
+<svg aria-hidden="true" class="icon"><path d="M0 0"></path></svg><svg style="display:none"></svg>
+<math><mi>x</mi></math><p>Plain <b>text</b> and <a href="/">a link</a>.</p><h2>Heading</h2><h3>Sub</h3>
+<table><tr><td><p>Cell</p></td></tr></table><pre>code</pre><section><h2>Nested</h2><p>More.</p></section>
+</body></html>`;
+
+describe('Readability visibility test and tag query', () => {
+  it('are still where runReadability replaces them (an upgrade of @mozilla/readability that moves them fails here)', async () => {
+    const parsed = await parseDocument(VISIBILITY_PAGE, 'https://example.test/', 'linkedom');
+    const reader = new Readability(parsed.document) as unknown as Partial<Internals>;
+    expect(typeof reader._isProbablyVisible).toBe('function');
+    expect(typeof reader._getAllNodesWithTag).toBe('function');
+    parsed.dispose();
+  });
+
+  it('answer as Readability’s own on every node', async () => {
+    const parsed = await parseDocument(VISIBILITY_PAGE, 'https://example.test/', 'linkedom');
+    const { document } = parsed;
+    const reader = new Readability(document) as unknown as Internals;
+    const elements = Array.from(document.querySelectorAll('*'));
+    let hidden = 0;
+    for (const element of elements) {
+      const expected = Boolean(reader._isProbablyVisible(element));
+      expect(isProbablyVisible(element), element.outerHTML).toBe(expected);
+      if (!expected) hidden++;
+    }
+    expect(hidden).toBeGreaterThanOrEqual(5);
+    for (const root of [document, document.body, document.querySelector('table')!]) {
+      for (const tags of [['p'], ['h1', 'h2', 'h3'], ['P', 'PRE'], ['td', 'p', 'section'], ['svg', 'math']]) {
+        const expected = Array.from(reader._getAllNodesWithTag(root, tags));
+        expect(elementsWithTag(root, tags)).toEqual(expected);
+      }
+    }
+    parsed.dispose();
   });
 });

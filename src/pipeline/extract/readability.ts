@@ -1,16 +1,23 @@
 /**
- * Running Mozilla's Readability on a parsed page, with one fix for its cost on large pages.
+ * Running Mozilla's Readability on a parsed page, with three private methods of Readability 0.6 replaced by
+ * equivalents that cost less on large pages (each answers exactly as the original; tests compare them):
  *
- * Readability 0.6 tests every node it visits for being the byline, and measures the node's whole text
- * (`textContent`) before the cheap tests (`rel`, `itemprop`, class and id) that nearly every node fails:
- * on a page without a byline that is one pass over the text below each node, the page's text times its
- * depth. {@link isValidByline} is the same test with the text measured last; the instance uses it.
+ * - The byline test ran on every node it visits and measured the node's whole text (`textContent`) before
+ *   the cheap tests (`rel`, `itemprop`, class and id) that nearly every node fails: the page's text times its
+ *   depth. {@link isValidByline} measures the text last.
+ * - The visibility test read `node.style` on every node, and linkedom builds a style object for each;
+ *   {@link isProbablyVisible} reads it only on nodes with a `style` attribute.
+ * - Nodes by tag name were found with a selector query (a selector compiled and matched per call);
+ *   {@link elementsWithTag} walks the subtree once.
  */
+import { descendantElements } from './dom.ts';
 import { Readability } from '@mozilla/readability';
 
-/** What Readability's private byline test and its pattern look like (version 0.6). */
-interface BylineInternals {
+/** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
+interface ReadabilityInternals {
   _isValidByline?: (node: Element, matchString: string) => boolean;
+  _isProbablyVisible?: (node: Element) => boolean;
+  _getAllNodesWithTag?: (node: Element | Document, tagNames: readonly string[]) => ArrayLike<Element>;
   readonly REGEXPS?: { readonly byline?: RegExp };
 }
 
@@ -29,6 +36,31 @@ export function isValidByline(node: Element, matchString: string, bylinePattern:
   return length > 0 && length < 100;
 }
 
+/**
+ * Readability's visibility test: not `display: none` or `visibility: hidden` inline, no `hidden` attribute,
+ * not `aria-hidden="true"` unless it is a "fallback-image" (Wikimedia's maths). The style object is read only
+ * when there is a `style` attribute (without one it is empty).
+ */
+export function isProbablyVisible(node: Element): boolean {
+  if (node.hasAttribute('style')) {
+    const style = (node as Partial<ElementCSSInlineStyle>).style;
+    if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
+  }
+  if (node.hasAttribute('hidden')) return false;
+  if (node.getAttribute('aria-hidden') !== 'true') return true;
+  const className: unknown = node.className;
+  return typeof className === 'string' && className.includes('fallback-image');
+}
+
+/**
+ * The elements below `node` whose tag is one of `tagNames`, in document order: what `querySelectorAll` of
+ * the names joined by commas answers (tag names compared lower-cased, as in an HTML document).
+ */
+export function elementsWithTag(node: Element | Document, tagNames: readonly string[]): Element[] {
+  const wanted = new Set(tagNames.map((name) => name.toLowerCase()));
+  return descendantElements(node).filter((element) => wanted.has(element.localName.toLowerCase()));
+}
+
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
@@ -36,12 +68,14 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
       serializer: (node) => node as Element,
       keepClasses: true,
     });
-    const internals = reader as unknown as BylineInternals;
+    const internals = reader as unknown as ReadabilityInternals;
     const bylinePattern = internals.REGEXPS?.byline;
-    // Only where the private test exists as expected (a test fails if an upgrade renames it).
+    // Only where the private methods exist as expected (a test fails if an upgrade renames them).
     if (typeof internals._isValidByline === 'function' && bylinePattern) {
       internals._isValidByline = (node, matchString) => isValidByline(node, matchString, bylinePattern);
     }
+    if (typeof internals._isProbablyVisible === 'function') internals._isProbablyVisible = isProbablyVisible;
+    if (typeof internals._getAllNodesWithTag === 'function') internals._getAllNodesWithTag = elementsWithTag;
     return reader.parse();
   } catch {
     return null;
