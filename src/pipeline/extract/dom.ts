@@ -94,18 +94,20 @@ function safeUrl(url: string): string {
   }
 }
 
+/** `NodeFilter.SHOW_ELEMENT` (no global `NodeFilter` in Node.js). */
+const SHOW_ELEMENT = 0x1;
+
 /**
- * Every element below `root` in document order. linkedom answers `getElementsByTagName('*')` with nothing,
- * and a plain walk is cheaper than a selector query on both DOMs.
+ * Every element below `root` in document order (for a document: from its root element on). A tree walker:
+ * linkedom keeps the whole document as one list of nodes in document order and answers it by running along
+ * that list, without the per-element child and sibling look-ups of a recursive walk (its
+ * `getElementsByTagName('*')` answers nothing, and a selector query costs more on both DOMs).
  */
 export function descendantElements(root: Element | Document): Element[] {
+  const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
+  if (!document) return [];
+  const walker = document.createTreeWalker(root, SHOW_ELEMENT);
   const out: Element[] = [];
-  const stack: Element[] = [];
-  for (let child = root.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
-  while (stack.length > 0) {
-    const element = stack.pop()!;
-    out.push(element);
-    for (let child = element.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
-  }
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) out.push(node as Element);
   return out;
 }
