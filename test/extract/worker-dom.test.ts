@@ -15,15 +15,31 @@ const PAGES = [
   `<html><head><script type="application/ld+json">{"@type":"Product","name":"Kettle"}</script></head><body><main><h1>Kettle</h1><p>${sentence('product')}</p><p>$25.00</p></main></body></html>`,
 ];
 
+/** The worker fixture's class steps, on this thread's unpatched linkedom. */
+function unpatchedClasses(): string[] {
+  const { document } = parseHTML('<!doctype html><html><body><p id="a">kept <b>text</b></p></body></html>');
+  const element = document.getElementById('a')!;
+  element.setAttribute('class', '  lead   intro lead ');
+  element.classList.add('extra');
+  element.classList.remove('intro');
+  return [element.className, element.getAttribute('class') ?? 'null', document.body.className];
+}
+
 describe('linkedom in extraction workers', () => {
   it('builds nodes without event-listener maps in a worker thread; event methods then refuse clearly', async () => {
     const worker = new Worker(new URL('./fixtures/worker-dom-check.ts', import.meta.url));
     const [result] = (await once(worker, 'message')) as [
-      { patched: boolean; eventError: string; text: string },
+      { patched: boolean; eventError: string; text: string; classes: string[] },
     ];
     await worker.terminate();
-    // false would mean linkedom's classes changed shape (an upgrade): the setting no longer applies.
-    expect(result).toEqual({ patched: true, eventError: NO_DOM_EVENTS_MESSAGE, text: 'kept text' });
+    // false would mean linkedom's classes changed shape (an upgrade): the settings no longer apply.
+    expect(result).toEqual({
+      patched: true,
+      eventError: NO_DOM_EVENTS_MESSAGE,
+      text: 'kept text',
+      // What linkedom's own className answers for the same steps (checked in this thread below).
+      classes: unpatchedClasses(),
+    });
   });
 
   it('extracts the same in a worker as in the calling thread, whose linkedom keeps its events', async () => {

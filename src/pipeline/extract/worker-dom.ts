@@ -1,12 +1,17 @@
 /**
- * linkedom tuned for extraction workers. linkedom's `EventTarget` constructor gives every node an entry in
- * one module-wide `WeakMap`, holding a `Map` for its event listeners: on a large page that is hundreds of
- * thousands of maps, and creating and garbage-collecting them is a quarter of extraction's time (see the
- * extraction profile in docs/benchmarks.md). Extraction never listens to DOM events.
+ * linkedom tuned for extraction workers, in two ways that change linkedom's classes for the whole isolate, so
+ * they are applied only in extraction worker threads, which run nothing else ({@link tuneLinkedomForWorkers}).
+ * A library user's own linkedom, in their thread, is never touched.
  *
- * {@link dropNodeEventListenerMaps} changes linkedom's classes for the whole isolate, so it is called only
- * in extraction worker threads, which run nothing else. A library user's own linkedom, in their thread, is
- * never touched.
+ * - linkedom's `EventTarget` constructor gives every node an entry in one module-wide `WeakMap`, holding a
+ *   `Map` for its event listeners: on a large page that is hundreds of thousands of maps, and creating and
+ *   garbage-collecting them is a quarter of extraction's time (see the extraction profile in
+ *   docs/benchmarks.md). Extraction never listens to DOM events ({@link dropNodeEventListenerMaps}).
+ * - linkedom answers `className` and `getAttribute('class')` by joining the element's class token set anew on
+ *   every call, and creates that set for an element without a class just to answer `''`. Extraction reads
+ *   class names of most elements several times (page type, chrome hints, Readability's weights);
+ *   {@link readClassFromAttribute} answers from the `class` attribute, which linkedom keeps equal to the
+ *   joined set.
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 
@@ -56,4 +61,48 @@ export function dropNodeEventListenerMaps(): boolean {
     });
   }
   return true;
+}
+
+/** linkedom's `Element.prototype`: the prototype in the body's chain that defines `className`. */
+function linkedomElementPrototype(): object | undefined {
+  const { document } = parseHTML('<!doctype html><html><body></body></html>') as unknown as {
+    document: { body: object };
+  };
+  for (
+    let proto: object | null = document.body;
+    proto;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
+    if (Object.getOwnPropertyDescriptor(proto, 'className')?.get) return proto;
+  }
+  return undefined;
+}
+
+/**
+ * Makes linkedom's `className` (and so `getAttribute('class')`) read the `class` attribute's value, `''`
+ * without one, instead of joining the class token set (the same string: linkedom writes the joined set to
+ * the attribute on every change). Setting `className` and `classList` are unchanged. Returns false,
+ * changing nothing, when linkedom's classes are not shaped as expected (a test fails then).
+ */
+export function readClassFromAttribute(): boolean {
+  const proto = linkedomElementPrototype();
+  const original = proto && Object.getOwnPropertyDescriptor(proto, 'className');
+  if (!proto || !original?.set) return false;
+  Object.defineProperty(proto, 'className', {
+    configurable: true,
+    enumerable: original.enumerable ?? false,
+    get(this: Element) {
+      return this.getAttributeNode('class')?.value ?? '';
+    },
+    set(this: Element, value: unknown) {
+      original.set?.call(this, value);
+    },
+  });
+  return true;
+}
+
+/** Both settings of this module: for extraction worker threads only. Returns whether both applied. */
+export function tuneLinkedomForWorkers(): boolean {
+  const droppedMaps = dropNodeEventListenerMaps();
+  return readClassFromAttribute() && droppedMaps;
 }
