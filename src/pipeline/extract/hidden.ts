@@ -10,31 +10,29 @@ import { normalizedText } from './text-index.ts';
  * `<annotation>` inside `<math>` and a `<dialog>` without `open`.
  */
 const NEVER_RENDERED_TAGS = new Set([
-  'SCRIPT',
-  'STYLE',
-  'TEMPLATE',
-  'NOSCRIPT',
-  'LINK',
-  'OBJECT',
-  'EMBED',
-  'IFRAME',
-  'CANVAS',
-  'SVG',
+  'script',
+  'style',
+  'template',
+  'noscript',
+  'link',
+  'object',
+  'embed',
+  'iframe',
+  'canvas',
+  'svg',
 ]);
 
 function isNeverRendered(element: Element, tag: string): boolean {
   return (
     NEVER_RENDERED_TAGS.has(tag) ||
-    (tag === 'DIALOG' && !element.hasAttribute('open')) ||
-    (tag === 'ANNOTATION' && element.closest('math') !== null)
+    (tag === 'dialog' && !element.hasAttribute('open')) ||
+    (tag === 'annotation' && element.closest('math') !== null)
   );
 }
 
 /** Never-rendered elements of the document in document order, nested ones included (one walk, no selector). */
 function neverRenderedElements(document: Document): Element[] {
-  return descendantElements(document).filter((element) =>
-    isNeverRendered(element, element.tagName.toUpperCase()),
-  );
+  return descendantElements(document).filter((element) => isNeverRendered(element, element.localName));
 }
 
 /** `style` declarations, lower-cased, later ones winning. */
@@ -217,7 +215,7 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
   for (const element of descendantElements(document)) {
     const hasHidden = element.hasAttribute('hidden');
     const isHiddenInput =
-      element.tagName.toUpperCase() === 'INPUT' && element.getAttribute('type')?.toLowerCase() === 'hidden';
+      element.localName === 'input' && element.getAttribute('type')?.toLowerCase() === 'hidden';
     if (
       !isHiddenInput &&
       !hasHidden &&

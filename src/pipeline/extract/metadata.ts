@@ -155,24 +155,24 @@ const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
 function metadataElements(document: Document): MetadataElements {
   const found: MetadataElements = { jsonLdScripts: [], metas: [], items: [] };
   for (const element of descendantElements(document)) {
-    switch (element.tagName.toUpperCase()) {
-      case 'SCRIPT':
+    switch (element.localName) {
+      case 'script':
         if (element.getAttribute('type')?.trim().toLowerCase() === 'application/ld+json')
           found.jsonLdScripts.push(element);
         break;
-      case 'META':
+      case 'meta':
         found.metas.push(element);
         break;
-      case 'BASE':
+      case 'base':
         if (element.hasAttribute('href')) found.base ??= element;
         break;
-      case 'TITLE':
+      case 'title':
         found.title ??= element;
         break;
-      case 'TIME':
+      case 'time':
         if (element.hasAttribute('datetime')) found.time ??= element;
         break;
-      case 'LINK':
+      case 'link':
         if (element.hasAttribute('href') && CANONICAL_REL.test(element.getAttribute('rel') ?? ''))
           found.canonical ??= element;
         break;

@@ -134,7 +134,7 @@ export function indexText(root: Element): TextIndex {
         const childMeasure = visit(childElement);
         measure.appendMeasure(childMeasure);
         links += linkLengths.get(childElement)!;
-        if (childElement.tagName.toUpperCase() === 'A') links += childMeasure.length;
+        if (childElement.localName === 'a') links += childMeasure.length;
       }
     }
     lengths.set(element, measure.length);
