@@ -271,12 +271,12 @@ describe('page types', () => {
     expect(result.text).toContain('SPECTAB');
   });
 
-  it('drops the filter panel of a product page’s reviews, keeps the reviews', async () => {
-    const review = (n: number) => `<div class="review"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
+  it('drops the filter panel of a product page’s comments, keeps the comments', async () => {
+    const review = (n: number) => `<div class="comment"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
     const html = page(
       `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p><p>${sentence('product description')}</p>
-        <section class="reviews"><h2>Customer reviews</h2>
-          <div class="review-filters"><span>FILTERLABEL Filter by rating</span><a href="?r=5">5 stars only</a><a href="?r=1">1 star only</a><span>Show reviews from verified purchasers</span></div>
+        <section class="comments"><h2>Customer comments</h2>
+          <div class="filters"><span>FILTERLABEL Filter by rating</span><a href="?r=5">5 stars only</a><a href="?r=1">1 star only</a><span>Show reviews from verified purchasers</span></div>
           ${[1, 2, 3].map(review).join('')}</section>
       </main>${siteFooter}`,
       '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
@@ -285,6 +285,25 @@ describe('page types', () => {
     expect(result.pageType).toBe<PageType>('product');
     for (const n of [1, 2, 3]) expect(result.text).toContain(`REVIEW${n}`);
     expect(result.text).not.toContain('FILTERLABEL');
+  });
+
+  it('drops the customer reviews of a product page, keeps testimonials the seller shows', async () => {
+    const review = (n: number) =>
+      `<li class="review-item"><span>5 stars</span><p>REVIEWTEXT${n} Great pack, would buy again.</p></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
+        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div id="productReviews"><h2>REVIEWSUMMARY 4.8 average, 212 ratings</h2><ul>${[1, 2].map(review).join('')}</ul></div>
+        <section class="testimonials"><div class="review-card"><p>TESTIMONIAL The guides chose this pack.</p></div></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('product description');
+    expect(result.text).toContain('TESTIMONIAL');
+    for (const marker of ['REVIEWSUMMARY', 'REVIEWTEXT1', 'REVIEWTEXT2'])
+      expect(result.text).not.toContain(marker);
   });
 
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {

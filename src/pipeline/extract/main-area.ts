@@ -72,6 +72,23 @@ function isPricedCarousel(element: Element, hint: string): boolean {
   return countPrices(element) >= 2;
 }
 
+/**
+ * Customer reviews of a product page (`reviews`, `customer-reviews`, `productReviews`; not `preview`): other
+ * people's opinions of the product and their rating widgets, which the product's own text does not include.
+ */
+const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))[Rr]eviews?(?![a-z])/;
+
+/**
+ * Testimonials: quotes the seller chose and shows as its own copy (a course's or a service's "What our
+ * customers say"), kept even when their cards are named reviews too.
+ */
+const TESTIMONIALS = '[class*="testimonial" i], [id*="testimonial" i]';
+
+/** Whether a product page's block is its customer reviews, not testimonials the seller shows. */
+function isReviewBlock(element: Element, hint: string): boolean {
+  return REVIEW_HINT.test(hint) && element.closest(TESTIMONIALS) === null;
+}
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -151,11 +168,13 @@ function removeByHints(root: Element, pageType: PageType): void {
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
+    const isReviews = pageType === 'product' && isReviewBlock(element, hint);
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(CONTENT_MARKERS))
       continue;
     if (
       isForumChrome ||
+      isReviews ||
       STRONG_HINT.test(hint) ||
       (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
     ) {
