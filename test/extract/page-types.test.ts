@@ -306,6 +306,22 @@ describe('page types', () => {
       expect(result.text).not.toContain(marker);
   });
 
+  it('drops the small print of a product page (disclaimers, footnotes)', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Phone X</h1><p class="price">$999.00</p>
+        ${['camera', 'battery', 'display', 'design'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div class="product-disclaimer"><p>SMALLPRINT1 Trade-in value depends on the condition of the device.</p></div>
+        <ol class="footnotes"><li>SMALLPRINT2 Battery life varies by use and configuration.</li></ol>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Phone X"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/phone-x');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('battery text');
+    expect(result.text).not.toContain('SMALLPRINT1');
+    expect(result.text).not.toContain('SMALLPRINT2');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

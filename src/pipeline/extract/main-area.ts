@@ -89,6 +89,12 @@ function isReviewBlock(element: Element, hint: string): boolean {
   return REVIEW_HINT.test(hint) && element.closest(TESTIMONIALS) === null;
 }
 
+/**
+ * The small print of a product page (`disclaimer`, `legal`, `footnotes`): the terms behind its offers and
+ * claims, written for the lawyers, not a description of the product.
+ */
+const SMALL_PRINT_HINT = /(?:^|[^a-z])(?:disclaimers?|legal|footnotes?)(?![a-z])/i;
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -168,13 +174,14 @@ function removeByHints(root: Element, pageType: PageType): void {
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
-    const isReviews = pageType === 'product' && isReviewBlock(element, hint);
+    const isProductChrome =
+      pageType === 'product' && (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(CONTENT_MARKERS))
       continue;
     if (
       isForumChrome ||
-      isReviews ||
+      isProductChrome ||
       STRONG_HINT.test(hint) ||
       (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
     ) {
