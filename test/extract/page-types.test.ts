@@ -322,6 +322,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('SMALLPRINT2');
   });
 
+  it('keeps the folded accordion panels of a product page (its description and dimensions)', async () => {
+    const panel = (title: string, marker: string) =>
+      `<div class="accordion-item"><h3><button aria-expanded="false">${title}</button></h3><div class="accordion__panel" style="display:none"><p>${marker} ${sentence(title)}</p></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Fire pit</h1><p class="price">$349.00</p><p>${sentence('product summary')}</p>
+        ${panel('Description', 'FOLDEDDESCRIPTION')}${panel('Dimensions', 'FOLDEDDIMENSIONS')}
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Fire pit"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/fire-pit');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('FOLDEDDESCRIPTION');
+    expect(result.text).toContain('FOLDEDDIMENSIONS');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}
