@@ -337,6 +337,22 @@ describe('page types', () => {
     expect(result.text).toContain('FOLDEDDIMENSIONS');
   });
 
+  it('drops a product page’s recommendation row whose cards are articles', async () => {
+    const card = (n: number) =>
+      `<article class="card"><a href="/products/other-${n}">OTHERCARD${n} Trekking cap</a></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Trekking backpack</h1><p class="price">£59.90</p>
+        ${['product description', 'fabric', 'pockets'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div class="panel"><h3>You may also like</h3><div class="cards">${[1, 2, 3].map(card).join('')}</div></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trekking backpack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trekking-backpack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('pockets text');
+    expect(result.text).not.toContain('OTHERCARD');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

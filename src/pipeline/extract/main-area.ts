@@ -295,6 +295,12 @@ function removePosterStats(root: Element): void {
 const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
 
+/**
+ * What marks a product page's own content: not `<article>`, which shops use for each card of a row of other
+ * products as well.
+ */
+const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
+
 /** Elements that title a block: headings, and elements whose class names a title or heading. */
 const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]';
 
@@ -302,7 +308,13 @@ const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]
  * Removes each block introduced by a short title matching `pattern`: the smallest ancestor that holds more
  * than its title, unless it is a large share of the page or holds the content's markers.
  */
-function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxTitleLength: number): void {
+function removeTitledBlocks(
+  root: Element,
+  titles: string,
+  pattern: RegExp,
+  maxTitleLength: number,
+  markers = CONTENT_MARKERS,
+): void {
   // Measured again after each removal: the next block's ancestors may have held the one removed.
   let text = indexText(root);
   const total = Math.max(1, text.length(root));
@@ -314,7 +326,7 @@ function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxT
     while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
       block = block.parentElement;
     }
-    if (text.length(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) {
+    if (text.length(block) / total <= 0.4 && !block.querySelector(markers)) {
       block.remove();
       text = indexText(root);
     }
@@ -325,8 +337,9 @@ function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxT
  * On product pages, a carousel of other products under a recommendation heading is not this product; on a
  * category page, it is not the category's cards ("Recently viewed", "You may also like").
  */
-function removeRecommendations(root: Element): void {
-  removeTitledBlocks(root, TITLE_ELEMENTS, RECOMMENDATION_HEADING, 80);
+function removeRecommendations(root: Element, pageType: PageType): void {
+  const markers = pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
+  removeTitledBlocks(root, TITLE_ELEMENTS, RECOMMENDATION_HEADING, 80, markers);
 }
 
 /** Headings of the thread lists beside a forum thread ("Similar threads", "Latest posts", "Trending topics"). */
@@ -433,7 +446,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
   if (pageType === 'product' || pageType === 'collection') {
-    removeRecommendations(root);
+    removeRecommendations(root, pageType);
     removeShopLabels(root, pageType);
   }
   if (pageType === 'forum') {
