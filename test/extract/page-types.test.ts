@@ -353,6 +353,22 @@ describe('page types', () => {
     expect(result.text).not.toContain('OTHERCARD');
   });
 
+  it('drops the shop’s showcase of other products from a product page', async () => {
+    const card = (n: number) =>
+      `<li><a href="/products/tool-${n}">SHOWCASED${n} Screwdriver set</a><span>$${n}9.99</span> Lifetime guarantee, ships today</li>`;
+    const html = page(
+      `${siteNav}<main><h1>Repair kit</h1><p class="price">$74.95</p>
+        ${['product description', 'bits', 'case'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <section><div><h2>Featured Products</h2></div><ul class="grid">${[1, 2, 3].map(card).join('')}</ul></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Repair kit"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/repair-kit');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('bits text');
+    expect(result.text).not.toContain('SHOWCASED');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

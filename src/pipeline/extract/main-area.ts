@@ -301,6 +301,15 @@ const RECOMMENDATION_HEADING =
  */
 const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
 
+/**
+ * On a product page, the shop's showcases of other products as well ("Featured products", "Best sellers",
+ * "Frequently purchased with"); on a category page such a heading titles the content itself.
+ */
+const PRODUCT_RECOMMENDATION_HEADING = new RegExp(
+  `${RECOMMENDATION_HEADING.source}|^(?:featured products|best ?sellers|frequently (?:purchased|bought)(?: with| together)?)$`,
+  'i',
+);
+
 /** Elements that title a block: headings, and elements whose class names a title or heading. */
 const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]';
 
@@ -339,7 +348,13 @@ function removeTitledBlocks(
  */
 function removeRecommendations(root: Element, pageType: PageType): void {
   const markers = pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
-  removeTitledBlocks(root, TITLE_ELEMENTS, RECOMMENDATION_HEADING, 80, markers);
+  removeTitledBlocks(
+    root,
+    TITLE_ELEMENTS,
+    pageType === 'product' ? PRODUCT_RECOMMENDATION_HEADING : RECOMMENDATION_HEADING,
+    80,
+    markers,
+  );
 }
 
 /** Headings of the thread lists beside a forum thread ("Similar threads", "Latest posts", "Trending topics"). */
