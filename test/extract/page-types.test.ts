@@ -369,6 +369,22 @@ describe('page types', () => {
     expect(result.text).not.toContain('SHOWCASED');
   });
 
+  it('drops a product page’s reviews even when each review is an <article>', async () => {
+    const review = (n: number) =>
+      `<article><p>ARTICLEREVIEW${n} Comfortable straps, light and roomy.</p></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
+        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <section class="customer-reviews"><h2>Customer reviews</h2>${[1, 2].map(review).join('')}</section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('frame text');
+    expect(result.text).not.toContain('ARTICLEREVIEW');
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

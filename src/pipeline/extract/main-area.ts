@@ -33,6 +33,16 @@ const CHROME_SELECTOR = [
 /** Elements that mark the content itself; a block holding one is never removed on a hint. */
 const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
 
+/**
+ * What marks a product page's own content: not `<article>`, which shops use for each card of a row of other
+ * products and for each course module or feature tile as well.
+ */
+const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
+
+function contentMarkers(pageType: PageType): string {
+  return pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
+}
+
 /** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
 const STRONG_HINT =
   /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
@@ -164,6 +174,7 @@ export function removeChrome(root: Element | Document, selector: string): void {
 function removeByHints(root: Element, pageType: PageType): void {
   const text = indexText(root);
   const total = Math.max(1, text.length(root));
+  const markers = contentMarkers(pageType);
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
   for (const element of Array.from(root.querySelectorAll('[class], [id], [aria-roledescription]'))) {
@@ -177,8 +188,7 @@ function removeByHints(root: Element, pageType: PageType): void {
     const isProductChrome =
       pageType === 'product' && (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
-    if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(CONTENT_MARKERS))
-      continue;
+    if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || element.querySelector(markers)) continue;
     if (
       isForumChrome ||
       isProductChrome ||
@@ -296,12 +306,6 @@ const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
 
 /**
- * What marks a product page's own content: not `<article>`, which shops use for each card of a row of other
- * products as well.
- */
-const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
-
-/**
  * On a product page, the shop's showcases of other products as well ("Featured products", "Best sellers",
  * "Frequently purchased with"); on a category page such a heading titles the content itself.
  */
@@ -347,7 +351,7 @@ function removeTitledBlocks(
  * category page, it is not the category's cards ("Recently viewed", "You may also like").
  */
 function removeRecommendations(root: Element, pageType: PageType): void {
-  const markers = pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
+  const markers = contentMarkers(pageType);
   removeTitledBlocks(
     root,
     TITLE_ELEMENTS,
