@@ -271,12 +271,12 @@ describe('page types', () => {
     expect(result.text).toContain('SPECTAB');
   });
 
-  it('drops the filter panel of a product page’s reviews, keeps the reviews', async () => {
-    const review = (n: number) => `<div class="review"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
+  it('drops the filter panel of a product page’s comments, keeps the comments', async () => {
+    const review = (n: number) => `<div class="comment"><p>REVIEW${n} ${sentence(`review ${n}`)}</p></div>`;
     const html = page(
       `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p><p>${sentence('product description')}</p>
-        <section class="reviews"><h2>Customer reviews</h2>
-          <div class="review-filters"><span>FILTERLABEL Filter by rating</span><a href="?r=5">5 stars only</a><a href="?r=1">1 star only</a><span>Show reviews from verified purchasers</span></div>
+        <section class="comments"><h2>Customer comments</h2>
+          <div class="filters"><span>FILTERLABEL Filter by rating</span><a href="?r=5">5 stars only</a><a href="?r=1">1 star only</a><span>Show reviews from verified purchasers</span></div>
           ${[1, 2, 3].map(review).join('')}</section>
       </main>${siteFooter}`,
       '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
@@ -285,6 +285,104 @@ describe('page types', () => {
     expect(result.pageType).toBe<PageType>('product');
     for (const n of [1, 2, 3]) expect(result.text).toContain(`REVIEW${n}`);
     expect(result.text).not.toContain('FILTERLABEL');
+  });
+
+  it('drops the customer reviews of a product page, keeps testimonials the seller shows', async () => {
+    const review = (n: number) =>
+      `<li class="review-item"><span>5 stars</span><p>REVIEWTEXT${n} Great pack, would buy again.</p></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
+        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div id="productReviews"><h2>REVIEWSUMMARY 4.8 average, 212 ratings</h2><ul>${[1, 2].map(review).join('')}</ul></div>
+        <section class="testimonials"><div class="review-card"><p>TESTIMONIAL The guides chose this pack.</p></div></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('product description');
+    expect(result.text).toContain('TESTIMONIAL');
+    for (const marker of ['REVIEWSUMMARY', 'REVIEWTEXT1', 'REVIEWTEXT2'])
+      expect(result.text).not.toContain(marker);
+  });
+
+  it('drops the small print of a product page (disclaimers, footnotes)', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Phone X</h1><p class="price">$999.00</p>
+        ${['camera', 'battery', 'display', 'design'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div class="product-disclaimer"><p>SMALLPRINT1 Trade-in value depends on the condition of the device.</p></div>
+        <ol class="footnotes"><li>SMALLPRINT2 Battery life varies by use and configuration.</li></ol>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Phone X"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/phone-x');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('battery text');
+    expect(result.text).not.toContain('SMALLPRINT1');
+    expect(result.text).not.toContain('SMALLPRINT2');
+  });
+
+  it('keeps the folded accordion panels of a product page (its description and dimensions)', async () => {
+    const panel = (title: string, marker: string) =>
+      `<div class="accordion-item"><h3><button aria-expanded="false">${title}</button></h3><div class="accordion__panel" style="display:none"><p>${marker} ${sentence(title)}</p></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Fire pit</h1><p class="price">$349.00</p><p>${sentence('product summary')}</p>
+        ${panel('Description', 'FOLDEDDESCRIPTION')}${panel('Dimensions', 'FOLDEDDIMENSIONS')}
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Fire pit"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/fire-pit');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('FOLDEDDESCRIPTION');
+    expect(result.text).toContain('FOLDEDDIMENSIONS');
+  });
+
+  it('drops a product page’s recommendation row whose cards are articles', async () => {
+    const card = (n: number) =>
+      `<article class="card"><a href="/products/other-${n}">OTHERCARD${n} Trekking cap</a></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Trekking backpack</h1><p class="price">£59.90</p>
+        ${['product description', 'fabric', 'pockets'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div class="panel"><h3>You may also like</h3><div class="cards">${[1, 2, 3].map(card).join('')}</div></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trekking backpack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trekking-backpack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('pockets text');
+    expect(result.text).not.toContain('OTHERCARD');
+  });
+
+  it('drops the shop’s showcase of other products from a product page', async () => {
+    const card = (n: number) =>
+      `<li><a href="/products/tool-${n}">SHOWCASED${n} Screwdriver set</a><span>$${n}9.99</span> Lifetime guarantee, ships today</li>`;
+    const html = page(
+      `${siteNav}<main><h1>Repair kit</h1><p class="price">$74.95</p>
+        ${['product description', 'bits', 'case'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <section><div><h2>Featured Products</h2></div><ul class="grid">${[1, 2, 3].map(card).join('')}</ul></section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Repair kit"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/repair-kit');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('bits text');
+    expect(result.text).not.toContain('SHOWCASED');
+  });
+
+  it('drops a product page’s reviews even when each review is an <article>', async () => {
+    const review = (n: number) =>
+      `<article><p>ARTICLEREVIEW${n} Comfortable straps, light and roomy.</p></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
+        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <section class="customer-reviews"><h2>Customer reviews</h2>${[1, 2].map(review).join('')}</section>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('frame text');
+    expect(result.text).not.toContain('ARTICLEREVIEW');
   });
 
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {

@@ -148,7 +148,8 @@ export interface RemoveHiddenOptions {
   readonly keepTabPanels?: boolean;
   /**
    * Keep accordion panels and carousel slides hidden by an attribute or inline style, not the copies a
-   * carousel clones for its loop (service pages fold their offers, FAQs and testimonials in them).
+   * carousel clones for its loop (service pages fold their offers, FAQs and testimonials in them, product
+   * pages their description and dimensions).
    * @default false
    */
   readonly keepFoldedPanels?: boolean;

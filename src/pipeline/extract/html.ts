@@ -147,7 +147,9 @@ export async function extractHtml(
     lap('classify');
     removeHiddenElements(document, {
       keepTabPanels: pageType === 'product',
-      keepFoldedPanels: pageType === 'service',
+      // Product pages fold their description, dimensions and care notes in accordions as service pages fold
+      // their offers and FAQs.
+      keepFoldedPanels: pageType === 'service' || pageType === 'product',
     });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;

@@ -30,13 +30,23 @@ const CHROME: Chrome = {
 /** Elements that mark the content itself; a block holding one is never removed on a hint. */
 const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
 
-/** Whether an element matches {@link CONTENT_MARKERS} (checked without a selector engine). */
-function isContentMarker(element: Element): boolean {
-  const tag = element.tagName.toUpperCase();
+/**
+ * What marks a product page's own content: not `<article>`, which shops use for each card of a row of other
+ * products and for each course module or feature tile as well.
+ */
+const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
+
+function contentMarkers(pageType: PageType): string {
+  return pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
+}
+
+/** Whether an element matches {@link contentMarkers} of the page type (checked without a selector engine). */
+function isContentMarker(element: Element, pageType: PageType): boolean {
+  const tag = element.localName;
   return (
-    tag === 'MAIN' ||
-    tag === 'ARTICLE' ||
-    tag === 'H1' ||
+    tag === 'main' ||
+    (tag === 'article' && pageType !== 'product') ||
+    tag === 'h1' ||
     element.getAttribute('role') === 'main' ||
     element.getAttribute('itemprop') === 'articleBody'
   );
@@ -47,10 +57,10 @@ function isContentMarker(element: Element): boolean {
  * while the rules visit in document order and never remove a holder: an element is visited before anything
  * inside it is removed.
  */
-function markerHolders(elements: readonly Element[]): Set<Element> {
+function markerHolders(elements: readonly Element[], pageType: PageType): Set<Element> {
   const holders = new Set<Element>();
   for (const element of elements) {
-    if (!isContentMarker(element)) continue;
+    if (!isContentMarker(element, pageType)) continue;
     for (let up = element.parentElement; up && !holders.has(up); up = up.parentElement) holders.add(up);
   }
   return holders;
@@ -94,6 +104,29 @@ function isPricedCarousel(element: Element, hint: string): boolean {
   // Two or more prices make a row of product cards.
   return countPrices(element) >= 2;
 }
+
+/**
+ * Customer reviews of a product page (`reviews`, `customer-reviews`, `productReviews`; not `preview`): other
+ * people's opinions of the product and their rating widgets, which the product's own text does not include.
+ */
+const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))[Rr]eviews?(?![a-z])/;
+
+/**
+ * Testimonials: quotes the seller chose and shows as its own copy (a course's or a service's "What our
+ * customers say"), kept even when their cards are named reviews too.
+ */
+const TESTIMONIALS = '[class*="testimonial" i], [id*="testimonial" i]';
+
+/** Whether a product page's block is its customer reviews, not testimonials the seller shows. */
+function isReviewBlock(element: Element, hint: string): boolean {
+  return REVIEW_HINT.test(hint) && element.closest(TESTIMONIALS) === null;
+}
+
+/**
+ * The small print of a product page (`disclaimer`, `legal`, `footnotes`): the terms behind its offers and
+ * claims, written for the lawyers, not a description of the product.
+ */
+const SMALL_PRINT_HINT = /(?:^|[^a-z])(?:disclaimers?|legal|footnotes?)(?![a-z])/i;
 
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
@@ -178,7 +211,7 @@ function removeByHints(root: Element, pageType: PageType): void {
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
   const elements = descendantElements(root);
-  const holdsMarker = markerHolders(elements);
+  const holdsMarker = markerHolders(elements, pageType);
   for (const element of elements) {
     const hasRoleDescription = element.hasAttribute('aria-roledescription');
     if (!hasRoleDescription && !element.hasAttribute('class') && !element.hasAttribute('id')) continue;
@@ -189,10 +222,13 @@ function removeByHints(root: Element, pageType: PageType): void {
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
+    const isProductChrome =
+      pageType === 'product' && (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
       isForumChrome ||
+      isProductChrome ||
       STRONG_HINT.test(hint) ||
       (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
     ) {
@@ -306,6 +342,15 @@ function removePosterStats(root: Element): void {
 const RECOMMENDATION_HEADING =
   /\b(?:also (?:viewed|bought|purchased|like|love)|you (?:may|might) (?:also )?(?:like|love|need)|related (?:products|items)|similar (?:products|items)|recently viewed|customers who|frequently bought|more from (?:this|the) (?:seller|brand|shop|store)|recommended (?:for you|products)|complete the look|pairs well|shop the look|sponsored products?)\b/i;
 
+/**
+ * On a product page, the shop's showcases of other products as well ("Featured products", "Best sellers",
+ * "Frequently purchased with"); on a category page such a heading titles the content itself.
+ */
+const PRODUCT_RECOMMENDATION_HEADING = new RegExp(
+  `${RECOMMENDATION_HEADING.source}|^(?:featured products|best ?sellers|frequently (?:purchased|bought)(?: with| together)?)$`,
+  'i',
+);
+
 /** Elements that title a block: headings, and elements whose class names a title or heading. */
 const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]';
 
@@ -313,7 +358,13 @@ const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]
  * Removes each block introduced by a short title matching `pattern`: the smallest ancestor that holds more
  * than its title, unless it is a large share of the page or holds the content's markers.
  */
-function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxTitleLength: number): void {
+function removeTitledBlocks(
+  root: Element,
+  titles: string,
+  pattern: RegExp,
+  maxTitleLength: number,
+  markers = CONTENT_MARKERS,
+): void {
   // Measured again after each removal: the next block's ancestors may have held the one removed.
   let text = indexText(root);
   const total = Math.max(1, text.length(root));
@@ -325,7 +376,7 @@ function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxT
     while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
       block = block.parentElement;
     }
-    if (text.length(block) / total <= 0.4 && !block.querySelector(CONTENT_MARKERS)) {
+    if (text.length(block) / total <= 0.4 && !block.querySelector(markers)) {
       block.remove();
       text = indexText(root);
     }
@@ -336,8 +387,15 @@ function removeTitledBlocks(root: Element, titles: string, pattern: RegExp, maxT
  * On product pages, a carousel of other products under a recommendation heading is not this product; on a
  * category page, it is not the category's cards ("Recently viewed", "You may also like").
  */
-function removeRecommendations(root: Element): void {
-  removeTitledBlocks(root, TITLE_ELEMENTS, RECOMMENDATION_HEADING, 80);
+function removeRecommendations(root: Element, pageType: PageType): void {
+  const markers = contentMarkers(pageType);
+  removeTitledBlocks(
+    root,
+    TITLE_ELEMENTS,
+    pageType === 'product' ? PRODUCT_RECOMMENDATION_HEADING : RECOMMENDATION_HEADING,
+    80,
+    markers,
+  );
 }
 
 /** Headings of the thread lists beside a forum thread ("Similar threads", "Latest posts", "Trending topics"). */
@@ -444,7 +502,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
   if (pageType === 'product' || pageType === 'collection') {
-    removeRecommendations(root);
+    removeRecommendations(root, pageType);
     removeShopLabels(root, pageType);
   }
   if (pageType === 'forum') {
