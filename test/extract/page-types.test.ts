@@ -592,6 +592,26 @@ describe('page types', () => {
     expect(story.pageType).toBe<PageType>('article');
   });
 
+  it('reads a page of link lists in which Readability finds no article as a listing, its lists kept', async () => {
+    const letter = (code: number) => {
+      const name = String.fromCharCode(code);
+      const items = Array.from(
+        { length: 8 },
+        (_v, n) => `<li><a href="/wiki/Lang_${name}${n}">LANG${name}${n}</a></li>`,
+      );
+      return `<h2>${name}</h2><ul>${items.join('')}</ul>`;
+    };
+    const html = page(
+      `${siteNav}<main><h1>List of programming languages</h1><p>Languages by name.</p>
+        ${Array.from({ length: 10 }, (_v, n) => letter(65 + n)).join('')}</main>${siteFooter}`,
+      '<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"List of programming languages"}</script>',
+    );
+    const result = await extract(html, 'https://wiki.example.test/wiki/List_of_programming_languages');
+    expect(result.pageType).toBe<PageType>('listing');
+    for (const word of ['LANGA0', 'LANGC5', 'LANGJ7']) expect(result.text).toContain(word);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
   it('does not count a comment section in the main area Readability’s pick is checked against', async () => {
     const comments = Array.from(
       { length: 20 },

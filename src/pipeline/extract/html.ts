@@ -175,10 +175,14 @@ export async function extractHtml(
         mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_ARTICLE_SHARE * mainLength;
       // Readability cut a page of cards down to one card: the page is a listing, whatever its og:type. On a
       // page that does not declare itself an article, a pick of a tenth of the main area is one item of a
-      // list of items (programs, courses, products) too.
+      // list of items (programs, courses, products) too. Readability finding no article at all means the
+      // page is made of lists and tables, not paragraphs (an index, a list of links): read as a listing, its
+      // link lists are the content.
+      const foundNothing = articleLength < MIN_ARTICLE_CHARACTERS;
       const isListing =
-        !isLandingPage && ((cardList && isCutShort) || (isWrongPick && !isMarkedArticle(metadata)));
-      if (articleLength < MIN_ARTICLE_CHARACTERS || isWrongPick || isLandingPage || isListing) {
+        !isLandingPage &&
+        (foundNothing || (cardList && isCutShort) || (isWrongPick && !isMarkedArticle(metadata)));
+      if (foundNothing || isWrongPick || isLandingPage || isListing) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);
