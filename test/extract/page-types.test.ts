@@ -397,6 +397,19 @@ describe('page types', () => {
     expect(result.text).not.toContain('DRAWERMENU');
   });
 
+  it('keeps a tab widget marked role="tablist" as a whole (its panels are content), drops a plain row of tabs', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Building permits</h1><p>${sentence('introduction')}</p>
+        <div class="widgetTabbed" role="tablist"><ol><li><a role="tab" href="#info">Info</a></li><li><a role="tab" href="#faq">FAQ</a></li></ol>
+        <div role="tabpanel" id="info"><p>TABPANEL ${sentence('permit')}</p></div></div>
+        <div role="tablist"><a role="tab" href="#a">TABROW one</a><a role="tab" href="#b">two</a></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://town.example.test/services/building-permits');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('TABPANEL');
+    expect(result.text).not.toContain('TABROW');
+  });
+
   it('keeps the code of a documentation page and drops its sidebar and table of contents', async () => {
     const html = page(
       `${siteNav}<div class="layout"><div class="sidebar"><ul><li><a href="/docs/a">SIDEBARLINK one</a></li><li><a href="/docs/b">Two</a></li><li><a href="/docs/c">Three</a></li></ul></div>

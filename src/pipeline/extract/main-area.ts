@@ -133,8 +133,16 @@ const MAIN_LANDMARK = 'main, [role="main"]';
  */
 export function removeChrome(root: Element | Document, selector: string): void {
   for (const element of Array.from(root.querySelectorAll(selector))) {
-    if (!element.querySelector(MAIN_LANDMARK)) element.remove();
+    if (!element.querySelector(MAIN_LANDMARK) && !isTabWidget(element)) element.remove();
   }
+}
+
+/**
+ * A `role="tablist"` put on the whole tab widget rather than on its row of tabs: it holds the tab panels,
+ * the content itself. Only its tabs are chrome.
+ */
+function isTabWidget(element: Element): boolean {
+  return element.getAttribute('role') === 'tablist' && element.querySelector('[role="tabpanel"]') !== null;
 }
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
