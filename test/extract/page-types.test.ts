@@ -429,6 +429,20 @@ describe('page types', () => {
     expect(result.text).not.toContain('TOCLINK');
   });
 
+  it('keeps the hidden tab panels of a documentation page (the same example in other languages)', async () => {
+    const tab = (language: string, hidden: string) =>
+      `<div role="tabpanel" class="tab-pane"${hidden}><pre><code class="language-${language}">TABCODE_${language} createClient()</code></pre></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Install</h1><p>${sentence('installation')}</p>
+        <div class="tabs"><div role="tablist"><button role="tab">Python</button><button role="tab">Ruby</button></div>
+        ${tab('python', '')}${tab('ruby', ' hidden')}${tab('go', ' style="display:none"')}</div>
+        <p>${sentence('configuration')}</p></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://example.test/docs/install');
+    expect(result.pageType).toBe<PageType>('documentation');
+    for (const language of ['python', 'ruby', 'go']) expect(result.text).toContain(`TABCODE_${language}`);
+  });
+
   it('keeps one copy of a block the page renders twice, and short repeated labels', async () => {
     const panel = `<div class="details"><h2>Details</h2><p>DETAILSCOPY ${sentence('product details')}</p></div>`;
     const row = (n: number) => `<tr><td>Size</td><td>${n} m</td></tr>`;

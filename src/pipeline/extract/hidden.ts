@@ -112,7 +112,7 @@ function unwrapContentNoscript(document: Document): void {
 export interface RemoveHiddenOptions {
   /**
    * Keep tab panels hidden by an attribute or inline style (product pages keep specifications and details in
-   * tabs a reader opens with a click).
+   * tabs a reader opens with a click, documentation the same example in other languages).
    * @default false
    */
   readonly keepTabPanels?: boolean;

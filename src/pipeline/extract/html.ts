@@ -143,8 +143,9 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
+    // Product pages keep details and specifications in tabs, documentation the same example in other languages.
     removeHiddenElements(document, {
-      keepTabPanels: pageType === 'product',
+      keepTabPanels: pageType === 'product' || pageType === 'documentation',
       keepFoldedPanels: pageType === 'service',
     });
     lap('prune');
