@@ -410,6 +410,17 @@ describe('page types', () => {
     expect(result.text).not.toContain('TABROW');
   });
 
+  it('keeps blocks at the first frame of a reveal-on-scroll animation (transparent and moved), not other transparent ones', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        <section style="opacity:0;transform:translateY(40px)"><h2>Warehouses</h2><p>REVEALED ${sentence('warehouse')}</p></section>
+        <div class="tooltip" style="position:absolute;opacity:0"><p>TOOLTIP ${sentence('tooltip')}</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.text).toContain('REVEALED');
+    expect(result.text).not.toContain('TOOLTIP');
+  });
+
   it('keeps the code of a documentation page and drops its sidebar and table of contents', async () => {
     const html = page(
       `${siteNav}<div class="layout"><div class="sidebar"><ul><li><a href="/docs/a">SIDEBARLINK one</a></li><li><a href="/docs/b">Two</a></li><li><a href="/docs/c">Three</a></li></ul></div>

@@ -44,13 +44,22 @@ function lengthInPixels(value: string | undefined): number | undefined {
 
 const OFF_SCREEN_PX = -500;
 
+/**
+ * Transparent and moved (`opacity:0; transform:translateY(40px)`) is the first frame of a reveal-on-scroll
+ * animation: a reader scrolling there sees the block fade in.
+ */
+function isRevealStart(css: ReadonlyMap<string, string>): boolean {
+  const transform = css.get('transform');
+  return transform !== undefined && transform !== 'none';
+}
+
 /** True when an inline style makes the element invisible to a reader. */
 export function isHiddenByInlineStyle(style: string): boolean {
   const css = parseInlineStyle(style);
   if (css.get('display') === 'none') return true;
   const visibility = css.get('visibility');
   if (visibility === 'hidden' || visibility === 'collapse') return true;
-  if (lengthIsZero(css.get('opacity'))) return true;
+  if (lengthIsZero(css.get('opacity')) && !isRevealStart(css)) return true;
   if (lengthIsZero(css.get('font-size'))) return true;
   if (lengthIsZero(css.get('max-height')) && css.get('overflow') === 'hidden') return true;
   const zeroWidth = lengthIsZero(css.get('width')) || lengthIsZero(css.get('max-width'));
