@@ -89,6 +89,7 @@ describe('hidden-text pre-pass', () => {
     expect(isHiddenByInlineStyle('display:block')).toBe(false);
     expect(isHiddenByInlineStyle('position:relative;left:-9999px')).toBe(false);
     expect(isHiddenByInlineStyle('opacity:0.5')).toBe(false);
+    expect(isHiddenByInlineStyle('opacity:0;transform:translateY(30px)')).toBe(false);
     expect(isHiddenByInlineStyle('width:0')).toBe(false);
     expect(isHiddenByInlineStyle('DISPLAY:NONE')).toBe(true);
   });

@@ -495,6 +495,30 @@ describe('page types', () => {
     expect(result.text).not.toContain('DRAWERMENU');
   });
 
+  it('keeps a tab widget marked role="tablist" as a whole (its panels are content), drops a plain row of tabs', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Building permits</h1><p>${sentence('introduction')}</p>
+        <div class="widgetTabbed" role="tablist"><ol><li><a role="tab" href="#info">Info</a></li><li><a role="tab" href="#faq">FAQ</a></li></ol>
+        <div role="tabpanel" id="info"><p>TABPANEL ${sentence('permit')}</p></div></div>
+        <div role="tablist"><a role="tab" href="#a">TABROW one</a><a role="tab" href="#b">two</a></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://town.example.test/services/building-permits');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('TABPANEL');
+    expect(result.text).not.toContain('TABROW');
+  });
+
+  it('keeps blocks at the first frame of a reveal-on-scroll animation (transparent and moved), not other transparent ones', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        <section style="opacity:0;transform:translateY(40px)"><h2>Warehouses</h2><p>REVEALED ${sentence('warehouse')}</p></section>
+        <div class="tooltip" style="position:absolute;opacity:0"><p>TOOLTIP ${sentence('tooltip')}</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.text).toContain('REVEALED');
+    expect(result.text).not.toContain('TOOLTIP');
+  });
+
   it('keeps the code of a documentation page and drops its sidebar and table of contents', async () => {
     const html = page(
       `${siteNav}<div class="layout"><div class="sidebar"><ul><li><a href="/docs/a">SIDEBARLINK one</a></li><li><a href="/docs/b">Two</a></li><li><a href="/docs/c">Three</a></li></ul></div>
@@ -512,6 +536,20 @@ describe('page types', () => {
     expect(result.markdown).toContain('const client = createClient();');
     expect(result.text).not.toContain('SIDEBARLINK');
     expect(result.text).not.toContain('TOCLINK');
+  });
+
+  it('keeps the hidden tab panels of a documentation page (the same example in other languages)', async () => {
+    const tab = (language: string, hidden: string) =>
+      `<div role="tabpanel" class="tab-pane"${hidden}><pre><code class="language-${language}">TABCODE_${language} createClient()</code></pre></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Install</h1><p>${sentence('installation')}</p>
+        <div class="tabs"><div role="tablist"><button role="tab">Python</button><button role="tab">Ruby</button></div>
+        ${tab('python', '')}${tab('ruby', ' hidden')}${tab('go', ' style="display:none"')}</div>
+        <p>${sentence('configuration')}</p></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://example.test/docs/install');
+    expect(result.pageType).toBe<PageType>('documentation');
+    for (const language of ['python', 'ruby', 'go']) expect(result.text).toContain(`TABCODE_${language}`);
   });
 
   it('keeps one copy of a block the page renders twice, and short repeated labels', async () => {

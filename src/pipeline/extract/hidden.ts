@@ -70,13 +70,22 @@ function lengthInPixels(value: string | undefined): number | undefined {
 
 const OFF_SCREEN_PX = -500;
 
+/**
+ * Transparent and moved (`opacity:0; transform:translateY(40px)`) is the first frame of a reveal-on-scroll
+ * animation: a reader scrolling there sees the block fade in.
+ */
+function isRevealStart(css: ReadonlyMap<string, string>): boolean {
+  const transform = css.get('transform');
+  return transform !== undefined && transform !== 'none';
+}
+
 /** True when an inline style makes the element invisible to a reader. */
 export function isHiddenByInlineStyle(style: string): boolean {
   const css = parseInlineStyle(style);
   if (css.get('display') === 'none') return true;
   const visibility = css.get('visibility');
   if (visibility === 'hidden' || visibility === 'collapse') return true;
-  if (lengthIsZero(css.get('opacity'))) return true;
+  if (lengthIsZero(css.get('opacity')) && !isRevealStart(css)) return true;
   if (lengthIsZero(css.get('font-size'))) return true;
   if (lengthIsZero(css.get('max-height')) && css.get('overflow') === 'hidden') return true;
   const zeroWidth = lengthIsZero(css.get('width')) || lengthIsZero(css.get('max-width'));
@@ -142,7 +151,7 @@ function unwrapContentNoscript(document: Document, neverRendered: readonly Eleme
 export interface RemoveHiddenOptions {
   /**
    * Keep tab panels hidden by an attribute or inline style (product pages keep specifications and details in
-   * tabs a reader opens with a click).
+   * tabs a reader opens with a click, documentation the same example in other languages).
    * @default false
    */
   readonly keepTabPanels?: boolean;

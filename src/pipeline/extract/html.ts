@@ -145,8 +145,9 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
+    // Product pages keep details and specifications in tabs, documentation the same example in other languages.
     removeHiddenElements(document, {
-      keepTabPanels: pageType === 'product',
+      keepTabPanels: pageType === 'product' || pageType === 'documentation',
       // Product pages fold their description, dimensions and care notes in accordions as service pages fold
       // their offers and FAQs.
       keepFoldedPanels: pageType === 'service' || pageType === 'product',

@@ -188,7 +188,8 @@ export interface Chrome {
 /**
  * Removes every chrome element, except one holding the page's main landmark (`<main>`, `role="main"`): that
  * is a wrapper, not chrome (a site wrapping its page in `role="navigation"`, or a parser nesting `<main>` in
- * a `<nav>` left open by markup it could not read). One walk, no selector queries.
+ * a `<nav>` left open by markup it could not read), and a tab widget marked as a tab list. One walk, no
+ * selector queries.
  */
 export function removeChrome(root: Element | Document, chrome: Chrome): void {
   const found: Element[] = [];
@@ -201,7 +202,15 @@ export function removeChrome(root: Element | Document, chrome: Chrome): void {
       for (let up = element.parentElement; up && !holdsMain.has(up); up = up.parentElement) holdsMain.add(up);
     }
   }
-  for (const element of found) if (!holdsMain.has(element)) element.remove();
+  for (const element of found) if (!holdsMain.has(element) && !isTabWidget(element)) element.remove();
+}
+
+/**
+ * A `role="tablist"` put on the whole tab widget rather than on its row of tabs: it holds the tab panels,
+ * the content itself. Only its tabs are chrome.
+ */
+function isTabWidget(element: Element): boolean {
+  return element.getAttribute('role') === 'tablist' && element.querySelector('[role="tabpanel"]') !== null;
 }
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
