@@ -711,6 +711,30 @@ describe('page types', () => {
     expect(result.text).toContain('ARTICLEPARA4');
     expect(result.text).not.toContain('FOOTERWORDS');
   });
+
+  /** An article marked as such, with `middle` between its paragraphs. */
+  function articlePage(middle: string, end = ''): string {
+    const paragraphs = (from: number) =>
+      [from, from + 1, from + 2].map((n) => `<p>ARTICLEPARA${n} ${sentence(`paragraph ${n}`)}</p>`).join('');
+    return page(
+      `${siteNav}<article><h1>Story</h1>${paragraphs(1)}${middle}${paragraphs(4)}${end}</article>${siteFooter}`,
+      '<meta property="og:type" content="article"><meta property="article:published_time" content="2024-05-01">',
+    );
+  }
+
+  it('keeps a table or a quote that an article wraps in a <figure>, drops pictures and embedded posts', async () => {
+    const html = articlePage(
+      `<figure class="wp-block-table"><table><tr><th>Plan</th><th>Price</th></tr><tr><td>TABLECELL basic</td><td>$10</td></tr></table></figure>
+       <figure class="quote"><blockquote><p>PULLQUOTE what the expert said.</p></blockquote></figure>
+       <figure class="wp-block-image"><img src="/a.jpg" alt=""><span>PHOTOCREDIT Agency</span><figcaption>CAPTIONTEXT</figcaption></figure>
+       <figure class="wp-block-embed is-type-rich"><blockquote class="twitter-tweet"><p>EMBEDDEDPOST someone else’s post</p></blockquote></figure>`,
+    );
+    const result = await extract(html, 'https://news.example.test/2024/05/story');
+    expect(result.text).toContain('TABLECELL');
+    expect(result.text).toContain('PULLQUOTE');
+    for (const word of ['PHOTOCREDIT', 'CAPTIONTEXT', 'EMBEDDEDPOST'])
+      expect(result.text).not.toContain(word);
+  });
 });
 
 describe('parsing repairs and pruning', () => {

@@ -46,11 +46,27 @@ export function leafBlocks(root: Element): Element[] {
 const CAPTION_CLASS =
   /(?:^|[\s_-])(?:caption|credit|photo-?credit|image-?credit|wp-caption-text|gallery|slideshow|byline|dateline|timestamp|share|social|related|newsletter|promo|tags?)(?:$|[\s_-])/i;
 
+/**
+ * What a figure holds when it is not a picture: publishing tools wrap tables (`wp-block-table`), pull quotes
+ * and code listings in `<figure>` too, and those are the article's text.
+ */
+const FIGURE_CONTENT = 'table, blockquote, pre';
+
+/** A figure embedding another site's post (`wp-block-embed`): its quote is that post, not the article. */
+const EMBED_CLASS = /(?:^|[\s_-])embed(?:$|[\s_-])/i;
+
+/** Whether a figure is the article's own table, quote or code rather than a picture with its caption. */
+function isTextFigure(figure: Element): boolean {
+  return (
+    figure.querySelector(FIGURE_CONTENT) !== null && !EMBED_CLASS.test(figure.getAttribute('class') ?? '')
+  );
+}
+
 function removeCaptions(root: Element): void {
   for (const element of Array.from(root.querySelectorAll('figcaption'))) element.remove();
   let text = indexText(root);
   for (const figure of Array.from(root.querySelectorAll('figure'))) {
-    if (text.length(figure) < 400) figure.remove();
+    if (text.length(figure) < 400 && !isTextFigure(figure)) figure.remove();
   }
   text = indexText(root);
   for (const element of Array.from(root.querySelectorAll('[class]'))) {
