@@ -76,6 +76,29 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('drops the comments and vote counts under the question and answers of a Q&A thread, keeps every answer', async () => {
+    const comments = (post: string) =>
+      `<div class="comments js-comments-container"><ul class="comments-list">${[1, 2]
+        .map(
+          (n) =>
+            `<li class="comment"><span class="comment-copy">COMMENT${post}${n} Thanks, this helped me a lot.</span> – <a class="comment-user">commenter${n}</a> <span class="comment-date">Commented Mar 17, 2016</span></li>`,
+        )
+        .join('')}</ul><a class="js-add-link">Add a comment</a></div>`;
+    const post = (type: 'Question' | 'Answer', id: string) =>
+      `<div class="${type.toLowerCase()}" itemscope itemtype="https://schema.org/${type}"><div class="votecell"><div itemprop="upvoteCount">VOTES${id}</div></div>
+        <div class="post-body" itemprop="text"><p>${type.toUpperCase()}${id} ${sentence(`${type} ${id}`)}</p></div>${comments(id)}</div>`;
+    const html = page(
+      `${siteNav}<main itemscope itemtype="https://schema.org/QAPage"><h1>How do I focus the file pane?</h1>${post('Question', 'Q')}
+        <h2>3 Answers</h2>${['A', 'B', 'C'].map((id) => post('Answer', id)).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://qa.example.test/questions/442960/focus-file-pane');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const marker of ['QUESTIONQ', 'ANSWERA', 'ANSWERB', 'ANSWERC'])
+      expect(result.text).toContain(marker);
+    for (const marker of ['COMMENTQ1', 'COMMENTA2', 'COMMENTC1', 'Commented Mar', 'Add a comment', 'VOTESA'])
+      expect(result.text).not.toContain(marker);
+  });
+
   it('drops the signature under each forum post', async () => {
     const post = (n: number) =>
       `<article class="message"><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div><aside class="message-signature"><p>SIGNATURE${n} My rig: a fast computer and a quiet keyboard.</p></aside></article>`;

@@ -419,6 +419,32 @@ function removeOtherThreads(root: Element): void {
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
 const MIN_TITLE_POST_SHARE = 0.05;
 
+/** A question or answer of a Q&A thread, marked with schema.org microdata. */
+const QA_POST_TYPE = /schema\.org\/(?:Question|Answer)\b/i;
+/** The list of comments a Q&A site hangs under a question or an answer. */
+const COMMENT_LIST_HINT = /(?:^|\s)(?:comments|comments-list|comment-list|comments-container)(?:$|\s)/i;
+/** Vote counts beside a question or answer (schema.org's `upvoteCount`). */
+const VOTE_COUNT_PROPERTY = /^(?:upvoteCount|downvoteCount)$/;
+
+/**
+ * On Q&A threads (questions and answers marked with schema.org microdata), removes the comments under each
+ * question and answer, and their vote counts: remarks on a post ("Commented May 2", "Add a comment"), not
+ * the question or its answers.
+ */
+function removeAnswerComments(root: Element): void {
+  for (const element of descendantElements(root)) {
+    if (!root.contains(element)) continue;
+    const property = element.getAttribute('itemprop');
+    if (property !== null && VOTE_COUNT_PROPERTY.test(property)) {
+      element.remove();
+      continue;
+    }
+    if (!COMMENT_LIST_HINT.test(element.getAttribute('class') ?? '')) continue;
+    const post = element.parentElement?.closest('[itemtype]');
+    if (post && QA_POST_TYPE.test(post.getAttribute('itemtype') ?? '')) element.remove();
+  }
+}
+
 /**
  * On forum pages, removes the thread's title (`<h1>`): like an article's headline it is the page's title,
  * returned as such, while the content is the posts. A link post whose title is most of its text keeps it.
@@ -516,6 +542,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   }
   if (pageType === 'forum') {
     removePosterStats(root);
+    removeAnswerComments(root);
     removeOtherThreads(root);
     removeThreadTitle(root);
   }
