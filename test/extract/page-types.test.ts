@@ -330,6 +330,31 @@ describe('page types', () => {
     expect(result.text).not.toContain('FACETPANEL');
   });
 
+  it('keeps a collection’s long blocks once (a description per screen size, a note under every card), not its repeated card fields or items', async () => {
+    const note =
+      'SHIPPINGNOTE Free standard shipping on orders over fifty dollars; for rates and delivery times see our shipping page.';
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/shoe-${n}">SHOE${n} trail runner</a><span class="spec">Support: Neutral</span><span class="price">$120.00</span><p>${note}</p></li>`;
+    // A product both in the featured row and in the grid is listed twice.
+    const featured = `<li class="product-card">FEATUREDSHOE the lightest trail runner of the season, with a rock plate, a grippy outsole and a roomy toe box.</li>`;
+    const description = (screen: string) =>
+      `<div class="${screen}"><h2>DESCRIPTION Trail running shoes</h2><p>${sentence('category description')}</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail running shoes</h1>${description('desktop')}${description('mobile')}
+        <ul class="featured">${featured}</ul>
+        <ul class="grid">${featured}${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/trail-running-shoes');
+    expect(result.pageType).toBe<PageType>('collection');
+    const count = (word: string) => result.text.split(word).length - 1;
+    expect(count('SHIPPINGNOTE')).toBe(1);
+    expect(count('DESCRIPTION')).toBe(1);
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`SHOE${n}`);
+    expect(count('Support: Neutral')).toBe(8);
+    expect(count('$120.00')).toBe(8);
+    expect(count('FEATUREDSHOE')).toBe(2);
+  });
+
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
