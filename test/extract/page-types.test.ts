@@ -539,6 +539,22 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('reads a page in which Readability keeps only a sentence or two as a listing, every item kept', async () => {
+    const trail = (n: number) =>
+      `<div class="widget"><div class="cta"><h3>TRAIL${n} Creek loop</h3><dl><dt>Difficulty</dt><dd>Beginner</dd><dt>Length</dt><dd>${n + 3} miles</dd><dt>Steward</dt><dd>volunteer crew</dd></dl></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Trails</h1><div class="intro"><p>INTROTEXT Our volunteers build, clear and maintain these trails all year round.</p><p>Check the status page before you ride, and respect the closures after rain.</p></div>
+        ${Array.from({ length: 10 }, (_v, n) => trail(n)).join('')}</main>${siteFooter}`,
+      '<meta property="og:type" content="article">',
+    );
+    // Readability keeps the two sentences of the introduction (about 150 characters), not the trails.
+    const result = await extract(html, 'https://club.example.test/trails/');
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 10; n++) expect(result.text).toContain(`TRAIL${n} `);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
   it('does not count a comment section in the main area Readability’s pick is checked against', async () => {
     const comments = Array.from(
       { length: 20 },
