@@ -451,6 +451,31 @@ describe('page types', () => {
     expect(result.text).not.toContain('FACETPANEL');
   });
 
+  it('keeps a collection’s long blocks once (a description per screen size, a note under every card), not its repeated card fields or items', async () => {
+    const note =
+      'SHIPPINGNOTE Free standard shipping on orders over fifty dollars; for rates and delivery times see our shipping page.';
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/shoe-${n}">SHOE${n} trail runner</a><span class="spec">Support: Neutral</span><span class="price">$120.00</span><p>${note}</p></li>`;
+    // A product both in the featured row and in the grid is listed twice.
+    const featured = `<li class="product-card">FEATUREDSHOE the lightest trail runner of the season, with a rock plate, a grippy outsole and a roomy toe box.</li>`;
+    const description = (screen: string) =>
+      `<div class="${screen}"><h2>DESCRIPTION Trail running shoes</h2><p>${sentence('category description')}</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Trail running shoes</h1>${description('desktop')}${description('mobile')}
+        <ul class="featured">${featured}</ul>
+        <ul class="grid">${featured}${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/trail-running-shoes');
+    expect(result.pageType).toBe<PageType>('collection');
+    const count = (word: string) => result.text.split(word).length - 1;
+    expect(count('SHIPPINGNOTE')).toBe(1);
+    expect(count('DESCRIPTION')).toBe(1);
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`SHOE${n}`);
+    expect(count('Support: Neutral')).toBe(8);
+    expect(count('$120.00')).toBe(8);
+    expect(count('FEATUREDSHOE')).toBe(2);
+  });
+
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
@@ -670,6 +695,22 @@ describe('page types', () => {
     const result = await extract(html, 'https://wiki.example.test/wiki/List_of_programming_languages');
     expect(result.pageType).toBe<PageType>('listing');
     for (const word of ['LANGA0', 'LANGC5', 'LANGJ7']) expect(result.text).toContain(word);
+    expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
+  it('reads a page in which Readability keeps only a sentence or two as a listing, every item kept', async () => {
+    const trail = (n: number) =>
+      `<div class="widget"><div class="cta"><h3>TRAIL${n} Creek loop</h3><dl><dt>Difficulty</dt><dd>Beginner</dd><dt>Length</dt><dd>${n + 3} miles</dd><dt>Steward</dt><dd>volunteer crew</dd></dl></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Trails</h1><div class="intro"><p>INTROTEXT Our volunteers build, clear and maintain these trails all year round.</p><p>Check the status page before you ride, and respect the closures after rain.</p></div>
+        ${Array.from({ length: 10 }, (_v, n) => trail(n)).join('')}</main>${siteFooter}`,
+      '<meta property="og:type" content="article">',
+    );
+    // Readability keeps the two sentences of the introduction (about 150 characters), not the trails.
+    const result = await extract(html, 'https://club.example.test/trails/');
+    expect(result.pageType).toBe<PageType>('listing');
+    expect(result.text).toContain('INTROTEXT');
+    for (let n = 0; n < 10; n++) expect(result.text).toContain(`TRAIL${n} `);
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 

@@ -40,8 +40,11 @@ export interface HtmlExtractOptions {
   readonly stageTimes?: StageTimes;
 }
 
-/** Fewer characters than this from Readability counts as "found nothing" and triggers the fallback. */
-const MIN_ARTICLE_CHARACTERS = 140;
+/**
+ * Fewer characters than this from Readability counts as "found nothing" and triggers the fallback: a
+ * sentence or two, the introduction above a list that Readability does not score.
+ */
+const MIN_ARTICLE_CHARACTERS = 200;
 
 /**
  * Readability's article holding less than this share of the main area's text is a wrong pick: one block of a

@@ -495,12 +495,41 @@ const REPEATABLE_BLOCK =
 const MIN_REPEATED_CHARACTERS = 10;
 
 /**
+ * On a category page the cards' own fields repeat by design (the same price, spec line or badge on many
+ * cards), so only blocks this long are compared there: a panel rendered again for another screen size, a
+ * shipping note under every card, the category's description shown twice.
+ */
+const MIN_REPEATED_CATEGORY_CHARACTERS = 100;
+
+/**
+ * Blocks compared on a category page: not lists and list items, since an item listed twice (a featured slot
+ * and the grid, the same terms under two offers) is listed twice on the page.
+ */
+const REPEATABLE_CATEGORY_BLOCK =
+  'div, section, article, p, dl, table, h1, h2, h3, h4, h5, h6, blockquote, figure, figcaption';
+
+/** Which blocks {@link removeRepeatedBlocks} compares, and from what length. */
+interface RepeatedBlockScope {
+  readonly selector: string;
+  readonly minLength: number;
+}
+
+const REPEATED_BLOCKS: RepeatedBlockScope = {
+  selector: REPEATABLE_BLOCK,
+  minLength: MIN_REPEATED_CHARACTERS,
+};
+const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
+  selector: REPEATABLE_CATEGORY_BLOCK,
+  minLength: MIN_REPEATED_CATEGORY_CHARACTERS,
+};
+
+/**
  * Removes a block whose text repeats an earlier block word for word: the same panel rendered twice for
  * small and large screens, a price box shown in a sticky bar as well, a post quoted in full in a reply.
  * The first copy stays.
  */
-function removeRepeatedBlocks(root: Element): void {
-  const blocks = Array.from(root.querySelectorAll(REPEATABLE_BLOCK));
+function removeRepeatedBlocks(root: Element, { selector, minLength }: RepeatedBlockScope): void {
+  const blocks = Array.from(root.querySelectorAll(selector));
   // Only blocks of the same length can repeat each other: the others' text is never read.
   const lengths = indexText(root);
   const blocksOfLength = new Map<number, number>();
@@ -511,8 +540,7 @@ function removeRepeatedBlocks(root: Element): void {
   const seen = new Map<string, Element>();
   for (const element of blocks) {
     const length = lengths.length(element);
-    if (length < MIN_REPEATED_CHARACTERS || blocksOfLength.get(length)! < 2 || !root.contains(element))
-      continue;
+    if (length < minLength || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
     const text = normalizedText(element);
     const first = seen.get(text);
     if (first === undefined) {
@@ -546,8 +574,8 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removeOtherThreads(root);
     removeThreadTitle(root);
   }
-  if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
-    removeRepeatedBlocks(root);
+  if (pageType !== 'documentation' && pageType !== 'article') {
+    removeRepeatedBlocks(root, pageType === 'collection' ? REPEATED_CATEGORY_BLOCKS : REPEATED_BLOCKS);
   }
   return normalizedText(root).length === 0 ? null : root;
 }
