@@ -408,6 +408,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('ARTICLEREVIEW');
   });
 
+  it('drops the shop’s promises shown beside a product (trust badges, selling points)', async () => {
+    const html = page(
+      `${siteNav}<main><h1>Headphones</h1><p class="price">$179.00</p>
+        ${['product description', 'drivers', 'cable'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+        <div class="product-usps"><p>PROMISE1 Free shipping over $50</p><p>PROMISE2 Found a better price? Let us know</p></div>
+        <div class="trust-badges"><span>PROMISE3 30-day money-back guarantee</span></div>
+      </main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Headphones"}</script>',
+    );
+    const result = await extract(html, 'https://shop.example.test/products/headphones');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text).toContain('drivers text');
+    for (const marker of ['PROMISE1', 'PROMISE2', 'PROMISE3']) expect(result.text).not.toContain(marker);
+  });
+
   it('still removes hidden tab panels on other pages (hidden text is never read there)', async () => {
     const html = page(
       `<article><h1>Story</h1>${[1, 2, 3].map((n) => `<p>${sentence(`paragraph ${n}`)}</p>`).join('')}

@@ -128,6 +128,12 @@ function isReviewBlock(element: Element, hint: string): boolean {
  */
 const SMALL_PRINT_HINT = /(?:^|[^a-z])(?:disclaimers?|legal|footnotes?)(?![a-z])/i;
 
+/**
+ * The shop's promises shown beside every product (`trust`, `trust-badges`, `badges`, `usps`: free shipping,
+ * easy returns, money-back guarantee): the same on each of its product pages, not this product.
+ */
+const SHOP_PROMISE_HINT = /(?:^|[\s_-])(?:trust|trust-?badges?|badges|usps?|product-?usps?)(?:$|[\s_-])/i;
+
 /** Tables of contents and doc sidebars. */
 const DOC_CHROME_HINT =
   /(?:^|[\s_-])(?:toc|toctree|table-of-contents|on-this-page|page-nav|doc-nav|docs-nav|sidebar|sphinxsidebar|edit-this-page|edit-page|prev-next|pagination-nav|feedback|was-this-helpful|theme-doc-toc|breadcrumbs?)(?:$|[\s_-])/i;
@@ -232,7 +238,8 @@ function removeByHints(root: Element, pageType: PageType): void {
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
     const isProductChrome =
-      pageType === 'product' && (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint));
+      pageType === 'product' &&
+      (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
