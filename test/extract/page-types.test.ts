@@ -697,14 +697,14 @@ describe('page types', () => {
     const letter = (code: number) => {
       const name = String.fromCharCode(code);
       const items = Array.from(
-        { length: 8 },
-        (_v, n) => `<li><a href="/wiki/Lang_${name}${n}">LANG${name}${n}</a></li>`,
+        { length: 12 },
+        (_v, n) => `<li><a href="/wiki/Lang_${name}${n}">LANG${name}${n} programming language</a></li>`,
       );
       return `<h2>${name}</h2><ul>${items.join('')}</ul>`;
     };
     const html = page(
       `${siteNav}<main><h1>List of programming languages</h1><p>Languages by name.</p>
-        ${Array.from({ length: 10 }, (_v, n) => letter(65 + n)).join('')}</main>${siteFooter}`,
+        ${Array.from({ length: 20 }, (_v, n) => letter(65 + n)).join('')}</main>${siteFooter}`,
       '<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"List of programming languages"}</script>',
     );
     const result = await extract(html, 'https://wiki.example.test/wiki/List_of_programming_languages');
@@ -713,19 +713,28 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('reads a short page that Readability keeps whole as an article, not a listing', async () => {
+    const html = page(
+      `<main><article><h1>How glaciers move</h1><p>SHORTARTICLE Glaciers move by internal deformation of the ice and by sliding over the rock.</p></article></main>`,
+    );
+    const result = await extract(html, 'https://example.test/glaciers');
+    expect(result.pageType).toBe<PageType>('article');
+    expect(result.text).toContain('SHORTARTICLE');
+  });
+
   it('reads a page in which Readability keeps only a sentence or two as a listing, every item kept', async () => {
     const trail = (n: number) =>
       `<div class="widget"><div class="cta"><h3>TRAIL${n} Creek loop</h3><dl><dt>Difficulty</dt><dd>Beginner</dd><dt>Length</dt><dd>${n + 3} miles</dd><dt>Steward</dt><dd>volunteer crew</dd></dl></div></div>`;
     const html = page(
       `${siteNav}<main><h1>Trails</h1><div class="intro"><p>INTROTEXT Our volunteers build, clear and maintain these trails all year round.</p><p>Check the status page before you ride, and respect the closures after rain.</p></div>
-        ${Array.from({ length: 10 }, (_v, n) => trail(n)).join('')}</main>${siteFooter}`,
+        ${Array.from({ length: 30 }, (_v, n) => trail(n)).join('')}</main>${siteFooter}`,
       '<meta property="og:type" content="article">',
     );
     // Readability keeps the two sentences of the introduction (about 150 characters), not the trails.
     const result = await extract(html, 'https://club.example.test/trails/');
     expect(result.pageType).toBe<PageType>('listing');
     expect(result.text).toContain('INTROTEXT');
-    for (let n = 0; n < 10; n++) expect(result.text).toContain(`TRAIL${n} `);
+    for (let n = 0; n < 30; n++) expect(result.text).toContain(`TRAIL${n} `);
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 

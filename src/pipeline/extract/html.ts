@@ -181,11 +181,13 @@ export async function extractHtml(
       // page that does not declare itself an article, a pick of a tenth of the main area is one item of a
       // list of items (programs, courses, products) too. Readability finding no article at all means the
       // page is made of lists and tables, not paragraphs (an index, a list of links): read as a listing, its
-      // link lists are the content.
+      // link lists are the content. A page with little text at all is a short article, not a list.
       const foundNothing = articleLength < MIN_ARTICLE_CHARACTERS;
       const isListing =
         !isLandingPage &&
-        (foundNothing || (cardList && isCutShort) || (isWrongPick && !isMarkedArticle(metadata)));
+        ((foundNothing && mainLength >= MIN_MAIN_AREA_FOR_CHECK) ||
+          (cardList && isCutShort) ||
+          (isWrongPick && !isMarkedArticle(metadata)));
       if (foundNothing || isWrongPick || isLandingPage || isListing) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
