@@ -2,7 +2,7 @@
  * Debian's Chromium driven by playwright-core (no browser download), and the axe-core check the
  * console's pages must pass.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -18,6 +18,19 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * Whether Chromium is installed. Without it the browser suites skip with a printed reason on a developer's
+ * machine, and fail under CI (`.ci/run` installs it).
+ */
+export function chromiumOrSkip(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const reason = `Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH); skipping the browser tests`;
+  if (process.env['CI'] && /^(1|true)$/i.test(process.env['CI']))
+    throw new Error(`${reason} — not allowed under CI`);
+  console.warn(reason);
+  return false;
+}
 
 /** Launches headless Chromium. */
 export function launchBrowser(): Promise<Browser> {

@@ -13,11 +13,12 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { launchBrowser, seriousAxeViolations } from './browser.ts';
+import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
 const MEMBER = { email: 'member@example.com', password: 'member-password-1' };
 const SCREENSHOTS = process.env['CITEWISE_SCREENSHOTS'] === '1';
+const hasChromium = chromiumOrSkip();
 const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 /** JavaScript a console page may load (the issue: "first paint of each page under 100 KB of JS"). */
 const JS_BUDGET_BYTES = 100_000;
@@ -108,6 +109,7 @@ async function createKey(page: Page, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
+  if (!hasChromium) return;
   dataDir = mkdtempSync(join(tmpdir(), 'citewise-console-journey-'));
   serve = await startServe(['--data-dir', dataDir, '--log-level', 'info']);
   browser = await launchBrowser();
@@ -122,7 +124,7 @@ afterAll(async () => {
 });
 
 // Each step drives a real serve, Chromium and sometimes the CLI: generous timeouts for a loaded machine.
-describe('console journey (headless Chromium, real serve)', { timeout: 90_000 }, () => {
+describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', { timeout: 90_000 }, () => {
   let key = '';
   let ownerKey = '';
 

@@ -17,7 +17,7 @@ import {
 } from '../../src/console/index.ts';
 import { memoryConsole } from './memory-console.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import { launchBrowser } from './browser.ts';
+import { chromiumOrSkip, launchBrowser } from './browser.ts';
 
 interface Harness {
   readonly baseUrl: string;
@@ -423,7 +423,7 @@ describe('sign-up policies', { timeout: 90_000 }, () => {
   });
 });
 
-describe('playground with hostile text (headless Chromium)', () => {
+describe.runIf(chromiumOrSkip())('playground with hostile text (headless Chromium)', () => {
   it('never runs scripts, loads no remote image, and gives links rel="noopener noreferrer nofollow"', async () => {
     let pixelHits = 0;
     const pixel = createServer((_req, res) => {

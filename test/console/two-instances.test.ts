@@ -10,14 +10,14 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search, startInstances, type Instance } from '../multi-instance/instances.ts';
 import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
-import { launchBrowser, seriousAxeViolations } from './browser.ts';
+import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
 
 const url = await reachablePostgres();
 const available = serverOrSkip('PostgreSQL', url, 'DATABASE_URL');
 const schema = `cw_console_two_${randomBytes(4).toString('hex')}`;
 const USER = { email: 'two@example.com', password: 'two-instances-password' };
 
-describe.runIf(available)('console on two instances sharing PostgreSQL', () => {
+describe.runIf(available && chromiumOrSkip())('console on two instances sharing PostgreSQL', () => {
   let instances: Instance[] = [];
   let browser: Browser;
 
