@@ -330,6 +330,26 @@ describe('page types', () => {
     expect(result.text).not.toContain('FACETPANEL');
   });
 
+  it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
+    const costParagraph = (n: number) =>
+      `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;
+    const costTable = `<table><tr><th>Room</th><th>Cost</th></tr>${[1, 2, 3, 4].map((n) => `<tr><td>Room ${n}</td><td>$${n}0,000</td></tr>`).join('')}</table>`;
+    const article = page(
+      `${siteNav}<main><h1>What a remodel costs</h1>${[1, 2, 3, 4, 5, 6, 7, 8].map(costParagraph).join('')}${costTable}</main>${siteFooter}`,
+    );
+    const story = await extract(article, 'https://remodel.example.test/remodel-costs');
+    expect(story.pageType).toBe<PageType>('article');
+    expect(story.text).toContain('COSTPARA8');
+
+    const card = (n: number) =>
+      `<div class="card"><a href="/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></div>`;
+    const shop = page(
+      `${siteNav}<main><h1>Coffee</h1><p>${sentence('category introduction')} ${sentence('roasts')}</p>${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const collection = await extract(shop, 'https://coffee.example.test/roasts');
+    expect(collection.pageType).toBe<PageType>('collection');
+  });
+
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
