@@ -312,6 +312,20 @@ function removeOtherThreads(root: Element): void {
   removeTitledBlocks(root, `${TITLE_ELEMENTS}, [class*="header" i]`, OTHER_THREADS_HEADING, 60);
 }
 
+/** schema.org items of a question-and-answer page: the question and its answers. */
+const QA_POST = '[itemtype*="schema.org/Question" i], [itemtype*="schema.org/Answer" i]';
+
+/**
+ * On question-and-answer pages, removes the comments under the question and under each answer (schema.org
+ * `Comment` items inside a `Question` or `Answer`): remarks on a post ("Thanks, that worked", "Which version?"),
+ * not the question or its answers. A thread's replies are not inside another post and stay.
+ */
+function removeAnswerComments(root: Element): void {
+  for (const comment of Array.from(root.querySelectorAll('[itemtype*="schema.org/Comment" i]'))) {
+    if (root.contains(comment) && comment.parentElement?.closest(QA_POST)) comment.remove();
+  }
+}
+
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
 const MIN_TITLE_POST_SHARE = 0.05;
 
@@ -414,6 +428,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removePosterStats(root);
     removeOtherThreads(root);
     removeThreadTitle(root);
+    removeAnswerComments(root);
   }
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
