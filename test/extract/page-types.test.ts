@@ -146,6 +146,24 @@ describe('page types', () => {
       expect(result.text).not.toContain(word);
   });
 
+  it('drops the standalone controls and labels beside each forum post, not the same words in a post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><span class="author">POSTER${n}</span><a href="#post-${n}">#${n}</a><span>Offline</span><div class="post-body"><p>POSTTEXT${n} ${sentence(`post ${n}`)} Reply to me and quote the manual.</p></div><div class="actions"><a href="/report/${n}">Report</a><span>${n + 2} Likes</span><a href="/reply/${n}">Reply With Quote</a></div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`POSTTEXT${n}`);
+      expect(result.text).toContain(`POSTER${n}`);
+      expect(result.text).not.toContain(`${n + 2} Likes`);
+    }
+    expect(result.text).toContain('Reply to me and quote the manual.');
+    for (const label of [/^#1$/m, /^Offline$/m, /^Report$/m, /^Reply With Quote$/m])
+      expect(result.text).not.toMatch(label);
+  });
+
   it('drops a forum thread’s title, keeps the title of a link post that is its whole content', async () => {
     const post = (n: number) =>
       `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;

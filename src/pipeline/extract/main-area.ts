@@ -356,19 +356,39 @@ const SHOP_LABEL =
 const RATING_LINE =
   /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
 
-/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
-function removeShopLabels(root: Element, pageType: PageType): void {
+/** Removes the blocks, links and spans whose whole text is a label (`isLabel`), each standing as a line. */
+function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolean): void {
   const lengths = indexText(root);
   for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span'))]) {
     if (lengths.length(block) > 100 || !root.contains(block)) continue;
     const text = normalizedText(block);
-    if (text.length === 0) continue;
-    if (!SHOP_LABEL.test(text) && !(pageType === 'product' && RATING_LINE.test(text))) continue;
+    if (text.length === 0 || !isLabel(text)) continue;
     // A label inside a sentence ("... compare the plans") is part of the sentence.
     const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
     if (line && line !== block && normalizedText(line) !== text) continue;
     block.remove();
   }
+}
+
+/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+function removeShopLabels(root: Element, pageType: PageType): void {
+  removeStandaloneLabels(
+    root,
+    (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
+  );
+}
+
+/**
+ * Forum controls and status labels that stand alone as a line beside each post: "Reply", "Reply With Quote",
+ * "Quote", "Share:", "Report", "Like", "12 Likes", "Offline", "#7" (the post's number), "Top", "Jump to
+ * latest", "Add a comment", "Show 3 more comments", "Not open for further replies".
+ */
+const FORUM_LABEL =
+  /^(?:reply(?: \d+| with quote(?: \d+)?)?|quote:?|share:?|report|like|\d+ likes?|\d+ helpful votes?|offline|online|#\d+|op|author|members|send|back|top|top bottom|jump to latest|go to topic listing|recommended posts|new posts|logged|not open for further replies\.?|add a comment ?\|?|\|? ?show \d+ more comments?)$/i;
+
+/** On forum pages, removes standalone controls and status labels (a word inside a post's sentence stays). */
+function removeForumLabels(root: Element): void {
+  removeStandaloneLabels(root, (text) => FORUM_LABEL.test(text));
 }
 
 /** Blocks compared by {@link removeRepeatedBlocks}. */
@@ -429,6 +449,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removeOtherThreads(root);
     removeThreadTitle(root);
     removeAnswerComments(root);
+    removeForumLabels(root);
   }
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
