@@ -129,19 +129,20 @@ describe('page types', () => {
     await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['OTHERTHREAD']);
   });
 
-  it('drops the comments under the question and the answers of a Q&A page, keeps the posts', async () => {
+  it('drops the comments under the question and the answers of a Q&A page and their vote counts, keeps the posts', async () => {
     const comment = (marker: string) =>
       `<li class="comment" itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">${marker} Which version do you run?</span> – <a class="comment-user">carol</a></li>`;
     const html = page(
       `${siteNav}<main itemscope itemtype="https://schema.org/QAPage"><h1>How do I pin a dependency version?</h1>
-        <div class="question" itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><div class="post-text" itemprop="text"><p>QUESTIONPOST ${sentence('question')}</p></div>
+        <div class="question" itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><div class="js-vote-count" itemprop="upvoteCount">421</div><div class="post-text" itemprop="text"><p>QUESTIONPOST ${sentence('question')}</p></div>
           <ul class="comments-list">${comment('QUESTIONCOMMENT')}</ul></div>
-        ${[1, 2].map((n) => `<div class="answer" itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div class="post-text" itemprop="text"><p>ANSWERPOST${n} ${sentence(`answer ${n}`)}</p></div><ul class="comments-list">${comment(`ANSWERCOMMENT${n}`)}</ul></div>`).join('')}
+        ${[1, 2].map((n) => `<div class="answer" itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div class="js-vote-count" itemprop="upvoteCount">17</div><div class="post-text" itemprop="text"><p>ANSWERPOST${n} ${sentence(`answer ${n}`)}</p></div><ul class="comments-list">${comment(`ANSWERCOMMENT${n}`)}</ul></div>`).join('')}
       </main>${siteFooter}`,
     );
     const result = await extract(html, 'https://qa.example.test/questions/42/pin-a-version');
     expect(result.pageType).toBe<PageType>('forum');
     for (const word of ['QUESTIONPOST', 'ANSWERPOST1', 'ANSWERPOST2']) expect(result.text).toContain(word);
+    expect(result.text).not.toMatch(/^(?:421|17)$/m);
     for (const word of ['QUESTIONCOMMENT', 'ANSWERCOMMENT1', 'ANSWERCOMMENT2'])
       expect(result.text).not.toContain(word);
   });

@@ -326,6 +326,14 @@ function removeAnswerComments(root: Element): void {
   }
 }
 
+/** A post's score as schema.org marks it: the number beside the vote buttons, never the post's text. */
+const VOTE_COUNT = '[itemprop="upvoteCount"], [itemprop="downvoteCount"]';
+
+/** On forum pages, removes each post's vote count (a bare number on a line of its own). */
+function removeVoteCounts(root: Element): void {
+  for (const count of Array.from(root.querySelectorAll(VOTE_COUNT))) count.remove();
+}
+
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
 const MIN_TITLE_POST_SHARE = 0.05;
 
@@ -450,6 +458,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removeThreadTitle(root);
     removeAnswerComments(root);
     removeForumLabels(root);
+    removeVoteCounts(root);
   }
   if (pageType !== 'documentation' && pageType !== 'collection' && pageType !== 'article') {
     removeRepeatedBlocks(root);
