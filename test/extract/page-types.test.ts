@@ -152,6 +152,42 @@ describe('page types', () => {
     await expectForumThread(post, ['AUTHOR', 'POSTBODY'], ['OTHERTHREAD']);
   });
 
+  it('drops the comments under the question and the answers of a Q&A page and their vote counts, keeps the posts', async () => {
+    const comment = (marker: string) =>
+      `<li class="comment" itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span itemprop="text">${marker} Which version do you run?</span> – <a class="comment-user">carol</a></li>`;
+    const html = page(
+      `${siteNav}<main itemscope itemtype="https://schema.org/QAPage"><h1>How do I pin a dependency version?</h1>
+        <div class="question" itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><div class="js-vote-count" itemprop="upvoteCount">421</div><div class="post-text" itemprop="text"><p>QUESTIONPOST ${sentence('question')}</p></div>
+          <ul class="comments-list">${comment('QUESTIONCOMMENT')}</ul></div>
+        ${[1, 2].map((n) => `<div class="answer" itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div class="js-vote-count" itemprop="upvoteCount">17</div><div class="post-text" itemprop="text"><p>ANSWERPOST${n} ${sentence(`answer ${n}`)}</p></div><ul class="comments-list">${comment(`ANSWERCOMMENT${n}`)}</ul></div>`).join('')}
+      </main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://qa.example.test/questions/42/pin-a-version');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const word of ['QUESTIONPOST', 'ANSWERPOST1', 'ANSWERPOST2']) expect(result.text).toContain(word);
+    expect(result.text).not.toMatch(/^(?:421|17)$/m);
+    for (const word of ['QUESTIONCOMMENT', 'ANSWERCOMMENT1', 'ANSWERCOMMENT2'])
+      expect(result.text).not.toContain(word);
+  });
+
+  it('drops the standalone controls and labels beside each forum post, not the same words in a post', async () => {
+    const post = (n: number) =>
+      `<article class="message"><span class="author">POSTER${n}</span><a href="#post-${n}">#${n}</a><span>Offline</span><div class="post-body"><p>POSTTEXT${n} ${sentence(`post ${n}`)} Reply to me and quote the manual.</p></div><div class="actions"><a href="/report/${n}">Report</a><span>${n + 2} Likes</span><a href="/reply/${n}">Reply With Quote</a></div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Which keyboard?</h1>${[1, 2, 3, 4].map(post).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://forum.example.test/threads/which-keyboard.12/');
+    expect(result.pageType).toBe<PageType>('forum');
+    for (const n of [1, 2, 3, 4]) {
+      expect(result.text).toContain(`POSTTEXT${n}`);
+      expect(result.text).toContain(`POSTER${n}`);
+      expect(result.text).not.toContain(`${n + 2} Likes`);
+    }
+    expect(result.text).toContain('Reply to me and quote the manual.');
+    for (const label of [/^#1$/m, /^Offline$/m, /^Report$/m, /^Reply With Quote$/m])
+      expect(result.text).not.toMatch(label);
+  });
+
   it('drops a forum thread’s title, keeps the title of a link post that is its whole content', async () => {
     const post = (n: number) =>
       `<article class="message"><h4>AUTHOR${n}</h4><div class="message-body"><p>POSTBODY${n} ${sentence(`reply ${n}`)}</p></div></article>`;
@@ -489,6 +525,26 @@ describe('page types', () => {
     expect(count('Support: Neutral')).toBe(8);
     expect(count('$120.00')).toBe(8);
     expect(count('FEATUREDSHOE')).toBe(2);
+  });
+
+  it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
+    const costParagraph = (n: number) =>
+      `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;
+    const costTable = `<table><tr><th>Room</th><th>Cost</th></tr>${[1, 2, 3, 4].map((n) => `<tr><td>Room ${n}</td><td>$${n}0,000</td></tr>`).join('')}</table>`;
+    const article = page(
+      `${siteNav}<main><h1>What a remodel costs</h1>${[1, 2, 3, 4, 5, 6, 7, 8].map(costParagraph).join('')}${costTable}</main>${siteFooter}`,
+    );
+    const story = await extract(article, 'https://remodel.example.test/remodel-costs');
+    expect(story.pageType).toBe<PageType>('article');
+    expect(story.text).toContain('COSTPARA8');
+
+    const card = (n: number) =>
+      `<div class="card"><a href="/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></div>`;
+    const shop = page(
+      `${siteNav}<main><h1>Coffee</h1><p>${sentence('category introduction')} ${sentence('roasts')}</p>${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const collection = await extract(shop, 'https://coffee.example.test/roasts');
+    expect(collection.pageType).toBe<PageType>('collection');
   });
 
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {

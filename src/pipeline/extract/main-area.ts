@@ -426,17 +426,20 @@ function removeOtherThreads(root: Element): void {
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
 const MIN_TITLE_POST_SHARE = 0.05;
 
-/** A question or answer of a Q&A thread, marked with schema.org microdata. */
-const QA_POST_TYPE = /schema\.org\/(?:Question|Answer)\b/i;
+/** schema.org items of a question-and-answer page: the question and its answers. */
+const QA_POST = '[itemtype*="schema.org/Question" i], [itemtype*="schema.org/Answer" i]';
+/** A comment as schema.org marks it. */
+const COMMENT_TYPE = /schema\.org\/Comment\b/i;
 /** The list of comments a Q&A site hangs under a question or an answer. */
 const COMMENT_LIST_HINT = /(?:^|\s)(?:comments|comments-list|comment-list|comments-container)(?:$|\s)/i;
-/** Vote counts beside a question or answer (schema.org's `upvoteCount`). */
+/** A post's score as schema.org marks it: the number beside the vote buttons, never the post's text. */
 const VOTE_COUNT_PROPERTY = /^(?:upvoteCount|downvoteCount)$/;
 
 /**
- * On Q&A threads (questions and answers marked with schema.org microdata), removes the comments under each
- * question and answer, and their vote counts: remarks on a post ("Commented May 2", "Add a comment"), not
- * the question or its answers.
+ * On forum pages, removes each post's vote count, and on question-and-answer pages the comments under the
+ * question and each answer (schema.org `Comment` items, or a comment list named by its class, inside a
+ * `Question` or `Answer`): remarks on a post ("Thanks, that worked", "Commented May 2", "Add a comment"),
+ * not the question or its answers. A thread's replies are not inside another post and stay.
  */
 function removeAnswerComments(root: Element): void {
   for (const element of descendantElements(root)) {
@@ -446,9 +449,10 @@ function removeAnswerComments(root: Element): void {
       element.remove();
       continue;
     }
-    if (!COMMENT_LIST_HINT.test(element.getAttribute('class') ?? '')) continue;
-    const post = element.parentElement?.closest('[itemtype]');
-    if (post && QA_POST_TYPE.test(post.getAttribute('itemtype') ?? '')) element.remove();
+    const isComment =
+      COMMENT_TYPE.test(element.getAttribute('itemtype') ?? '') ||
+      COMMENT_LIST_HINT.test(element.getAttribute('class') ?? '');
+    if (isComment && element.parentElement?.closest(QA_POST)) element.remove();
   }
 }
 
@@ -479,19 +483,39 @@ const SHOP_LABEL =
 const RATING_LINE =
   /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
 
-/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
-function removeShopLabels(root: Element, pageType: PageType): void {
+/** Removes the blocks, links and spans whose whole text is a label (`isLabel`), each standing as a line. */
+function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolean): void {
   const lengths = indexText(root);
   for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span'))]) {
     if (lengths.length(block) > 100 || !root.contains(block)) continue;
     const text = normalizedText(block);
-    if (text.length === 0) continue;
-    if (!SHOP_LABEL.test(text) && !(pageType === 'product' && RATING_LINE.test(text))) continue;
+    if (text.length === 0 || !isLabel(text)) continue;
     // A label inside a sentence ("... compare the plans") is part of the sentence.
     const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
     if (line && line !== block && normalizedText(line) !== text) continue;
     block.remove();
   }
+}
+
+/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+function removeShopLabels(root: Element, pageType: PageType): void {
+  removeStandaloneLabels(
+    root,
+    (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
+  );
+}
+
+/**
+ * Forum controls and status labels that stand alone as a line beside each post: "Reply", "Reply With Quote",
+ * "Quote", "Share:", "Report", "Like", "12 Likes", "Offline", "#7" (the post's number), "Top", "Jump to
+ * latest", "Add a comment", "Show 3 more comments", "Not open for further replies".
+ */
+const FORUM_LABEL =
+  /^(?:reply(?: \d+| with quote(?: \d+)?)?|quote:?|share:?|report|like|\d+ likes?|\d+ helpful votes?|offline|online|#\d+|op|author|members|send|back|top|top bottom|jump to latest|go to topic listing|recommended posts|new posts|logged|not open for further replies\.?|add a comment ?\|?|\|? ?show \d+ more comments?)$/i;
+
+/** On forum pages, removes standalone controls and status labels (a word inside a post's sentence stays). */
+function removeForumLabels(root: Element): void {
+  removeStandaloneLabels(root, (text) => FORUM_LABEL.test(text));
 }
 
 /** Blocks compared by {@link removeRepeatedBlocks}. */
@@ -580,6 +604,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removeAnswerComments(root);
     removeOtherThreads(root);
     removeThreadTitle(root);
+    removeForumLabels(root);
   }
   if (pageType !== 'documentation' && pageType !== 'article') {
     removeRepeatedBlocks(root, pageType === 'collection' ? REPEATED_CATEGORY_BLOCKS : REPEATED_BLOCKS);

@@ -98,6 +98,15 @@ export function hasCardShape(headings: number, linkedHeadings: number): boolean 
   return linkedHeadings >= MIN_CARDS && linkedHeadings >= 0.5 * headings;
 }
 
+/** Paragraphs of at least this many characters are running prose. */
+const MIN_PROSE_PARAGRAPH = 80;
+
+/** Characters of running prose that a page discussing costs has (a few paragraphs); a table of cards has none. */
+const MIN_ARTICLE_PROSE = 1500;
+
+/** At least this share of a page's prices in prose or tables makes them an article's figures, not cards. */
+const MIN_PROSE_PRICE_SHARE = 0.4;
+
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|zł|kr)\b)/g;
 
 /**
@@ -146,7 +155,9 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (hasCardShape(shape.headings, shape.linkedHeadings)) {
     return shape.prices >= 6 ? 'collection' : 'listing';
   }
-  if (shape.prices >= 10) return 'collection';
+  if (shape.prices >= 10 && !(shape.proseCharacters >= MIN_ARTICLE_PROSE && isPricedProse(body))) {
+    return 'collection';
+  }
   if (byUrl === 'listing') return 'listing';
   if (byUrl === 'service') return 'service';
   if (signals.publishedAt) return 'article';
@@ -199,7 +210,7 @@ function measureShape(body: Element): PageShape {
       if (isLinkedHeading(element)) linkedHeadings++;
     } else if (tag === 'P') {
       const length = (element.textContent ?? '').trim().length;
-      if (length >= 80) proseCharacters += length;
+      if (length >= MIN_PROSE_PARAGRAPH) proseCharacters += length;
     } else if (tag === 'PRE') {
       codeBlocks++;
     }
@@ -226,6 +237,22 @@ function measureShape(body: Element): PageShape {
       return prices;
     },
   };
+}
+
+/**
+ * Whether a page's prices sit in running prose and tables: an article about costs ("a remodel runs $15,000
+ * to $40,000"), a price chart. A collection shows its prices on cards, in short lines of their own.
+ */
+function isPricedProse(body: Element): boolean {
+  // Inside the main landmark when there is one: promotion bars above it repeat their offers in sentences.
+  const region = body.querySelector('main, [role="main"]') ?? body;
+  let inProse = 0;
+  for (const element of Array.from(region.querySelectorAll('p, td'))) {
+    const text = element.textContent ?? '';
+    if (element.tagName.toUpperCase() === 'P' && text.trim().length < MIN_PROSE_PARAGRAPH) continue;
+    inProse += (text.match(PRICE) ?? []).length;
+  }
+  return inProse > 0 && inProse >= MIN_PROSE_PRICE_SHARE * countPrices(region);
 }
 
 /** Prices in an element's text ("$25.00", "19,99 €"). */
