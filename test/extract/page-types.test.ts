@@ -397,6 +397,20 @@ describe('page types', () => {
     expect(result.text).not.toContain('DRAWERMENU');
   });
 
+  it('keeps the hidden answers of a service page’s FAQ whose class names say nothing, not a popup opened by a question', async () => {
+    const faq = (n: number) =>
+      `<div class="q"><div class="q-title">Question number ${n}?</div><div style="visibility:hidden;height:0"><p>FAQANSWER${n} ${sentence(`answer ${n}`)}</p></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        <h2>Frequently asked questions</h2>${[1, 2, 3].map(faq).join('')}
+        <button>Need help?</button><div class="help-card" hidden><button aria-label="Close">×</button><p>HELPPOPUP Chat with our assistant.</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.pageType).toBe<PageType>('service');
+    for (const n of [1, 2, 3]) expect(result.text).toContain(`FAQANSWER${n}`);
+    expect(result.text).not.toContain('HELPPOPUP');
+  });
+
   it('keeps a tab widget marked role="tablist" as a whole (its panels are content), drops a plain row of tabs', async () => {
     const html = page(
       `${siteNav}<main><h1>Building permits</h1><p>${sentence('introduction')}</p>

@@ -159,9 +159,27 @@ const CLONED_SLIDE = /(?:^|[\s_-])(?:cloned|clone|duplicate)(?:$|[\s_-])/i;
 function isFoldedPanel(element: Element): boolean {
   const className = element.getAttribute('class') ?? '';
   return (
-    (element.getAttribute('role') === 'region' || FOLDED_PANEL.test(className)) &&
+    (element.getAttribute('role') === 'region' || FOLDED_PANEL.test(className) || isFoldedAnswer(element)) &&
     !CLONED_SLIDE.test(className)
   );
+}
+
+/** The close button of a popup. */
+const CLOSE_CONTROL = '[aria-label="Close"], [aria-label="close"], .close';
+
+/** A question that a folded answer follows is at most this long. */
+const MAX_TOGGLE_CHARACTERS = 200;
+
+/**
+ * The answer of a folded question ("How long does it take?" followed by its hidden answer): the accordions of
+ * FAQs whose class names say nothing.
+ */
+function isFoldedAnswer(element: Element): boolean {
+  const toggle = element.previousElementSibling;
+  if (!toggle) return false;
+  const text = normalizedText(toggle);
+  // A panel with its own close button is a popup opened by a question ("Need help?"), not an answer.
+  return text.length <= MAX_TOGGLE_CHARACTERS && text.endsWith('?') && !element.querySelector(CLOSE_CONTROL);
 }
 
 /** Whether an option keeps this hidden element (tab panels, folded panels). */
