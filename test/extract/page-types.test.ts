@@ -330,6 +330,20 @@ describe('page types', () => {
     expect(result.text).not.toContain('FACETPANEL');
   });
 
+  it('keeps the folded accordion panels of a collection, not its hidden carousel slides', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>
+        <div class="accordion"><h2><button aria-expanded="false">How is coffee roasted?</button></h2><div class="accordion__panel" hidden><p>ROASTGUIDE ${sentence('roasting')}</p></div></div>
+        <div class="carousel"><div class="carousel-item" aria-hidden="true"><a href="/products/mug">HIDDENSLIDE mug</a></div></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    expect(result.text).toContain('ROASTGUIDE');
+    expect(result.text).not.toContain('HIDDENSLIDE');
+  });
+
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;

@@ -143,10 +143,12 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
-    // Product pages keep details and specifications in tabs, documentation the same example in other languages.
+    // Product pages keep details and specifications in tabs, documentation the same example in other languages;
+    // service pages fold offers, FAQs and testimonials, collections and listings their descriptions and FAQs.
     removeHiddenElements(document, {
       keepTabPanels: pageType === 'product' || pageType === 'documentation',
       keepFoldedPanels: pageType === 'service',
+      keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
     });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
