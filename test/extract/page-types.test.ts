@@ -515,6 +515,36 @@ describe('page types', () => {
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
+  it('reads a landing page as a service page when Readability keeps half of it (its hero), every section kept', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const feature = (n: number) =>
+      `<div class="feature"><h3>SECTION${n} what we do</h3><ul>${Array.from({ length: 8 }, (_v, i) => `<li>Homes and offices moved with care, item ${n}.${i}</li>`).join('')}</ul></div>`;
+    const topics = [
+      'introduction',
+      'service',
+      'team',
+      'area',
+      'crew',
+      'price',
+      'history',
+      'promise',
+      'trucks',
+      'boxes',
+    ];
+    const html = page(
+      `${siteNav}<div class="page"><h1>Movers in the city</h1>
+        <section class="hero"><div class="copy"><p>HEROTEXT ${topics.slice(0, 5).map(punctuated).join(' ')}</p><p>${topics.slice(5).map(punctuated).join(' ')}</p></div></section>
+        <section class="extra-services"><div class="row">${[0, 1, 2, 3].map(feature).join('')}</div></section>
+      </div>${siteFooter}`,
+    );
+    // Readability keeps the hero, about half of the main area: a page without article markup is cut short.
+    const result = await extract(html, 'https://movers.example.test/city/movers');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('HEROTEXT');
+    for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
+  });
+
   it('reads a section front marked as an article as a listing when Readability cuts it to one block', async () => {
     const punctuated = (topic: string): string =>
       `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
