@@ -547,6 +547,20 @@ describe('page types', () => {
     expect(collection.pageType).toBe<PageType>('collection');
   });
 
+  it('keeps the folded accordion panels of a collection, not its hidden carousel slides', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>
+        <div class="accordion"><h2><button aria-expanded="false">How is coffee roasted?</button></h2><div class="accordion__panel" hidden><p>ROASTGUIDE ${sentence('roasting')}</p></div></div>
+        <div class="carousel"><div class="carousel-item" aria-hidden="true"><a href="/products/mug">HIDDENSLIDE mug</a></div></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    expect(result.text).toContain('ROASTGUIDE');
+    expect(result.text).not.toContain('HIDDENSLIDE');
+  });
+
   it('drops the recommendation carousel of a collection, keeps its cards', async () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
@@ -612,6 +626,20 @@ describe('page types', () => {
       expect(result.text).toContain(marker);
     expect(result.text).not.toContain('QUOTE9');
     expect(result.text).not.toContain('DRAWERMENU');
+  });
+
+  it('keeps the hidden answers of a service page’s FAQ whose class names say nothing, not a popup opened by a question', async () => {
+    const faq = (n: number) =>
+      `<div class="q"><div class="q-title">Question number ${n}?</div><div style="visibility:hidden;height:0"><p>FAQANSWER${n} ${sentence(`answer ${n}`)}</p></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Data engineering services</h1><p>Pipelines, warehouses and dashboards.</p>
+        <h2>Frequently asked questions</h2>${[1, 2, 3].map(faq).join('')}
+        <button>Need help?</button><div class="help-card" hidden><button aria-label="Close">×</button><p>HELPPOPUP Chat with our assistant.</p></div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://agency.example.test/services/data-engineering');
+    expect(result.pageType).toBe<PageType>('service');
+    for (const n of [1, 2, 3]) expect(result.text).toContain(`FAQANSWER${n}`);
+    expect(result.text).not.toContain('HELPPOPUP');
   });
 
   it('keeps a tab widget marked role="tablist" as a whole (its panels are content), drops a plain row of tabs', async () => {
@@ -702,6 +730,36 @@ describe('page types', () => {
     expect(result.text).toContain('HEROTEXT');
     for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
     expect(result.text).not.toContain('FOOTERWORDS');
+  });
+
+  it('reads a landing page as a service page when Readability keeps half of it (its hero), every section kept', async () => {
+    const punctuated = (topic: string): string =>
+      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
+    const feature = (n: number) =>
+      `<div class="feature"><h3>SECTION${n} what we do</h3><ul>${Array.from({ length: 8 }, (_v, i) => `<li>Homes and offices moved with care, item ${n}.${i}</li>`).join('')}</ul></div>`;
+    const topics = [
+      'introduction',
+      'service',
+      'team',
+      'area',
+      'crew',
+      'price',
+      'history',
+      'promise',
+      'trucks',
+      'boxes',
+    ];
+    const html = page(
+      `${siteNav}<div class="page"><h1>Movers in the city</h1>
+        <section class="hero"><div class="copy"><p>HEROTEXT ${topics.slice(0, 5).map(punctuated).join(' ')}</p><p>${topics.slice(5).map(punctuated).join(' ')}</p></div></section>
+        <section class="extra-services"><div class="row">${[0, 1, 2, 3].map(feature).join('')}</div></section>
+      </div>${siteFooter}`,
+    );
+    // Readability keeps the hero, about half of the main area: a page without article markup is cut short.
+    const result = await extract(html, 'https://movers.example.test/city/movers');
+    expect(result.pageType).toBe<PageType>('service');
+    expect(result.text).toContain('HEROTEXT');
+    for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
   });
 
   it('reads a section front marked as an article as a listing when Readability cuts it to one block', async () => {

@@ -162,6 +162,12 @@ export interface RemoveHiddenOptions {
    * @default false
    */
   readonly keepFoldedPanels?: boolean;
+  /**
+   * Keep accordion panels hidden by an attribute or inline style, not carousel slides (listings and
+   * collections fold their descriptions and FAQs; their hidden slides are rows of other products).
+   * @default false
+   */
+  readonly keepAccordionPanels?: boolean;
 }
 
 /** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
@@ -184,24 +190,51 @@ function isTabPanel(element: Element): boolean {
   return element.getAttribute('role') === 'tabpanel' || TAB_PANEL.test(element.getAttribute('class') ?? '');
 }
 
-/** Accordion panels (ARIA's pattern gives them role=region) and carousel slides. */
-const FOLDED_PANEL = /accordion|collaps|carousel|(?:^|[\s_-])slide(?:$|[\s_-])/i;
+/** Accordion panels (ARIA's pattern gives them role=region). */
+const ACCORDION_PANEL = /accordion|collaps/i;
+/** Carousel slides. */
+const SLIDE = /carousel|(?:^|[\s_-])slide(?:$|[\s_-])/i;
 /** Slides a carousel copies to loop around: the same text twice. */
 const CLONED_SLIDE = /(?:^|[\s_-])(?:cloned|clone|duplicate)(?:$|[\s_-])/i;
 
 function isFoldedPanel(element: Element): boolean {
   const className = element.getAttribute('class') ?? '';
+  return (isAccordionPanel(element) || SLIDE.test(className)) && !CLONED_SLIDE.test(className);
+}
+
+/** Accordion panels: ARIA's `role=region`, accordion class names, the folded answer of a question. */
+function isAccordionPanel(element: Element): boolean {
   return (
-    (element.getAttribute('role') === 'region' || FOLDED_PANEL.test(className)) &&
-    !CLONED_SLIDE.test(className)
+    element.getAttribute('role') === 'region' ||
+    ACCORDION_PANEL.test(element.getAttribute('class') ?? '') ||
+    isFoldedAnswer(element)
   );
+}
+
+/** The close button of a popup. */
+const CLOSE_CONTROL = '[aria-label="Close"], [aria-label="close"], .close';
+
+/** A question that a folded answer follows is at most this long. */
+const MAX_TOGGLE_CHARACTERS = 200;
+
+/**
+ * The answer of a folded question ("How long does it take?" followed by its hidden answer): the accordions of
+ * FAQs whose class names say nothing.
+ */
+function isFoldedAnswer(element: Element): boolean {
+  const toggle = element.previousElementSibling;
+  if (!toggle) return false;
+  const text = normalizedText(toggle);
+  // A panel with its own close button is a popup opened by a question ("Need help?"), not an answer.
+  return text.length <= MAX_TOGGLE_CHARACTERS && text.endsWith('?') && !element.querySelector(CLOSE_CONTROL);
 }
 
 /** Whether an option keeps this hidden element (tab panels, folded panels). */
 function isKept(element: Element, options: RemoveHiddenOptions): boolean {
   return (
     (options.keepTabPanels === true && isTabPanel(element)) ||
-    (options.keepFoldedPanels === true && isFoldedPanel(element))
+    (options.keepFoldedPanels === true && isFoldedPanel(element)) ||
+    (options.keepAccordionPanels === true && isAccordionPanel(element))
   );
 }
 

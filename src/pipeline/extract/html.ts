@@ -56,9 +56,10 @@ const MIN_MAIN_AREA_FOR_CHECK = 1500;
 /**
  * On a page that does not declare itself an article and has sections under headings, Readability's pick
  * holding less than this share of the main area's text is one section of a landing page or one card of a
- * list: the page is read as a service page (every section kept).
+ * list: the page is read as a service page (every section kept). An article's body is most of its main area;
+ * a landing page's hero or longest section can be half of it.
  */
-const MIN_UNDECLARED_SHARE = 0.4;
+const MIN_UNDECLARED_SHARE = 0.6;
 
 /**
  * Cards leading to other pages: most headings are links (a section front that calls itself an article by
@@ -148,12 +149,14 @@ export async function extractHtml(
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
-    // Product pages keep details and specifications in tabs, documentation the same example in other languages.
+    // Product pages keep details and specifications in tabs, documentation the same example in other languages;
+    // service pages fold offers, FAQs and testimonials, collections and listings their descriptions and FAQs.
     removeHiddenElements(document, {
       keepTabPanels: pageType === 'product' || pageType === 'documentation',
       // Product pages fold their description, dimensions and care notes in accordions as service pages fold
       // their offers and FAQs.
       keepFoldedPanels: pageType === 'service' || pageType === 'product',
+      keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
     });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
