@@ -20,6 +20,27 @@ async function extract(html: string, url: string) {
   return result!;
 }
 
+/**
+ * A product page typed Product in JSON-LD at /products/<slug>: its title, price and one paragraph per
+ * topic, then `extra` inside <main>.
+ */
+function productPage(name: string, price: string, topics: readonly string[], extra: string): string {
+  return page(
+    `${siteNav}<main><h1>${name}</h1><p class="price">${price}</p>
+      ${topics.map((topic) => `<p>${sentence(topic)}</p>`).join('')}
+      ${extra}
+    </main>${siteFooter}`,
+    `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"${name}"}</script>`,
+  );
+}
+
+/** Extracts a product page at /products/<slug>, checking it is read as one. */
+async function extractProduct(html: string, slug: string) {
+  const result = await extract(html, `https://shop.example.test/products/${slug}`);
+  expect(result.pageType).toBe<PageType>('product');
+  return result;
+}
+
 describe('page types', () => {
   it('reads a forum thread whole: every post, the accepted answer, no site chrome', async () => {
     const post = (author: string, body: string, extra = '') =>
@@ -349,16 +370,14 @@ describe('page types', () => {
   it('drops the customer reviews of a product page, keeps testimonials the seller shows', async () => {
     const review = (n: number) =>
       `<li class="review-item"><span>5 stars</span><p>REVIEWTEXT${n} Great pack, would buy again.</p></li>`;
-    const html = page(
-      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
-        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <div id="productReviews"><h2>REVIEWSUMMARY 4.8 average, 212 ratings</h2><ul>${[1, 2].map(review).join('')}</ul></div>
-        <section class="testimonials"><div class="review-card"><p>TESTIMONIAL The guides chose this pack.</p></div></section>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    const html = productPage(
+      'Trail pack',
+      '$89.00',
+      ['product description', 'fabric', 'pockets', 'frame'],
+      `<div id="productReviews"><h2>REVIEWSUMMARY 4.8 average, 212 ratings</h2><ul>${[1, 2].map(review).join('')}</ul></div>
+        <section class="testimonials"><div class="review-card"><p>TESTIMONIAL The guides chose this pack.</p></div></section>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'trail-pack');
     expect(result.text).toContain('product description');
     expect(result.text).toContain('TESTIMONIAL');
     for (const marker of ['REVIEWSUMMARY', 'REVIEWTEXT1', 'REVIEWTEXT2'])
@@ -366,16 +385,14 @@ describe('page types', () => {
   });
 
   it('drops the small print of a product page (disclaimers, footnotes)', async () => {
-    const html = page(
-      `${siteNav}<main><h1>Phone X</h1><p class="price">$999.00</p>
-        ${['camera', 'battery', 'display', 'design'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <div class="product-disclaimer"><p>SMALLPRINT1 Trade-in value depends on the condition of the device.</p></div>
-        <ol class="footnotes"><li>SMALLPRINT2 Battery life varies by use and configuration.</li></ol>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Phone X"}</script>',
+    const html = productPage(
+      'Phone X',
+      '$999.00',
+      ['camera', 'battery', 'display', 'design'],
+      `<div class="product-disclaimer"><p>SMALLPRINT1 Trade-in value depends on the condition of the device.</p></div>
+        <ol class="footnotes"><li>SMALLPRINT2 Battery life varies by use and configuration.</li></ol>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/phone-x');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'phone-x');
     expect(result.text).toContain('battery text');
     expect(result.text).not.toContain('SMALLPRINT1');
     expect(result.text).not.toContain('SMALLPRINT2');
@@ -399,15 +416,13 @@ describe('page types', () => {
   it('drops a product page’s recommendation row whose cards are articles', async () => {
     const card = (n: number) =>
       `<article class="card"><a href="/products/other-${n}">OTHERCARD${n} Trekking cap</a></article>`;
-    const html = page(
-      `${siteNav}<main><h1>Trekking backpack</h1><p class="price">£59.90</p>
-        ${['product description', 'fabric', 'pockets'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <div class="panel"><h3>You may also like</h3><div class="cards">${[1, 2, 3].map(card).join('')}</div></div>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trekking backpack"}</script>',
+    const html = productPage(
+      'Trekking backpack',
+      '£59.90',
+      ['product description', 'fabric', 'pockets'],
+      `<div class="panel"><h3>You may also like</h3><div class="cards">${[1, 2, 3].map(card).join('')}</div></div>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/trekking-backpack');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'trekking-backpack');
     expect(result.text).toContain('pockets text');
     expect(result.text).not.toContain('OTHERCARD');
   });
@@ -415,15 +430,13 @@ describe('page types', () => {
   it('drops the shop’s showcase of other products from a product page', async () => {
     const card = (n: number) =>
       `<li><a href="/products/tool-${n}">SHOWCASED${n} Screwdriver set</a><span>$${n}9.99</span> Lifetime guarantee, ships today</li>`;
-    const html = page(
-      `${siteNav}<main><h1>Repair kit</h1><p class="price">$74.95</p>
-        ${['product description', 'bits', 'case'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <section><div><h2>Featured Products</h2></div><ul class="grid">${[1, 2, 3].map(card).join('')}</ul></section>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Repair kit"}</script>',
+    const html = productPage(
+      'Repair kit',
+      '$74.95',
+      ['product description', 'bits', 'case'],
+      `<section><div><h2>Featured Products</h2></div><ul class="grid">${[1, 2, 3].map(card).join('')}</ul></section>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/repair-kit');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'repair-kit');
     expect(result.text).toContain('bits text');
     expect(result.text).not.toContain('SHOWCASED');
   });
@@ -431,30 +444,26 @@ describe('page types', () => {
   it('drops a product page’s reviews even when each review is an <article>', async () => {
     const review = (n: number) =>
       `<article><p>ARTICLEREVIEW${n} Comfortable straps, light and roomy.</p></article>`;
-    const html = page(
-      `${siteNav}<main><h1>Trail pack</h1><p class="price">$89.00</p>
-        ${['product description', 'fabric', 'pockets', 'frame'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <section class="customer-reviews"><h2>Customer reviews</h2>${[1, 2].map(review).join('')}</section>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail pack"}</script>',
+    const html = productPage(
+      'Trail pack',
+      '$89.00',
+      ['product description', 'fabric', 'pockets', 'frame'],
+      `<section class="customer-reviews"><h2>Customer reviews</h2>${[1, 2].map(review).join('')}</section>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/trail-pack');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'trail-pack');
     expect(result.text).toContain('frame text');
     expect(result.text).not.toContain('ARTICLEREVIEW');
   });
 
   it('drops the shop’s promises shown beside a product (trust badges, selling points)', async () => {
-    const html = page(
-      `${siteNav}<main><h1>Headphones</h1><p class="price">$179.00</p>
-        ${['product description', 'drivers', 'cable'].map((topic) => `<p>${sentence(topic)}</p>`).join('')}
-        <div class="product-usps"><p>PROMISE1 Free shipping over $50</p><p>PROMISE2 Found a better price? Let us know</p></div>
-        <div class="trust-badges"><span>PROMISE3 30-day money-back guarantee</span></div>
-      </main>${siteFooter}`,
-      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Headphones"}</script>',
+    const html = productPage(
+      'Headphones',
+      '$179.00',
+      ['product description', 'drivers', 'cable'],
+      `<div class="product-usps"><p>PROMISE1 Free shipping over $50</p><p>PROMISE2 Found a better price? Let us know</p></div>
+        <div class="trust-badges"><span>PROMISE3 30-day money-back guarantee</span></div>`,
     );
-    const result = await extract(html, 'https://shop.example.test/products/headphones');
-    expect(result.pageType).toBe<PageType>('product');
+    const result = await extractProduct(html, 'headphones');
     expect(result.text).toContain('drivers text');
     for (const marker of ['PROMISE1', 'PROMISE2', 'PROMISE3']) expect(result.text).not.toContain(marker);
   });
@@ -713,53 +722,40 @@ describe('page types', () => {
     expect(result.text.split('Size').length - 1).toBe(3);
   });
 
-  it('reads a landing page that Readability cuts to one section as a service page, every section kept', async () => {
+  /**
+   * A movers' landing page without article markup: a hero of two paragraphs (topics split between them) and
+   * four feature sections under headings, which Readability leaves out.
+   */
+  async function extractLandingPage(heroTopics: readonly string[], split: number) {
     const punctuated = (topic: string): string =>
       `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
     const feature = (n: number) =>
       `<div class="feature"><h3>SECTION${n} what we do</h3><ul>${Array.from({ length: 8 }, (_v, i) => `<li>Homes and offices moved with care, item ${n}.${i}</li>`).join('')}</ul></div>`;
     const html = page(
       `${siteNav}<div class="page"><h1>Movers in the city</h1>
-        <section class="hero"><div class="copy"><p>HEROTEXT ${['introduction', 'service', 'team'].map(punctuated).join(' ')}</p><p>${['area', 'crew', 'price'].map(punctuated).join(' ')}</p></div></section>
+        <section class="hero"><div class="copy"><p>HEROTEXT ${heroTopics.slice(0, split).map(punctuated).join(' ')}</p><p>${heroTopics.slice(split).map(punctuated).join(' ')}</p></div></section>
         <section class="extra-services"><div class="row">${[0, 1, 2, 3].map(feature).join('')}</div></section>
       </div>${siteFooter}`,
     );
-    // No article markup, headings over sections, and Readability keeps the hero only (it drops "extra").
     const result = await extract(html, 'https://movers.example.test/city/movers');
     expect(result.pageType).toBe<PageType>('service');
     expect(result.text).toContain('HEROTEXT');
     for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
+    return result;
+  }
+
+  it('reads a landing page that Readability cuts to one section as a service page, every section kept', async () => {
+    // No article markup, headings over sections, and Readability keeps the hero only (it drops "extra").
+    const result = await extractLandingPage(['introduction', 'service', 'team', 'area', 'crew', 'price'], 3);
     expect(result.text).not.toContain('FOOTERWORDS');
   });
 
   it('reads a landing page as a service page when Readability keeps half of it (its hero), every section kept', async () => {
-    const punctuated = (topic: string): string =>
-      `The ${topic} text is written in plain sentences, that a reader would keep, with enough ordinary words, to count.`;
-    const feature = (n: number) =>
-      `<div class="feature"><h3>SECTION${n} what we do</h3><ul>${Array.from({ length: 8 }, (_v, i) => `<li>Homes and offices moved with care, item ${n}.${i}</li>`).join('')}</ul></div>`;
-    const topics = [
-      'introduction',
-      'service',
-      'team',
-      'area',
-      'crew',
-      'price',
-      'history',
-      'promise',
-      'trucks',
-      'boxes',
-    ];
-    const html = page(
-      `${siteNav}<div class="page"><h1>Movers in the city</h1>
-        <section class="hero"><div class="copy"><p>HEROTEXT ${topics.slice(0, 5).map(punctuated).join(' ')}</p><p>${topics.slice(5).map(punctuated).join(' ')}</p></div></section>
-        <section class="extra-services"><div class="row">${[0, 1, 2, 3].map(feature).join('')}</div></section>
-      </div>${siteFooter}`,
-    );
     // Readability keeps the hero, about half of the main area: a page without article markup is cut short.
-    const result = await extract(html, 'https://movers.example.test/city/movers');
-    expect(result.pageType).toBe<PageType>('service');
-    expect(result.text).toContain('HEROTEXT');
-    for (let n = 0; n < 4; n++) expect(result.text).toContain(`SECTION${n}`);
+    await extractLandingPage(
+      ['introduction', 'service', 'team', 'area', 'crew', 'price', 'history', 'promise', 'trucks', 'boxes'],
+      5,
+    );
   });
 
   it('reads a section front marked as an article as a listing when Readability cuts it to one block', async () => {
