@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractContent, type PageType } from '../../src/pipeline/extract/index.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
-import { mainAreaLength } from '../../src/pipeline/extract/main-area.ts';
+import { mainAreaMeasure } from '../../src/pipeline/extract/main-area.ts';
 
 const sentence = (topic: string): string =>
   `The ${topic} text is written in plain sentences that a reader would keep, with enough ordinary words to count.`;
@@ -858,7 +858,7 @@ describe('page types', () => {
     );
     const parsed = await parseDocument(html, 'https://blog.example.test/open-thread/', 'linkedom');
     try {
-      expect(mainAreaLength(parsed.document)).toBeLessThan(200);
+      expect(mainAreaMeasure(parsed.document).length).toBeLessThan(200);
     } finally {
       parsed.dispose();
     }
@@ -896,6 +896,39 @@ describe('page types', () => {
     expect(result.text).not.toContain('Get started for free');
     expect(result.text).not.toContain('Request a demo');
     expect(result.text).not.toMatch(/^Learn more$/m);
+  });
+
+  it('reads the whole main area of a declared article that goes on outside Readability’s pick in prose, not on a news page with related links', async () => {
+    const step = (n: number) =>
+      `<li>STEP${n} Stir the dough with a wet spatula for a minute, then cover the bowl and let it rest in a warm place until it has risen by half.</li>`;
+    const head =
+      '<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"Everyday bread"}</script>';
+    const intro = `<div class="intro">${['flour', 'starter', 'oven'].map((topic) => `<p>INTRO ${sentence(topic)} ${sentence(`${topic} again`)}</p>`).join('')}</div>`;
+    const recipe = page(
+      `${siteNav}<main><h1>Everyday bread</h1>${intro}
+        <div class="recipe"><h2>Instructions</h2><ol>${Array.from({ length: 12 }, (_v, n) => step(n)).join('')}</ol></div></main>${siteFooter}`,
+      head,
+    );
+    const bread = await extract(recipe, 'https://bakery.example.test/recipes/everyday-bread');
+    expect(bread.pageType).toBe<PageType>('article');
+    expect(bread.text).toContain('INTRO');
+    for (const n of [0, 5, 11]) expect(bread.text).toContain(`STEP${n} `);
+    expect(bread.text).not.toContain('FOOTERWORDS');
+
+    // The same story followed by teasers of related stories (a headline link and a line each) stays clean.
+    // (The link-density guard itself is measured on the article benchmark's news pages: see the benchmarks page.)
+    const related = (n: number) =>
+      `<li><a href="/news/story-${n}">RELATED${n} Another story from the newsroom about the harbour</a><p>TEASER${n} What the council decided.</p></li>`;
+    const news = page(
+      `${siteNav}<main><h1>Everyday bread</h1>${intro}
+        <div class="more"><h2>More stories</h2><ul>${Array.from({ length: 12 }, (_v, n) => related(n)).join('')}</ul></div></main>${siteFooter}`,
+      head,
+    );
+    const story = await extract(news, 'https://news.example.test/2025/03/everyday-bread');
+    expect(story.pageType).toBe<PageType>('article');
+    expect(story.text).toContain('INTRO');
+    expect(story.text).not.toContain('RELATED');
+    expect(story.text).not.toContain('TEASER');
   });
 
   it('reads an article with Readability as before', async () => {

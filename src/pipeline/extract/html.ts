@@ -6,7 +6,7 @@
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
-import { mainAreaContent, mainAreaLength, removeChrome, type Chrome } from './main-area.ts';
+import { mainAreaContent, mainAreaMeasure, removeChrome, type Chrome } from './main-area.ts';
 import {
   detectPageType,
   hasArticleSchema,
@@ -18,7 +18,7 @@ import {
 import { readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
-import { normalizedText } from './text-index.ts';
+import { indexText, normalizedText } from './text-index.ts';
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 
@@ -60,6 +60,14 @@ const MIN_MAIN_AREA_FOR_CHECK = 1500;
  * a landing page's hero or longest section can be half of it.
  */
 const MIN_UNDECLARED_SHARE = 0.6;
+
+/**
+ * On a page that declares itself an article, Readability keeping under {@link MIN_UNDECLARED_SHARE} of the
+ * main area is a story cut short when the rest of the main area is prose: under this share of it in links.
+ * The article goes on in blocks Readability scored apart (a recipe's ingredients and steps, a guide's later
+ * sections). On a news page the rest is related-story links and teasers, far more link-heavy.
+ */
+const MAX_REST_LINK_DENSITY = 0.2;
 
 /**
  * Cards leading to other pages: most headings are links (a section front that calls itself an article by
@@ -166,7 +174,8 @@ export async function extractHtml(
       removeChrome(document, NEVER_ARTICLE);
       // How much text the page's main area has, to check Readability's choice against (measured only:
       // pruning chrome before Readability changes which container it picks, for the worse on news pages).
-      const mainLength = mainAreaLength(document);
+      const mainArea = mainAreaMeasure(document);
+      const mainLength = mainArea.length;
       const headings = Array.from(document.body.querySelectorAll('h2, h3, h4'));
       const sectioned = !isMarkedArticle(metadata) && headings.length >= 2;
       const cardList = isCardList(headings, metadata);
@@ -191,7 +200,13 @@ export async function extractHtml(
         ((foundNothing && mainLength >= MIN_MAIN_AREA_FOR_CHECK) ||
           (cardList && isCutShort) ||
           (isWrongPick && !isMarkedArticle(metadata)));
-      if (foundNothing || isWrongPick || isLandingPage || isListing) {
+      const articleLinkLength = root ? indexText(root).linkLength(root) : 0;
+      const restLinkDensity =
+        Math.max(0, mainArea.linkLength - articleLinkLength) / Math.max(1, mainLength - articleLength);
+      // A declared article that goes on outside Readability's pick, in prose: its whole main area is read.
+      const isArticleCutShort =
+        isMarkedArticle(metadata) && isCutShort && restLinkDensity < MAX_REST_LINK_DENSITY;
+      if (foundNothing || isWrongPick || isLandingPage || isListing || isArticleCutShort) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
         const fresh = await parseDocument(html, options.url, dom);

@@ -302,26 +302,36 @@ function removeLinkLists(root: Element): void {
 }
 
 /**
- * Chrome landmarks measured by {@link mainAreaLength}, and comment sections: readers' comments under a short
+ * Chrome landmarks measured by {@link mainAreaMeasure}, and comment sections: readers' comments under a short
  * post are not the content Readability's pick is compared with.
  */
 const LANDMARKS =
   'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], #comments, .comment-list, .commentlist';
 
+/** How much text the page's main area has, and how much of it sits in links. */
+export interface MainAreaMeasure {
+  readonly length: number;
+  readonly linkLength: number;
+}
+
 /**
  * Text length of the page's main region minus its landmarks (navigation, header, footer, asides, forms),
- * without changing the document: a cheap estimate of how much content the page has.
+ * and the part of it inside links, without changing the document: a cheap estimate of how much content the
+ * page has.
  */
-export function mainAreaLength(document: Document): number {
+export function mainAreaMeasure(document: Document): MainAreaMeasure {
   const body = document.body;
-  if (!body) return 0;
+  if (!body) return { length: 0, linkLength: 0 };
   const text = indexText(body);
   const region = mainRegion(body, text);
   let length = text.length(region);
+  let linkLength = text.linkLength(region);
   for (const landmark of Array.from(region.querySelectorAll(LANDMARKS))) {
-    if (!landmark.parentElement?.closest(LANDMARKS)) length -= text.length(landmark);
+    if (landmark.parentElement?.closest(LANDMARKS)) continue;
+    length -= text.length(landmark);
+    linkLength -= text.linkLength(landmark);
   }
-  return Math.max(0, length);
+  return { length: Math.max(0, length), linkLength: Math.max(0, linkLength) };
 }
 
 /**
