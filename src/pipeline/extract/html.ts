@@ -6,7 +6,13 @@
 import type { ExtractedContent } from '../types.ts';
 import { parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
-import { mainAreaContent, mainAreaMeasure, removeChrome, type Chrome } from './main-area.ts';
+import {
+  mainAreaContent,
+  mainAreaMeasure,
+  removeChrome,
+  type Chrome,
+  type MainAreaMeasure,
+} from './main-area.ts';
 import {
   detectPageType,
   hasArticleSchema,
@@ -68,6 +74,12 @@ const MIN_UNDECLARED_SHARE = 0.6;
  * sections). On a news page the rest is related-story links and teasers, far more link-heavy.
  */
 const MAX_REST_LINK_DENSITY = 0.2;
+
+/** Share of the main area's text outside Readability's pick that sits in links. */
+function restLinkDensity(mainArea: MainAreaMeasure, pick: Element | null, pickLength: number): number {
+  const pickLinkLength = pick ? indexText(pick).linkLength(pick) : 0;
+  return Math.max(0, mainArea.linkLength - pickLinkLength) / Math.max(1, mainArea.length - pickLength);
+}
 
 /**
  * Cards leading to other pages: most headings are links (a section front that calls itself an article by
@@ -200,12 +212,11 @@ export async function extractHtml(
         ((foundNothing && mainLength >= MIN_MAIN_AREA_FOR_CHECK) ||
           (cardList && isCutShort) ||
           (isWrongPick && !isMarkedArticle(metadata)));
-      const articleLinkLength = root ? indexText(root).linkLength(root) : 0;
-      const restLinkDensity =
-        Math.max(0, mainArea.linkLength - articleLinkLength) / Math.max(1, mainLength - articleLength);
       // A declared article that goes on outside Readability's pick, in prose: its whole main area is read.
       const isArticleCutShort =
-        isMarkedArticle(metadata) && isCutShort && restLinkDensity < MAX_REST_LINK_DENSITY;
+        isMarkedArticle(metadata) &&
+        isCutShort &&
+        restLinkDensity(mainArea, root, articleLength) < MAX_REST_LINK_DENSITY;
       if (foundNothing || isWrongPick || isLandingPage || isListing || isArticleCutShort) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
