@@ -93,7 +93,7 @@ function isCardList(headings: readonly Element[], metadata: PageMetadata): boole
 
 /** Landmarks that never hold an article, removed before Readability so that it scores fewer nodes. */
 const NEVER_ARTICLE: Chrome = {
-  tags: new Set(['NAV', 'SELECT', 'BUTTON', 'TEXTAREA']),
+  tags: new Set(['nav', 'select', 'button', 'textarea']),
   roles: new Set(['navigation', 'search', 'menubar']),
 };
 
@@ -170,11 +170,10 @@ export async function extractHtml(
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
     lap('classify');
     // Product pages keep details and specifications in tabs, documentation the same example in other languages;
-    // service pages fold offers, FAQs and testimonials, collections and listings their descriptions and FAQs.
+    // service pages fold offers, FAQs and testimonials, product pages their description and dimensions, and
+    // collections and listings their descriptions and FAQs.
     removeHiddenElements(document, {
       keepTabPanels: pageType === 'product' || pageType === 'documentation',
-      // Product pages fold their description, dimensions and care notes in accordions as service pages fold
-      // their offers and FAQs.
       keepFoldedPanels: pageType === 'service' || pageType === 'product',
       keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
     });

@@ -13,7 +13,7 @@ import { descendantElements } from './dom.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
 const CHROME: Chrome = {
-  tags: new Set(['NAV', 'MENU', 'SELECT', 'BUTTON', 'INPUT', 'TEXTAREA', 'OPTION']),
+  tags: new Set(['nav', 'menu', 'select', 'button', 'input', 'textarea', 'option']),
   roles: new Set([
     'navigation',
     'banner',
@@ -27,20 +27,11 @@ const CHROME: Chrome = {
   ]),
 };
 
-/** Elements that mark the content itself; a block holding one is never removed on a hint. */
-const CONTENT_MARKERS = 'main, article, h1, [role="main"], [itemprop="articleBody"]';
-
 /**
- * What marks a product page's own content: not `<article>`, which shops use for each card of a row of other
- * products and for each course module or feature tile as well.
+ * Whether an element marks the content itself (`<main>`, `<article>`, `<h1>`, `role="main"`,
+ * `itemprop="articleBody"`); a block holding one is never removed on a hint. On a product page `<article>`
+ * does not count: shops use it for each card of a row of other products, each review, each feature tile.
  */
-const PRODUCT_CONTENT_MARKERS = 'main, h1, [role="main"], [itemprop="articleBody"]';
-
-function contentMarkers(pageType: PageType): string {
-  return pageType === 'product' ? PRODUCT_CONTENT_MARKERS : CONTENT_MARKERS;
-}
-
-/** Whether an element matches {@link contentMarkers} of the page type (checked without a selector engine). */
 function isContentMarker(element: Element, pageType: PageType): boolean {
   const tag = element.localName;
   return (
@@ -53,17 +44,22 @@ function isContentMarker(element: Element, pageType: PageType): boolean {
 }
 
 /**
- * The elements among `elements` (a subtree in document order) that hold a content marker below them. Exact
- * while the rules visit in document order and never remove a holder: an element is visited before anything
- * inside it is removed.
+ * The ancestors of the elements among `elements` that match `isMarked`: the elements holding a marked one
+ * below them. Exact while the rules visit in document order and never remove a holder (an element is
+ * visited before anything inside it is removed).
  */
-function markerHolders(elements: readonly Element[], pageType: PageType): Set<Element> {
+function holdersOf(elements: readonly Element[], isMarked: (element: Element) => boolean): Set<Element> {
   const holders = new Set<Element>();
   for (const element of elements) {
-    if (!isContentMarker(element, pageType)) continue;
+    if (!isMarked(element)) continue;
     for (let up = element.parentElement; up && !holders.has(up); up = up.parentElement) holders.add(up);
   }
   return holders;
+}
+
+/** Whether a block holds a content marker below it (one block, as opposed to {@link holdersOf} a walk). */
+function holdsContentMarker(block: Element, pageType: PageType): boolean {
+  return descendantElements(block).some((element) => isContentMarker(element, pageType));
 }
 
 /** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
@@ -185,7 +181,7 @@ function mainRegion(body: Element, text: TextIndex): Element {
   return body;
 }
 
-/** Elements named chrome by their tag (upper case) or their `role`. */
+/** Elements named chrome by their tag (`localName`, lower case) or their `role`. */
 export interface Chrome {
   readonly tags: ReadonlySet<string>;
   readonly roles: ReadonlySet<string>;
@@ -198,16 +194,15 @@ export interface Chrome {
  * selector queries.
  */
 export function removeChrome(root: Element | Document, chrome: Chrome): void {
-  const found: Element[] = [];
-  const holdsMain = new Set<Element>();
-  for (const element of descendantElements(root)) {
-    const tag = element.tagName.toUpperCase();
+  const elements = descendantElements(root);
+  const holdsMain = holdersOf(
+    elements,
+    (element) => element.localName === 'main' || element.getAttribute('role') === 'main',
+  );
+  const found = elements.filter((element) => {
     const role = element.getAttribute('role');
-    if (chrome.tags.has(tag) || (role !== null && chrome.roles.has(role))) found.push(element);
-    if (tag === 'MAIN' || role === 'main') {
-      for (let up = element.parentElement; up && !holdsMain.has(up); up = up.parentElement) holdsMain.add(up);
-    }
-  }
+    return chrome.tags.has(element.localName) || (role !== null && chrome.roles.has(role));
+  });
   for (const element of found) if (!holdsMain.has(element) && !isTabWidget(element)) element.remove();
 }
 
@@ -226,7 +221,7 @@ function removeByHints(root: Element, pageType: PageType): void {
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
   const elements = descendantElements(root);
-  const holdsMarker = markerHolders(elements, pageType);
+  const holdsMarker = holdersOf(elements, (element) => isContentMarker(element, pageType));
   for (const element of elements) {
     const hasRoleDescription = element.hasAttribute('aria-roledescription');
     if (!hasRoleDescription && !element.hasAttribute('class') && !element.hasAttribute('id')) continue;
@@ -382,14 +377,14 @@ const TITLE_ELEMENTS = 'h2, h3, h4, h5, [class*="title" i], [class*="heading" i]
 
 /**
  * Removes each block introduced by a short title matching `pattern`: the smallest ancestor that holds more
- * than its title, unless it is a large share of the page or holds the content's markers.
+ * than its title, unless it is a large share of the page or holds the content's markers (those of `pageType`).
  */
 function removeTitledBlocks(
   root: Element,
   titles: string,
   pattern: RegExp,
   maxTitleLength: number,
-  markers = CONTENT_MARKERS,
+  pageType: PageType,
 ): void {
   // Measured again after each removal: the next block's ancestors may have held the one removed.
   let text = indexText(root);
@@ -402,7 +397,7 @@ function removeTitledBlocks(
     while (block.parentElement && block.parentElement !== root && text.length(block) < length + 40) {
       block = block.parentElement;
     }
-    if (text.length(block) / total <= 0.4 && !block.querySelector(markers)) {
+    if (text.length(block) / total <= 0.4 && !holdsContentMarker(block, pageType)) {
       block.remove();
       text = indexText(root);
     }
@@ -414,13 +409,12 @@ function removeTitledBlocks(
  * category page, it is not the category's cards ("Recently viewed", "You may also like").
  */
 function removeRecommendations(root: Element, pageType: PageType): void {
-  const markers = contentMarkers(pageType);
   removeTitledBlocks(
     root,
     TITLE_ELEMENTS,
     pageType === 'product' ? PRODUCT_RECOMMENDATION_HEADING : RECOMMENDATION_HEADING,
     80,
-    markers,
+    pageType,
   );
 }
 
@@ -430,7 +424,7 @@ const OTHER_THREADS_HEADING =
 
 /** On forum pages, removes the lists of other threads under such a heading (the thread itself stays). */
 function removeOtherThreads(root: Element): void {
-  removeTitledBlocks(root, `${TITLE_ELEMENTS}, [class*="header" i]`, OTHER_THREADS_HEADING, 60);
+  removeTitledBlocks(root, `${TITLE_ELEMENTS}, [class*="header" i]`, OTHER_THREADS_HEADING, 60, 'forum');
 }
 
 /** A thread title holding at least this share of the text is the post itself (a link post), kept. */
