@@ -1014,6 +1014,21 @@ describe('parsing repairs and pruning', () => {
         '<script>document.write("<!--")</script><p>END</p>',
       '<p>CONTENT</p><p>AFTER</p><p>END</p>',
     ],
+    [
+      'cuts navigation blocks (nested ones, role="navigation", unclosed list items) before parsing',
+      '<body><nav><ul><li><a href="/">Home<li><nav><a>Sub</a></nav></ul><script>"</nav>"</script></nav>' +
+        '<p>A</p><div role="navigation"><div><a href="/x">X</a></div></div><p>B</p><navbar>C</navbar></body>',
+      '<body><p>A</p><p>B</p><navbar>C</navbar></body>',
+    ],
+    [
+      // Cut anyway, the page's main landmark would go with it; and the parser ends a <nav> where an element
+      // opened before it closes, so what follows is content.
+      'keeps a navigation block holding <main>, or closed by its parent, or never closed',
+      '<nav><main><p>M</p></main></nav><div role="navigation"><div role="main">R</div></div>' +
+        '<div><nav><a>x</a></div><p>CONTENT</p></nav><nav><a>open',
+      '<nav><main><p>M</p></main></nav><div role="navigation"><div role="main">R</div></div>' +
+        '<div><nav><a>x</a></div><p>CONTENT</p></nav><nav><a>open',
+    ],
   ])('%s', (_rule, html, expected) => {
     expect(withoutInertMarkup(html)).toBe(expected);
   });
