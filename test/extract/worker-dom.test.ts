@@ -4,6 +4,7 @@ import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { createContentExtractor, extractContent } from '../../src/pipeline/extract/index.ts';
 import { NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
+import { classSteps } from './fixtures/class-steps.ts';
 
 const sentence = (word: string) =>
   `The ${word} paragraph carries enough ordinary words to be read as the body of the page by any extractor.`;
@@ -15,21 +16,11 @@ const PAGES = [
   `<html><head><script type="application/ld+json">{"@type":"Product","name":"Kettle"}</script></head><body><main><h1>Kettle</h1><p>${sentence('product')}</p><p>$25.00</p></main></body></html>`,
 ];
 
-/** The worker fixture's class steps, on this thread's unpatched linkedom. */
-function unpatchedClasses(): string[] {
-  const { document } = parseHTML('<!doctype html><html><body><p id="a">kept <b>text</b></p></body></html>');
-  const element = document.getElementById('a')!;
-  element.setAttribute('class', '  lead   intro lead ');
-  element.classList.add('extra');
-  element.classList.remove('intro');
-  return [element.className, element.getAttribute('class') ?? 'null', document.body.className];
-}
-
 describe('linkedom in extraction workers', () => {
   it('builds nodes without event-listener maps in a worker thread; event methods then refuse clearly', async () => {
     const worker = new Worker(new URL('./fixtures/worker-dom-check.ts', import.meta.url));
     const [result] = (await once(worker, 'message')) as [
-      { patched: boolean; eventError: string; text: string; classes: string[] },
+      { patched: boolean; eventError: string; text: string; classes: unknown[] },
     ];
     await worker.terminate();
     // false would mean linkedom's classes changed shape (an upgrade): the settings no longer apply.
@@ -38,7 +29,7 @@ describe('linkedom in extraction workers', () => {
       eventError: NO_DOM_EVENTS_MESSAGE,
       text: 'kept text',
       // What linkedom's own className answers for the same steps (checked in this thread below).
-      classes: unpatchedClasses(),
+      classes: classSteps(),
     });
   });
 

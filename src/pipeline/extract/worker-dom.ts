@@ -11,7 +11,9 @@
  *   every call, and creates that set for an element without a class just to answer `''`. Extraction reads
  *   class names of most elements several times (page type, chrome hints, Readability's weights);
  *   {@link readClassFromAttribute} answers from the `class` attribute, which linkedom keeps equal to the
- *   joined set.
+ *   joined set. Its parser also sets `className` on every element with a class, building the set and writing
+ *   it back to the attribute; when the attribute is already in joined form, that is skipped until the set is
+ *   first asked for.
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 
@@ -78,14 +80,36 @@ function linkedomElementPrototype(): object | undefined {
   return undefined;
 }
 
+/** The private key under which a linkedom element keeps its class token set, found on a sample element. */
+function classListKey(): symbol | undefined {
+  const { document } = parseHTML('<!doctype html><html><body class="a"></body></html>') as unknown as {
+    document: { body: Element };
+  };
+  const tokens = document.body.classList;
+  return Object.getOwnPropertySymbols(document.body).find(
+    (key) => (document.body as unknown as Record<symbol, unknown>)[key] === tokens,
+  );
+}
+
+/** Class tokens joined by single spaces, each once: what linkedom's token set joins back to unchanged. */
+function isJoinedTokenList(text: string): boolean {
+  if (!/^(?:\S+(?: \S+)*)?$/.test(text)) return false;
+  if (!text.includes(' ')) return true;
+  const tokens = text.split(' ');
+  return new Set(tokens).size === tokens.length;
+}
+
 /**
  * Makes linkedom's `className` (and so `getAttribute('class')`) read the `class` attribute's value, `''`
  * without one, instead of joining the class token set (the same string: linkedom writes the joined set to
- * the attribute on every change). Setting `className` and `classList` are unchanged. Returns false,
- * changing nothing, when linkedom's classes are not shaped as expected (a test fails then).
+ * the attribute on every change). Setting `className` to the attribute's own value, already in joined form,
+ * on an element whose token set is not built yet (what the parser does) changes nothing and is skipped;
+ * other settings and `classList` are unchanged. Returns false, changing nothing, when linkedom's classes are
+ * not shaped as expected (a test fails then).
  */
 export function readClassFromAttribute(): boolean {
   const proto = linkedomElementPrototype();
+  const tokenListKey = classListKey();
   const original = proto && Object.getOwnPropertyDescriptor(proto, 'className');
   if (!proto || !original?.set) return false;
   Object.defineProperty(proto, 'className', {
@@ -95,6 +119,18 @@ export function readClassFromAttribute(): boolean {
       return this.getAttributeNode('class')?.value ?? '';
     },
     set(this: Element, value: unknown) {
+      const text = String(value);
+      // The parser sets each element's class attribute and then className to the same value: linkedom
+      // would build the token set and write the joined tokens back, the same string when it is already in
+      // joined form. The set is built from the attribute when first asked for.
+      if (
+        tokenListKey !== undefined &&
+        (this as unknown as Record<symbol, unknown>)[tokenListKey] == null &&
+        this.getAttributeNode('class')?.value === text &&
+        isJoinedTokenList(text)
+      ) {
+        return;
+      }
       original.set?.call(this, value);
     },
   });
