@@ -536,6 +536,21 @@ describe('page types', () => {
     expect(count('FEATUREDSHOE')).toBe(2);
   });
 
+  it('keeps a collection card’s name once when the card shows it twice, and a field shared by all cards on each', async () => {
+    // Each card names its product over the photo and again under it; the spec line is the same on every card.
+    const card = (n: number) =>
+      `<li class="product-card"><div class="media"><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></div><h3><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></h3><p>Dishwasher safe</p><span class="price">$2${n}.00</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Mugs</h1><p>${sentence('category introduction')}</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/mugs');
+    expect(result.pageType).toBe<PageType>('collection');
+    const count = (word: string) => result.text.split(word).length - 1;
+    for (let n = 0; n < 12; n++) expect(count(`MUGNAME${n} `)).toBe(1);
+    expect(count('Dishwasher safe')).toBe(12);
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;

@@ -547,15 +547,27 @@ const REPEATABLE_CATEGORY_BLOCK =
 interface RepeatedBlockScope {
   readonly selector: string;
   readonly minLength: number;
+  /**
+   * Shorter blocks (from {@link MIN_REPEATED_CHARACTERS}) are removed too when they repeat a block of the
+   * same card: the two copies' closest common ancestor holds at most this many characters.
+   */
+  readonly maxCardLength?: number;
 }
 
 const REPEATED_BLOCKS: RepeatedBlockScope = {
   selector: REPEATABLE_BLOCK,
   minLength: MIN_REPEATED_CHARACTERS,
 };
+/**
+ * A product card showing its name, price or swatches twice (an image link and a title, a hover or quick-shop
+ * panel) fits in this many characters; cards sharing a spec line or a badge have only the whole grid in common.
+ */
+const MAX_CARD_CHARACTERS = 600;
+
 const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
   selector: REPEATABLE_CATEGORY_BLOCK,
   minLength: MIN_REPEATED_CATEGORY_CHARACTERS,
+  maxCardLength: MAX_CARD_CHARACTERS,
 };
 
 /**
@@ -563,7 +575,10 @@ const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
  * small and large screens, a price box shown in a sticky bar as well, a post quoted in full in a reply.
  * The first copy stays.
  */
-function removeRepeatedBlocks(root: Element, { selector, minLength }: RepeatedBlockScope): void {
+function removeRepeatedBlocks(
+  root: Element,
+  { selector, minLength, maxCardLength }: RepeatedBlockScope,
+): void {
   const blocks = Array.from(root.querySelectorAll(selector));
   // Only blocks of the same length can repeat each other: the others' text is never read.
   const lengths = indexText(root);
@@ -572,18 +587,31 @@ function removeRepeatedBlocks(root: Element, { selector, minLength }: RepeatedBl
     const length = lengths.length(block);
     blocksOfLength.set(length, (blocksOfLength.get(length) ?? 0) + 1);
   }
+  const shortest = maxCardLength === undefined ? minLength : MIN_REPEATED_CHARACTERS;
   const seen = new Map<string, Element>();
   for (const element of blocks) {
     const length = lengths.length(element);
-    if (length < minLength || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
+    if (length < shortest || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
     const text = normalizedText(element);
     const first = seen.get(text);
     if (first === undefined) {
       seen.set(text, element);
-    } else if (!first.contains(element) && !element.querySelector('img, pre')) {
+    } else if (first.contains(element) || element.querySelector('img, pre')) {
+      continue;
+    } else if (length >= minLength || isSameCard(first, element, lengths, maxCardLength ?? 0)) {
       element.remove();
+    } else {
+      // The next copy is compared with this one, the nearest.
+      seen.set(text, element);
     }
   }
+}
+
+/** Whether two blocks' closest common ancestor holds at most `maxLength` characters (one card of a grid). */
+function isSameCard(first: Element, second: Element, lengths: TextIndex, maxLength: number): boolean {
+  let common = first.parentElement;
+  while (common && !common.contains(second)) common = common.parentElement;
+  return common !== null && lengths.length(common) <= maxLength;
 }
 
 /**
