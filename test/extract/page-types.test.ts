@@ -551,6 +551,21 @@ describe('page types', () => {
     expect(count('Dishwasher safe')).toBe(12);
   });
 
+  it('keeps the header of each card of a listing (its title and teaser inside an <article>), not the page header', async () => {
+    const card = (n: number) =>
+      `<article class="story-card"><header><h2><a href="/articles/story-${n}">STORYTITLE${n} of the week</a></h2><p class="teaser"><a href="/articles/story-${n}">TEASER${n} ${sentence('teaser')}</a></p></header><div class="byline">Staff</div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://news.example.test/headphones');
+    expect(result.pageType).toBe<PageType>('listing');
+    for (let n = 0; n < 8; n++) {
+      expect(result.text).toContain(`STORYTITLE${n}`);
+      expect(result.text).toContain(`TEASER${n}`);
+    }
+    expect(result.text).not.toContain('About us');
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;

@@ -257,7 +257,7 @@ function removeByHints(root: Element, pageType: PageType): void {
 }
 
 /** Header and footer landmarks: the page's own (link-heavy or holding navigation) go, an article's header stays. */
-function removeHeadersAndFooters(root: Element): void {
+function removeHeadersAndFooters(root: Element, keepsCardHeaders: boolean): void {
   const text = indexText(root);
   for (const element of Array.from(root.querySelectorAll('header, footer, aside, [role="complementary"]'))) {
     if (!root.contains(element)) continue;
@@ -267,6 +267,8 @@ function removeHeadersAndFooters(root: Element): void {
       continue;
     }
     const density = linkDensity(element, text);
+    // A card's own header (its title and teaser inside an <article>) on a page of cards is the card.
+    if (tag === 'HEADER' && keepsCardHeaders && element.parentElement?.closest('article')) continue;
     if (tag === 'HEADER') {
       // A header with the page's h1 and little navigation is the title block of the content.
       if (element.querySelector('h1') && density < 0.5) continue;
@@ -623,7 +625,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   if (!body) return null;
   removeChrome(body, CHROME);
   const root = mainRegion(body, indexText(body));
-  removeHeadersAndFooters(root);
+  removeHeadersAndFooters(root, pageType === 'listing' || pageType === 'collection');
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
