@@ -551,6 +551,24 @@ describe('page types', () => {
     expect(count('Dishwasher safe')).toBe(12);
   });
 
+  it('reads a page of story cards under a forum-like path (/topic/) as cards, a thread there as a forum', async () => {
+    const card = (n: number) =>
+      `<div class="river-item"><h2><a href="/articles/story-${n}">CARDTITLE${n} of the week</a></h2><p>${sentence('teaser')}</p></div>`;
+    const cards = page(
+      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const topic = await extract(cards, 'https://news.example.test/topic/headphones');
+    expect(topic.pageType).toBe<PageType>('listing');
+
+    const post = (n: number) =>
+      `<div class="post"><div class="post-body"><p>REPLY${n} ${sentence('reply')}</p></div></div>`;
+    const thread = page(
+      `${siteNav}<main><h1>Which headphones?</h1>${[1, 2, 3].map(post).join('')}</main>${siteFooter}`,
+    );
+    const forum = await extract(thread, 'https://forum.example.test/topic/which-headphones');
+    expect(forum.pageType).toBe<PageType>('forum');
+  });
+
   it('keeps the header of each card of a listing (its title and teaser inside an <article>), not the page header', async () => {
     const card = (n: number) =>
       `<article class="story-card"><header><h2><a href="/articles/story-${n}">STORYTITLE${n} of the week</a></h2><p class="teaser"><a href="/articles/story-${n}">TEASER${n} ${sentence('teaser')}</a></p></header><div class="byline">Staff</div></article>`;
