@@ -584,6 +584,19 @@ describe('page types', () => {
     expect(result.text).not.toContain('About us');
   });
 
+  it('keeps the aria-hidden text a collection shows on its cards (ratings, counts), not a closed aria-hidden drawer', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/lamp-${n}">LAMP${n} desk lamp</a><span class="price">$4${n}.00</span><span aria-hidden="true">RATING${n} 4.${n} out of 5 stars</span></li>`;
+    const drawer = `<div class="cart-drawer" aria-hidden="true"><h2>DRAWERTEXT Your cart</h2><p>${sentence('cart drawer')} ${sentence('shipping offer')} ${sentence('checkout')}</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Desk lamps</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>${drawer}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/desk-lamps');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`RATING${n}`);
+    expect(result.text).not.toContain('DRAWERTEXT');
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;
