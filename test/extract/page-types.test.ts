@@ -597,6 +597,19 @@ describe('page types', () => {
     expect(result.text).not.toContain('DRAWERTEXT');
   });
 
+  it('drops the control lines every card of a collection repeats, keeps one shown once', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/chair-${n}">CHAIR${n} mesh office chair</a><span class="price">$3${n}9.00</span><div class="actions"><a href="/products/chair-${n}#quick">Quick view View options</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Office chairs</h1><p><a href="/guides/chairs">Find your chair with our guide</a></p><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/office-chairs');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`CHAIR${n}`);
+    expect(result.text).not.toContain('Quick view View options');
+    expect(result.text).toContain('Find your chair with our guide');
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;

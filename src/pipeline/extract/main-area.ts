@@ -503,12 +503,47 @@ function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolea
   }
 }
 
+/**
+ * Lines that start with a verb of the shop's interface ("Quick view", "Add to compare", "Calculate shipping",
+ * "View options", "Choose options", "Shop now"): a control, not a product's name or feature.
+ */
+const CONTROL_LINE =
+  /^(?:quick|add|view|calculate|see|shop|buy|choose|select|compare|learn|read|be the first|write|check|show|explore|discover|order|customi[sz]e|configure|find|notify|sign in|log in)\b/i;
+
+/** A control line repeated on at least this many cards is the grid's interface, not one card's text. */
+const MIN_REPEATED_CONTROLS = 3;
+
+/** Longer lines are sentences that happen to start with such a verb. */
+const MAX_CONTROL_CHARACTERS = 60;
+
+/**
+ * Removes, on a category page, the control lines that every card repeats ("Quick view View Options" under
+ * each product): the shop's buttons, whatever their words. A line shown once is kept.
+ */
+function removeRepeatedControls(root: Element): void {
+  const lengths = indexText(root);
+  const controls: [Element, string][] = [];
+  const counts = new Map<string, number>();
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span, label'))]) {
+    if (lengths.length(block) > MAX_CONTROL_CHARACTERS) continue;
+    const text = normalizedText(block);
+    if (!CONTROL_LINE.test(text)) continue;
+    controls.push([block, text]);
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  }
+  // Each copy is the whole of its element's text: a card's control row, not a word in the card's sentence.
+  for (const [block, text] of controls) {
+    if (counts.get(text)! >= MIN_REPEATED_CONTROLS && root.contains(block)) block.remove();
+  }
+}
+
 /** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
     root,
     (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
   );
+  if (pageType === 'collection') removeRepeatedControls(root);
 }
 
 /**
