@@ -610,6 +610,21 @@ describe('page types', () => {
     expect(result.text).toContain('Find your chair with our guide');
   });
 
+  it('drops the badges stuck on a collection’s cards, not a block of the card named after them', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><span class="product-badge">BADGEWORD</span><a href="/products/tent-${n}">TENT${n} two-person tent</a><div class="flag-details">FLAGDETAILS${n} ${sentence('tent')}</div><span class="price">$2${n}9.00</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Tents</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/tents');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) {
+      expect(result.text).toContain(`TENT${n}`);
+      expect(result.text).toContain(`FLAGDETAILS${n}`);
+    }
+    expect(result.text).not.toContain('BADGEWORD');
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;

@@ -70,6 +70,15 @@ const STRONG_HINT =
 const WEAK_HINT =
   /(?:^|[\s_-])(?:menu|nav|navbar|navigation|related|recommended|popular|trending|more-stories|tags|tag-list|pagination|pager|footer|header|widget|links|topbar|utility)(?:$|[\s_-])/i;
 
+/**
+ * Badges stuck on a collection's cards (`badge`, `flag`, `sticker`, `ribbon`, `pill`: "New", "Sale",
+ * "Best seller", "Top rated"): the shop's promotion of the card, not the product's name or details.
+ */
+const BADGE_HINT = /(?:^|[\s_-])(?:badges?|flags?|stickers?|ribbons?|pills?)(?:$|[\s_-])/i;
+
+/** A badge is a word or two; a longer block named so holds the card itself. */
+const MAX_BADGE_CHARACTERS = 30;
+
 /** Filter panels and facets of listings and collections, and review filters of product pages. */
 const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
@@ -245,6 +254,12 @@ function removeByHints(root: Element, pageType: PageType): void {
     ) {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
+      element.remove();
+    } else if (
+      pageType === 'collection' &&
+      BADGE_HINT.test(hint) &&
+      text.length(element) <= MAX_BADGE_CHARACTERS
+    ) {
       element.remove();
     } else if (hasFilters && FILTER_HINT.test(hint)) {
       element.remove();
