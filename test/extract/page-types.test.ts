@@ -536,6 +536,95 @@ describe('page types', () => {
     expect(count('FEATUREDSHOE')).toBe(2);
   });
 
+  it('keeps a collection card’s name once when the card shows it twice, and a field shared by all cards on each', async () => {
+    // Each card names its product over the photo and again under it; the spec line is the same on every card.
+    const card = (n: number) =>
+      `<li class="product-card"><div class="media"><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></div><h3><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></h3><p>Dishwasher safe</p><span class="price">$2${n}.00</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Mugs</h1><p>${sentence('category introduction')}</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/mugs');
+    expect(result.pageType).toBe<PageType>('collection');
+    const count = (word: string) => result.text.split(word).length - 1;
+    for (let n = 0; n < 12; n++) expect(count(`MUGNAME${n} `)).toBe(1);
+    expect(count('Dishwasher safe')).toBe(12);
+  });
+
+  it('reads a page of story cards under a forum-like path (/topic/) as cards, a thread there as a forum', async () => {
+    const card = (n: number) =>
+      `<div class="river-item"><h2><a href="/articles/story-${n}">CARDTITLE${n} of the week</a></h2><p>${sentence('teaser')}</p></div>`;
+    const cards = page(
+      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const topic = await extract(cards, 'https://news.example.test/topic/headphones');
+    expect(topic.pageType).toBe<PageType>('listing');
+
+    const post = (n: number) =>
+      `<div class="post"><div class="post-body"><p>REPLY${n} ${sentence('reply')}</p></div></div>`;
+    const thread = page(
+      `${siteNav}<main><h1>Which headphones?</h1>${[1, 2, 3].map(post).join('')}</main>${siteFooter}`,
+    );
+    const forum = await extract(thread, 'https://forum.example.test/topic/which-headphones');
+    expect(forum.pageType).toBe<PageType>('forum');
+  });
+
+  it('keeps the header of each card of a listing (its title and teaser inside an <article>), not the page header', async () => {
+    const card = (n: number) =>
+      `<article class="story-card"><header><h2><a href="/articles/story-${n}">STORYTITLE${n} of the week</a></h2><p class="teaser"><a href="/articles/story-${n}">TEASER${n} ${sentence('teaser')}</a></p></header><div class="byline">Staff</div></article>`;
+    const html = page(
+      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://news.example.test/headphones');
+    expect(result.pageType).toBe<PageType>('listing');
+    for (let n = 0; n < 8; n++) {
+      expect(result.text).toContain(`STORYTITLE${n}`);
+      expect(result.text).toContain(`TEASER${n}`);
+    }
+    expect(result.text).not.toContain('About us');
+  });
+
+  it('keeps the aria-hidden text a collection shows on its cards (ratings, counts), not a closed aria-hidden drawer', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/lamp-${n}">LAMP${n} desk lamp</a><span class="price">$4${n}.00</span><span aria-hidden="true">RATING${n} 4.${n} out of 5 stars</span></li>`;
+    const drawer = `<div class="cart-drawer" aria-hidden="true"><h2>DRAWERTEXT Your cart</h2><p>${sentence('cart drawer')} ${sentence('shipping offer')} ${sentence('checkout')}</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Desk lamps</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>${drawer}</main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/desk-lamps');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`RATING${n}`);
+    expect(result.text).not.toContain('DRAWERTEXT');
+  });
+
+  it('drops the control lines every card of a collection repeats, keeps one shown once', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/chair-${n}">CHAIR${n} mesh office chair</a><span class="price">$3${n}9.00</span><div class="actions"><a href="/products/chair-${n}#quick">Quick view View options</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Office chairs</h1><p><a href="/guides/chairs">Find your chair with our guide</a></p><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/office-chairs');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) expect(result.text).toContain(`CHAIR${n}`);
+    expect(result.text).not.toContain('Quick view View options');
+    expect(result.text).toContain('Find your chair with our guide');
+  });
+
+  it('drops the badges stuck on a collection’s cards, not a block of the card named after them', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><span class="product-badge">BADGEWORD</span><a href="/products/tent-${n}">TENT${n} two-person tent</a><div class="flag-details">FLAGDETAILS${n} ${sentence('tent')}</div><span class="price">$2${n}9.00</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Tents</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/tents');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 8; n++) {
+      expect(result.text).toContain(`TENT${n}`);
+      expect(result.text).toContain(`FLAGDETAILS${n}`);
+    }
+    expect(result.text).not.toContain('BADGEWORD');
+  });
+
   it('reads a page whose prices sit in its paragraphs and tables as an article, one of priced cards as a collection', async () => {
     const costParagraph = (n: number) =>
       `<p>COSTPARA${n} A kitchen remodel of this kind runs from $${n}5,000 to $${n}9,000, and the cabinets alone cost about $${n},200 in ${sentence('cost')}</p>`;

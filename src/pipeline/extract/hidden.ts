@@ -111,11 +111,14 @@ export function isHiddenByInlineStyle(style: string): boolean {
   return false;
 }
 
-/** True when an element is hidden by attributes or its inline style. */
-export function isHiddenElement(element: Element): boolean {
+/**
+ * True when an element is hidden by attributes or its inline style; `aria-hidden` counts unless
+ * `showsAriaHidden` (it hides from screen readers only: the page still shows it).
+ */
+export function isHiddenElement(element: Element, showsAriaHidden = false): boolean {
   const hidden = element.getAttribute('hidden');
   if (hidden !== null && hidden.toLowerCase() !== 'until-found') return true;
-  if (element.getAttribute('aria-hidden')?.trim().toLowerCase() === 'true') return true;
+  if (!showsAriaHidden && element.getAttribute('aria-hidden')?.trim().toLowerCase() === 'true') return true;
   const style = element.getAttribute('style');
   return style !== null && style !== '' && isHiddenByInlineStyle(style);
 }
@@ -168,6 +171,12 @@ export interface RemoveHiddenOptions {
    * @default false
    */
   readonly keepAccordionPanels?: boolean;
+  /**
+   * Keep elements hidden only by `aria-hidden` (collections show each card's rating and review count as
+   * `aria-hidden` text beside a label for screen readers).
+   * @default false
+   */
+  readonly keepAriaHidden?: boolean;
 }
 
 /** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
@@ -250,6 +259,23 @@ export function removeHiddenContent(document: Document, options: RemoveHiddenOpt
  */
 const REVEALED_PAGE_SHARE = 0.5;
 
+/**
+ * An `aria-hidden` element with at most this many characters is shown content that screen readers skip (a
+ * card's rating and review count, a second link around its teaser); longer ones are closed drawers, menus
+ * and dialogs that scripts hide with the same attribute. Carousel slides marked so are off screen.
+ */
+const MAX_SHOWN_ARIA_HIDDEN = 300;
+
+/** Whether an option keeps this element although it is `aria-hidden` (see {@link MAX_SHOWN_ARIA_HIDDEN}). */
+function showsAriaHidden(element: Element, options: RemoveHiddenOptions): boolean {
+  return (
+    options.keepAriaHidden === true &&
+    element.hasAttribute('aria-hidden') &&
+    !SLIDE.test(element.getAttribute('class') ?? '') &&
+    normalizedText(element).length <= MAX_SHOWN_ARIA_HIDDEN
+  );
+}
+
 /** Removes elements hidden by attributes or inline style (the never-rendered pass has run). Returns how many. */
 export function removeHiddenElements(document: Document, options: RemoveHiddenOptions = {}): number {
   let removed = 0;
@@ -270,7 +296,7 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
     if (isHiddenInput) {
       element.remove();
       removed++;
-    } else if (isHiddenElement(element) && !isKept(element, options)) {
+    } else if (isHiddenElement(element, showsAriaHidden(element, options)) && !isKept(element, options)) {
       pageLength ??= document.body ? normalizedText(document.body).length : 0;
       if (pageLength > 0 && normalizedText(element).length > REVEALED_PAGE_SHARE * pageLength) {
         element.removeAttribute('hidden');

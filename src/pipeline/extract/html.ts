@@ -176,6 +176,7 @@ export async function extractHtml(
       keepTabPanels: pageType === 'product' || pageType === 'documentation',
       keepFoldedPanels: pageType === 'service' || pageType === 'product',
       keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
+      keepAriaHidden: pageType === 'collection' || pageType === 'listing',
     });
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;

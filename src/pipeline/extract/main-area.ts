@@ -70,6 +70,15 @@ const STRONG_HINT =
 const WEAK_HINT =
   /(?:^|[\s_-])(?:menu|nav|navbar|navigation|related|recommended|popular|trending|more-stories|tags|tag-list|pagination|pager|footer|header|widget|links|topbar|utility)(?:$|[\s_-])/i;
 
+/**
+ * Badges stuck on a collection's cards (`badge`, `flag`, `sticker`, `ribbon`, `pill`: "New", "Sale",
+ * "Best seller", "Top rated"): the shop's promotion of the card, not the product's name or details.
+ */
+const BADGE_HINT = /(?:^|[\s_-])(?:badges?|flags?|stickers?|ribbons?|pills?)(?:$|[\s_-])/i;
+
+/** A badge is a word or two; a longer block named so holds the card itself. */
+const MAX_BADGE_CHARACTERS = 30;
+
 /** Filter panels and facets of listings and collections, and review filters of product pages. */
 const FILTER_HINT =
   /(?:^|[\s_-])(?:filters?|facets?|facet-list|refine|refinements?|sort-by|sorting|sortby|plp-filters|search-filters)(?:$|[\s_-])/i;
@@ -246,6 +255,12 @@ function removeByHints(root: Element, pageType: PageType): void {
       element.remove();
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
       element.remove();
+    } else if (
+      pageType === 'collection' &&
+      BADGE_HINT.test(hint) &&
+      text.length(element) <= MAX_BADGE_CHARACTERS
+    ) {
+      element.remove();
     } else if (hasFilters && FILTER_HINT.test(hint)) {
       element.remove();
     } else if (pageType === 'product' && isPricedCarousel(element, hint)) {
@@ -257,7 +272,7 @@ function removeByHints(root: Element, pageType: PageType): void {
 }
 
 /** Header and footer landmarks: the page's own (link-heavy or holding navigation) go, an article's header stays. */
-function removeHeadersAndFooters(root: Element): void {
+function removeHeadersAndFooters(root: Element, keepsCardHeaders: boolean): void {
   const text = indexText(root);
   for (const element of Array.from(root.querySelectorAll('header, footer, aside, [role="complementary"]'))) {
     if (!root.contains(element)) continue;
@@ -267,6 +282,8 @@ function removeHeadersAndFooters(root: Element): void {
       continue;
     }
     const density = linkDensity(element, text);
+    // A card's own header (its title and teaser inside an <article>) on a page of cards is the card.
+    if (tag === 'HEADER' && keepsCardHeaders && element.parentElement?.closest('article')) continue;
     if (tag === 'HEADER') {
       // A header with the page's h1 and little navigation is the title block of the content.
       if (element.querySelector('h1') && density < 0.5) continue;
@@ -501,12 +518,47 @@ function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolea
   }
 }
 
+/**
+ * Lines that start with a verb of the shop's interface ("Quick view", "Add to compare", "Calculate shipping",
+ * "View options", "Choose options", "Shop now"): a control, not a product's name or feature.
+ */
+const CONTROL_LINE =
+  /^(?:quick|add|view|calculate|see|shop|buy|choose|select|compare|learn|read|be the first|write|check|show|explore|discover|order|customi[sz]e|configure|find|notify|sign in|log in)\b/i;
+
+/** A control line repeated on at least this many cards is the grid's interface, not one card's text. */
+const MIN_REPEATED_CONTROLS = 3;
+
+/** Longer lines are sentences that happen to start with such a verb. */
+const MAX_CONTROL_CHARACTERS = 60;
+
+/**
+ * Removes, on a category page, the control lines that every card repeats ("Quick view View Options" under
+ * each product): the shop's buttons, whatever their words. A line shown once is kept.
+ */
+function removeRepeatedControls(root: Element): void {
+  const lengths = indexText(root);
+  const controls: [Element, string][] = [];
+  const counts = new Map<string, number>();
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span, label'))]) {
+    if (lengths.length(block) > MAX_CONTROL_CHARACTERS) continue;
+    const text = normalizedText(block);
+    if (!CONTROL_LINE.test(text)) continue;
+    controls.push([block, text]);
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  }
+  // Each copy is the whole of its element's text: a card's control row, not a word in the card's sentence.
+  for (const [block, text] of controls) {
+    if (counts.get(text)! >= MIN_REPEATED_CONTROLS && root.contains(block)) block.remove();
+  }
+}
+
 /** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
     root,
     (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
   );
+  if (pageType === 'collection') removeRepeatedControls(root);
 }
 
 /**
@@ -547,15 +599,27 @@ const REPEATABLE_CATEGORY_BLOCK =
 interface RepeatedBlockScope {
   readonly selector: string;
   readonly minLength: number;
+  /**
+   * Shorter blocks (from {@link MIN_REPEATED_CHARACTERS}) are removed too when they repeat a block of the
+   * same card: the two copies' closest common ancestor holds at most this many characters.
+   */
+  readonly maxCardLength?: number;
 }
 
 const REPEATED_BLOCKS: RepeatedBlockScope = {
   selector: REPEATABLE_BLOCK,
   minLength: MIN_REPEATED_CHARACTERS,
 };
+/**
+ * A product card showing its name, price or swatches twice (an image link and a title, a hover or quick-shop
+ * panel) fits in this many characters; cards sharing a spec line or a badge have only the whole grid in common.
+ */
+const MAX_CARD_CHARACTERS = 600;
+
 const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
   selector: REPEATABLE_CATEGORY_BLOCK,
   minLength: MIN_REPEATED_CATEGORY_CHARACTERS,
+  maxCardLength: MAX_CARD_CHARACTERS,
 };
 
 /**
@@ -563,7 +627,10 @@ const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
  * small and large screens, a price box shown in a sticky bar as well, a post quoted in full in a reply.
  * The first copy stays.
  */
-function removeRepeatedBlocks(root: Element, { selector, minLength }: RepeatedBlockScope): void {
+function removeRepeatedBlocks(
+  root: Element,
+  { selector, minLength, maxCardLength }: RepeatedBlockScope,
+): void {
   const blocks = Array.from(root.querySelectorAll(selector));
   // Only blocks of the same length can repeat each other: the others' text is never read.
   const lengths = indexText(root);
@@ -572,18 +639,31 @@ function removeRepeatedBlocks(root: Element, { selector, minLength }: RepeatedBl
     const length = lengths.length(block);
     blocksOfLength.set(length, (blocksOfLength.get(length) ?? 0) + 1);
   }
+  const shortest = maxCardLength === undefined ? minLength : MIN_REPEATED_CHARACTERS;
   const seen = new Map<string, Element>();
   for (const element of blocks) {
     const length = lengths.length(element);
-    if (length < minLength || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
+    if (length < shortest || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
     const text = normalizedText(element);
     const first = seen.get(text);
     if (first === undefined) {
       seen.set(text, element);
-    } else if (!first.contains(element) && !element.querySelector('img, pre')) {
+    } else if (first.contains(element) || element.querySelector('img, pre')) {
+      continue;
+    } else if (length >= minLength || isSameCard(first, element, lengths, maxCardLength ?? 0)) {
       element.remove();
+    } else {
+      // The next copy is compared with this one, the nearest.
+      seen.set(text, element);
     }
   }
+}
+
+/** Whether two blocks' closest common ancestor holds at most `maxLength` characters (one card of a grid). */
+function isSameCard(first: Element, second: Element, lengths: TextIndex, maxLength: number): boolean {
+  let common = first.parentElement;
+  while (common && !common.contains(second)) common = common.parentElement;
+  return common !== null && lengths.length(common) <= maxLength;
 }
 
 /**
@@ -595,7 +675,7 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   if (!body) return null;
   removeChrome(body, CHROME);
   const root = mainRegion(body, indexText(body));
-  removeHeadersAndFooters(root);
+  removeHeadersAndFooters(root, pageType === 'listing' || pageType === 'collection');
   removeSmallForms(root);
   removeByHints(root, pageType);
   if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);

@@ -144,7 +144,9 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   const byUrl = URL_RULES.find(([, pattern]) => pattern.test(path))?.[0];
   const shape = measureShape(body);
   const { codeBlocks, posts } = shape;
-  if (byUrl === 'forum' && (posts >= 2 || !isArticleMarked)) return 'forum';
+  // A topic page of a news site lists stories under a forum-like path: cards leading to other pages, no posts.
+  const isCards = hasCardShape(shape.headings, shape.linkedHeadings);
+  if (byUrl === 'forum' && (posts >= 2 || (!isArticleMarked && !isCards))) return 'forum';
   if (posts >= 4 && !isArticleMarked) return 'forum';
   if (byUrl === 'documentation' && !signals.ogType?.startsWith('article')) return 'documentation';
   if (codeBlocks >= 3 && !isArticleMarked) return 'documentation';
