@@ -585,6 +585,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('OTHERMUG');
   });
 
+  it('drops the controls of a collection’s cards when the whole card is one list item, not a label inside a sentence', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <div class="card-actions"><a href="#" role="button">Add to compare</a> <a href="#">Quick view</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Use the list to <a href="/compare">compare</a> roasts side by side.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE Use the list to compare roasts');
+    expect(result.text).not.toMatch(/Add to compare|Quick view/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;
