@@ -600,6 +600,20 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/Add to compare|Quick view/);
   });
 
+  it('drops the review counts of a collection’s cards and the reviews under them, keeps a title marked as having reviews', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><div class="card-title--with-reviews"><a href="/products/coffee-${n}">COFFEE${n} roast</a></div>
+        <span class="price">$1${n}.99</span><span class="review-count">REVIEWCOUNT ${n}</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+        <section class="customer-reviews"><h2>Happy customers</h2><p>REVIEWQUOTE ${sentence('review')}</p></section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toMatch(/REVIEWCOUNT|REVIEWQUOTE/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

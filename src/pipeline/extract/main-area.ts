@@ -104,8 +104,10 @@ function isPricedCarousel(element: Element, hint: string): boolean {
 /**
  * Customer reviews of a product page (`reviews`, `customer-reviews`, `productReviews`; not `preview`): other
  * people's opinions of the product and their rating widgets, which the product's own text does not include.
+ * On a category page, each card's review count and the shop's reviews under the cards. Not a modifier saying
+ * that a block has reviews (`title--with-reviews`): that block is the card's title.
  */
-const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))[Rr]eviews?(?![a-z])/;
+const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))(?<!(?:with|has|no)[-_])[Rr]eviews?(?![a-z])/;
 
 /**
  * Testimonials: quotes the seller chose and shows as its own copy (a course's or a service's "What our
@@ -233,8 +235,9 @@ function removeByHints(root: Element, pageType: PageType): void {
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
     const isProductChrome =
-      pageType === 'product' &&
-      (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint));
+      (pageType === 'product' &&
+        (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint))) ||
+      (pageType === 'collection' && isReviewBlock(element, hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
