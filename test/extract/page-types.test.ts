@@ -614,6 +614,19 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/REVIEWCOUNT|REVIEWQUOTE/);
   });
 
+  it('drops the card buttons of a collection that open the product (“View details”, “Choose options”, “Notify me”)', async () => {
+    const card = (n: number) =>
+      `<div class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <a href="/products/coffee-${n}">View details</a> <a href="/products/coffee-${n}#options">Choose options</a> <a href="#">Notify me</a></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><div class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toMatch(/View details|Choose options|Notify me/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

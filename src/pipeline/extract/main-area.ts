@@ -477,10 +477,11 @@ function removeThreadTitle(root: Element): void {
 
 /**
  * Shop interface labels that stand alone as a line on product and category pages: list controls ("View
- * all", "Load more", "Quick view", "Compare") and review prompts ("Write a review", "Verified buyer").
+ * all", "Load more", "Quick view", "Compare"), a card's buttons to its product ("View details", "Choose
+ * options", "Notify me") and review prompts ("Write a review", "Verified buyer").
  */
 const SHOP_LABEL =
-  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
+  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|(?:view|see) details|more info|(?:view|choose|select) options|notify me|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
 
 /**
  * Star ratings and review counts shown as a line of their own ("4.7 out of 5 stars", "(1,234 reviews)").
