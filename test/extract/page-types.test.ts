@@ -627,6 +627,19 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/View details|Choose options|Notify me/);
   });
 
+  it('drops the shop’s announcement bar above a collection', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `<div class="promo-bar"><p>PROMOBAR Free standard shipping on orders over $40, see our shipping page for rates.</p></div>
+        ${siteNav}<div class="page"><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></div>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toContain('PROMOBAR');
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

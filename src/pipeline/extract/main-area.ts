@@ -62,9 +62,12 @@ function holdsContentMarker(block: Element, pageType: PageType): boolean {
   return descendantElements(block).some((element) => isContentMarker(element, pageType));
 }
 
-/** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
+/**
+ * Class or id words that name chrome on their own (removed when the block is not a big share of the page):
+ * among them the shop-wide announcement bars above every page ("Free shipping on orders over $40").
+ */
 const STRONG_HINT =
-  /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
+  /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|announcement-?bar|promo-?bar|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
 
 /** Class or id words that name chrome only when the block is mostly links. */
 const WEAK_HINT =
