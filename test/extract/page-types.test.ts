@@ -640,6 +640,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('PROMOBAR');
   });
 
+  it('drops the stock status of a collection’s cards', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <span class="badge">${n % 2 ? 'Sold out' : 'In stock'}</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Roasts sold out this week come back in stock on Monday.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE');
+    expect(result.text).not.toMatch(/Sold out|In stock/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

@@ -542,11 +542,24 @@ function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolea
   }
 }
 
-/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+/**
+ * A product's stock status standing alone as a line ("Sold out", "In stock", "Back-order", "Coming soon"): on a
+ * category page the state of each card's buy button, not a description of the product.
+ */
+const STOCK_LABEL =
+  /^(?:sold ?out|out of stock|in stock|low stock|back-?order(?:ed)?|temporarily out of stock|currently unavailable|coming soon)[.!]?$/i;
+
+/**
+ * Removes standalone shop labels from a product or category page, and rating lines from a product page,
+ * stock status from a category page.
+ */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
     root,
-    (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
+    (text) =>
+      SHOP_LABEL.test(text) ||
+      (pageType === 'product' && RATING_LINE.test(text)) ||
+      (pageType === 'collection' && STOCK_LABEL.test(text)),
   );
 }
 
