@@ -655,6 +655,21 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/Sold out|In stock/);
   });
 
+  it('drops the merchandising badges of a collection’s cards, keeps a section titled with the plural', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><span class="badge">${n % 2 ? 'Best seller' : 'New arrival'}</span>
+        <a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><section><h2>New arrivals</h2>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('New arrivals');
+    expect(result.text).not.toMatch(/Best seller|New arrival\b/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

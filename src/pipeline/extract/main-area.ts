@@ -550,8 +550,16 @@ const STOCK_LABEL =
   /^(?:sold ?out|out of stock|in stock|low stock|back-?order(?:ed)?|temporarily out of stock|currently unavailable|coming soon)[.!]?$/i;
 
 /**
+ * A card's merchandising badge standing alone as a line ("Best seller", "New arrival", "Award winner",
+ * "Reviewer's choice"): the shop's sticker on the picture, not the product's name or description. Singular:
+ * "Best sellers" and "New arrivals" title sections of cards.
+ */
+const CARD_BADGE =
+  /^(?:#?\d*\s?best ?seller|top seller|hot seller|new arrival|award winner|staff pick|(?:editor|reviewer)'?s'? choice)!?$/i;
+
+/**
  * Removes standalone shop labels from a product or category page, and rating lines from a product page,
- * stock status from a category page.
+ * stock status and badges from a category page.
  */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
@@ -559,7 +567,7 @@ function removeShopLabels(root: Element, pageType: PageType): void {
     (text) =>
       SHOP_LABEL.test(text) ||
       (pageType === 'product' && RATING_LINE.test(text)) ||
-      (pageType === 'collection' && STOCK_LABEL.test(text)),
+      (pageType === 'collection' && (STOCK_LABEL.test(text) || CARD_BADGE.test(text))),
   );
 }
 
