@@ -670,6 +670,21 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/Best seller|New arrival\b/);
   });
 
+  it('drops the range shown, the sort order and the view switches above a collection’s grid, keeps its count', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>12 products</p>
+        <div class="grid-head"><div>Showing 1-12 of 40 results</div><div>Sort by: Best match</div><div>View as Grid List</div></div>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('12 products');
+    expect(result.text).not.toMatch(/Showing|Sort by|View as/);
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

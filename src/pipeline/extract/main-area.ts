@@ -558,8 +558,17 @@ const CARD_BADGE =
   /^(?:#?\d*\s?best ?seller|top seller|hot seller|new arrival|award winner|staff pick|(?:editor|reviewer)'?s'? choice)!?$/i;
 
 /**
+ * The controls above a category's grid standing alone as a line: the range shown ("Showing 24 of 133
+ * results", "Items 1-24 of 123", "Displaying 1 to 24 (of 204 products)"), the sort order ("Sort: Best
+ * match") and the view switches ("View as Grid List", "Show per page"). A bare count ("51 products") stays:
+ * it tells how big the category is.
+ */
+const LIST_CONTROL =
+  /^(?:(?:displaying|showing|viewing)\s+(?:items?\s+)?\d[\d,]*(?:\s*(?:-|–|to)\s*\d[\d,]*)?\s*\(?(?:of|out of)\s*\d[\d,]*(?:\s+(?:results?|items?|products?))?\)?|(?:items|results|products)\s+\d[\d,]*\s*(?:-|–|to)\s*\d[\d,]*\s+of\s+\d[\d,]*|\d[\d,]*\s*(?:-|–)\s*\d[\d,]*\s+(?:items?\s+)?of\s+\d[\d,]*(?:\s+(?:results?|items?|products?))?|(?:showing|loaded) \d[\d,]* (?:results?|items?|products?)|sort(?: by)?:.{0,40}|sort by(?:\s.{0,40})?|view as:?(?:\s+(?:grid|list))*|show per page|(?:items |results )?per page:?)$/i;
+
+/**
  * Removes standalone shop labels from a product or category page, and rating lines from a product page,
- * stock status and badges from a category page.
+ * stock status, badges and list controls from a category page.
  */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
@@ -567,7 +576,8 @@ function removeShopLabels(root: Element, pageType: PageType): void {
     (text) =>
       SHOP_LABEL.test(text) ||
       (pageType === 'product' && RATING_LINE.test(text)) ||
-      (pageType === 'collection' && (STOCK_LABEL.test(text) || CARD_BADGE.test(text))),
+      (pageType === 'collection' &&
+        (STOCK_LABEL.test(text) || CARD_BADGE.test(text) || LIST_CONTROL.test(text))),
   );
 }
 
