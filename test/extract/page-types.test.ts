@@ -685,6 +685,21 @@ describe('page types', () => {
     expect(result.text).not.toMatch(/Showing|Sort by|View as/);
   });
 
+  it('drops a call to action among a card’s controls when the whole card is one list item, not one inside a sentence', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <div><a href="/cart/add/${n}">Add to cart</a> <a href="/wishlist/${n}">Wishlist ${n}</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Every roast ships fresh, so <a href="/cart">add to cart</a> before noon.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE Every roast ships fresh, so add to cart before noon.');
+    expect(result.text).not.toContain('Add to cart');
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

@@ -8,7 +8,7 @@
  */
 import { countPrices, type PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
-import { leafBlocks } from './boilerplate.ts';
+import { isInSentence, leafBlocks } from './boilerplate.ts';
 import { descendantElements } from './dom.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
@@ -493,41 +493,6 @@ const SHOP_LABEL =
  */
 const RATING_LINE =
   /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
-
-/** Inline elements: a label inside one of them is on the same line as the text beside that element. */
-const INLINE_TAGS = new Set([
-  'a',
-  'span',
-  'strong',
-  'b',
-  'em',
-  'i',
-  'u',
-  's',
-  'small',
-  'mark',
-  'label',
-  'font',
-  'sup',
-  'sub',
-  'abbr',
-  'time',
-]);
-
-/**
- * Whether text runs beside an element on its line: a text node with words next to it or next to an inline
- * element holding it, up to its block. A card's controls ("Quick view", "Add to compare") sit beside other
- * elements, not beside words, even when the whole card is one list item.
- */
-function isInSentence(element: Element): boolean {
-  for (let node: Element | null = element; node; node = node.parentElement) {
-    for (const sibling of [node.previousSibling, node.nextSibling]) {
-      if (sibling?.nodeType === 3 && /[\p{L}\p{N}]/u.test(sibling.textContent ?? '')) return true;
-    }
-    if (!INLINE_TAGS.has(node.parentElement?.localName ?? '')) return false;
-  }
-  return false;
-}
 
 /** Removes the blocks, links and spans whose whole text is a label (`isLabel`), each standing as a line. */
 function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolean): void {
