@@ -700,6 +700,19 @@ describe('page types', () => {
     expect(result.text).not.toContain('Add to cart');
   });
 
+  it('drops the fallback text of a video, shown only by browsers that cannot play it', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><video src="/roastery.mp4" muted autoplay>VIDEOFALLBACK Sorry, your browser doesn’t support embedded videos.</video>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toContain('VIDEOFALLBACK');
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;
