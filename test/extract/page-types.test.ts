@@ -713,6 +713,21 @@ describe('page types', () => {
     expect(result.text).not.toContain('VIDEOFALLBACK');
   });
 
+  it('drops the “Read full article” link under each advice teaser of a collection, keeps the teasers', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const teaser = (n: number) =>
+      `<div class="teaser"><h3><a href="/advice/${n}">ADVICE${n} brewing guide</a></h3><p>${sentence(`guide ${n}`)}</p><div class="more"><a href="/advice/${n}">Read full article</a></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+        <section><h2>Expert advice</h2>${[1, 2, 3].map(teaser).join('')}</section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (const n of [1, 2, 3]) expect(result.text).toContain(`ADVICE${n}`);
+    expect(result.text).not.toContain('Read full article');
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

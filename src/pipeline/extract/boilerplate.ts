@@ -106,8 +106,13 @@ function removeLinkDense(root: Element): void {
   }
 }
 
+/**
+ * Lines that are labels of the page's interface, not its text: ad marks, section labels ("Related",
+ * "Tags"), share and account prompts, and the links to another page under a teaser ("Read more", "Read the
+ * full story").
+ */
 const LABEL_PATTERN =
-  /^(?:advert(?:isement)?|ad|sponsored|read more|see more|see also|more from\b.*|related(?: articles| stories| posts| content)?|recommended|you may also like|you might also like|don'?t miss|most popular|trending|share(?: this)?(?: article| story| on .*)?|tags?|comments?|subscribe|sign in|sign up|log in|close|caption|continue reading(?: below)?|skip to content|image \d+ of \/? ?\d+|photo: .*|credit: .*|\(?image(?: credit)?: .*\)?|click here.*|follow us.*|print|email|whatsapp.*|facebook.*|twitter.*|this slideshow requires javascript\.?|loading.*|watch:? .*|listen:? .*)$/i;
+  /^(?:advert(?:isement)?|ad|sponsored|read more|read (?:the )?full (?:article|story)|see more|see also|more from\b.*|related(?: articles| stories| posts| content)?|recommended|you may also like|you might also like|don'?t miss|most popular|trending|share(?: this)?(?: article| story| on .*)?|tags?|comments?|subscribe|sign in|sign up|log in|close|caption|continue reading(?: below)?|skip to content|image \d+ of \/? ?\d+|photo: .*|credit: .*|\(?image(?: credit)?: .*\)?|click here.*|follow us.*|print|email|whatsapp.*|facebook.*|twitter.*|this slideshow requires javascript\.?|loading.*|watch:? .*|listen:? .*)$/i;
 
 /** Caption-like lines: end in an image credit, or a copyright notice. */
 const CREDIT_PATTERN =
