@@ -674,6 +674,149 @@ describe('page types', () => {
     expect(result.text).not.toContain('OTHERMUG');
   });
 
+  it('drops the controls of a collection’s cards when the whole card is one list item, not a label inside a sentence', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <div class="card-actions"><a href="#" role="button">Add to compare</a> <a href="#">Quick view</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Use the list to <a href="/compare">compare</a> roasts side by side.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE Use the list to compare roasts');
+    expect(result.text).not.toMatch(/Add to compare|Quick view/);
+  });
+
+  it('drops the review counts of a collection’s cards and the reviews under them, keeps a title marked as having reviews', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><div class="card-title--with-reviews"><a href="/products/coffee-${n}">COFFEE${n} roast</a></div>
+        <span class="price">$1${n}.99</span><span class="review-count">REVIEWCOUNT ${n}</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+        <section class="customer-reviews"><h2>Happy customers</h2><p>REVIEWQUOTE ${sentence('review')}</p></section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toMatch(/REVIEWCOUNT|REVIEWQUOTE/);
+  });
+
+  it('drops the card buttons of a collection that open the product (“View details”, “Choose options”, “Notify me”)', async () => {
+    const card = (n: number) =>
+      `<div class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <a href="/products/coffee-${n}">View details</a> <a href="/products/coffee-${n}#options">Choose options</a> <a href="#">Notify me</a></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><div class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toMatch(/View details|Choose options|Notify me/);
+  });
+
+  it('drops the shop’s announcement bar above a collection', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `<div class="promo-bar"><p>PROMOBAR Free standard shipping on orders over $40, see our shipping page for rates.</p></div>
+        ${siteNav}<div class="page"><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></div>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toContain('PROMOBAR');
+  });
+
+  it('drops the stock status of a collection’s cards', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <span class="badge">${n % 2 ? 'Sold out' : 'In stock'}</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Roasts sold out this week come back in stock on Monday.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE');
+    expect(result.text).not.toMatch(/Sold out|In stock/);
+  });
+
+  it('drops the merchandising badges of a collection’s cards, keeps a section titled with the plural', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><span class="badge">${n % 2 ? 'Best seller' : 'New arrival'}</span>
+        <a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><section><h2>New arrivals</h2>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('New arrivals');
+    expect(result.text).not.toMatch(/Best seller|New arrival\b/);
+  });
+
+  it('drops the range shown, the sort order and the view switches above a collection’s grid, keeps its count', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>12 products</p>
+        <div class="grid-head"><div>Showing 1-12 of 40 results</div><div>Sort by: Best match</div><div>View as Grid List</div></div>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('12 products');
+    expect(result.text).not.toMatch(/Showing|Sort by|View as/);
+  });
+
+  it('drops a call to action among a card’s controls when the whole card is one list item, not one inside a sentence', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
+        <div><a href="/cart/add/${n}">Add to cart</a> <a href="/wishlist/${n}">Wishlist ${n}</a></div></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Every roast ships fresh, so <a href="/cart">add to cart</a> before noon.</p>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).toContain('KEPTSENTENCE Every roast ships fresh, so add to cart before noon.');
+    expect(result.text).not.toContain('Add to cart');
+  });
+
+  it('drops the fallback text of a video, shown only by browsers that cannot play it', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><video src="/roastery.mp4" muted autoplay>VIDEOFALLBACK Sorry, your browser doesn’t support embedded videos.</video>
+        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    expect(result.text).not.toContain('VIDEOFALLBACK');
+  });
+
+  it('drops the “Read full article” link under each advice teaser of a collection, keeps the teasers', async () => {
+    const card = (n: number) =>
+      `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
+    const teaser = (n: number) =>
+      `<div class="teaser"><h3><a href="/advice/${n}">ADVICE${n} brewing guide</a></h3><p>${sentence(`guide ${n}`)}</p><div class="more"><a href="/advice/${n}">Read full article</a></div></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+        <section><h2>Expert advice</h2>${[1, 2, 3].map(teaser).join('')}</section></main>${siteFooter}`,
+    );
+    const result = await extract(html, 'https://shop.example.test/collections/coffee');
+    expect(result.pageType).toBe<PageType>('collection');
+    for (const n of [1, 2, 3]) expect(result.text).toContain(`ADVICE${n}`);
+    expect(result.text).not.toContain('Read full article');
+  });
+
   it('reads a page typed a collection in structured data and og:type=article as a listing', async () => {
     const card = (n: number) =>
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;

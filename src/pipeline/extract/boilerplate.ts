@@ -106,8 +106,13 @@ function removeLinkDense(root: Element): void {
   }
 }
 
+/**
+ * Lines that are labels of the page's interface, not its text: ad marks, section labels ("Related",
+ * "Tags"), share and account prompts, and the links to another page under a teaser ("Read more", "Read the
+ * full story").
+ */
 const LABEL_PATTERN =
-  /^(?:advert(?:isement)?|ad|sponsored|read more|see more|see also|more from\b.*|related(?: articles| stories| posts| content)?|recommended|you may also like|you might also like|don'?t miss|most popular|trending|share(?: this)?(?: article| story| on .*)?|tags?|comments?|subscribe|sign in|sign up|log in|close|caption|continue reading(?: below)?|skip to content|image \d+ of \/? ?\d+|photo: .*|credit: .*|\(?image(?: credit)?: .*\)?|click here.*|follow us.*|print|email|whatsapp.*|facebook.*|twitter.*|this slideshow requires javascript\.?|loading.*|watch:? .*|listen:? .*)$/i;
+  /^(?:advert(?:isement)?|ad|sponsored|read more|read (?:the )?full (?:article|story)|see more|see also|more from\b.*|related(?: articles| stories| posts| content)?|recommended|you may also like|you might also like|don'?t miss|most popular|trending|share(?: this)?(?: article| story| on .*)?|tags?|comments?|subscribe|sign in|sign up|log in|close|caption|continue reading(?: below)?|skip to content|image \d+ of \/? ?\d+|photo: .*|credit: .*|\(?image(?: credit)?: .*\)?|click here.*|follow us.*|print|email|whatsapp.*|facebook.*|twitter.*|this slideshow requires javascript\.?|loading.*|watch:? .*|listen:? .*)$/i;
 
 /** Caption-like lines: end in an image credit, or a copyright notice. */
 const CREDIT_PATTERN =
@@ -167,6 +172,41 @@ function removeDatelines(root: Element, byline: string | undefined): void {
   }
 }
 
+/** Inline elements: a label inside one of them is on the same line as the text beside that element. */
+const INLINE_TAGS = new Set([
+  'a',
+  'span',
+  'strong',
+  'b',
+  'em',
+  'i',
+  'u',
+  's',
+  'small',
+  'mark',
+  'label',
+  'font',
+  'sup',
+  'sub',
+  'abbr',
+  'time',
+]);
+
+/**
+ * Whether text runs beside an element on its line: a text node with words next to it or next to an inline
+ * element holding it, up to its block. A card's controls ("Quick view", "Add to compare") sit beside other
+ * elements, not beside words, even when the whole card is one list item.
+ */
+export function isInSentence(element: Element): boolean {
+  for (let node: Element | null = element; node; node = node.parentElement) {
+    for (const sibling of [node.previousSibling, node.nextSibling]) {
+      if (sibling?.nodeType === 3 && /[\p{L}\p{N}]/u.test(sibling.textContent ?? '')) return true;
+    }
+    if (!INLINE_TAGS.has(node.parentElement?.localName ?? '')) return false;
+  }
+  return false;
+}
+
 /**
  * Calls to action and account prompts that stand alone as a line: "Get started", "Sign up for free",
  * "Add to cart", "You must log in or register to reply here.". Pages that are not articles show them as
@@ -184,8 +224,7 @@ export function removeCallsToAction(root: Element): void {
     const text = normalizedText(block);
     if (text.length === 0 || text.length > 80 || !CALL_TO_ACTION.test(text)) continue;
     // A link inside a sentence ("... learn more about the plans") is part of the sentence.
-    const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
-    if (line && line !== block && normalizedText(line) !== text) continue;
+    if (isInSentence(block)) continue;
     block.remove();
   }
 }

@@ -30,9 +30,34 @@ function isNeverRendered(element: Element, tag: string): boolean {
   );
 }
 
-/** Never-rendered elements of the document in document order, nested ones included (one walk, no selector). */
-function neverRenderedElements(document: Document): Element[] {
-  return descendantElements(document).filter((element) => isNeverRendered(element, element.localName));
+/**
+ * Players whose content is the fallback for browsers without them ("Sorry, your browser doesn't support
+ * embedded videos."): never shown where the player plays. Only their `<source>` and `<track>` are kept.
+ */
+const MEDIA_TAGS = new Set(['video', 'audio']);
+const MEDIA_SOURCE_TAGS = new Set(['source', 'track']);
+
+/**
+ * Never-rendered elements of the document in document order, nested ones included, and its players (one
+ * walk, no selector).
+ */
+function neverRenderedElements(document: Document): { neverRendered: Element[]; players: Element[] } {
+  const neverRendered: Element[] = [];
+  const players: Element[] = [];
+  for (const element of descendantElements(document)) {
+    const tag = element.localName;
+    if (isNeverRendered(element, tag)) neverRendered.push(element);
+    else if (MEDIA_TAGS.has(tag)) players.push(element);
+  }
+  return { neverRendered, players };
+}
+
+/** Removes a player's fallback content (text and elements other than its sources and tracks). */
+function removeMediaFallback(media: Element): void {
+  for (const child of Array.from(media.childNodes)) {
+    const isSource = child.nodeType === 1 && MEDIA_SOURCE_TAGS.has((child as Element).localName);
+    if (!isSource) child.remove();
+  }
 }
 
 /** `style` declarations, lower-cased, later ones winning. */
@@ -179,9 +204,13 @@ export interface RemoveHiddenOptions {
   readonly keepAriaHidden?: boolean;
 }
 
-/** Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) in place. Returns how many. */
+/**
+ * Removes never-rendered elements (scripts, styles, SVG, closed dialogs...) and the fallback content of
+ * players in place. Returns how many elements were removed (fallbacks not counted).
+ */
 export function removeNeverRendered(document: Document): number {
-  const neverRendered = neverRenderedElements(document);
+  const { neverRendered, players } = neverRenderedElements(document);
+  for (const player of players) removeMediaFallback(player);
   unwrapContentNoscript(document, neverRendered);
   let removed = 0;
   for (const element of neverRendered) {

@@ -8,7 +8,7 @@
  */
 import { countPrices, type PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
-import { leafBlocks } from './boilerplate.ts';
+import { isInSentence, leafBlocks } from './boilerplate.ts';
 import { descendantElements } from './dom.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
@@ -62,9 +62,12 @@ function holdsContentMarker(block: Element, pageType: PageType): boolean {
   return descendantElements(block).some((element) => isContentMarker(element, pageType));
 }
 
-/** Class or id words that name chrome on their own (removed when the block is not a big share of the page). */
+/**
+ * Class or id words that name chrome on their own (removed when the block is not a big share of the page):
+ * among them the shop-wide announcement bars above every page ("Free shipping on orders over $40").
+ */
 const STRONG_HINT =
-  /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
+  /(?:^|[\s_-])(?:cookies?|consent|gdpr|newsletter|announcement-?bar|promo-?bar|breadcrumbs?|skip-?link|skip-?to|modal|popup|overlay|advert|advertisement|ads|adslot|ad-slot|banner-ad|sr-only|visually-hidden|screen-reader-text|site-header|site-footer|global-header|global-footer|masthead|toc|table-of-contents|on-this-page|sidebar|side-bar|sidenav|side-nav|social|share|sharing|share-buttons|subscribe|signup|sign-up|login|signin)(?:$|[\s_-])/i;
 
 /** Class or id words that name chrome only when the block is mostly links. */
 const WEAK_HINT =
@@ -113,8 +116,10 @@ function isPricedCarousel(element: Element, hint: string): boolean {
 /**
  * Customer reviews of a product page (`reviews`, `customer-reviews`, `productReviews`; not `preview`): other
  * people's opinions of the product and their rating widgets, which the product's own text does not include.
+ * On a category page, each card's review count and the shop's reviews under the cards. Not a modifier saying
+ * that a block has reviews (`title--with-reviews`): that block is the card's title.
  */
-const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))[Rr]eviews?(?![a-z])/;
+const REVIEW_HINT = /(?:^|[^a-zA-Z]|[a-z](?=R))(?<!(?:with|has|no)[-_])[Rr]eviews?(?![a-z])/;
 
 /**
  * Testimonials: quotes the seller chose and shows as its own copy (a course's or a service's "What our
@@ -242,8 +247,9 @@ function removeByHints(root: Element, pageType: PageType): void {
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
     const isProductChrome =
-      pageType === 'product' &&
-      (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint));
+      (pageType === 'product' &&
+        (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint))) ||
+      (pageType === 'collection' && isReviewBlock(element, hint));
     // A hint on a wrapper ("has-sidebar", "content-with-toc") must not take the content with it.
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
@@ -491,10 +497,11 @@ function removeThreadTitle(root: Element): void {
 
 /**
  * Shop interface labels that stand alone as a line on product and category pages: list controls ("View
- * all", "Load more", "Quick view", "Compare") and review prompts ("Write a review", "Verified buyer").
+ * all", "Load more", "Quick view", "Compare"), a card's buttons to its product ("View details", "Choose
+ * options", "Notify me") and review prompts ("Write a review", "Verified buyer").
  */
 const SHOP_LABEL =
-  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
+  /^(?:view all|see all|shop all|show (?:more|less|all)|view more|load more|quick (?:view|add|shop)|(?:view|see) details|more info|(?:view|choose|select) options|notify me|write a review|be the first to review.*|recently viewed|more like this|compare|add to compare|top rated|verified (?:buyer|purchase|reviewer))[.!:]?$/i;
 
 /**
  * Star ratings and review counts shown as a line of their own ("4.7 out of 5 stars", "(1,234 reviews)").
@@ -512,8 +519,7 @@ function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolea
     const text = normalizedText(block);
     if (text.length === 0 || !isLabel(text)) continue;
     // A label inside a sentence ("... compare the plans") is part of the sentence.
-    const line = block.parentElement?.closest('p, li, td, dd, h1, h2, h3, h4, h5, h6');
-    if (line && line !== block && normalizedText(line) !== text) continue;
+    if (isInSentence(block)) continue;
     block.remove();
   }
 }
@@ -552,11 +558,42 @@ function removeRepeatedControls(root: Element): void {
   }
 }
 
-/** Removes standalone shop labels (and, on product pages, rating lines) from a product or category page. */
+/**
+ * A product's stock status standing alone as a line ("Sold out", "In stock", "Back-order", "Coming soon"): on a
+ * category page the state of each card's buy button, not a description of the product.
+ */
+const STOCK_LABEL =
+  /^(?:sold ?out|out of stock|in stock|low stock|back-?order(?:ed)?|temporarily out of stock|currently unavailable|coming soon)[.!]?$/i;
+
+/**
+ * A card's merchandising badge standing alone as a line ("Best seller", "New arrival", "Award winner",
+ * "Reviewer's choice"): the shop's sticker on the picture, not the product's name or description. Singular:
+ * "Best sellers" and "New arrivals" title sections of cards.
+ */
+const CARD_BADGE =
+  /^(?:#?\d*\s?best ?seller|top seller|hot seller|new arrival|award winner|staff pick|(?:editor|reviewer)'?s'? choice)!?$/i;
+
+/**
+ * The controls above a category's grid standing alone as a line: the range shown ("Showing 24 of 133
+ * results", "Items 1-24 of 123", "Displaying 1 to 24 (of 204 products)"), the sort order ("Sort: Best
+ * match") and the view switches ("View as Grid List", "Show per page"). A bare count ("51 products") stays:
+ * it tells how big the category is.
+ */
+const LIST_CONTROL =
+  /^(?:(?:displaying|showing|viewing)\s+(?:items?\s+)?\d[\d,]*(?:\s*(?:-|–|to)\s*\d[\d,]*)?\s*\(?(?:of|out of)\s*\d[\d,]*(?:\s+(?:results?|items?|products?))?\)?|(?:items|results|products)\s+\d[\d,]*\s*(?:-|–|to)\s*\d[\d,]*\s+of\s+\d[\d,]*|\d[\d,]*\s*(?:-|–)\s*\d[\d,]*\s+(?:items?\s+)?of\s+\d[\d,]*(?:\s+(?:results?|items?|products?))?|(?:showing|loaded) \d[\d,]* (?:results?|items?|products?)|sort(?: by)?:.{0,40}|sort by(?:\s.{0,40})?|view as:?(?:\s+(?:grid|list))*|show per page|(?:items |results )?per page:?)$/i;
+
+/**
+ * Removes standalone shop labels from a product or category page, and rating lines from a product page,
+ * stock status, badges and list controls, and the control lines repeated on every card, from a category page.
+ */
 function removeShopLabels(root: Element, pageType: PageType): void {
   removeStandaloneLabels(
     root,
-    (text) => SHOP_LABEL.test(text) || (pageType === 'product' && RATING_LINE.test(text)),
+    (text) =>
+      SHOP_LABEL.test(text) ||
+      (pageType === 'product' && RATING_LINE.test(text)) ||
+      (pageType === 'collection' &&
+        (STOCK_LABEL.test(text) || CARD_BADGE.test(text) || LIST_CONTROL.test(text))),
   );
   if (pageType === 'collection') removeRepeatedControls(root);
 }
