@@ -197,7 +197,7 @@ const INLINE_TAGS = new Set([
  * element holding it, up to its block. A card's controls ("Quick view", "Add to compare") sit beside other
  * elements, not beside words, even when the whole card is one list item.
  */
-export function isInSentence(element: Element): boolean {
+function isInSentence(element: Element): boolean {
   for (let node: Element | null = element; node; node = node.parentElement) {
     for (const sibling of [node.previousSibling, node.nextSibling]) {
       if (sibling?.nodeType === 3 && /[\p{L}\p{N}]/u.test(sibling.textContent ?? '')) return true;
@@ -215,18 +215,38 @@ export function isInSentence(element: Element): boolean {
 const CALL_TO_ACTION =
   /^(?:get started(?: (?:for free|now|today))?|get (?:a|your) (?:free )?(?:quote|demo|estimate)|request (?:a )?(?:demo|quote)|book (?:a )?(?:demo|call|consultation)|start (?:a |your )?free trial|start for free|try (?:it )?(?:for )?free|try (?:it )?now|sign up(?: for free| now| today)?|log ?in|sign in|register|create (?:an )?account|learn more|shop now|buy now|order now|add to (?:cart|bag|basket|wish ?list)|contact us(?: today)?|click to expand\.*|you must (?:log in|sign in|be logged in)\b.*|(?:log in|sign in|register|sign up) to (?:reply|comment|answer|post)\b.*|similar threads|search forums)[.!]?$/i;
 
-/** Removes standalone calls to action from the content of a page that is not an article. */
-export function removeCallsToAction(root: Element): void {
+/** Where {@link removeStandaloneLines} looks for lines, and how long one may be. */
+export interface StandaloneLineScope {
+  /** Inline elements that can stand as a line of their own besides leaf blocks (`'a'`, `'a, span'`). */
+  readonly inline: string;
+  /** Longer blocks are text, not a label or a button. */
+  readonly maxLength: number;
+}
+
+/**
+ * Removes the leaf blocks and inline elements whose whole text `isLine` accepts, each standing alone as a
+ * line: a label or a button, not a word in a sentence (see {@link isInSentence}).
+ */
+export function removeStandaloneLines(
+  root: Element,
+  { inline, maxLength }: StandaloneLineScope,
+  isLine: (text: string) => boolean,
+): void {
   const lengths = indexText(root);
-  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a'))]) {
-    // The index only rules out long blocks; a short one is read as it is now.
-    if (lengths.length(block) > 80 || !root.contains(block)) continue;
+  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll(inline))]) {
+    // The index (a snapshot) only rules out long blocks; a short one is read as it is now.
+    if (lengths.length(block) > maxLength || !root.contains(block)) continue;
     const text = normalizedText(block);
-    if (text.length === 0 || text.length > 80 || !CALL_TO_ACTION.test(text)) continue;
-    // A link inside a sentence ("... learn more about the plans") is part of the sentence.
+    if (text.length === 0 || !isLine(text)) continue;
+    // A label or link inside a sentence ("... learn more about the plans") is part of the sentence.
     if (isInSentence(block)) continue;
     block.remove();
   }
+}
+
+/** Removes standalone calls to action from the content of a page that is not an article. */
+export function removeCallsToAction(root: Element): void {
+  removeStandaloneLines(root, { inline: 'a', maxLength: 80 }, (text) => CALL_TO_ACTION.test(text));
 }
 
 /** Removes boilerplate blocks from the article element in place. */

@@ -8,7 +8,7 @@
  */
 import { countPrices, type PageType } from './page-type.ts';
 import { indexText, normalizedText, type TextIndex } from './text-index.ts';
-import { isInSentence, leafBlocks } from './boilerplate.ts';
+import { leafBlocks, removeStandaloneLines } from './boilerplate.ts';
 import { descendantElements } from './dom.ts';
 
 /** Landmarks that are never the content of the page they sit in. */
@@ -246,7 +246,7 @@ function removeByHints(root: Element, pageType: PageType): void {
     // A poster's decoration can outweigh a one-line post (a long signature under "Thanks!"): only a wrapper
     // holding most of the thread is spared.
     const isForumChrome = pageType === 'forum' && FORUM_CHROME_HINT.test(hint);
-    const isProductChrome =
+    const isShopChrome =
       (pageType === 'product' &&
         (isReviewBlock(element, hint) || SMALL_PRINT_HINT.test(hint) || SHOP_PROMISE_HINT.test(hint))) ||
       (pageType === 'collection' && isReviewBlock(element, hint));
@@ -254,7 +254,7 @@ function removeByHints(root: Element, pageType: PageType): void {
     if (share > (isForumChrome ? MAX_FORUM_CHROME_SHARE : 0.4) || holdsMarker.has(element)) continue;
     if (
       isForumChrome ||
-      isProductChrome ||
+      isShopChrome ||
       STRONG_HINT.test(hint) ||
       (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
     ) {
@@ -511,18 +511,8 @@ const SHOP_LABEL =
 const RATING_LINE =
   /^(?:view the )?(?:\(?\d[\d,]*\)? (?:reviews?|ratings?|customer reviews)\)?|\d[\d,]* reviews? with an average rating of [\d.]+ out of \d stars?|(?:rated )?[\d.]+ (?:out of|\/) ?\d(?: stars?)?(?: based on \d[\d,]* (?:customer )?(?:reviews?|ratings?))?)\.?$/i;
 
-/** Removes the blocks, links and spans whose whole text is a label (`isLabel`), each standing as a line. */
-function removeStandaloneLabels(root: Element, isLabel: (text: string) => boolean): void {
-  const lengths = indexText(root);
-  for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll('a, span'))]) {
-    if (lengths.length(block) > 100 || !root.contains(block)) continue;
-    const text = normalizedText(block);
-    if (text.length === 0 || !isLabel(text)) continue;
-    // A label inside a sentence ("... compare the plans") is part of the sentence.
-    if (isInSentence(block)) continue;
-    block.remove();
-  }
-}
+/** Labels are short: a longer line is text. */
+const MAX_LABEL_CHARACTERS = 100;
 
 /**
  * Lines that start with a verb of the shop's interface ("Quick view", "Add to compare", "Calculate shipping",
@@ -587,8 +577,9 @@ const LIST_CONTROL =
  * stock status, badges and list controls, and the control lines repeated on every card, from a category page.
  */
 function removeShopLabels(root: Element, pageType: PageType): void {
-  removeStandaloneLabels(
+  removeStandaloneLines(
     root,
+    { inline: 'a, span', maxLength: MAX_LABEL_CHARACTERS },
     (text) =>
       SHOP_LABEL.test(text) ||
       (pageType === 'product' && RATING_LINE.test(text)) ||
@@ -608,7 +599,9 @@ const FORUM_LABEL =
 
 /** On forum pages, removes standalone controls and status labels (a word inside a post's sentence stays). */
 function removeForumLabels(root: Element): void {
-  removeStandaloneLabels(root, (text) => FORUM_LABEL.test(text));
+  removeStandaloneLines(root, { inline: 'a, span', maxLength: MAX_LABEL_CHARACTERS }, (text) =>
+    FORUM_LABEL.test(text),
+  );
 }
 
 /** Blocks compared by {@link removeRepeatedBlocks}. */

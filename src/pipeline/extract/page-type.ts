@@ -154,7 +154,7 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (byUrl === 'collection' && !isArticleMarked) return 'collection';
   if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
   // Repeated cards: many headings that are links (titles of other pages), or many prices.
-  if (hasCardShape(shape.headings, shape.linkedHeadings)) {
+  if (isCards) {
     return shape.prices >= 6 ? 'collection' : 'listing';
   }
   if (shape.prices >= 10 && !(shape.proseCharacters >= MIN_ARTICLE_PROSE && isPricedProse(body))) {
