@@ -13,6 +13,9 @@ function page(body: string, head = '', title = 'Test page'): string {
 
 const siteNav = `<header class="site-header"><nav><a href="/">Home</a><a href="/shop">Shop</a><a href="/about">About us</a><a href="/contact">Contact</a></nav></header>`;
 const siteFooter = `<footer><p>FOOTERWORDS © Example Inc.</p><a href="/privacy">Privacy</a><a href="/terms">Terms</a></footer>`;
+/** `count` cards made by `card`, numbered from 0, as one string. */
+const cards = (count: number, card: (n: number) => string): string =>
+  Array.from({ length: count }, (_v, n) => card(n)).join('');
 
 async function extract(html: string, url: string) {
   const result = await extractContent(html, { url, contentType: 'text/html' });
@@ -333,9 +336,7 @@ describe('page types', () => {
     // Cards each marked as a Product: a category page, whose many prices make it a collection.
     const card = (n: number) =>
       `<li itemscope itemtype="https://schema.org/Product"><a href="/p/${n}">Camera ${n}</a> <span>$${n}5.00</span> <span>was $${n}9.00</span></li>`;
-    const category = page(
-      `${siteNav}<main><h1>Cameras</h1><ul>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
-    );
+    const category = page(`${siteNav}<main><h1>Cameras</h1><ul>${cards(8, card)}</ul></main>${siteFooter}`);
     const listed = await extract(category, 'https://market.example.test/cameras');
     expect(listed.pageType).toBe<PageType>('collection');
   });
@@ -500,7 +501,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><p>12 products</p>
         <aside class="facets"><h2>FACETPANEL</h2><label>Roast</label><label>Price</label></aside>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -523,7 +524,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Trail running shoes</h1>${description('desktop')}${description('mobile')}
         <ul class="featured">${featured}</ul>
-        <ul class="grid">${featured}${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${featured}${cards(8, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/trail-running-shoes');
     expect(result.pageType).toBe<PageType>('collection');
@@ -542,7 +543,7 @@ describe('page types', () => {
       `<li class="product-card"><div class="media"><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></div><h3><a href="/products/mug-${n}">MUGNAME${n} stoneware</a></h3><p>Dishwasher safe</p><span class="price">$2${n}.00</span></li>`;
     const html = page(
       `${siteNav}<main><h1>Mugs</h1><p>${sentence('category introduction')}</p>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/mugs');
     expect(result.pageType).toBe<PageType>('collection');
@@ -554,10 +555,8 @@ describe('page types', () => {
   it('reads a page of story cards under a forum-like path (/topic/) as cards, a thread there as a forum', async () => {
     const card = (n: number) =>
       `<div class="river-item"><h2><a href="/articles/story-${n}">CARDTITLE${n} of the week</a></h2><p>${sentence('teaser')}</p></div>`;
-    const cards = page(
-      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
-    );
-    const topic = await extract(cards, 'https://news.example.test/topic/headphones');
+    const storyCards = page(`${siteNav}<main><h1>Headphones</h1>${cards(8, card)}</main>${siteFooter}`);
+    const topic = await extract(storyCards, 'https://news.example.test/topic/headphones');
     expect(topic.pageType).toBe<PageType>('listing');
 
     const post = (n: number) =>
@@ -572,9 +571,7 @@ describe('page types', () => {
   it('keeps the header of each card of a listing (its title and teaser inside an <article>), not the page header', async () => {
     const card = (n: number) =>
       `<article class="story-card"><header><h2><a href="/articles/story-${n}">STORYTITLE${n} of the week</a></h2><p class="teaser"><a href="/articles/story-${n}">TEASER${n} ${sentence('teaser')}</a></p></header><div class="byline">Staff</div></article>`;
-    const html = page(
-      `${siteNav}<main><h1>Headphones</h1>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
-    );
+    const html = page(`${siteNav}<main><h1>Headphones</h1>${cards(8, card)}</main>${siteFooter}`);
     const result = await extract(html, 'https://news.example.test/headphones');
     expect(result.pageType).toBe<PageType>('listing');
     for (let n = 0; n < 8; n++) {
@@ -589,7 +586,7 @@ describe('page types', () => {
       `<li class="product-card"><a href="/products/lamp-${n}">LAMP${n} desk lamp</a><span class="price">$4${n}.00</span><span aria-hidden="true">RATING${n} 4.${n} out of 5 stars</span></li>`;
     const drawer = `<div class="cart-drawer" aria-hidden="true"><h2>DRAWERTEXT Your cart</h2><p>${sentence('cart drawer')} ${sentence('shipping offer')} ${sentence('checkout')}</p></div>`;
     const html = page(
-      `${siteNav}<main><h1>Desk lamps</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>${drawer}</main>${siteFooter}`,
+      `${siteNav}<main><h1>Desk lamps</h1><ul class="grid">${cards(8, card)}</ul>${drawer}</main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/desk-lamps');
     expect(result.pageType).toBe<PageType>('collection');
@@ -601,7 +598,7 @@ describe('page types', () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/chair-${n}">CHAIR${n} mesh office chair</a><span class="price">$3${n}9.00</span><div class="actions"><a href="/products/chair-${n}#quick">Quick view View options</a></div></li>`;
     const html = page(
-      `${siteNav}<main><h1>Office chairs</h1><p><a href="/guides/chairs">Find your chair with our guide</a></p><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+      `${siteNav}<main><h1>Office chairs</h1><p><a href="/guides/chairs">Find your chair with our guide</a></p><ul class="grid">${cards(8, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/office-chairs');
     expect(result.pageType).toBe<PageType>('collection');
@@ -614,7 +611,7 @@ describe('page types', () => {
     const card = (n: number) =>
       `<li class="product-card"><span class="product-badge">BADGEWORD</span><a href="/products/tent-${n}">TENT${n} two-person tent</a><div class="flag-details">FLAGDETAILS${n} ${sentence('tent')}</div><span class="price">$2${n}9.00</span></li>`;
     const html = page(
-      `${siteNav}<main><h1>Tents</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+      `${siteNav}<main><h1>Tents</h1><ul class="grid">${cards(8, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/tents');
     expect(result.pageType).toBe<PageType>('collection');
@@ -639,7 +636,7 @@ describe('page types', () => {
     const card = (n: number) =>
       `<div class="card"><a href="/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></div>`;
     const shop = page(
-      `${siteNav}<main><h1>Coffee</h1><p>${sentence('category introduction')} ${sentence('roasts')}</p>${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`,
+      `${siteNav}<main><h1>Coffee</h1><p>${sentence('category introduction')} ${sentence('roasts')}</p>${cards(12, card)}</main>${siteFooter}`,
     );
     const collection = await extract(shop, 'https://coffee.example.test/roasts');
     expect(collection.pageType).toBe<PageType>('collection');
@@ -649,7 +646,7 @@ describe('page types', () => {
     const card = (n: number) =>
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
     const html = page(
-      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</ul>
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(8, card)}</ul>
         <div class="accordion"><h2><button aria-expanded="false">How is coffee roasted?</button></h2><div class="accordion__panel" hidden><p>ROASTGUIDE ${sentence('roasting')}</p></div></div>
         <div class="carousel"><div class="carousel-item" aria-hidden="true"><a href="/products/mug">HIDDENSLIDE mug</a></div></div></main>${siteFooter}`,
     );
@@ -665,7 +662,7 @@ describe('page types', () => {
     const other = (n: number) =>
       `<div class="tile"><a href="/products/mug-${n}">OTHERMUG${n}</a><span>$${n}8.00</span></div>`;
     const html = page(
-      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section><h2>Recently viewed</h2><div class="row">${[1, 2, 3, 4].map(other).join('')}</div></section></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
@@ -680,7 +677,7 @@ describe('page types', () => {
         <div class="card-actions"><a href="#" role="button">Add to compare</a> <a href="#">Quick view</a></div></li>`;
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Use the list to <a href="/compare">compare</a> roasts side by side.</p>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -694,7 +691,7 @@ describe('page types', () => {
       `<li class="product-card"><div class="card-title--with-reviews"><a href="/products/coffee-${n}">COFFEE${n} roast</a></div>
         <span class="price">$1${n}.99</span><span class="review-count">REVIEWCOUNT ${n}</span></li>`;
     const html = page(
-      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section class="customer-reviews"><h2>Happy customers</h2><p>REVIEWQUOTE ${sentence('review')}</p></section></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
@@ -708,7 +705,7 @@ describe('page types', () => {
       `<div class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span>
         <a href="/products/coffee-${n}">View details</a> <a href="/products/coffee-${n}#options">Choose options</a> <a href="#">Notify me</a></div>`;
     const html = page(
-      `${siteNav}<main><h1>Coffee</h1><div class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`,
+      `${siteNav}<main><h1>Coffee</h1><div class="grid">${cards(12, card)}</div></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -721,7 +718,7 @@ describe('page types', () => {
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
     const html = page(
       `<div class="promo-bar"><p>PROMOBAR Free standard shipping on orders over $40, see our shipping page for rates.</p></div>
-        ${siteNav}<div class="page"><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></div>${siteFooter}`,
+        ${siteNav}<div class="page"><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul></div>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -735,7 +732,7 @@ describe('page types', () => {
         <span class="badge">${n % 2 ? 'Sold out' : 'In stock'}</span></li>`;
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Roasts sold out this week come back in stock on Monday.</p>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -750,7 +747,7 @@ describe('page types', () => {
         <a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><section><h2>New arrivals</h2>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></section></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></section></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -765,7 +762,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><p>12 products</p>
         <div class="grid-head"><div>Showing 1-12 of 40 results</div><div>Sort by: Best match</div><div>View as Grid List</div></div>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -780,7 +777,7 @@ describe('page types', () => {
         <div><a href="/cart/add/${n}">Add to cart</a> <a href="/wishlist/${n}">Wishlist ${n}</a></div></li>`;
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Every roast ships fresh, so <a href="/cart">add to cart</a> before noon.</p>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -794,7 +791,7 @@ describe('page types', () => {
       `<li class="product-card"><a href="/products/coffee-${n}">COFFEE${n} roast</a><span class="price">$1${n}.99</span></li>`;
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><video src="/roastery.mp4" muted autoplay>VIDEOFALLBACK Sorry, your browser doesn’t support embedded videos.</video>
-        <ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul></main>${siteFooter}`,
+        <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
     expect(result.pageType).toBe<PageType>('collection');
@@ -808,7 +805,7 @@ describe('page types', () => {
     const teaser = (n: number) =>
       `<div class="teaser"><h3><a href="/advice/${n}">ADVICE${n} brewing guide</a></h3><p>${sentence(`guide ${n}`)}</p><div class="more"><a href="/advice/${n}">Read full article</a></div></div>`;
     const html = page(
-      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</ul>
+      `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section><h2>Expert advice</h2>${[1, 2, 3].map(teaser).join('')}</section></main>${siteFooter}`,
     );
     const result = await extract(html, 'https://shop.example.test/collections/coffee');
@@ -822,7 +819,7 @@ describe('page types', () => {
       `<div class="card"><h3>CARDTITLE${n} a weeknight dish</h3><p>Summary ${n}: crisp outside, tender inside.</p></div>`;
     const head = (type: string) =>
       `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"${type}","name":"Tomato sauces"}</script>`;
-    const body = `${siteNav}<main><h1>Tomato sauces</h1><p>INTROTEXT ${sentence('introduction')}</p>${Array.from({ length: 8 }, (_v, n) => card(n)).join('')}</main>${siteFooter}`;
+    const body = `${siteNav}<main><h1>Tomato sauces</h1><p>INTROTEXT ${sentence('introduction')}</p>${cards(8, card)}</main>${siteFooter}`;
     const result = await extract(
       page(body, head('CollectionPage')),
       'https://food.example.test/tomato-sauces-123',
@@ -998,7 +995,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Air fryer recipes</h1>
         <div class="intro"><p>INTROTEXT ${['introduction', 'method', 'equipment'].map(punctuated).join(' ')}</p><p>${['timing', 'cleaning', 'safety'].map(punctuated).join(' ')}</p></div>
-        <div class="grid">${Array.from({ length: 12 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`,
+        <div class="grid">${cards(12, card)}</div></main>${siteFooter}`,
       '<meta property="og:type" content="article">',
     );
     const result = await extract(html, 'https://food.example.test/recipes/air-fryer/');
@@ -1022,7 +1019,7 @@ describe('page types', () => {
       `<div class="card"><a href="/programs/p-${n}"><strong>PROGRAM${n} certificate</strong> <span>Summary ${n}: online, twelve weeks, live sessions, a final project.</span></a></div>`;
     const body = `${siteNav}<main><h1>Certificate programs</h1>
         <div class="intro"><p>INTROTEXT ${['introduction', 'method', 'equipment'].map(punctuated).join(' ')}</p><p>${['timing', 'cleaning', 'safety'].map(punctuated).join(' ')}</p></div>
-        <div class="grid">${Array.from({ length: 80 }, (_v, n) => card(n)).join('')}</div></main>${siteFooter}`;
+        <div class="grid">${cards(80, card)}</div></main>${siteFooter}`;
     const url = 'https://school.example.test/certificate-programs';
     const result = await extract(page(body), url);
     expect(result.pageType).toBe<PageType>('listing');

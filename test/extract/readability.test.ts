@@ -12,6 +12,15 @@ interface Internals {
   REGEXPS: { byline: RegExp };
 }
 
+/** Readability's own instance on a freshly parsed page, to compare its private tests with ours. */
+async function readerOn(
+  html: string,
+): Promise<{ document: Document; reader: Internals; dispose: () => void }> {
+  const parsed = await parseDocument(html, 'https://example.test/', 'linkedom');
+  const reader = new Readability(parsed.document) as unknown as Internals;
+  return { document: parsed.document, reader, dispose: () => parsed.dispose() };
+}
+
 // Candidates of every kind: each naming (rel, itemprop, class, id) with empty, short, padded and long text,
 // and nodes that name nothing.
 const LONG = 'word '.repeat(30);
@@ -25,18 +34,15 @@ const PAGE = `<!doctype html><html><body>
 
 describe('Readability byline test', () => {
   it('is still where runReadability replaces it (an upgrade of @mozilla/readability that moves it fails here)', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', 'linkedom');
-    const { document } = parsed;
-    const reader = new Readability(document) as unknown as Partial<Internals>;
-    expect(typeof reader._isValidByline).toBe('function');
-    expect(reader.REGEXPS?.byline).toBeInstanceOf(RegExp);
-    parsed.dispose();
+    const { reader, dispose } = await readerOn(PAGE);
+    const internals = reader as Partial<Internals>;
+    expect(typeof internals._isValidByline).toBe('function');
+    expect(internals.REGEXPS?.byline).toBeInstanceOf(RegExp);
+    dispose();
   });
 
   it('answers as Readability’s own test on every node, for the class/id string Readability passes', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', 'linkedom');
-    const { document } = parsed;
-    const reader = new Readability(document) as unknown as Internals;
+    const { document, reader, dispose } = await readerOn(PAGE);
     const elements = Array.from(document.querySelectorAll('*'));
     let valid = 0;
     for (const element of elements) {
@@ -46,7 +52,7 @@ describe('Readability byline test', () => {
       if (expected) valid++;
     }
     expect(valid).toBe(5); // rel Jane, itemprop Ann, byline, writtenby, dateline; not empty, blank or long
-    parsed.dispose();
+    dispose();
   });
 
   it('still finds the byline of an article', async () => {
@@ -77,17 +83,15 @@ const VISIBILITY_PAGE = `<!doctype html><html><body>
 
 describe('Readability visibility test and tag query', () => {
   it('are still where runReadability replaces them (an upgrade of @mozilla/readability that moves them fails here)', async () => {
-    const parsed = await parseDocument(VISIBILITY_PAGE, 'https://example.test/', 'linkedom');
-    const reader = new Readability(parsed.document) as unknown as Partial<Internals>;
-    expect(typeof reader._isProbablyVisible).toBe('function');
-    expect(typeof reader._getAllNodesWithTag).toBe('function');
-    parsed.dispose();
+    const { reader, dispose } = await readerOn(VISIBILITY_PAGE);
+    const internals = reader as Partial<Internals>;
+    expect(typeof internals._isProbablyVisible).toBe('function');
+    expect(typeof internals._getAllNodesWithTag).toBe('function');
+    dispose();
   });
 
   it('answer as Readability’s own on every node', async () => {
-    const parsed = await parseDocument(VISIBILITY_PAGE, 'https://example.test/', 'linkedom');
-    const { document } = parsed;
-    const reader = new Readability(document) as unknown as Internals;
+    const { document, reader, dispose } = await readerOn(VISIBILITY_PAGE);
     const elements = Array.from(document.querySelectorAll('*'));
     let hidden = 0;
     for (const element of elements) {
@@ -102,6 +106,6 @@ describe('Readability visibility test and tag query', () => {
         expect(elementsWithTag(root, tags)).toEqual(expected);
       }
     }
-    parsed.dispose();
+    dispose();
   });
 });
