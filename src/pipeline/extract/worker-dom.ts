@@ -27,15 +27,26 @@ function refuseEvents(): never {
   throw new Error(NO_DOM_EVENTS_MESSAGE);
 }
 
+let sample: Document | undefined;
+
+/** A small linkedom page, parsed once, whose prototype chains and private keys the settings look up. */
+function sampleDocument(): Document {
+  sample ??= (
+    parseHTML('<!doctype html><html><body class="a"></body></html>') as unknown as { document: Document }
+  ).document;
+  return sample;
+}
+
 /**
  * linkedom's `Node` class: the class of the document's prototype chain whose parent class is linkedom's
  * `EventTarget` (linkedom does not export `Node`).
  */
 function linkedomNodeClass(): (abstract new (...args: never[]) => object) | undefined {
-  const { document } = parseHTML('<!doctype html><html><body></body></html>') as unknown as {
-    document: object;
-  };
-  for (let proto: object | null = document; proto; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto: object | null = sampleDocument();
+    proto;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const constructor = (proto as { constructor?: unknown }).constructor;
     if (typeof constructor === 'function' && Object.getPrototypeOf(constructor) === LinkedomEventTarget) {
       return constructor as abstract new (...args: never[]) => object;
@@ -67,11 +78,8 @@ export function dropNodeEventListenerMaps(): boolean {
 
 /** linkedom's `Element.prototype`: the prototype in the body's chain that defines `className`. */
 function linkedomElementPrototype(): object | undefined {
-  const { document } = parseHTML('<!doctype html><html><body></body></html>') as unknown as {
-    document: { body: object };
-  };
   for (
-    let proto: object | null = document.body;
+    let proto: object | null = sampleDocument().body;
     proto;
     proto = Object.getPrototypeOf(proto) as object | null
   ) {
@@ -82,12 +90,10 @@ function linkedomElementPrototype(): object | undefined {
 
 /** The private key under which a linkedom element keeps its class token set, found on a sample element. */
 function classListKey(): symbol | undefined {
-  const { document } = parseHTML('<!doctype html><html><body class="a"></body></html>') as unknown as {
-    document: { body: Element };
-  };
-  const tokens = document.body.classList;
-  return Object.getOwnPropertySymbols(document.body).find(
-    (key) => (document.body as unknown as Record<symbol, unknown>)[key] === tokens,
+  const { body } = sampleDocument();
+  const tokens = body.classList;
+  return Object.getOwnPropertySymbols(body).find(
+    (key) => (body as unknown as Record<symbol, unknown>)[key] === tokens,
   );
 }
 
@@ -111,7 +117,7 @@ export function readClassFromAttribute(): boolean {
   const proto = linkedomElementPrototype();
   const tokenListKey = classListKey();
   const original = proto && Object.getOwnPropertyDescriptor(proto, 'className');
-  if (!proto || !original?.set) return false;
+  if (!proto || !original?.set || tokenListKey === undefined) return false;
   Object.defineProperty(proto, 'className', {
     configurable: true,
     enumerable: original.enumerable ?? false,
@@ -124,7 +130,6 @@ export function readClassFromAttribute(): boolean {
       // would build the token set and write the joined tokens back, the same string when it is already in
       // joined form. The set is built from the attribute when first asked for.
       if (
-        tokenListKey !== undefined &&
         (this as unknown as Record<symbol, unknown>)[tokenListKey] == null &&
         this.getAttributeNode('class')?.value === text &&
         isJoinedTokenList(text)
