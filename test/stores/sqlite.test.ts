@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { once } from 'node:events';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createSqliteAccountStore } from '../../src/stores/accounts/index.ts';
 import { hashApiKey } from '../../src/stores/keys.ts';
 import {
   SQLITE_SCHEMA_VERSION,
@@ -191,6 +195,41 @@ describe('sqlite stores', () => {
 });
 
 describe('sqlite: several connections on one file', () => {
+  it.each([
+    [
+      'credit store',
+      (database: DatabaseSync) => createSqliteCreditStore({ database, busyTimeoutMs: 10_000 }),
+    ],
+    [
+      'console account store',
+      (database: DatabaseSync) => createSqliteAccountStore({ database, busyTimeoutMs: 10_000 }),
+    ],
+  ])('a %s adopting a database waits for another process holding the write lock', async (_, createStore) => {
+    const path = freshPath();
+    const database = openSqliteDatabase({ path });
+    // As in createSqliteStores: the first store on a shared database sets its busy_timeout to 0.
+    createSqliteKeyStore({ database });
+    // Another thread (as a second server starting up would) takes the write lock and keeps it for 300 ms.
+    const holder = new Worker(
+      `const { DatabaseSync } = require('node:sqlite');
+       const { parentPort, workerData } = require('node:worker_threads');
+       const db = new DatabaseSync(workerData);
+       db.exec('BEGIN IMMEDIATE');
+       parentPort.postMessage('locked');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+       db.exec('COMMIT');
+       db.close();`,
+      { eval: true, workerData: path },
+    );
+    onTestFinished(async () => {
+      await holder.terminate();
+    });
+    await once(holder, 'message');
+    // The store migrates its schema: it must wait for the lock, not fail with "database is locked".
+    expect(() => createStore(database)).not.toThrow();
+    database.close();
+  });
+
   it('never overspends across two connections', async () => {
     const path = freshPath();
     const a = createSqliteStores({ path });

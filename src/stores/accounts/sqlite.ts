@@ -173,10 +173,9 @@ const invitation = (r: InvitationRow): InvitationRecord => ({
 
 /** Creates an {@link AccountStore} in SQLite (give `path` or a shared `database`). */
 export function createSqliteAccountStore(options: SqliteStoreOptions): AccountStore {
-  const connection = connectSqlite(options);
+  const connection = connectSqlite(options, migrateSqliteConsole);
   const { db, unlocked } = connection;
   const now = () => Math.floor(connection.now());
-  migrateSqliteConsole(db);
   type Param = string | number | null;
   /** One statement now, inside a transaction that already holds the lock. */
   const getNow = <T>(sql: string, ...params: Param[]) => db.prepare(sql).get(...params) as T | undefined;
@@ -469,9 +468,8 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
 
 /** Creates a {@link UsageStore} in SQLite (give `path` or a shared `database`). */
 export function createSqliteUsageStore(options: SqliteStoreOptions): UsageStore {
-  const connection = connectSqlite(options);
+  const connection = connectSqlite(options, migrateSqliteConsole);
   const { db, unlocked } = connection;
-  migrateSqliteConsole(db);
   const insert = db.prepare(
     'INSERT INTO console_usage (at, account_id, key_id, kind, credits, note) VALUES (?, ?, ?, ?, ?, ?)',
   );

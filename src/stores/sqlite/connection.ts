@@ -12,7 +12,8 @@ export interface SqliteStoreOptions {
   /**
    * How long an operation waits for another connection's or process's lock before failing with a 503.
    * The wait is asynchronous (the event loop keeps running): the store sets the connection's SQLite
-   * `busy_timeout` to 0 and tries again after short pauses.
+   * `busy_timeout` to 0 and tries again after short pauses. Only creating the store (its schema migration)
+   * waits inside SQLite, blocking, for at most this long.
    * @default 5000
    */
   readonly busyTimeoutMs?: number;
@@ -34,23 +35,38 @@ export function pingSqlite(db: DatabaseSync): void {
   db.prepare('SELECT count(*) FROM sqlite_master').get();
 }
 
-/** Opens or adopts the database named by the options. */
-export function connectSqlite(options: SqliteStoreOptions): SqliteConnection {
+/**
+ * Opens or adopts the database named by the options and brings its schema up to date: the stores' tables,
+ * plus `migrateMore` (e.g. the console's tables) if given.
+ */
+export function connectSqlite(
+  options: SqliteStoreOptions,
+  migrateMore?: (db: DatabaseSync) => void,
+): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const now = normaliseClock(options.now);
   const waitMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
   const unlocked = <T>(work: () => T): Promise<T> => whenUnlocked(work, waitMs);
-  if (options.database !== undefined) {
-    if (options.path !== undefined) throw new TypeError('give either path or database, not both');
-    const db = options.database;
-    migrateSqliteDatabase(db);
+  const adopted = options.database;
+  if (adopted !== undefined && options.path !== undefined) {
+    throw new TypeError('give either path or database, not both');
+  }
+  if (adopted === undefined && options.path === undefined)
+    throw new TypeError('path (or database) is required');
+  const db = adopted ?? openSqliteDatabase({ path: options.path!, busyTimeoutMs: waitMs });
+  try {
+    // Migrating waits inside SQLite (blocking, at most waitMs) for a process starting on the same file at the
+    // same moment. A shared database's busy_timeout may already be 0 (another store set it below): reset it.
+    db.exec(`PRAGMA busy_timeout = ${waitMs}`);
+    if (adopted !== undefined) migrateSqliteDatabase(db);
+    migrateMore?.(db);
     // From here on, lock waits are ours (asynchronous), never SQLite's busy handler (blocking).
     db.exec('PRAGMA busy_timeout = 0');
-    return { db, now, unlocked, close() {} };
+  } catch (error) {
+    if (adopted === undefined) db.close();
+    throw error;
   }
-  if (options.path === undefined) throw new TypeError('path (or database) is required');
-  const db = openSqliteDatabase({ path: options.path, busyTimeoutMs: waitMs });
-  db.exec('PRAGMA busy_timeout = 0');
+  if (adopted !== undefined) return { db, now, unlocked, close() {} };
   let open = true;
   return {
     db,
