@@ -47,13 +47,15 @@ export function connectSqlite(
   const now = normaliseClock(options.now);
   const waitMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
   const unlocked = <T>(work: () => T): Promise<T> => whenUnlocked(work, waitMs);
-  const adopted = options.database;
-  if (adopted !== undefined && options.path !== undefined) {
-    throw new TypeError('give either path or database, not both');
+  const { database: adopted, path } = options;
+  let db: DatabaseSync;
+  if (adopted !== undefined) {
+    if (path !== undefined) throw new TypeError('give either path or database, not both');
+    db = adopted;
+  } else {
+    if (path === undefined) throw new TypeError('path (or database) is required');
+    db = openSqliteDatabase({ path, busyTimeoutMs: waitMs });
   }
-  if (adopted === undefined && options.path === undefined)
-    throw new TypeError('path (or database) is required');
-  const db = adopted ?? openSqliteDatabase({ path: options.path!, busyTimeoutMs: waitMs });
   try {
     // Migrating waits inside SQLite (blocking, at most waitMs) for a process starting on the same file at the
     // same moment. A shared database's busy_timeout may already be 0 (another store set it below): reset it.
