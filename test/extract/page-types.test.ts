@@ -44,6 +44,20 @@ async function extractProduct(html: string, slug: string) {
   return result;
 }
 
+/** Extracts a category page at /collections/<slug>, checking it is read as a collection. */
+async function extractCollection(html: string, slug: string) {
+  const result = await extract(html, `https://shop.example.test/collections/${slug}`);
+  expect(result.pageType).toBe<PageType>('collection');
+  return result;
+}
+
+/** Extracts a coffee category page of `cards(12, …)` cards named COFFEE0…COFFEE11, checking every card is kept. */
+async function extractCoffeeCards(html: string) {
+  const result = await extractCollection(html, 'coffee');
+  for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+  return result;
+}
+
 describe('page types', () => {
   it('reads a forum thread whole: every post, the accepted answer, no site chrome', async () => {
     const post = (author: string, body: string, extra = '') =>
@@ -503,8 +517,7 @@ describe('page types', () => {
         <aside class="facets"><h2>FACETPANEL</h2><label>Roast</label><label>Price</label></aside>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'coffee');
     for (let n = 0; n < 12; n++) {
       expect(result.text).toContain(`COFFEE${n}`);
       expect(result.text).toContain(`$1${n}.99`);
@@ -526,8 +539,7 @@ describe('page types', () => {
         <ul class="featured">${featured}</ul>
         <ul class="grid">${featured}${cards(8, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/trail-running-shoes');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'trail-running-shoes');
     const count = (word: string) => result.text.split(word).length - 1;
     expect(count('SHIPPINGNOTE')).toBe(1);
     expect(count('DESCRIPTION')).toBe(1);
@@ -545,8 +557,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Mugs</h1><p>${sentence('category introduction')}</p>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/mugs');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'mugs');
     const count = (word: string) => result.text.split(word).length - 1;
     for (let n = 0; n < 12; n++) expect(count(`MUGNAME${n} `)).toBe(1);
     expect(count('Dishwasher safe')).toBe(12);
@@ -588,8 +599,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Desk lamps</h1><ul class="grid">${cards(8, card)}</ul>${drawer}</main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/desk-lamps');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'desk-lamps');
     for (let n = 0; n < 8; n++) expect(result.text).toContain(`RATING${n}`);
     expect(result.text).not.toContain('DRAWERTEXT');
   });
@@ -600,8 +610,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Office chairs</h1><p><a href="/guides/chairs">Find your chair with our guide</a></p><ul class="grid">${cards(8, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/office-chairs');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'office-chairs');
     for (let n = 0; n < 8; n++) expect(result.text).toContain(`CHAIR${n}`);
     expect(result.text).not.toContain('Quick view View options');
     expect(result.text).toContain('Find your chair with our guide');
@@ -613,8 +622,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Tents</h1><ul class="grid">${cards(8, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/tents');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'tents');
     for (let n = 0; n < 8; n++) {
       expect(result.text).toContain(`TENT${n}`);
       expect(result.text).toContain(`FLAGDETAILS${n}`);
@@ -650,8 +658,7 @@ describe('page types', () => {
         <div class="accordion"><h2><button aria-expanded="false">How is coffee roasted?</button></h2><div class="accordion__panel" hidden><p>ROASTGUIDE ${sentence('roasting')}</p></div></div>
         <div class="carousel"><div class="carousel-item" aria-hidden="true"><a href="/products/mug">HIDDENSLIDE mug</a></div></div></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'coffee');
     expect(result.text).toContain('ROASTGUIDE');
     expect(result.text).not.toContain('HIDDENSLIDE');
   });
@@ -665,9 +672,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section><h2>Recently viewed</h2><div class="row">${[1, 2, 3, 4].map(other).join('')}</div></section></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).not.toContain('OTHERMUG');
   });
 
@@ -679,9 +684,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Use the list to <a href="/compare">compare</a> roasts side by side.</p>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).toContain('KEPTSENTENCE Use the list to compare roasts');
     expect(result.text).not.toMatch(/Add to compare|Quick view/);
   });
@@ -694,9 +697,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section class="customer-reviews"><h2>Happy customers</h2><p>REVIEWQUOTE ${sentence('review')}</p></section></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).not.toMatch(/REVIEWCOUNT|REVIEWQUOTE/);
   });
 
@@ -707,9 +708,7 @@ describe('page types', () => {
     const html = page(
       `${siteNav}<main><h1>Coffee</h1><div class="grid">${cards(12, card)}</div></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).not.toMatch(/View details|Choose options|Notify me/);
   });
 
@@ -720,9 +719,7 @@ describe('page types', () => {
       `<div class="promo-bar"><p>PROMOBAR Free standard shipping on orders over $40, see our shipping page for rates.</p></div>
         ${siteNav}<div class="page"><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul></div>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).not.toContain('PROMOBAR');
   });
 
@@ -734,9 +731,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Roasts sold out this week come back in stock on Monday.</p>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).toContain('KEPTSENTENCE');
     expect(result.text).not.toMatch(/Sold out|In stock/);
   });
@@ -749,9 +744,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><section><h2>New arrivals</h2>
         <ul class="grid">${cards(12, card)}</ul></section></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).toContain('New arrivals');
     expect(result.text).not.toMatch(/Best seller|New arrival\b/);
   });
@@ -764,9 +757,7 @@ describe('page types', () => {
         <div class="grid-head"><div>Showing 1-12 of 40 results</div><div>Sort by: Best match</div><div>View as Grid List</div></div>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).toContain('12 products');
     expect(result.text).not.toMatch(/Showing|Sort by|View as/);
   });
@@ -779,9 +770,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><p>KEPTSENTENCE Every roast ships fresh, so <a href="/cart">add to cart</a> before noon.</p>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).toContain('KEPTSENTENCE Every roast ships fresh, so add to cart before noon.');
     expect(result.text).not.toContain('Add to cart');
   });
@@ -793,9 +782,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><video src="/roastery.mp4" muted autoplay>VIDEOFALLBACK Sorry, your browser doesn’t support embedded videos.</video>
         <ul class="grid">${cards(12, card)}</ul></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
-    for (let n = 0; n < 12; n++) expect(result.text).toContain(`COFFEE${n}`);
+    const result = await extractCoffeeCards(html);
     expect(result.text).not.toContain('VIDEOFALLBACK');
   });
 
@@ -808,8 +795,7 @@ describe('page types', () => {
       `${siteNav}<main><h1>Coffee</h1><ul class="grid">${cards(12, card)}</ul>
         <section><h2>Expert advice</h2>${[1, 2, 3].map(teaser).join('')}</section></main>${siteFooter}`,
     );
-    const result = await extract(html, 'https://shop.example.test/collections/coffee');
-    expect(result.pageType).toBe<PageType>('collection');
+    const result = await extractCollection(html, 'coffee');
     for (const n of [1, 2, 3]) expect(result.text).toContain(`ADVICE${n}`);
     expect(result.text).not.toContain('Read full article');
   });
