@@ -5,7 +5,7 @@ import {
   type DomImplementation,
   type ParsedDocument,
 } from '../../src/pipeline/extract/dom.ts';
-import { indexText, normalizedText } from '../../src/pipeline/extract/text-index.ts';
+import { indexText, normalizedText, SharedTextIndex } from '../../src/pipeline/extract/text-index.ts';
 
 // Whitespace at every kind of boundary: leading/trailing, between inline elements, only-space text nodes,
 // non-breaking and other Unicode spaces, empty elements, nested and adjacent links, and a table.
@@ -66,6 +66,35 @@ describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) 
     text.nodeValue = '  a much longer   opening  ';
     first.querySelector('p')?.remove();
     expect(indexText(document.body).length(first)).toBe(normalizedText(first).length);
+  });
+
+  it('shares one index between passes until an element is removed, then measures the subtree as it is now', () => {
+    const root = document.querySelector('#a')!;
+    const shared = new SharedTextIndex(root);
+    const first = shared.get();
+    expect(shared.get()).toBe(first);
+    expect(first.length(root)).toBe(normalizedText(root).length);
+    // A pass reads its snapshot while it removes; the next pass gets the subtree's figures after the removal.
+    shared.remove(root.querySelector('ul')!);
+    expect(first.length(root)).not.toBe(normalizedText(root).length);
+    const second = shared.get();
+    expect(second).not.toBe(first);
+    expect(second.length(root)).toBe(normalizedText(root).length);
+    expect(second.linkLength(root)).toBe(linkLengthByQuery(root));
+    // A removal made otherwise is reported with changed().
+    root.querySelector('section')!.remove();
+    shared.changed();
+    expect(shared.get().length(root)).toBe(normalizedText(root).length);
+  });
+
+  it('starts from an index of a larger subtree, whose figures for the inner elements are the same', () => {
+    const root = document.querySelector('section')!;
+    const bodyIndex = indexText(document.body);
+    const shared = new SharedTextIndex(root, bodyIndex);
+    expect(shared.get()).toBe(bodyIndex);
+    for (const element of [root, ...Array.from(root.querySelectorAll('*'))]) {
+      expect(shared.get().length(element)).toBe(indexText(root).length(element));
+    }
   });
 
   it('finds the leaf blocks in document order, as a query of every element would', () => {

@@ -4,13 +4,21 @@
  * and the headline itself. Each rule was kept only if it raised F1 on the article benchmark.
  */
 import type { PageMetadata } from './metadata.ts';
-import { indexText, normalizedText } from './text-index.ts';
+import { normalizedText, SharedTextIndex } from './text-index.ts';
 
 /** Names of the clean-up rules, applied in this order. */
 export const BOILERPLATE_RULES = ['captions', 'headline', 'linkDense', 'labels', 'datelines'] as const;
 
 /** One clean-up rule name. */
 export type BoilerplateRule = (typeof BOILERPLATE_RULES)[number];
+
+/**
+ * The clean-up rules of one subtree share its text index ({@link SharedTextIndex}); a caller running more
+ * rules on the subtree afterwards passes the shared index instead of the element.
+ */
+function sharedIndexOf(target: Element | SharedTextIndex): SharedTextIndex {
+  return target instanceof SharedTextIndex ? target : new SharedTextIndex(target);
+}
 
 /** Block-level tags: a "leaf block" is one of these with none of them inside. */
 const LEAF_BLOCK_TAGS = new Set(
@@ -62,17 +70,18 @@ function isTextFigure(figure: Element): boolean {
   );
 }
 
-function removeCaptions(root: Element): void {
-  for (const element of Array.from(root.querySelectorAll('figcaption'))) element.remove();
-  let text = indexText(root);
+function removeCaptions(shared: SharedTextIndex): void {
+  const { root } = shared;
+  for (const element of Array.from(root.querySelectorAll('figcaption'))) shared.remove(element);
+  let text = shared.get();
   for (const figure of Array.from(root.querySelectorAll('figure'))) {
-    if (text.length(figure) < 400 && !isTextFigure(figure)) figure.remove();
+    if (text.length(figure) < 400 && !isTextFigure(figure)) shared.remove(figure);
   }
-  text = indexText(root);
+  text = shared.get();
   for (const element of Array.from(root.querySelectorAll('[class]'))) {
     if (!root.contains(element)) continue;
     const className = element.getAttribute('class') ?? '';
-    if (CAPTION_CLASS.test(className) && text.length(element) < 300) element.remove();
+    if (CAPTION_CLASS.test(className) && text.length(element) < 300) shared.remove(element);
   }
 }
 
@@ -83,18 +92,20 @@ function comparable(text: string): string {
     .trim();
 }
 
-function removeHeadline(root: Element, title: string | undefined): void {
-  for (const heading of Array.from(root.querySelectorAll('h1'))) heading.remove();
+function removeHeadline(shared: SharedTextIndex, title: string | undefined): void {
+  const { root } = shared;
+  for (const heading of Array.from(root.querySelectorAll('h1'))) shared.remove(heading);
   if (!title) return;
   const wanted = comparable(title);
   for (const heading of Array.from(root.querySelectorAll('h2, h3, p')).slice(0, 3)) {
     const text = comparable(normalizedText(heading));
-    if (text.length > 10 && (wanted.startsWith(text) || text === wanted)) heading.remove();
+    if (text.length > 10 && (wanted.startsWith(text) || text === wanted)) shared.remove(heading);
   }
 }
 
-function removeLinkDense(root: Element): void {
-  const text = indexText(root);
+function removeLinkDense(shared: SharedTextIndex): void {
+  const { root } = shared;
+  const text = shared.get();
   for (const list of Array.from(root.querySelectorAll('ul, ol, div, section, aside, p, li, table'))) {
     if (!root.contains(list)) continue;
     const length = text.length(list);
@@ -102,7 +113,7 @@ function removeLinkDense(root: Element): void {
     const density = text.linkLength(list) / length;
     const tag = list.tagName.toUpperCase();
     const threshold = tag === 'P' || tag === 'LI' ? 0.8 : 0.5;
-    if (density > threshold && length < 1500) list.remove();
+    if (density > threshold && length < 1500) shared.remove(list);
   }
 }
 
@@ -121,27 +132,28 @@ const CREDIT_PATTERN =
 /** Cookie-consent banners. */
 const COOKIE_PATTERN = /\bcookies?\b.*\b(?:accept|consent|agree|opt[- ]out|policy|settings)\b/i;
 
-function removeLabels(root: Element): void {
+function removeLabels(shared: SharedTextIndex): void {
+  const { root } = shared;
   // Leaf blocks never contain one another: removing one leaves the others' text as indexed.
-  const lengths = indexText(root);
+  const lengths = shared.get();
   for (const block of leafBlocks(root)) {
     const length = lengths.length(block);
     if (length === 0) {
-      if (!block.querySelector('img, video, pre, code')) block.remove();
+      if (!block.querySelector('img, video, pre, code')) shared.remove(block);
       continue;
     }
     if (length > 400) continue;
     const text = normalizedText(block);
     if ((text.length <= 80 && LABEL_PATTERN.test(text)) || (text.length <= 400 && CREDIT_PATTERN.test(text)))
-      block.remove();
-    else if (text.length <= 400 && COOKIE_PATTERN.test(text)) block.remove();
+      shared.remove(block);
+    else if (text.length <= 400 && COOKIE_PATTERN.test(text)) shared.remove(block);
     else if (
       /^(?:read more|see more|related|more|also read|watch|listen|recommended|don'?t miss)\s*[:»|>-]/i.test(
         text,
       ) &&
       text.length < 250
     ) {
-      block.remove();
+      shared.remove(block);
     }
   }
 }
@@ -157,9 +169,10 @@ function isQuoted(element: Element): boolean {
   return element.closest('blockquote') !== null;
 }
 
-function removeDatelines(root: Element, byline: string | undefined): void {
+function removeDatelines(shared: SharedTextIndex, byline: string | undefined): void {
+  const { root } = shared;
   const bylineText = byline ? comparable(byline) : '';
-  const lengths = indexText(root);
+  const lengths = shared.get();
   for (const block of leafBlocks(root)) {
     const length = lengths.length(block);
     if (length === 0 || length > 140 || isQuoted(block)) continue;
@@ -168,7 +181,7 @@ function removeDatelines(root: Element, byline: string | undefined): void {
       /^(?:\|?\s*)(?:by\s|published|updated|posted|last updated|written by|author|\d+ min read)/i.test(text);
     const isDateOnly = DATE_LIKE.test(text) && text.split(/\s+/).length <= 12;
     const isByline = bylineText.length > 3 && comparable(text).includes(bylineText) && text.length < 80;
-    if ((startsLikeMeta && (isDateOnly || text.length < 80)) || isDateOnly || isByline) block.remove();
+    if ((startsLikeMeta && (isDateOnly || text.length < 80)) || isDateOnly || isByline) shared.remove(block);
   }
 }
 
@@ -228,11 +241,13 @@ export interface StandaloneLineScope {
  * line: a label or a button, not a word in a sentence (see {@link isInSentence}).
  */
 export function removeStandaloneLines(
-  root: Element,
+  target: Element | SharedTextIndex,
   { inline, maxLength }: StandaloneLineScope,
   isLine: (text: string) => boolean,
 ): void {
-  const lengths = indexText(root);
+  const shared = sharedIndexOf(target);
+  const { root } = shared;
+  const lengths = shared.get();
   for (const block of [...leafBlocks(root), ...Array.from(root.querySelectorAll(inline))]) {
     // The index (a snapshot) only rules out long blocks; a short one is read as it is now.
     if (lengths.length(block) > maxLength || !root.contains(block)) continue;
@@ -240,26 +255,27 @@ export function removeStandaloneLines(
     if (text.length === 0 || !isLine(text)) continue;
     // A label or link inside a sentence ("... learn more about the plans") is part of the sentence.
     if (isInSentence(block)) continue;
-    block.remove();
+    shared.remove(block);
   }
 }
 
 /** Removes standalone calls to action from the content of a page that is not an article. */
-export function removeCallsToAction(root: Element): void {
-  removeStandaloneLines(root, { inline: 'a', maxLength: 80 }, (text) => CALL_TO_ACTION.test(text));
+export function removeCallsToAction(target: Element | SharedTextIndex): void {
+  removeStandaloneLines(target, { inline: 'a', maxLength: 80 }, (text) => CALL_TO_ACTION.test(text));
 }
 
 /** Removes boilerplate blocks from the article element in place. */
 export function removeBoilerplate(
-  root: Element,
+  target: Element | SharedTextIndex,
   metadata: PageMetadata & { readonly readabilityTitle?: string },
   rules: readonly BoilerplateRule[] = BOILERPLATE_RULES,
 ): void {
+  const shared = sharedIndexOf(target);
   for (const rule of rules) {
-    if (rule === 'captions') removeCaptions(root);
-    else if (rule === 'headline') removeHeadline(root, metadata.readabilityTitle ?? metadata.title);
-    else if (rule === 'linkDense') removeLinkDense(root);
-    else if (rule === 'labels') removeLabels(root);
-    else removeDatelines(root, metadata.byline);
+    if (rule === 'captions') removeCaptions(shared);
+    else if (rule === 'headline') removeHeadline(shared, metadata.readabilityTitle ?? metadata.title);
+    else if (rule === 'linkDense') removeLinkDense(shared);
+    else if (rule === 'labels') removeLabels(shared);
+    else removeDatelines(shared, metadata.byline);
   }
 }

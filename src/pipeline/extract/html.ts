@@ -24,7 +24,7 @@ import {
 import { readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown, elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
-import { indexText, normalizedText } from './text-index.ts';
+import { indexText, normalizedText, SharedTextIndex } from './text-index.ts';
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 
@@ -241,12 +241,13 @@ export async function extractHtml(
     mergeAdjacentLinks(root);
     if (options.cleanBoilerplate ?? true) {
       const title = article?.title ?? undefined;
+      const shared = new SharedTextIndex(root);
       removeBoilerplate(
-        root,
+        shared,
         { ...metadata, ...(title ? { readabilityTitle: title } : {}) },
         profile === 'article' ? options.boilerplateRules : ['labels'],
       );
-      if (profile !== 'article') removeCallsToAction(root);
+      if (profile !== 'article') removeCallsToAction(shared);
     }
     lap('boilerplate');
     const text = elementToText(root);

@@ -7,7 +7,7 @@
  * bounded: a block holding a large share of the page's text is never removed on a class-name hint alone.
  */
 import { countPrices, type PageType } from './page-type.ts';
-import { indexText, normalizedText, type TextIndex } from './text-index.ts';
+import { indexText, normalizedText, SharedTextIndex, type TextIndex } from './text-index.ts';
 import { leafBlocks, removeStandaloneLines } from './boilerplate.ts';
 import { descendantElements } from './dom.ts';
 
@@ -229,8 +229,9 @@ function isTabWidget(element: Element): boolean {
 }
 
 /** Removes blocks whose class/id says chrome, bounded by their share of the region's text. */
-function removeByHints(root: Element, pageType: PageType): void {
-  const text = indexText(root);
+function removeByHints(shared: SharedTextIndex, pageType: PageType): void {
+  const { root } = shared;
+  const text = shared.get();
   const total = Math.max(1, text.length(root));
   // Product pages filter their reviews and variants with the same panels as listings filter their cards.
   const hasFilters = pageType === 'listing' || pageType === 'collection' || pageType === 'product';
@@ -258,33 +259,34 @@ function removeByHints(root: Element, pageType: PageType): void {
       STRONG_HINT.test(hint) ||
       (text.length(element) <= MAX_HIDDEN_BY_CLASS && isHiddenByClass(element))
     ) {
-      element.remove();
+      shared.remove(element);
     } else if (pageType === 'documentation' && DOC_CHROME_HINT.test(hint)) {
-      element.remove();
+      shared.remove(element);
     } else if (
       pageType === 'collection' &&
       BADGE_HINT.test(hint) &&
       text.length(element) <= MAX_BADGE_CHARACTERS
     ) {
-      element.remove();
+      shared.remove(element);
     } else if (hasFilters && FILTER_HINT.test(hint)) {
-      element.remove();
+      shared.remove(element);
     } else if (pageType === 'product' && isPricedCarousel(element, hint)) {
-      element.remove();
+      shared.remove(element);
     } else if (WEAK_HINT.test(hint) && linkDensity(element, text) > 0.5) {
-      element.remove();
+      shared.remove(element);
     }
   }
 }
 
 /** Header and footer landmarks: the page's own (link-heavy or holding navigation) go, an article's header stays. */
-function removeHeadersAndFooters(root: Element, keepsCardHeaders: boolean): void {
-  const text = indexText(root);
+function removeHeadersAndFooters(shared: SharedTextIndex, keepsCardHeaders: boolean): void {
+  const { root } = shared;
+  const text = shared.get();
   for (const element of Array.from(root.querySelectorAll('header, footer, aside, [role="complementary"]'))) {
     if (!root.contains(element)) continue;
     const tag = element.tagName.toUpperCase();
     if (tag === 'FOOTER') {
-      element.remove();
+      shared.remove(element);
       continue;
     }
     const density = linkDensity(element, text);
@@ -293,29 +295,31 @@ function removeHeadersAndFooters(root: Element, keepsCardHeaders: boolean): void
     if (tag === 'HEADER') {
       // A header with the page's h1 and little navigation is the title block of the content.
       if (element.querySelector('h1') && density < 0.5) continue;
-      if (density > 0.3 || text.length(element) < 200) element.remove();
+      if (density > 0.3 || text.length(element) < 200) shared.remove(element);
       continue;
     }
     // <aside>: admonitions and notes in documentation are prose; sidebars are links.
-    if (density > 0.3 || text.length(element) < 40) element.remove();
+    if (density > 0.3 || text.length(element) < 40) shared.remove(element);
   }
 }
 
 /** Forms wrap whole pages on some platforms; only small ones (search, newsletter, login) are chrome. */
-function removeSmallForms(root: Element): void {
-  const text = indexText(root);
+function removeSmallForms(shared: SharedTextIndex): void {
+  const { root } = shared;
+  const text = shared.get();
   for (const form of Array.from(root.querySelectorAll('form'))) {
-    if (root.contains(form) && text.length(form) < 300) form.remove();
+    if (root.contains(form) && text.length(form) < 300) shared.remove(form);
   }
 }
 
 /** Lists that are nothing but links (menus, tag clouds, "more in this section") outside listing pages. */
-function removeLinkLists(root: Element): void {
-  const text = indexText(root);
+function removeLinkLists(shared: SharedTextIndex): void {
+  const { root } = shared;
+  const text = shared.get();
   for (const list of Array.from(root.querySelectorAll('ul, ol'))) {
     if (!root.contains(list)) continue;
     const items = list.children.length;
-    if (items >= 3 && linkDensity(list, text) > 0.8 && text.length(list) / items < 60) list.remove();
+    if (items >= 3 && linkDensity(list, text) > 0.8 && text.length(list) / items < 60) shared.remove(list);
   }
 }
 
@@ -658,12 +662,13 @@ const REPEATED_CATEGORY_BLOCKS: RepeatedBlockScope = {
  * The first copy stays.
  */
 function removeRepeatedBlocks(
-  root: Element,
+  shared: SharedTextIndex,
   { selector, minLength, maxCardLength }: RepeatedBlockScope,
 ): void {
+  const { root } = shared;
   const blocks = Array.from(root.querySelectorAll(selector));
   // Only blocks of the same length can repeat each other: the others' text is never read.
-  const lengths = indexText(root);
+  const lengths = shared.get();
   const blocksOfLength = new Map<number, number>();
   for (const block of blocks) {
     const length = lengths.length(block);
@@ -681,7 +686,7 @@ function removeRepeatedBlocks(
     } else if (first.contains(element) || element.querySelector('img, pre')) {
       continue;
     } else if (length >= minLength || isSameCard(first, element, lengths, maxCardLength ?? 0)) {
-      element.remove();
+      shared.remove(element);
     } else {
       // The next copy is compared with this one, the nearest.
       seen.set(text, element);
@@ -704,14 +709,17 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   const body = document.body;
   if (!body) return null;
   removeChrome(body, CHROME);
-  const root = mainRegion(body, indexText(body));
-  removeHeadersAndFooters(root, pageType === 'listing' || pageType === 'collection');
-  removeSmallForms(root);
-  removeByHints(root, pageType);
-  if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(root);
+  const bodyText = indexText(body);
+  const root = mainRegion(body, bodyText);
+  const shared = new SharedTextIndex(root, bodyText);
+  removeHeadersAndFooters(shared, pageType === 'listing' || pageType === 'collection');
+  removeSmallForms(shared);
+  removeByHints(shared, pageType);
+  if (pageType !== 'listing' && pageType !== 'collection') removeLinkLists(shared);
   if (pageType === 'product' || pageType === 'collection') {
     removeRecommendations(root, pageType);
     removeShopLabels(root, pageType);
+    shared.changed();
   }
   if (pageType === 'forum') {
     removePosterStats(root);
@@ -719,9 +727,10 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
     removeOtherThreads(root);
     removeThreadTitle(root);
     removeForumLabels(root);
+    shared.changed();
   }
   if (pageType !== 'documentation' && pageType !== 'article') {
-    removeRepeatedBlocks(root, pageType === 'collection' ? REPEATED_CATEGORY_BLOCKS : REPEATED_BLOCKS);
+    removeRepeatedBlocks(shared, pageType === 'collection' ? REPEATED_CATEGORY_BLOCKS : REPEATED_BLOCKS);
   }
   return normalizedText(root).length === 0 ? null : root;
 }

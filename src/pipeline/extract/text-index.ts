@@ -148,6 +148,40 @@ export function indexText(root: Element): TextIndex {
   };
 }
 
+/**
+ * The text index of a subtree, shared by clean-up passes that run one after another on it: built again only
+ * when a pass before removed something (on most pages most passes remove nothing). A pass reads its
+ * snapshot while it removes, as with an index of its own, and removes through {@link SharedTextIndex.remove}
+ * (or reports removals made otherwise with {@link SharedTextIndex.changed}).
+ */
+export class SharedTextIndex {
+  readonly root: Element;
+  #index: TextIndex | undefined;
+
+  /** `index`, when given, may measure a larger subtree holding `root`: an element's figures are its own. */
+  constructor(root: Element, index?: TextIndex) {
+    this.root = root;
+    this.#index = index;
+  }
+
+  /** The index of the subtree as it is now. */
+  get(): TextIndex {
+    this.#index ??= indexText(this.root);
+    return this.#index;
+  }
+
+  /** Removes an element of the subtree: the next {@link get} indexes the subtree again. */
+  remove(element: Element): void {
+    element.remove();
+    this.#index = undefined;
+  }
+
+  /** After elements of the subtree were removed or moved other than through {@link remove}. */
+  changed(): void {
+    this.#index = undefined;
+  }
+}
+
 /** The element's text with whitespace collapsed and trimmed (what {@link TextIndex.length} measures). */
 export function normalizedText(element: Element): string {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
