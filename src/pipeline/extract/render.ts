@@ -293,116 +293,11 @@ function isAsciiSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
 
-/**
- * Collapses the whitespace of the text nodes under `root` as turndown does (as HTML renders it), in document
- * order, into a list: one entry per text node outside `<pre>`, `null` where the node would vanish. Runs of
- * ASCII whitespace become one space; a space after a space, or at the start of a block, is dropped; a space
- * before a block, a `<br>` or the end is dropped. Text next to a void element keeps its leading space.
- */
-function collapseWhitespace(root: Element): (string | null)[] {
-  const texts: (string | null)[] = [];
-  if (!root.firstChild || root.nodeName === 'PRE') return texts;
-  // Index in `texts` of the text the next space follows (-1: none, as at the start of a block).
-  let previous = -1;
-  let keepLeadingSpace = false;
-  const trimPrevious = (): void => {
-    if (previous >= 0) texts[previous] = (texts[previous] as string).replace(/ $/, '');
-  };
-  // An element boundary (turndown visits an element with children on the way in and on the way out).
-  const boundary = (element: Element): void => {
-    const name = element.nodeName;
-    if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') {
-      trimPrevious();
-      previous = -1;
-      keepLeadingSpace = false;
-    } else if (VOID_TAGS.has(name) || name === 'PRE') {
-      previous = -1;
-      keepLeadingSpace = true;
-    } else if (previous >= 0) keepLeadingSpace = false;
-  };
-  const walk = (parent: Node): void => {
-    for (let child = parent.firstChild; child; child = child.nextSibling) {
-      const type = child.nodeType;
-      if (type === 3 || type === 4) {
-        let text = (child.nodeValue ?? '').replace(/[ \r\n\t]+/g, ' ');
-        const afterSpace = previous < 0 || (texts[previous] as string).endsWith(' ');
-        if (afterSpace && !keepLeadingSpace && text.startsWith(' ')) text = text.slice(1);
-        texts.push(text === '' ? null : text);
-        if (text !== '') previous = texts.length - 1;
-      } else if (type === 1) {
-        const element = child as Element;
-        boundary(element);
-        if (element.nodeName !== 'PRE' && element.firstChild) {
-          walk(element);
-          boundary(element);
-        }
-      }
-    }
-  };
-  walk(root);
-  trimPrevious();
-  if (previous >= 0 && texts[previous] === '') texts[previous] = null;
-  return texts;
-}
+/** Text whose whitespace collapsing changes (a run of two, or a tab or line break): a minority. */
+const NEEDS_COLLAPSE = /[\r\n\t]| {2}/;
 
-const TEXT_PIECE = 0;
-const ELEMENT_PIECE = 1;
-/** A comment inside `<pre>` (elsewhere comments are dropped with the whitespace): a sibling, no text. */
-const OTHER_PIECE = 2;
-
-/** A child node as its parent renders it: its content and the facts about its `textContent` rules need. */
-interface Piece {
-  kind: typeof TEXT_PIECE | typeof ELEMENT_PIECE | typeof OTHER_PIECE;
-  element: Element | null;
-  /** Index among the parent's element children (an `<li>`'s number). */
-  index: number;
-  /** A text's collapsed value; an element's Markdown of its children. */
-  content: string;
-  /** Whether `textContent` is all whitespace (or empty). */
-  blankText: boolean;
-  /** The whitespace `textContent` starts with (all of it when {@link blankText}). */
-  leading: string;
-  /** The whitespace `textContent` ends with (all of it when {@link blankText}). */
-  trailing: string;
-  startsWithSpace: boolean;
-  endsWithSpace: boolean;
-  /** Whether `textContent` is non-empty: the first and last characters come from such pieces. */
-  hasText: boolean;
-  /** Whether the element or one of its descendants is never blank ({@link NEVER_BLANK_TAGS}). */
-  neverBlank: boolean;
-}
-
-function textPiece(value: string): Piece {
-  const length = value.length;
-  let start = 0;
-  while (start < length && isSpace(value.charCodeAt(start))) start++;
-  const blankText = start === length;
-  let end = length;
-  while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
-  return {
-    kind: TEXT_PIECE,
-    element: null,
-    index: -1,
-    content: value,
-    blankText,
-    leading: blankText ? value : value.slice(0, start),
-    trailing: blankText ? value : value.slice(end),
-    startsWithSpace: value.charCodeAt(0) === 32,
-    endsWithSpace: value.charCodeAt(length - 1) === 32,
-    hasText: length > 0,
-    neverBlank: false,
-  };
-}
-
-/** Whether the sibling before (`step` -1) or after (1) piece `at` ends (starts) with a space. */
-function flankedBySpace(pieces: Piece[], at: number, step: -1 | 1): boolean {
-  const sibling = pieces[at + step];
-  if (!sibling) return false;
-  if (sibling.kind === OTHER_PIECE) return false;
-  if (sibling.kind === ELEMENT_PIECE && MARKDOWN_BLOCK_TAGS.has((sibling.element as Element).nodeName))
-    return false;
-  return step < 0 ? sibling.endsWithSpace : sibling.startsWithSpace;
-}
+/** Text that collapses to a single space. */
+const ONLY_COLLAPSIBLE_SPACE = /^[ \r\n\t]+$/;
 
 function asciiSpacePrefixLength(text: string): number {
   let length = 0;
@@ -439,9 +334,14 @@ function trimNewlines(text: string): string {
  * two runs, at most two. Only the last part may end with newlines.
  */
 function joinPart(parts: string[], addition: string): void {
-  const tail = parts.pop() ?? '';
+  const tail = parts.length > 0 ? (parts[parts.length - 1] as string) : '';
   const tailNewlines = countTrailingNewlines(tail);
   const leadingNewlines = countLeadingNewlines(addition);
+  if (tailNewlines === 0 && leadingNewlines === 0) {
+    if (addition) parts.push(addition);
+    return;
+  }
+  parts.pop();
   const head = tail.slice(0, tail.length - tailNewlines);
   const rest = addition.slice(leadingNewlines);
   const newlines = Math.min(2, Math.max(tailNewlines, leadingNewlines));
@@ -517,11 +417,19 @@ function tableRow(row: Element, content: string): string {
   return isHeaderRow(row) ? line + divider : `|${'  |'.repeat(columns)}\n${divider}${line}`;
 }
 
-/** The Markdown of a non-blank element from its children's Markdown (`pieces[at]` is the element). */
-function elementMarkdown(pieces: Piece[], at: number, content: string, isBlock: boolean): string {
-  const piece = pieces[at] as Piece;
-  const element = piece.element as Element;
-  const name = element.nodeName;
+/**
+ * The Markdown of a non-blank element from its children's Markdown. `index` is its place among its parent's
+ * element children; `hasNext` and `onlyChild` tell whether it has siblings (after whitespace collapsing).
+ */
+function elementMarkdown(
+  element: Element,
+  name: string,
+  isBlock: boolean,
+  index: number,
+  content: string,
+  hasNext: boolean,
+  onlyChild: boolean,
+): string {
   switch (name) {
     case 'P':
       return `\n\n${content}\n\n`;
@@ -543,7 +451,7 @@ function elementMarkdown(pieces: Piece[], at: number, content: string, isBlock: 
       return nested ? `\n${content}` : `\n\n${content}\n\n`;
     }
     case 'LI':
-      return listItem(element, piece.index, content, at + 1 < pieces.length);
+      return listItem(element, index, content, hasNext);
     case 'PRE':
       if (element.firstChild?.nodeName === 'CODE') return fencedCode(element.firstChild as Element);
       break;
@@ -557,12 +465,10 @@ function elementMarkdown(pieces: Piece[], at: number, content: string, isBlock: 
     case 'STRONG':
     case 'B':
       return content.trim() ? `**${content}**` : '';
-    case 'CODE': {
+    case 'CODE':
       // The only child of a <pre> is rendered by the <pre>'s fence.
-      const isBlockCode = element.parentNode?.nodeName === 'PRE' && pieces.length === 1;
-      if (!isBlockCode) return inlineCode(content);
+      if (!onlyChild || element.parentNode?.nodeName !== 'PRE') return inlineCode(content);
       break;
-    }
     case 'IMG':
       return image(element);
     case 'TH':
@@ -585,113 +491,270 @@ function elementMarkdown(pieces: Piece[], at: number, content: string, isBlock: 
   return isBlock ? `\n\n${content}\n\n` : content;
 }
 
-/**
- * The Markdown of `pieces[at]` in its place: a blank element is a paragraph break (block) or nothing, and an
- * inline element's leading and trailing whitespace goes outside its markers (`a **b** c`, not `a** b **c`),
- * dropped where the neighbour already has the space.
- */
-function pieceMarkdown(pieces: Piece[], at: number, inCode: boolean): string {
-  const piece = pieces[at] as Piece;
-  if (piece.kind === TEXT_PIECE) return inCode ? piece.content : escapeMarkdown(piece.content);
-  if (piece.kind === OTHER_PIECE) return '';
-  const isBlock = MARKDOWN_BLOCK_TAGS.has((piece.element as Element).nodeName);
-  let leading = '';
-  let trailing = '';
-  if (!isBlock) {
-    leading = piece.leading;
-    const asciiLeading = asciiSpacePrefixLength(leading);
-    if (asciiLeading > 0 && flankedBySpace(pieces, at, -1)) leading = leading.slice(asciiLeading);
-    if (!piece.blankText) {
-      trailing = piece.trailing;
-      const asciiTrailing = asciiSpaceSuffixLength(trailing);
-      if (asciiTrailing > 0 && flankedBySpace(pieces, at, 1))
-        trailing = trailing.slice(0, trailing.length - asciiTrailing);
-    }
-  }
-  if (!piece.neverBlank && piece.blankText) return leading + (isBlock ? '\n\n' : '') + trailing;
-  const content = leading || trailing ? piece.content.trim() : piece.content;
-  return leading + elementMarkdown(pieces, at, content, isBlock) + trailing;
-}
+/** A node as its parent renders it: text, an element, or (inside `<pre>`) a comment, which renders nothing. */
+const TEXT_NODE = 0;
+const ELEMENT_NODE = 1;
+const OTHER_NODE = 2;
 
-/** Renders an element's children into its piece; `texts` are the collapsed texts, read from `cursor`. */
+/** Facts about a node's `textContent` (bits of {@link MarkdownWalk}'s `flags`), and two about the element. */
+const BLANK_TEXT = 1;
+const STARTS_WITH_SPACE = 2;
+const ENDS_WITH_SPACE = 4;
+const HAS_TEXT = 8;
+/** The element or a descendant is never blank ({@link NEVER_BLANK_TAGS}). */
+const NEVER_BLANK = 16;
+const IS_BLOCK = 32;
+
+/** What becomes of a text's trailing space (turndown drops it before a block, a `<br>` and at the end). */
+const SPACE_KEPT = 0;
+const SPACE_DROPPED = 1;
+const SPACE_DROPPED_AT_END = 2;
+
+/**
+ * One walk of the element in document order. Whitespace is collapsed as turndown (and HTML rendering) does:
+ * runs of ASCII whitespace become one space; a space after a space, or at the start of a block, is dropped
+ * (not after a void element); a space before a block, a `<br>` or the end is dropped. Each element is then
+ * rendered from its children, which the walk keeps on a stack of parallel arrays (`kinds[i]`, `contents[i]`,
+ * ...: no object per node) with the facts about their text that turndown's rules need: whether it is blank,
+ * its leading and trailing whitespace (moved outside `**` and `_`), its first and last characters.
+ */
 class MarkdownWalk {
-  private cursor = 0;
-  private readonly texts: (string | null)[];
   private readonly root: Element;
+  private top = 0;
+  private readonly kinds: number[] = [];
+  private readonly elements: (Element | null)[] = [];
+  private readonly names: string[] = [];
+  /** A text's collapsed value; an element's Markdown of its children. */
+  private readonly contents: string[] = [];
+  private readonly flags: number[] = [];
+  /** The whitespace the node's text starts with (all of it when blank). */
+  private readonly leadings: string[] = [];
+  /** The whitespace the node's text ends with (all of it when blank). */
+  private readonly trailings: string[] = [];
+  /** An element's index among its parent's element children (an `<li>`'s number). */
+  private readonly indexes: number[] = [];
+  // Whitespace collapsing: whether a text was written since the last block boundary, whether it ended with a
+  // space, and whether the next text keeps its leading space (it follows a void element).
+  private hasPrevious = false;
+  private previousEndsWithSpace = false;
+  private keepLeadingSpace = false;
 
   constructor(root: Element) {
     this.root = root;
-    this.texts = collapseWhitespace(root);
   }
 
-  /** The element as a piece: its children's Markdown and the facts about its text. */
-  element(element: Element, inCode: boolean, inPre: boolean): Piece {
-    const name = element.nodeName;
+  /** The Markdown of the root's children (the root itself has no rule applied, as in turndown). */
+  render(): string {
+    this.top = 1;
+    this.element(this.root, this.root.nodeName, 0, false, false);
+    return this.contents[0] as string;
+  }
+
+  /**
+   * Renders an element into stack slot `slot`, its children in the slots above. Returns whether it has
+   * children (an element is left twice by whitespace collapsing only then).
+   */
+  private element(element: Element, name: string, slot: number, inCode: boolean, inPre: boolean): boolean {
     // Text is code inside a <code> below the root (turndown's rule, which never looks at the root itself).
     const code = inCode || (name === 'CODE' && element !== this.root);
     const pre = inPre || name === 'PRE';
-    const piece: Piece = {
-      kind: ELEMENT_PIECE,
-      element,
-      index: -1,
-      content: '',
-      blankText: true,
-      leading: '',
-      trailing: '',
-      startsWithSpace: false,
-      endsWithSpace: false,
-      hasText: false,
-      neverBlank: NEVER_BLANK_TAGS.has(name),
-    };
-    const pieces: Piece[] = [];
+    const first = this.top;
     let index = 0;
+    let flags = NEVER_BLANK_TAGS.has(name) ? BLANK_TEXT | NEVER_BLANK : BLANK_TEXT;
+    let leading = '';
+    let trailing = '';
+    let hasChildren = false;
     for (let child = element.firstChild; child; child = child.nextSibling) {
+      hasChildren = true;
       const type = child.nodeType;
-      let childPiece: Piece;
+      const at = this.top;
       if (type === 3 || type === 4) {
-        const value = pre ? (child.nodeValue ?? '') : this.texts[this.cursor++];
-        if (value === null || value === undefined) continue;
-        childPiece = textPiece(value);
+        const value = pre ? (child.nodeValue ?? '') : this.collapse(child);
+        if (value === null) continue;
+        this.text(at, value, TEXT_NODE);
       } else if (type === 1) {
-        childPiece = this.element(child as Element, code, pre);
-        childPiece.index = index++;
-      } else if (pre) {
-        childPiece = textPiece('');
-        childPiece.kind = OTHER_PIECE;
-      } else continue;
-      pieces.push(childPiece);
-      addText(piece, childPiece);
+        const childName = child.nodeName;
+        this.top++;
+        if (!pre) this.boundary(childName);
+        if (this.element(child as Element, childName, at, code, pre) && !pre && childName !== 'PRE')
+          this.boundary(childName);
+        this.indexes[at] = index++;
+      } else if (pre) this.text(at, '', OTHER_NODE);
+      else continue;
+      // The element's text is its children's, in order.
+      const childFlags = this.flags[at] as number;
+      flags |= childFlags & NEVER_BLANK;
+      if (childFlags & HAS_TEXT) {
+        if (!(flags & HAS_TEXT)) flags |= HAS_TEXT | (childFlags & STARTS_WITH_SPACE);
+        flags = (flags & ~ENDS_WITH_SPACE) | (childFlags & ENDS_WITH_SPACE);
+      }
+      if (flags & BLANK_TEXT) leading += this.leadings[at] as string;
+      if (childFlags & BLANK_TEXT) trailing += this.trailings[at] as string;
+      else {
+        trailing = this.trailings[at] as string;
+        flags &= ~BLANK_TEXT;
+      }
     }
-    if (piece.blankText) piece.trailing = piece.leading;
+    const end = this.top;
     const parts: string[] = [];
-    for (let at = 0; at < pieces.length; at++) joinPart(parts, pieceMarkdown(pieces, at, code));
-    piece.content = parts.join('');
-    return piece;
+    for (let at = first; at < end; at++) joinPart(parts, this.markdownAt(first, end, at, code));
+    this.top = first;
+    this.kinds[slot] = ELEMENT_NODE;
+    this.elements[slot] = element;
+    this.names[slot] = name;
+    this.contents[slot] = parts.length === 1 ? (parts[0] as string) : parts.join('');
+    this.flags[slot] = MARKDOWN_BLOCK_TAGS.has(name) ? flags | IS_BLOCK : flags;
+    this.leadings[slot] = leading;
+    this.trailings[slot] = flags & BLANK_TEXT ? leading : trailing;
+    return hasChildren;
   }
-}
 
-/** Extends `piece`'s text facts by a child's (its `textContent` is the children's, in order). */
-function addText(piece: Piece, child: Piece): void {
-  if (child.neverBlank) piece.neverBlank = true;
-  if (child.hasText) {
-    if (!piece.hasText) piece.startsWithSpace = child.startsWithSpace;
-    piece.endsWithSpace = child.endsWithSpace;
-    piece.hasText = true;
+  /** Pushes a text (or, with `kind` OTHER_NODE, a comment) onto the stack at slot `at`. */
+  private text(at: number, value: string, kind: number): void {
+    const length = value.length;
+    let start = 0;
+    while (start < length && isSpace(value.charCodeAt(start))) start++;
+    let end = length;
+    while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
+    let flags = 0;
+    if (start === length) flags |= BLANK_TEXT;
+    if (length > 0) flags |= HAS_TEXT;
+    if (value.charCodeAt(0) === 32) flags |= STARTS_WITH_SPACE;
+    if (value.charCodeAt(length - 1) === 32) flags |= ENDS_WITH_SPACE;
+    this.kinds[at] = kind;
+    this.elements[at] = null;
+    this.names[at] = '';
+    this.contents[at] = value;
+    this.flags[at] = flags;
+    this.leadings[at] = start === length ? value : value.slice(0, start);
+    this.trailings[at] = start === length ? value : value.slice(end);
+    this.indexes[at] = -1;
+    this.top = at + 1;
   }
-  if (piece.blankText) piece.leading += child.leading;
-  piece.trailing = child.blankText ? piece.trailing + child.trailing : child.trailing;
-  if (!child.blankText) piece.blankText = false;
+
+  /** Whitespace collapsing at an element, on the way in and (if it has children) on the way out. */
+  private boundary(name: string): void {
+    if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') {
+      this.hasPrevious = false;
+      this.keepLeadingSpace = false;
+    } else if (VOID_TAGS.has(name) || name === 'PRE') {
+      this.hasPrevious = false;
+      this.keepLeadingSpace = true;
+    } else if (this.hasPrevious) this.keepLeadingSpace = false;
+  }
+
+  /** A text node's collapsed value, or null when it vanishes. */
+  private collapse(node: Node): string | null {
+    const raw = node.nodeValue ?? '';
+    let text = NEEDS_COLLAPSE.test(raw) ? raw.replace(/[ \r\n\t]+/g, ' ') : raw;
+    const afterSpace = !this.hasPrevious || this.previousEndsWithSpace;
+    if (afterSpace && !this.keepLeadingSpace && text.charCodeAt(0) === 32) text = text.slice(1);
+    if (text === '') return null;
+    this.hasPrevious = true;
+    this.previousEndsWithSpace = text.charCodeAt(text.length - 1) === 32;
+    if (!this.previousEndsWithSpace) return text;
+    const fate = this.trailingSpaceFate(node);
+    if (fate === SPACE_KEPT) return text;
+    text = text.slice(0, -1);
+    return text === '' && fate === SPACE_DROPPED_AT_END ? null : text;
+  }
+
+  /**
+   * Whether the trailing space of text `node` survives: looks ahead in document order, past inline element
+   * boundaries and texts that vanish, for the next text (kept), void element or `<pre>` (kept), block or
+   * `<br>` (dropped) or the end of the root (dropped).
+   */
+  private trailingSpaceFate(node: Node): number {
+    let keepLeadingSpace = this.keepLeadingSpace;
+    let current: Node = node;
+    let next: Node | null = node.nextSibling;
+    for (;;) {
+      while (!next) {
+        // Leaving an element with children.
+        const parent = current.parentNode;
+        if (!parent || parent === this.root) return SPACE_DROPPED_AT_END;
+        const name = parent.nodeName;
+        if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') return SPACE_DROPPED;
+        keepLeadingSpace = false;
+        current = parent;
+        next = parent.nextSibling;
+      }
+      current = next;
+      const type = current.nodeType;
+      if (type === 3 || type === 4) {
+        const raw = current.nodeValue ?? '';
+        // A text that is only whitespace vanishes after the space, unless it keeps its leading space.
+        if (raw !== '' && (keepLeadingSpace || !ONLY_COLLAPSIBLE_SPACE.test(raw))) return SPACE_KEPT;
+        next = current.nextSibling;
+      } else if (type === 1) {
+        const name = current.nodeName;
+        if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') return SPACE_DROPPED;
+        if (VOID_TAGS.has(name) || name === 'PRE') return SPACE_KEPT;
+        keepLeadingSpace = false;
+        next = current.firstChild ?? current.nextSibling;
+      } else next = current.nextSibling;
+    }
+  }
+
+  /**
+   * The Markdown of the node in slot `at` among its siblings (slots `first` to `end - 1`): a text escaped
+   * (outside code), a blank element a paragraph break (block) or nothing, and an inline element with its
+   * leading and trailing whitespace outside its markers (`a **b** c`, not `a** b **c`), dropped where the
+   * neighbour already has the space.
+   */
+  private markdownAt(first: number, end: number, at: number, inCode: boolean): string {
+    const kind = this.kinds[at];
+    const content = this.contents[at] as string;
+    if (kind === TEXT_NODE) return inCode ? content : escapeMarkdown(content);
+    if (kind === OTHER_NODE) return '';
+    const flags = this.flags[at] as number;
+    const isBlock = (flags & IS_BLOCK) !== 0;
+    let leading = '';
+    let trailing = '';
+    if (!isBlock) {
+      leading = this.leadings[at] as string;
+      const asciiLeading = asciiSpacePrefixLength(leading);
+      if (asciiLeading > 0 && this.flankedBySpace(first, end, at, -1)) leading = leading.slice(asciiLeading);
+      if (!(flags & BLANK_TEXT)) {
+        trailing = this.trailings[at] as string;
+        const asciiTrailing = asciiSpaceSuffixLength(trailing);
+        if (asciiTrailing > 0 && this.flankedBySpace(first, end, at, 1))
+          trailing = trailing.slice(0, trailing.length - asciiTrailing);
+      }
+    }
+    if ((flags & (BLANK_TEXT | NEVER_BLANK)) === BLANK_TEXT)
+      return leading + (isBlock ? '\n\n' : '') + trailing;
+    const markdown = elementMarkdown(
+      this.elements[at] as Element,
+      this.names[at] as string,
+      isBlock,
+      this.indexes[at] as number,
+      leading || trailing ? content.trim() : content,
+      at + 1 < end,
+      end - first === 1,
+    );
+    return leading + markdown + trailing;
+  }
+
+  /** Whether the sibling before (`step` -1) or after (1) slot `at` ends (starts) with a space. */
+  private flankedBySpace(first: number, end: number, at: number, step: -1 | 1): boolean {
+    const index = at + step;
+    if (index < first || index >= end || this.kinds[index] === OTHER_NODE) return false;
+    const flags = this.flags[index] as number;
+    if (flags & IS_BLOCK) return false;
+    return (flags & (step < 0 ? ENDS_WITH_SPACE : STARTS_WITH_SPACE)) !== 0;
+  }
 }
 
 /**
  * Markdown of an element (links and images must already be absolute); the element is left unchanged.
- * Turndown's output (see the note above {@link MARKDOWN_BLOCK_TAGS}), then invisible characters, NBSPs,
- * single trailing spaces and runs of blank lines are tidied.
+ * Turndown's output (see {@link MarkdownWalk}), then invisible characters, NBSPs, single trailing spaces and
+ * runs of blank lines are tidied.
  */
 export function elementToMarkdown(root: Element): string {
   const markdown = new MarkdownWalk(root)
-    .element(root, false, false)
-    .content.replace(/^[\t\r\n]+/, '')
+    .render()
+    .replace(/^[\t\r\n]+/, '')
     .trimEnd();
   return (
     stripInvisibleCharacters(markdown)
