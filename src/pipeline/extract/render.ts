@@ -331,23 +331,55 @@ function trimNewlines(text: string): string {
 
 /**
  * Appends a rendering to `parts` as turndown joins them: the newlines where two meet are the larger of the
- * two runs, at most two. Only the last part may end with newlines.
+ * two runs, at most two. A part that is only newlines never follows one that ends with a newline, so the
+ * newlines `parts` end with are those of its last part.
  */
 function joinPart(parts: string[], addition: string): void {
+  joinWrapped(parts, '', addition, '');
+}
+
+/**
+ * {@link joinPart} of `before + body + after`, without building that string: `body` is an element's content,
+ * which a concatenation would copy again at every level of nesting when its newlines are counted.
+ */
+function joinWrapped(parts: string[], before: string, body: string, after: string): void {
+  let leading = countLeadingNewlines(before);
+  if (leading < before.length) before = before.slice(leading);
+  else {
+    before = '';
+    const bodyLeading = countLeadingNewlines(body);
+    leading += bodyLeading;
+    if (bodyLeading < body.length) body = body.slice(bodyLeading);
+    else {
+      body = '';
+      const afterLeading = countLeadingNewlines(after);
+      leading += afterLeading;
+      after = after.slice(afterLeading);
+    }
+  }
   const tail = parts.length > 0 ? (parts[parts.length - 1] as string) : '';
   const tailNewlines = countTrailingNewlines(tail);
-  const leadingNewlines = countLeadingNewlines(addition);
-  if (tailNewlines === 0 && leadingNewlines === 0) {
-    if (addition) parts.push(addition);
-    return;
+  if (tailNewlines > 0 || leading > 0) {
+    parts.pop();
+    if (tail.length > tailNewlines) parts.push(tail.slice(0, tail.length - tailNewlines));
+    const newlines = Math.min(2, Math.max(tailNewlines, leading));
+    if (newlines > 0) parts.push(newlines === 2 ? '\n\n' : '\n');
   }
-  parts.pop();
-  const head = tail.slice(0, tail.length - tailNewlines);
-  const rest = addition.slice(leadingNewlines);
-  const newlines = Math.min(2, Math.max(tailNewlines, leadingNewlines));
-  if (head) parts.push(head);
-  if (newlines > 0) parts.push(newlines === 2 ? '\n\n' : '\n');
-  if (rest) parts.push(rest);
+  pushPart(parts, before);
+  pushPart(parts, body);
+  pushPart(parts, after);
+}
+
+/** Appends a part, merging a run of newlines into the newlines the last part ends with. */
+function pushPart(parts: string[], part: string): void {
+  if (part === '') return;
+  const last = parts.length > 0 ? (parts[parts.length - 1] as string) : '';
+  if (last.charCodeAt(last.length - 1) === 10 && countLeadingNewlines(part) === part.length) {
+    const newlines = countTrailingNewlines(last);
+    parts.pop();
+    if (last.length > newlines) parts.push(last.slice(0, last.length - newlines));
+    parts.push('\n'.repeat(newlines) + part);
+  } else parts.push(part);
 }
 
 /** Inline code: a backtick fence of a length no backtick run inside has, padded where content needs it. */
@@ -418,10 +450,12 @@ function tableRow(row: Element, content: string): string {
 }
 
 /**
- * The Markdown of a non-blank element from its children's Markdown. `index` is its place among its parent's
- * element children; `hasNext` and `onlyChild` tell whether it has siblings (after whitespace collapsing).
+ * The Markdown of a non-blank element from its children's Markdown, returned, or (for blocks that wrap their
+ * content in blank lines) joined to `parts`. `index` is its place among its parent's element children;
+ * `hasNext` and `onlyChild` tell whether it has siblings (after whitespace collapsing).
  */
 function elementMarkdown(
+  parts: string[],
   element: Element,
   name: string,
   isBlock: boolean,
@@ -429,10 +463,11 @@ function elementMarkdown(
   content: string,
   hasNext: boolean,
   onlyChild: boolean,
-): string {
+): string | null {
   switch (name) {
     case 'P':
-      return `\n\n${content}\n\n`;
+      joinWrapped(parts, '\n\n', content, '\n\n');
+      return null;
     case 'BR':
       return '  \n';
     case 'H1':
@@ -441,14 +476,16 @@ function elementMarkdown(
     case 'H4':
     case 'H5':
     case 'H6':
-      return `\n\n${'#'.repeat(Number(name.charAt(1)))} ${content}\n\n`;
+      joinWrapped(parts, `\n\n${'#'.repeat(Number(name.charAt(1)))} `, content, '\n\n');
+      return null;
     case 'BLOCKQUOTE':
       return `\n\n${trimNewlines(content).replace(/^/gm, '> ')}\n\n`;
     case 'UL':
     case 'OL': {
       const parent = element.parentNode as Element | null;
       const nested = parent?.nodeName === 'LI' && parent.lastElementChild === element;
-      return nested ? `\n${content}` : `\n\n${content}\n\n`;
+      joinWrapped(parts, nested ? '\n' : '\n\n', content, nested ? '' : '\n\n');
+      return null;
     }
     case 'LI':
       return listItem(element, index, content, hasNext);
@@ -488,7 +525,9 @@ function elementMarkdown(
       return `\n\n${content.replace(/\n+/g, '\n').trim()}\n\n`;
   }
   if (UNRENDERED_TAGS.has(name)) return '';
-  return isBlock ? `\n\n${content}\n\n` : content;
+  if (!isBlock) return content;
+  joinWrapped(parts, '\n\n', content, '\n\n');
+  return null;
 }
 
 /** A node as its parent renders it: text, an element, or (inside `<pre>`) a comment, which renders nothing. */
@@ -597,7 +636,7 @@ class MarkdownWalk {
     }
     const end = this.top;
     const parts: string[] = [];
-    for (let at = first; at < end; at++) joinPart(parts, this.markdownAt(first, end, at, code));
+    for (let at = first; at < end; at++) this.markdownAt(parts, first, end, at, code);
     this.top = first;
     this.kinds[slot] = ELEMENT_NODE;
     this.elements[slot] = element;
@@ -702,11 +741,17 @@ class MarkdownWalk {
    * leading and trailing whitespace outside its markers (`a **b** c`, not `a** b **c`), dropped where the
    * neighbour already has the space.
    */
-  private markdownAt(first: number, end: number, at: number, inCode: boolean): string {
+  private markdownAt(parts: string[], first: number, end: number, at: number, inCode: boolean): void {
     const kind = this.kinds[at];
     const content = this.contents[at] as string;
-    if (kind === TEXT_NODE) return inCode ? content : escapeMarkdown(content);
-    if (kind === OTHER_NODE) return '';
+    if (kind === TEXT_NODE) {
+      joinPart(parts, inCode ? content : escapeMarkdown(content));
+      return;
+    }
+    if (kind === OTHER_NODE) {
+      joinPart(parts, '');
+      return;
+    }
     const flags = this.flags[at] as number;
     const isBlock = (flags & IS_BLOCK) !== 0;
     let leading = '';
@@ -722,9 +767,12 @@ class MarkdownWalk {
           trailing = trailing.slice(0, trailing.length - asciiTrailing);
       }
     }
-    if ((flags & (BLANK_TEXT | NEVER_BLANK)) === BLANK_TEXT)
-      return leading + (isBlock ? '\n\n' : '') + trailing;
+    if ((flags & (BLANK_TEXT | NEVER_BLANK)) === BLANK_TEXT) {
+      joinPart(parts, leading + (isBlock ? '\n\n' : '') + trailing);
+      return;
+    }
     const markdown = elementMarkdown(
+      parts,
       this.elements[at] as Element,
       this.names[at] as string,
       isBlock,
@@ -733,7 +781,7 @@ class MarkdownWalk {
       at + 1 < end,
       end - first === 1,
     );
-    return leading + markdown + trailing;
+    if (markdown !== null) joinWrapped(parts, leading, markdown, trailing);
   }
 
   /** Whether the sibling before (`step` -1) or after (1) slot `at` ends (starts) with a space. */
