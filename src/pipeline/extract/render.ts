@@ -140,9 +140,9 @@ function columnCount(row: Element): number {
  * Markdown. The output is turndown's (ATX headings, fenced code, `-` bullets, `_em_`, `**strong**`, `---`)
  * with our rules for lists, links, images and GFM tables, written without turndown: turndown read the
  * `textContent` of every node (to find blank nodes and the whitespace flanking inline ones), so its cost grew
- * with the text times the depth, and it rewrote the element's text nodes. Here one walk collapses the
- * whitespace into a list of strings, a second renders each element from its children, carrying the few facts
- * about their text that turndown's rules need.
+ * with the text times the depth, and it rewrote the element's text nodes. Here one walk ({@link MarkdownWalk})
+ * collapses the whitespace as it goes and renders each element from its children, carrying the few facts about
+ * their text that turndown's rules need.
  */
 
 /** turndown's block elements: no flanking whitespace, blank lines around their default rendering. */
@@ -749,6 +749,7 @@ class MarkdownWalk {
       return;
     }
     if (kind === OTHER_NODE) {
+      // Joining nothing still caps the newlines before it at two, as turndown does.
       joinPart(parts, '');
       return;
     }
