@@ -94,6 +94,14 @@ describe('elementToMarkdown constructs', () => {
     ).toBe('````js\nconst fence = "```";\n```\nlet  x = 1; // *not* escaped\n````');
   });
 
+  it('fences a <pre> without a leading <code> too, its lines broken at <br> and blocks', async () => {
+    expect(await markdown('<pre>\nls  -l *.md\n</pre>')).toBe('```\nls  -l *.md\n```');
+    expect(await markdown('<pre><span></span><code class="language-sh">a_b\nc</code></pre>')).toBe(
+      '```sh\na_b\nc\n```',
+    );
+    expect(await markdown('<pre>one<br>two<p>three</p>four</pre>')).toBe('```\none\ntwo\nthree\nfour\n```');
+  });
+
   it('writes inline code with a fence no backtick run inside has', async () => {
     expect(await markdown('<p>Use <code>a`b</code>, <code>`tick`</code> and <code>x_y</code>.</p>')).toBe(
       'Use ``a`b``, `` `tick` `` and `x_y`.',

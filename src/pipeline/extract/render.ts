@@ -393,10 +393,54 @@ function inlineCode(content: string): string {
   return fence + padding + code + padding + fence;
 }
 
-/** A `<pre>` whose first child is `<code>`: a fenced block, longer than any fence inside, with its language. */
+/** A `<pre>` whose first child is `<code>`: a fenced block of the code's text, with its language. */
 function fencedCode(code: Element): string {
   const language = /language-(\S+)/.exec(code.getAttribute('class') ?? '')?.[1] ?? '';
-  const text = code.textContent ?? '';
+  return fencedBlock(code.textContent ?? '', language);
+}
+
+/**
+ * Any other `<pre>` (turndown wrote its text as an escaped paragraph, whose lines Markdown joins): a fenced
+ * block too, its lines broken at `<br>` and block elements (pages put `<p>` and `<br>` inside `<pre>`), the
+ * newline that opens a `<pre>` dropped as browsers do.
+ */
+function fencedPre(pre: Element): string {
+  const text = preformattedText(pre).replace(/^\n/, '');
+  if (text.trim() === '') return '\n\n';
+  const code = pre.querySelector('code');
+  const classes = `${pre.getAttribute('class') ?? ''} ${code?.getAttribute('class') ?? ''}`;
+  return fencedBlock(text, /language-(\S+)/.exec(classes)?.[1] ?? '');
+}
+
+/** The text of preformatted content: text as it is, a line break for `<br>` and around blocks. */
+function preformattedText(pre: Element): string {
+  const parts: string[] = [];
+  const newline = (): void => {
+    const last = parts[parts.length - 1];
+    if (last !== undefined && !last.endsWith('\n')) parts.push('\n');
+  };
+  const walk = (node: Node): void => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      const type = child.nodeType;
+      if (type === 3 || type === 4) parts.push(child.nodeValue ?? '');
+      else if (type === 1) {
+        const name = child.nodeName;
+        if (name === 'BR') parts.push('\n');
+        else if (UNRENDERED_TAGS.has(name)) continue;
+        else if (MARKDOWN_BLOCK_TAGS.has(name)) {
+          newline();
+          walk(child);
+          newline();
+        } else walk(child);
+      }
+    }
+  };
+  walk(pre);
+  return parts.join('');
+}
+
+/** A fenced code block: a fence longer than any fence line inside, the text untouched. */
+function fencedBlock(text: string, language: string): string {
   let fenceSize = 3;
   for (const match of text.matchAll(/^`{3,}/gm)) {
     if (match[0].length >= fenceSize) fenceSize = match[0].length + 1;
@@ -490,8 +534,9 @@ function elementMarkdown(
     case 'LI':
       return listItem(element, index, content, hasNext);
     case 'PRE':
-      if (element.firstChild?.nodeName === 'CODE') return fencedCode(element.firstChild as Element);
-      break;
+      return element.firstChild?.nodeName === 'CODE'
+        ? fencedCode(element.firstChild as Element)
+        : fencedPre(element);
     case 'HR':
       return '\n\n---\n\n';
     case 'A':
