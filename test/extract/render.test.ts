@@ -143,6 +143,16 @@ describe('elementToMarkdown constructs', () => {
     ).toBe('![An  alt](https://example.test/i.png)');
   });
 
+  it('percent-encodes parentheses in link and image URLs, which would otherwise end the destination', async () => {
+    expect(
+      await markdown(
+        '<p><a href="https://example.test/wiki/Lamp_(light)">lamp</a> <a href="https://example.test/a)b">odd</a> <img src="https://example.test/i(1).png" alt="i"></p>',
+      ),
+    ).toBe(
+      '[lamp](https://example.test/wiki/Lamp_%28light%29) [odd](https://example.test/a%29b) ![i](https://example.test/i%281%29.png)',
+    );
+  });
+
   it('moves whitespace inside emphasis outside its markers, and drops empty emphasis', async () => {
     expect(await markdown('<p>a<strong> bold </strong>b <em> em</em> c<b></b>d <i>  </i>e</p>')).toBe(
       'a **bold** b _em_ cd e',

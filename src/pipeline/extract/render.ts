@@ -464,12 +464,20 @@ function listItem(item: Element, index: number, content: string, hasNext: boolea
   return prefix + body + (hasNext && !body.endsWith('\n') ? '\n' : '');
 }
 
+/**
+ * A URL as a Markdown link destination: parentheses percent-encoded (`encodeURIComponent` leaves them as they
+ * are), since an unbalanced one ends the destination early.
+ */
+function markdownUrl(url: string): string {
+  return url.replace(/\(/g, '%28').replace(/\)/g, '%29');
+}
+
 /** Images with an http(s) source; others (data: URIs, relative leftovers) are dropped. */
 function image(element: Element): string {
   const source = element.getAttribute('src') ?? '';
   if (!/^https?:/i.test(source)) return '';
   const alt = (element.getAttribute('alt') ?? '').replace(/[[\]\n]/g, ' ').trim();
-  return `![${alt}](${source.replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+  return `![${alt}](${markdownUrl(source)})`;
 }
 
 /** Links to http(s) and mailto: targets; other links keep their text, empty ones are dropped. */
@@ -478,7 +486,7 @@ function link(element: Element, content: string): string {
   const text = content.trim();
   if (!text) return '';
   if (!/^(?:https?:|mailto:)/i.test(href)) return content;
-  return `[${text}](${href.replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+  return `[${text}](${markdownUrl(href)})`;
 }
 
 /** GFM table row: the first row (or `<thead>`) is the header; a table without one gets an empty header. */
