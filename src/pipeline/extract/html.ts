@@ -22,7 +22,8 @@ import {
   type PageType,
 } from './page-type.ts';
 import { readMetadata, type PageMetadata } from './metadata.ts';
-import { elementToMarkdown, elementToText, tidyText } from './render.ts';
+import { elementToMarkdown } from './markdown.ts';
+import { elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 import { indexText, normalizedText, SharedTextIndex } from './text-index.ts';
 import { runReadability } from './readability.ts';

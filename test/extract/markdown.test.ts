@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
-import { elementToMarkdown } from '../../src/pipeline/extract/render.ts';
+import { elementToMarkdown } from '../../src/pipeline/extract/markdown.ts';
 
 const PAGE = `<!doctype html><html><body><div id="content">
   <h2>Keepers</h2>
