@@ -5,6 +5,7 @@
  */
 import { stripInvisibleCharacters } from './hidden.ts';
 import { CELL_TAGS } from './render.ts';
+import { isSpace } from './text-index.ts';
 
 function cellText(content: string): string {
   return content.replace(/\n+/g, ' ').replace(/\|/g, '\\|').trim();
@@ -165,21 +166,6 @@ function escapeMarkdown(text: string): string {
   let escaped = text;
   for (const [pattern, replacement] of MARKDOWN_ESCAPES) escaped = escaped.replace(pattern, replacement);
   return escaped;
-}
-
-/** Whether a UTF-16 code is whitespace to JavaScript's `\s` (and `trim`). */
-function isSpace(code: number): boolean {
-  return code <= 32
-    ? code === 32 || (code >= 9 && code <= 13)
-    : code === 0xa0 ||
-        code === 0x1680 ||
-        (code >= 0x2000 && code <= 0x200a) ||
-        code === 0x2028 ||
-        code === 0x2029 ||
-        code === 0x202f ||
-        code === 0x205f ||
-        code === 0x3000 ||
-        code === 0xfeff;
 }
 
 /** Whether a code is one of the ASCII spaces whitespace collapsing folds (space, tab, CR, LF). */

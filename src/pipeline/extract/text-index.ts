@@ -11,7 +11,7 @@
  */
 
 /** Whether a UTF-16 code unit is whitespace to JavaScript's `\s` (and so to `trim()`). */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   if (code > 32 && code < 160) return false;
   return (
     code === 32 ||
