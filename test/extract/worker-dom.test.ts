@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createContentExtractor, extractContent } from '../../src/pipeline/extract/index.ts';
 import { NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
 import { classSteps } from './fixtures/class-steps.ts';
+import { treeSteps } from './fixtures/tree-steps.ts';
 
 const sentence = (word: string) =>
   `The ${word} paragraph carries enough ordinary words to be read as the body of the page by any extractor.`;
@@ -20,7 +21,7 @@ describe('linkedom in extraction workers', () => {
   it('builds nodes without event-listener maps in a worker thread; event methods then refuse clearly', async () => {
     const worker = new Worker(new URL('./fixtures/worker-dom-check.ts', import.meta.url));
     const [result] = (await once(worker, 'message')) as [
-      { patched: boolean; eventError: string; text: string; classes: unknown[] },
+      { patched: boolean; eventError: string; text: string; classes: unknown[]; tree: unknown[] },
     ];
     await worker.terminate();
     // false would mean linkedom's classes changed shape (an upgrade): the settings no longer apply.
@@ -30,6 +31,8 @@ describe('linkedom in extraction workers', () => {
       text: 'kept text',
       // What linkedom's own className answers for the same steps (checked in this thread below).
       classes: classSteps(),
+      // What linkedom's own end markers and tree operations answer (this thread).
+      tree: treeSteps(),
     });
   });
 

@@ -1,5 +1,5 @@
 /**
- * linkedom tuned for extraction workers, in two ways that change linkedom's classes for the whole isolate, so
+ * linkedom tuned for extraction workers, in three ways that change linkedom's classes for the whole isolate, so
  * they are applied only in extraction worker threads, which run nothing else ({@link tuneLinkedomForWorkers}).
  * A library user's own linkedom, in their thread, is never touched.
  *
@@ -14,6 +14,9 @@
  *   joined set. Its parser also sets `className` on every element with a class, building the set and writing
  *   it back to the attribute; when the attribute is already in joined form, that is skipped until the set is
  *   first asked for.
+ * - linkedom gives every element an end marker (its last node in the document's list), written as an object
+ *   literal with symbol keys, which V8 builds slowly (5% of extraction's time on slow pages, the parse's
+ *   largest single cost); {@link buildEndMarkersFromClass} builds the same marker from a class.
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 
@@ -142,8 +145,76 @@ export function readClassFromAttribute(): boolean {
   return true;
 }
 
-/** Both settings of this module: for extraction worker threads only. Returns whether both applied. */
+/** linkedom's private symbol of this description on `target` (its symbols are not exported). */
+function privateKey(target: object, description: string): symbol | undefined {
+  return Object.getOwnPropertySymbols(target).find((key) => key.description === description);
+}
+
+/**
+ * Makes linkedom's elements build their end marker from a class rather than an object literal: the same
+ * properties, keys and values. Element's parent constructor becomes one that does what linkedom's
+ * `ParentNode` constructor does; prototypes, and so every method, are unchanged. Returns false, changing
+ * nothing, when linkedom's classes are not shaped as expected (a test fails then).
+ */
+export function buildEndMarkersFromClass(): boolean {
+  const { body } = sampleDocument();
+  const elementPrototype = linkedomElementPrototype();
+  const ElementClass = (elementPrototype as { constructor?: unknown } | undefined)?.constructor;
+  if (typeof ElementClass !== 'function') return false;
+  const ParentNodeClass = Object.getPrototypeOf(ElementClass) as unknown;
+  const NodeClass =
+    typeof ParentNodeClass === 'function' ? (Object.getPrototypeOf(ParentNodeClass) as unknown) : null;
+  const endKey = privateKey(body, 'end');
+  const end = endKey && (body as unknown as Record<symbol, object>)[endKey];
+  const nextKey = end && privateKey(end, 'next');
+  const previousKey = end && privateKey(end, 'prev');
+  const startKey = end && privateKey(end, 'start');
+  const privateDataKey = privateKey(body, 'private');
+  const endNodeType = (end as { nodeType?: unknown } | undefined)?.nodeType;
+  if (
+    typeof NodeClass !== 'function' ||
+    !endKey ||
+    !end ||
+    !nextKey ||
+    !previousKey ||
+    !startKey ||
+    !privateDataKey ||
+    typeof endNodeType !== 'number' ||
+    // The marker this replaces has exactly these keys.
+    Reflect.ownKeys(end).length !== 6
+  ) {
+    return false;
+  }
+  type Fields = Record<symbol | string, unknown>;
+  const keys = { end: endKey, next: nextKey, previous: previousKey, start: startKey, data: privateDataKey };
+  class EndMarker {
+    constructor(owner: Fields) {
+      const marker = this as unknown as Fields;
+      marker[keys.next] = null;
+      marker[keys.previous] = owner;
+      marker[keys.start] = owner;
+      marker['nodeType'] = endNodeType;
+      marker['ownerDocument'] = owner['ownerDocument'];
+      marker['parentNode'] = null;
+    }
+  }
+  const Base = NodeClass as new (ownerDocument: unknown, localName: unknown, nodeType: unknown) => object;
+  class ParentNodeWithEndMarkerClass extends Base {
+    constructor(ownerDocument: unknown, localName: unknown, nodeType: unknown) {
+      super(ownerDocument, localName, nodeType);
+      const node = this as unknown as Fields;
+      node[keys.data] = null;
+      node[keys.next] = node[keys.end] = new EndMarker(node);
+    }
+  }
+  // `super()` in Element's constructor calls the constructor's current [[Prototype]].
+  Object.setPrototypeOf(ElementClass, ParentNodeWithEndMarkerClass);
+  return true;
+}
+
+/** The settings of this module: for extraction worker threads only. Returns whether all applied. */
 export function tuneLinkedomForWorkers(): boolean {
   const droppedMaps = dropNodeEventListenerMaps();
-  return readClassFromAttribute() && droppedMaps;
+  const endMarkers = buildEndMarkersFromClass();
+  return readClassFromAttribute() && droppedMaps && endMarkers;
 }
