@@ -2,13 +2,19 @@ import { Readability } from '@mozilla/readability';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 import { extractHtml } from '../../src/pipeline/extract/html.ts';
-import { elementsWithTag, isProbablyVisible, isValidByline } from '../../src/pipeline/extract/readability.ts';
+import {
+  elementsWithTag,
+  isElementWithoutContent,
+  isProbablyVisible,
+  isValidByline,
+} from '../../src/pipeline/extract/readability.ts';
 
 /** Readability's own byline test and pattern, visibility test and tag query: what `runReadability` replaces. */
 interface Internals {
   _isValidByline: (node: Element, matchString: string) => boolean;
   _isProbablyVisible: (node: Element) => boolean;
   _getAllNodesWithTag: (node: Element | Document, tagNames: string[]) => ArrayLike<Element>;
+  _isElementWithoutContent: (node: Node) => boolean;
   REGEXPS: { byline: RegExp };
 }
 
@@ -106,6 +112,37 @@ describe('Readability visibility test and tag query', () => {
         expect(elementsWithTag(root, tags)).toEqual(expected);
       }
     }
+    dispose();
+  });
+});
+
+// Empty and nearly empty containers: whitespace of several kinds (a no-break space and a line separator trim
+// away too), comments, line breaks and rules, nested empties, and text at the end of a deep subtree.
+const DEEP = '<div>'.repeat(3000) + 'x' + '</div>'.repeat(3000);
+const EMPTY_PAGE = `<!doctype html><html><body>
+<div id="a"></div><div> \n\t </div><div>&nbsp;\u2028</div><div><!-- only a comment --></div>
+<section><br><hr><br></section><header><br><p></p></header><h2> <span> </span> </h2>
+<div><div><div></div><span>  </span></div><b>bold</b></div><div><div></div><div><i></i></div></div>
+<div><img src="a.png"></div><h3>Title</h3><div>${DEEP}</div><div><p> </p><p> </p><p>last</p></div>
+</body></html>`;
+
+describe('Readability empty-container test', () => {
+  it('is still where runReadability replaces it (an upgrade of @mozilla/readability that moves it fails here)', async () => {
+    const { reader, dispose } = await readerOn(EMPTY_PAGE);
+    expect(typeof (reader as Partial<Internals>)._isElementWithoutContent).toBe('function');
+    dispose();
+  });
+
+  it('answers as Readability’s own on every node, down to text at the end of a deep subtree', async () => {
+    const { document, reader, dispose } = await readerOn(EMPTY_PAGE);
+    const nodes = [...Array.from(document.querySelectorAll('*')), ...Array.from(document.body.childNodes)];
+    let empty = 0;
+    for (const node of nodes) {
+      const expected = reader._isElementWithoutContent(node);
+      expect(isElementWithoutContent(node), (node as Element).outerHTML?.slice(0, 80)).toBe(expected);
+      if (expected) empty++;
+    }
+    expect(empty).toBeGreaterThanOrEqual(12);
     dispose();
   });
 });
