@@ -12,6 +12,10 @@
  * - The test for empty containers ran on every `div`, `section`, `header` and heading of the page, top down,
  *   and built each one's whole text (`textContent`) to see whether it is blank: a quarter of all the text
  *   Readability builds on slow pages. {@link isElementWithoutContent} stops at the first text that is not.
+ *
+ * One more is wrapped: {@link InnerTextMemo} remembers each node's text while Readability decides, node by
+ * node, which nodes of a list to remove (its conditional clean-up asks for the same node's text four times,
+ * and for every text-holding descendant's in each ancestor's text density).
  */
 import { descendantElements } from './dom.ts';
 import { Readability } from '@mozilla/readability';
@@ -22,6 +26,11 @@ interface ReadabilityInternals {
   _isProbablyVisible?: (node: Element) => boolean;
   _getAllNodesWithTag?: (node: Element | Document, tagNames: readonly string[]) => ArrayLike<Element>;
   _isElementWithoutContent?: (node: Node) => boolean;
+  _getInnerText?: (node: Element, normalizeSpaces?: boolean) => string;
+  _removeNodes?: (
+    nodes: ArrayLike<Element>,
+    filter?: (this: unknown, node: Element, index: number, nodes: ArrayLike<Element>) => boolean,
+  ) => void;
   readonly REGEXPS?: { readonly byline?: RegExp };
 }
 
@@ -108,6 +117,73 @@ export function isElementWithoutContent(node: Node): boolean {
   );
 }
 
+/**
+ * The texts Readability's `_getInnerText` answered (trimmed, and with runs of whitespace made one space when
+ * asked), kept only while `_removeNodes` runs a filter: filters only read the page, and the loop's own
+ * removals change the text of the removed node's ancestors, which are forgotten then.
+ */
+export class InnerTextMemo {
+  #active = 0;
+  readonly #normalized = new Map<Node, string>();
+  readonly #trimmed = new Map<Node, string>();
+
+  /** Remembers texts until {@link stop} (calls nest). */
+  start(): void {
+    this.#active++;
+  }
+
+  /** Forgets every text once the outermost {@link start} is stopped. */
+  stop(): void {
+    if (--this.#active > 0) return;
+    this.#active = 0;
+    this.#normalized.clear();
+    this.#trimmed.clear();
+  }
+
+  /** Before `node` is removed: its ancestors' texts change. */
+  forgetAncestorsOf(node: Node): void {
+    for (let ancestor = node.parentNode; ancestor; ancestor = ancestor.parentNode) {
+      this.#normalized.delete(ancestor);
+      this.#trimmed.delete(ancestor);
+    }
+  }
+
+  /** `compute(node)` or, while remembering, what it answered for `node` before. */
+  text(node: Node, normalizeSpaces: boolean, compute: () => string): string {
+    if (this.#active === 0) return compute();
+    const texts = normalizeSpaces ? this.#normalized : this.#trimmed;
+    let text = texts.get(node);
+    if (text === undefined) {
+      text = compute();
+      texts.set(node, text);
+    }
+    return text;
+  }
+}
+
+/** Readability's `_getInnerText` and `_removeNodes` made to use `memo` (the originals do the work). */
+function memoizeInnerText(internals: ReadabilityInternals, memo: InnerTextMemo): void {
+  const getInnerText = internals._getInnerText;
+  const removeNodes = internals._removeNodes;
+  if (typeof getInnerText !== 'function' || typeof removeNodes !== 'function') return;
+  internals._getInnerText = function (this: unknown, node, normalizeSpaces) {
+    return memo.text(node, normalizeSpaces ?? true, () => getInnerText.call(this, node, normalizeSpaces));
+  };
+  internals._removeNodes = function (this: unknown, nodes, filter) {
+    if (!filter) return removeNodes.call(this, nodes);
+    memo.start();
+    try {
+      removeNodes.call(this, nodes, function (this: unknown, node, index, list) {
+        const remove = filter.call(this, node, index, list);
+        if (remove) memo.forgetAncestorsOf(node);
+        return remove;
+      });
+    } finally {
+      memo.stop();
+    }
+  };
+}
+
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
@@ -126,6 +202,7 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
     if (typeof internals._isElementWithoutContent === 'function') {
       internals._isElementWithoutContent = isElementWithoutContent;
     }
+    memoizeInnerText(internals, new InnerTextMemo());
     return reader.parse();
   } catch {
     return null;
