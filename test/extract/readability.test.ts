@@ -4,7 +4,9 @@ import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 import { extractHtml } from '../../src/pipeline/extract/html.ts';
 import {
   elementsWithTag,
+  InnerTextMemo,
   isElementWithoutContent,
+  memoizeInnerText,
   isProbablyVisible,
   isValidByline,
 } from '../../src/pipeline/extract/readability.ts';
@@ -13,8 +15,10 @@ import {
 interface Internals {
   _isValidByline: (node: Element, matchString: string) => boolean;
   _isProbablyVisible: (node: Element) => boolean;
-  _getAllNodesWithTag: (node: Element | Document, tagNames: string[]) => ArrayLike<Element>;
+  _getAllNodesWithTag: (node: Element | Document, tagNames: readonly string[]) => ArrayLike<Element>;
   _isElementWithoutContent: (node: Node) => boolean;
+  _getInnerText: (node: Element, normalizeSpaces?: boolean) => string;
+  _removeNodes: (nodes: ArrayLike<Element>, filter?: (node: Element) => boolean) => void;
   REGEXPS: { byline: RegExp };
 }
 
@@ -144,5 +148,57 @@ describe('Readability empty-container test', () => {
     }
     expect(empty).toBeGreaterThanOrEqual(12);
     dispose();
+  });
+});
+
+const NESTED_PAGE = `<!doctype html><html><body><div id="outer">
+<div id="middle"><p class="ad">Buy   now</p><div id="inner"><p>First,   second</p><span class="ad">Sale</span></div></div>
+<p>Kept    text</p><div class="ad">More ads</div></div></body></html>`;
+
+describe('Readability text remembered while filtering nodes', () => {
+  /** Each filter call's view of the texts, and the page after the removals, with or without the memo. */
+  async function filterRun(memoized: boolean): Promise<unknown[]> {
+    const { document, reader, dispose } = await readerOn(NESTED_PAGE);
+    if (memoized)
+      memoizeInnerText(reader as unknown as Parameters<typeof memoizeInnerText>[0], new InnerTextMemo());
+    const seen: unknown[] = [];
+    const ids = ['outer', 'middle', 'inner'];
+    reader._removeNodes(Array.from(document.querySelectorAll('div, p, span')), (node) => {
+      seen.push(ids.map((id) => reader._getInnerText(document.getElementById(id)!)));
+      seen.push(ids.map((id) => reader._getInnerText(document.getElementById(id)!, false)));
+      return node.className === 'ad';
+    });
+    // Outside a filter nothing is remembered: a change made between two reads shows.
+    const before = reader._getInnerText(document.getElementById('outer')!);
+    document.getElementById('inner')!.remove();
+    seen.push(before, reader._getInnerText(document.getElementById('outer')!), document.body.innerHTML);
+    dispose();
+    return seen;
+  }
+
+  it('answers every read as Readability’s own does, after each removal of the filtered list', async () => {
+    const expected = await filterRun(false);
+    // Three removals: each later read must show them (the memo forgets the removed node's ancestors).
+    expect(new Set(expected.slice(0, -3).map((texts) => JSON.stringify(texts))).size).toBeGreaterThan(4);
+    expect(await filterRun(true)).toEqual(expected);
+  });
+
+  it('remembers only while started, and forgets when the outermost start is stopped', () => {
+    const memo = new InnerTextMemo();
+    const node = {} as Node;
+    let computed = 0;
+    const compute = () => `text ${++computed}`;
+    expect(memo.text(node, true, compute)).toBe('text 1');
+    memo.start();
+    memo.start();
+    expect(memo.text(node, true, compute)).toBe('text 2');
+    expect(memo.text(node, true, compute)).toBe('text 2');
+    expect(memo.text(node, false, compute)).toBe('text 3');
+    memo.stop();
+    expect(memo.text(node, true, compute)).toBe('text 2');
+    memo.stop();
+    memo.start();
+    expect(memo.text(node, true, compute)).toBe('text 4');
+    memo.stop();
   });
 });

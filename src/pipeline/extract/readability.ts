@@ -162,7 +162,7 @@ export class InnerTextMemo {
 }
 
 /** Readability's `_getInnerText` and `_removeNodes` made to use `memo` (the originals do the work). */
-function memoizeInnerText(internals: ReadabilityInternals, memo: InnerTextMemo): void {
+export function memoizeInnerText(internals: ReadabilityInternals, memo: InnerTextMemo): void {
   const getInnerText = internals._getInnerText;
   const removeNodes = internals._removeNodes;
   if (typeof getInnerText !== 'function' || typeof removeNodes !== 'function') return;
