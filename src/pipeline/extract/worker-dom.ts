@@ -17,6 +17,10 @@
  * - linkedom gives every element an end marker (its last node in the document's list), written as an object
  *   literal with symbol keys, which V8 builds slowly (5% of extraction's time on slow pages, the parse's
  *   largest single cost); {@link buildEndMarkersFromClass} builds the same marker from a class.
+ * - linkedom answers `tagName` by upper-casing the element's name on every call, and
+ *   `getElementsByTagName('p')` by upper-casing the name of every element it passes; Readability asks both
+ *   all the time. {@link cacheUpperCaseTagNames} keeps each name's upper case once, and skips the comparison
+ *   with an upper-cased name when the name asked for is not upper case (no upper-cased name can equal it).
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 
@@ -212,9 +216,90 @@ export function buildEndMarkersFromClass(): boolean {
   return true;
 }
 
+/** Upper-case tag names already seen (tag names are few; a page inventing thousands stops the cache). */
+const upperCaseNames = new Map<string, string>();
+const MAX_CACHED_NAMES = 2000;
+
+function upperCase(name: string): string {
+  let upper = upperCaseNames.get(name);
+  if (upper === undefined) {
+    upper = name.toUpperCase();
+    if (upperCaseNames.size < MAX_CACHED_NAMES) upperCaseNames.set(name, upper);
+  }
+  return upper;
+}
+
+/**
+ * Makes linkedom's `tagName` and `nodeName` of elements, and `getElementsByTagName`, answer as before (the
+ * name upper-cased in an HTML document, as is in an XML one) from a cache of upper-cased names. Returns
+ * false, changing nothing, when linkedom's classes are not shaped as expected (a test fails then).
+ */
+export function cacheUpperCaseTagNames(): boolean {
+  const document = sampleDocument();
+  const elementPrototype = linkedomElementPrototype() as Record<string, unknown> | undefined;
+  const mimeKey = privateKey(document, 'mime');
+  const endKey = privateKey(document.body, 'end');
+  const nextKey = privateKey(document.body, 'next');
+  let parentNodePrototype: object | null = elementPrototype ?? null;
+  while (parentNodePrototype && !Object.hasOwn(parentNodePrototype, 'getElementsByTagName')) {
+    parentNodePrototype = Object.getPrototypeOf(parentNodePrototype) as object | null;
+  }
+  const tagName = elementPrototype && Object.getOwnPropertyDescriptor(elementPrototype, 'tagName');
+  const nodeName = elementPrototype && Object.getOwnPropertyDescriptor(elementPrototype, 'nodeName');
+  if (
+    !elementPrototype ||
+    !mimeKey ||
+    !endKey ||
+    !nextKey ||
+    !parentNodePrototype ||
+    !tagName?.get ||
+    !nodeName?.get
+  ) {
+    return false;
+  }
+  const keys = { mime: mimeKey, end: endKey, next: nextKey };
+  type Fields = Record<symbol | string, unknown>;
+  /** linkedom's `localCase`: the element's name as its document spells tag names. */
+  function documentCase(element: Fields): string {
+    const name = element['localName'] as string;
+    const mime = (element['ownerDocument'] as Fields)[keys.mime] as { ignoreCase?: boolean };
+    return mime.ignoreCase ? upperCase(name) : name;
+  }
+  const getter = {
+    get(this: Fields) {
+      return documentCase(this);
+    },
+  };
+  Object.defineProperty(elementPrototype, 'tagName', { ...tagName, ...getter });
+  Object.defineProperty(elementPrototype, 'nodeName', { ...nodeName, ...getter });
+  const NodeListClass = (document.body.childNodes as unknown as { constructor: new () => unknown[] })
+    .constructor;
+  Object.defineProperty(parentNodePrototype, 'getElementsByTagName', {
+    configurable: true,
+    writable: true,
+    value(this: Fields, name: string) {
+      const elements = new NodeListClass();
+      // A name with a letter in lower case never equals an upper-cased name.
+      const mayBeUpperCase = name === name.toUpperCase();
+      const end = this[keys.end];
+      for (let next = this[keys.next] as Fields; next !== end; next = next[keys.next] as Fields) {
+        if (
+          next['nodeType'] === 1 &&
+          (next['localName'] === name || (mayBeUpperCase && documentCase(next) === name))
+        ) {
+          elements.push(next);
+        }
+      }
+      return elements;
+    },
+  });
+  return true;
+}
+
 /** The settings of this module: for extraction worker threads only. Returns whether all applied. */
 export function tuneLinkedomForWorkers(): boolean {
   const droppedMaps = dropNodeEventListenerMaps();
   const endMarkers = buildEndMarkersFromClass();
-  return readClassFromAttribute() && droppedMaps && endMarkers;
+  const tagNames = cacheUpperCaseTagNames();
+  return readClassFromAttribute() && droppedMaps && endMarkers && tagNames;
 }
