@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { createContentExtractor, extractContent } from '../../src/pipeline/extract/index.ts';
-import { NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
+import { isJoinedTokenList, NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
 import { classSteps } from './fixtures/class-steps.ts';
 import { treeSteps } from './fixtures/tree-steps.ts';
 
@@ -59,5 +59,40 @@ describe('linkedom in extraction workers', () => {
       new (document.defaultView as unknown as { Event: typeof Event }).Event('ping'),
     );
     expect(heard).toEqual(['ping']);
+  });
+});
+
+describe('class attributes already in joined form', () => {
+  // The definition: tokens without whitespace (JavaScript's \s), joined by single spaces, each once.
+  const joined = (text: string) =>
+    /^(?:\S+(?: \S+)*)?$/.test(text) && new Set(text.split(' ')).size === text.split(' ').length;
+  const CLASSES = [
+    '',
+    'a',
+    'card',
+    'card wide',
+    'card card',
+    'a b a',
+    'a b c d',
+    'a b c a',
+    ' a',
+    'a ',
+    'a  b',
+    ' ',
+    '  ',
+    'a\tb',
+    'a\nb',
+    'a\u00a0b',
+    'a\u2028b',
+    'a\u3000b',
+    'a\ufeffb',
+    'a\u200bb',
+    'é ü',
+    'x-1 x_2 x:3',
+  ];
+
+  it('are told apart as the definition does, for every kind of whitespace, repeat and edge', () => {
+    for (const text of CLASSES) expect(isJoinedTokenList(text), JSON.stringify(text)).toBe(joined(text));
+    expect(CLASSES.filter(isJoinedTokenList)).toHaveLength(8);
   });
 });

@@ -23,6 +23,7 @@
  *   with an upper-cased name when the name asked for is not upper case (no upper-cased name can equal it).
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
+import { isSpace } from './text-index.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
 export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
@@ -104,11 +105,25 @@ function classListKey(): symbol | undefined {
   );
 }
 
-/** Class tokens joined by single spaces, each once: what linkedom's token set joins back to unchanged. */
-function isJoinedTokenList(text: string): boolean {
-  if (!/^(?:\S+(?: \S+)*)?$/.test(text)) return false;
-  if (!text.includes(' ')) return true;
+/**
+ * Class tokens joined by single spaces, each once: what linkedom's token set joins back to unchanged. One
+ * pass over the characters (the parser asks this of every class attribute); most have a token or two.
+ */
+export function isJoinedTokenList(text: string): boolean {
+  const last = text.length - 1;
+  let spaces = 0;
+  for (let i = 0; i <= last; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 32) {
+      if (i === 0 || i === last || text.charCodeAt(i - 1) === 32) return false;
+      spaces++;
+    } else if (isSpace(code)) {
+      return false;
+    }
+  }
+  if (spaces === 0) return true;
   const tokens = text.split(' ');
+  if (spaces === 1) return tokens[0] !== tokens[1];
   return new Set(tokens).size === tokens.length;
 }
 
