@@ -76,12 +76,16 @@ class TextMeasure {
   empty = true;
   startsWithSpace = false;
   endsWithSpace = false;
+  /** Sum of the lengths of the `<a>` elements inside (filled in by {@link indexText}). */
+  linkLength = 0;
 
-  /** Appends a text node's data (measured once per page: the clean-up rules index a page several times). */
-  appendText(node: Node): void {
+  /**
+   * Appends a text node's data, measured once per page (the clean-up rules index a page several times):
+   * `measures` are its document's.
+   */
+  appendText(node: Node, measures: Map<Node, TextNodeMeasure> | undefined): void {
     const text = node.nodeValue ?? '';
     if (text === '') return;
-    const measures = node.ownerDocument ? textMeasures(node.ownerDocument) : undefined;
     let measure = measures?.get(node);
     if (measure?.text !== text) {
       measure = measureText(text);
@@ -121,30 +125,29 @@ const CDATA_SECTION_NODE = 4;
 
 /** Measures every element under `root` (and `root`) in one pass over its text nodes. */
 export function indexText(root: Element): TextIndex {
-  const lengths = new Map<Element, number>();
-  const linkLengths = new Map<Element, number>();
+  const measured = new Map<Element, TextMeasure>();
+  const measures = root.ownerDocument ? textMeasures(root.ownerDocument) : undefined;
   const visit = (element: Element): TextMeasure => {
     const measure = new TextMeasure();
-    let links = 0;
     for (let child = element.firstChild; child !== null; child = child.nextSibling) {
-      if (child.nodeType === TEXT_NODE || child.nodeType === CDATA_SECTION_NODE) {
-        measure.appendText(child);
-      } else if (child.nodeType === ELEMENT_NODE) {
+      const type = child.nodeType;
+      if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
+        measure.appendText(child, measures);
+      } else if (type === ELEMENT_NODE) {
         const childElement = child as Element;
         const childMeasure = visit(childElement);
         measure.appendMeasure(childMeasure);
-        links += linkLengths.get(childElement)!;
-        if (childElement.localName === 'a') links += childMeasure.length;
+        measure.linkLength += childMeasure.linkLength;
+        if (childElement.localName === 'a') measure.linkLength += childMeasure.length;
       }
     }
-    lengths.set(element, measure.length);
-    linkLengths.set(element, links);
+    measured.set(element, measure);
     return measure;
   };
   visit(root);
   return {
-    length: (element) => lengths.get(element) ?? 0,
-    linkLength: (element) => linkLengths.get(element) ?? 0,
+    length: (element) => measured.get(element)?.length ?? 0,
+    linkLength: (element) => measured.get(element)?.linkLength ?? 0,
   };
 }
 
