@@ -98,12 +98,30 @@ function safeUrl(url: string): string {
 const SHOW_ELEMENT = 0x1;
 
 /**
+ * Lists the elements below a root straight from a DOM's own structures, or answers undefined for a root it
+ * does not know (see {@link useDescendantLister}).
+ */
+export type DescendantLister = (root: Element | Document) => Element[] | undefined;
+
+let descendantLister: DescendantLister | undefined;
+
+/**
+ * Makes {@link descendantElements} ask `lister` first: extraction workers list linkedom's elements from its
+ * node list directly (worker-dom.ts), with no tree walker building a list to copy.
+ */
+export function useDescendantLister(lister: DescendantLister): void {
+  descendantLister = lister;
+}
+
+/**
  * Every element below `root` in document order (for a document: from its root element on). A tree walker:
  * linkedom keeps the whole document as one list of nodes in document order and answers it by running along
  * that list, without the per-element child and sibling look-ups of a recursive walk (its
  * `getElementsByTagName('*')` answers nothing, and a selector query costs more on both DOMs).
  */
 export function descendantElements(root: Element | Document): Element[] {
+  const listed = descendantLister?.(root);
+  if (listed) return listed;
   const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
   if (!document) return [];
   const walker = document.createTreeWalker(root, SHOW_ELEMENT);

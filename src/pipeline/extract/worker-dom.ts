@@ -24,6 +24,7 @@
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 import { isSpace } from './text-index.ts';
+import { useDescendantLister } from './dom.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
 export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
@@ -311,10 +312,40 @@ export function cacheUpperCaseTagNames(): boolean {
   return true;
 }
 
+/**
+ * Makes `descendantElements` (dom.ts) list a linkedom root's elements by running along linkedom's node list
+ * from the root to its end marker, as linkedom's tree walker does before it answers them one by one (for a
+ * document: from its root element on). Other DOMs' roots are left to the tree walker. Returns false,
+ * changing nothing, when linkedom's nodes are not shaped as expected (a test fails then).
+ */
+export function listDescendantsFromNodeList(): boolean {
+  const { body } = sampleDocument();
+  const endKey = privateKey(body, 'end');
+  const nextKey = privateKey(body, 'next');
+  if (!endKey || !nextKey) return false;
+  const keys = { end: endKey, next: nextKey };
+  type Fields = Record<symbol | string, unknown>;
+  useDescendantLister((root) => {
+    const from = root.nodeType === 9 ? (root as Document).documentElement : root;
+    const fields = from as unknown as Fields | null;
+    const end = fields?.[keys.end];
+    if (!fields || end === undefined) return root.nodeType === 9 && !from ? [] : undefined;
+    const elements: Element[] = [];
+    let next = root.nodeType === 9 ? fields : (fields[keys.next] as Fields);
+    while (next && next !== end) {
+      if (next['nodeType'] === 1) elements.push(next as unknown as Element);
+      next = next[keys.next] as Fields;
+    }
+    return elements;
+  });
+  return true;
+}
+
 /** The settings of this module: for extraction worker threads only. Returns whether all applied. */
 export function tuneLinkedomForWorkers(): boolean {
   const droppedMaps = dropNodeEventListenerMaps();
   const endMarkers = buildEndMarkersFromClass();
   const tagNames = cacheUpperCaseTagNames();
-  return readClassFromAttribute() && droppedMaps && endMarkers && tagNames;
+  const descendants = listDescendantsFromNodeList();
+  return readClassFromAttribute() && droppedMaps && endMarkers && tagNames && descendants;
 }
