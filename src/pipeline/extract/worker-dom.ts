@@ -1,6 +1,6 @@
 /**
- * linkedom tuned for extraction workers, in three ways that change linkedom's classes for the whole isolate, so
- * they are applied only in extraction worker threads, which run nothing else ({@link tuneLinkedomForWorkers}).
+ * linkedom tuned for extraction workers, in ways that change linkedom's classes (or our module state) for the
+ * whole isolate, so they are applied only in extraction worker threads, which run nothing else ({@link tuneLinkedomForWorkers}).
  * A library user's own linkedom, in their thread, is never touched.
  *
  * - linkedom's `EventTarget` constructor gives every node an entry in one module-wide `WeakMap`, holding a
@@ -21,6 +21,9 @@
  *   `getElementsByTagName('p')` by upper-casing the name of every element it passes; Readability asks both
  *   all the time. {@link cacheUpperCaseTagNames} keeps each name's upper case once, and skips the comparison
  *   with an upper-cased name when the name asked for is not upper case (no upper-cased name can equal it).
+ * - The clean-up passes list a subtree's elements with a tree walker, which in linkedom runs along its node
+ *   list into an array and then answers them one by one; {@link listDescendantsFromNodeList} runs along the
+ *   list itself.
  */
 import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
 import { isSpace } from './text-index.ts';
