@@ -173,6 +173,20 @@ function privateKey(target: object, description: string): symbol | undefined {
   return Object.getOwnPropertySymbols(target).find((key) => key.description === description);
 }
 
+/** A linkedom node's fields, public and private (symbol-keyed). */
+type Fields = Record<symbol | string, unknown>;
+
+/**
+ * The private keys of linkedom's list of nodes, found on a sample element: `next` (the following node of the
+ * document's list) and `end` (an element's end marker, the node that closes it in that list).
+ */
+function nodeListKeys(): { readonly end: symbol; readonly next: symbol } | undefined {
+  const { body } = sampleDocument();
+  const end = privateKey(body, 'end');
+  const next = privateKey(body, 'next');
+  return end && next ? { end, next } : undefined;
+}
+
 /**
  * Makes linkedom's elements build their end marker from a class rather than an object literal: the same
  * properties, keys and values. Element's parent constructor becomes one that does what linkedom's
@@ -187,18 +201,17 @@ export function buildEndMarkersFromClass(): boolean {
   const ParentNodeClass = Object.getPrototypeOf(ElementClass) as unknown;
   const NodeClass =
     typeof ParentNodeClass === 'function' ? (Object.getPrototypeOf(ParentNodeClass) as unknown) : null;
-  const endKey = privateKey(body, 'end');
-  const end = endKey && (body as unknown as Record<symbol, object>)[endKey];
-  const nextKey = end && privateKey(end, 'next');
+  const listKeys = nodeListKeys();
+  const end = listKeys && (body as unknown as Record<symbol, object>)[listKeys.end];
   const previousKey = end && privateKey(end, 'prev');
   const startKey = end && privateKey(end, 'start');
   const privateDataKey = privateKey(body, 'private');
   const endNodeType = (end as { nodeType?: unknown } | undefined)?.nodeType;
   if (
     typeof NodeClass !== 'function' ||
-    !endKey ||
+    !listKeys ||
     !end ||
-    !nextKey ||
+    !Object.hasOwn(end, listKeys.next) ||
     !previousKey ||
     !startKey ||
     !privateDataKey ||
@@ -208,8 +221,7 @@ export function buildEndMarkersFromClass(): boolean {
   ) {
     return false;
   }
-  type Fields = Record<symbol | string, unknown>;
-  const keys = { end: endKey, next: nextKey, previous: previousKey, start: startKey, data: privateDataKey };
+  const keys = { ...listKeys, previous: previousKey, start: startKey, data: privateDataKey };
   class EndMarker {
     constructor(owner: Fields) {
       const marker = this as unknown as Fields;
@@ -257,27 +269,17 @@ export function cacheUpperCaseTagNames(): boolean {
   const document = sampleDocument();
   const elementPrototype = linkedomElementPrototype() as Record<string, unknown> | undefined;
   const mimeKey = privateKey(document, 'mime');
-  const endKey = privateKey(document.body, 'end');
-  const nextKey = privateKey(document.body, 'next');
+  const listKeys = nodeListKeys();
   let parentNodePrototype: object | null = elementPrototype ?? null;
   while (parentNodePrototype && !Object.hasOwn(parentNodePrototype, 'getElementsByTagName')) {
     parentNodePrototype = Object.getPrototypeOf(parentNodePrototype) as object | null;
   }
   const tagName = elementPrototype && Object.getOwnPropertyDescriptor(elementPrototype, 'tagName');
   const nodeName = elementPrototype && Object.getOwnPropertyDescriptor(elementPrototype, 'nodeName');
-  if (
-    !elementPrototype ||
-    !mimeKey ||
-    !endKey ||
-    !nextKey ||
-    !parentNodePrototype ||
-    !tagName?.get ||
-    !nodeName?.get
-  ) {
+  if (!elementPrototype || !mimeKey || !listKeys || !parentNodePrototype || !tagName?.get || !nodeName?.get) {
     return false;
   }
-  const keys = { mime: mimeKey, end: endKey, next: nextKey };
-  type Fields = Record<symbol | string, unknown>;
+  const keys = { ...listKeys, mime: mimeKey };
   /** linkedom's `localCase`: the element's name as its document spells tag names. */
   function documentCase(element: Fields): string {
     const name = element['localName'] as string;
@@ -322,22 +324,19 @@ export function cacheUpperCaseTagNames(): boolean {
  * changing nothing, when linkedom's nodes are not shaped as expected (a test fails then).
  */
 export function listDescendantsFromNodeList(): boolean {
-  const { body } = sampleDocument();
-  const endKey = privateKey(body, 'end');
-  const nextKey = privateKey(body, 'next');
-  if (!endKey || !nextKey) return false;
-  const keys = { end: endKey, next: nextKey };
-  type Fields = Record<symbol | string, unknown>;
+  const keys = nodeListKeys();
+  if (!keys) return false;
   useDescendantLister((root) => {
     const from = root.nodeType === 9 ? (root as Document).documentElement : root;
-    const fields = from as unknown as Fields | null;
-    const end = fields?.[keys.end];
-    if (!fields || end === undefined) return root.nodeType === 9 && !from ? [] : undefined;
+    if (!from) return [];
+    const end = (from as unknown as Fields)[keys.end];
+    if (end === undefined) return undefined; // not a linkedom node
     const elements: Element[] = [];
-    let next = root.nodeType === 9 ? fields : (fields[keys.next] as Fields);
+    // A document's list starts at its root element, an element's after itself.
+    let next = (root.nodeType === 9 ? from : (from as unknown as Fields)[keys.next]) as Fields | null;
     while (next && next !== end) {
       if (next['nodeType'] === 1) elements.push(next as unknown as Element);
-      next = next[keys.next] as Fields;
+      next = next[keys.next] as Fields | null;
     }
     return elements;
   });
