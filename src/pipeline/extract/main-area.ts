@@ -180,7 +180,9 @@ function hintOf(element: Element): string {
 /** The region holding the page's content: `<main>` / `role=main` when it holds enough of the text, else the body. */
 function mainRegion(body: Element, text: TextIndex): Element {
   const total = text.length(body);
-  const candidates = Array.from(body.querySelectorAll('main, [role="main"]'));
+  const candidates = descendantElements(body).filter(
+    (element) => element.localName === 'main' || element.getAttribute('role') === 'main',
+  );
   let best: Element | undefined;
   let bestLength = 0;
   for (const candidate of candidates) {
@@ -327,8 +329,25 @@ function removeLinkLists(shared: SharedTextIndex): void {
  * Chrome landmarks measured by {@link mainAreaMeasure}, and comment sections: readers' comments under a short
  * post are not the content Readability's pick is compared with.
  */
-const LANDMARKS =
-  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], #comments, .comment-list, .commentlist';
+/** Landmarks whose text {@link mainAreaMeasure} does not count, by tag, role, id and class. */
+const LANDMARK = {
+  tags: new Set(['nav', 'header', 'footer', 'aside', 'form']),
+  roles: new Set(['navigation', 'banner', 'contentinfo', 'complementary']),
+  id: 'comments',
+  classes: ['comment-list', 'commentlist'],
+} as const;
+
+/** Whether the element is one of {@link LANDMARK} (what a selector query of them matches). */
+export function isLandmark(element: Element): boolean {
+  if (LANDMARK.tags.has(element.localName)) return true;
+  const role = element.getAttribute('role');
+  if (role !== null && LANDMARK.roles.has(role)) return true;
+  if (element.getAttribute('id') === LANDMARK.id) return true;
+  const className = element.getAttribute('class');
+  if (className === null || !LANDMARK.classes.some((name) => className.includes(name))) return false;
+  const tokens = className.split(/[ \t\n\f\r]+/);
+  return LANDMARK.classes.some((name) => tokens.includes(name));
+}
 
 /** How much text the page's main area has, and how much of it sits in links. */
 export interface MainAreaMeasure {
@@ -348,10 +367,15 @@ export function mainAreaMeasure(document: Document): MainAreaMeasure {
   const region = mainRegion(body, text);
   let length = text.length(region);
   let linkLength = text.linkLength(region);
-  for (const landmark of Array.from(region.querySelectorAll(LANDMARKS))) {
-    if (landmark.parentElement?.closest(LANDMARKS)) continue;
-    length -= text.length(landmark);
-    linkLength -= text.linkLength(landmark);
+  // Only the outermost landmarks count; inside one (an ASP.NET page's form around the whole page), none.
+  let inLandmark = false;
+  for (let up: Element | null = region; up && !inLandmark; up = up.parentElement) inLandmark = isLandmark(up);
+  let outer: Element | undefined;
+  for (const element of inLandmark ? [] : descendantElements(region)) {
+    if ((outer && outer.contains(element)) || !isLandmark(element)) continue;
+    outer = element;
+    length -= text.length(element);
+    linkLength -= text.linkLength(element);
   }
   return { length: Math.max(0, length), linkLength: Math.max(0, linkLength) };
 }
