@@ -9,7 +9,12 @@ import {
   memoizeInnerText,
   isProbablyVisible,
   isValidByline,
+  linkDensity,
+  measureDensities,
+  skipArticleDebugSerialization,
+  textDensity,
 } from '../../src/pipeline/extract/readability.ts';
+import { collapsedTextLength } from '../../src/pipeline/extract/text-index.ts';
 
 /** Readability's own byline test and pattern, visibility test and tag query: what `runReadability` replaces. */
 interface Internals {
@@ -19,7 +24,12 @@ interface Internals {
   _isElementWithoutContent: (node: Node) => boolean;
   _getInnerText: (node: Element, normalizeSpaces?: boolean) => string;
   _removeNodes: (nodes: ArrayLike<Element>, filter?: (node: Element) => boolean) => void;
-  REGEXPS: { byline: RegExp };
+  _getLinkDensity: (element: Element) => number;
+  _getTextDensity: (element: Element, tags: readonly string[]) => number;
+  _grabArticle: (page?: Element) => Element | null;
+  _postProcessContent: (article: Element) => void;
+  parse: () => { content: string } | null;
+  REGEXPS: { byline: RegExp; hashUrl: RegExp };
 }
 
 /** Readability's own instance on a freshly parsed page, to compare its private tests with ours. */
@@ -151,21 +161,68 @@ describe('Readability empty-container test', () => {
   });
 });
 
+// Links to other pages and to fragments of this one (counted 0.3), nested links, links without text or
+// href, whitespace of several kinds, headings and list items for the text density.
+const DENSITY_PAGE = `<!doctype html><html><body><div id="a">  Intro <a href="/x">one link</a>,
+<a href="#note-1">[1]</a> and <a href="#">#</a><a>no href</a> <a href="/y"> outer <a href="#in">inner</a></a>
+<ul><li><a href="/1">Item&#160;one</a></li><li>  Item two,   in prose  </li><li></li></ul>
+<section><h2> Heading </h2><p>Text&#8195;with <span>a span</span> and <td>a cell</td>.</p><div><div></div></div></section>
+<p></p><table><tr><td><a href="#t">cell link</a></td></tr></table></div><div id="empty"> \n </div></body></html>`;
+
+describe('Readability link and text densities', () => {
+  it('are still where runReadability replaces them (an upgrade of @mozilla/readability that moves them fails here)', async () => {
+    const { reader, dispose } = await readerOn(DENSITY_PAGE);
+    const internals = reader as Partial<Internals>;
+    expect(typeof internals._getLinkDensity).toBe('function');
+    expect(typeof internals._getTextDensity).toBe('function');
+    expect(internals.REGEXPS?.hashUrl).toBeInstanceOf(RegExp);
+    dispose();
+  });
+
+  it('answer as Readability’s own on every node, to the last bit', async () => {
+    const { document, reader, dispose } = await readerOn(DENSITY_PAGE);
+    const textLength = (node: Element): number => collapsedTextLength(node);
+    let linked = 0;
+    for (const element of [document.body, ...Array.from(document.body.querySelectorAll('*'))]) {
+      const expected = reader._getLinkDensity(element);
+      expect([
+        element.outerHTML.slice(0, 50),
+        linkDensity(element, textLength, reader.REGEXPS.hashUrl),
+      ]).toEqual([element.outerHTML.slice(0, 50), expected]);
+      if (expected > 0 && expected < 1) linked++;
+      for (const tags of [
+        ['h1', 'h2', 'h3'],
+        ['SPAN', 'LI', 'TD', 'P', 'DIV'],
+      ]) {
+        expect(textDensity(element, tags, textLength)).toBe(reader._getTextDensity(element, tags));
+      }
+    }
+    expect(linked).toBeGreaterThanOrEqual(4);
+    dispose();
+  });
+});
+
 const NESTED_PAGE = `<!doctype html><html><body><div id="outer">
-<div id="middle"><p class="ad">Buy   now</p><div id="inner"><p>First,   second</p><span class="ad">Sale</span></div></div>
-<p>Kept    text</p><div class="ad">More ads</div></div></body></html>`;
+<div id="middle"><p class="ad">Buy   now <a href="/buy">here</a></p><div id="inner"><p>First,   second <a href="#n">[n]</a></p><span class="ad">Sale</span></div></div>
+<p>Kept    text</p><div class="ad">More <a href="/ads">ads</a></div></div></body></html>`;
 
 describe('Readability text remembered while filtering nodes', () => {
   /** Each filter call's view of the texts, and the page after the removals, with or without the memo. */
   async function filterRun(memoized: boolean): Promise<unknown[]> {
     const { document, reader, dispose } = await readerOn(NESTED_PAGE);
-    if (memoized)
-      memoizeInnerText(reader as unknown as Parameters<typeof memoizeInnerText>[0], new InnerTextMemo());
+    if (memoized) {
+      const memo = new InnerTextMemo();
+      memoizeInnerText(reader as unknown as Parameters<typeof memoizeInnerText>[0], memo);
+      measureDensities(reader as unknown as Parameters<typeof measureDensities>[0], memo);
+    }
     const seen: unknown[] = [];
     const ids = ['outer', 'middle', 'inner'];
     reader._removeNodes(Array.from(document.querySelectorAll('div, p, span')), (node) => {
+      // Densities first: read before the texts, they are measured; after, taken from the remembered texts.
+      seen.push(ids.map((id) => reader._getLinkDensity(document.getElementById(id)!)));
       seen.push(ids.map((id) => reader._getInnerText(document.getElementById(id)!)));
       seen.push(ids.map((id) => reader._getInnerText(document.getElementById(id)!, false)));
+      seen.push(ids.map((id) => reader._getTextDensity(document.getElementById(id)!, ['p', 'span'])));
       return node.className === 'ad';
     });
     // Outside a filter nothing is remembered: a change made between two reads shows.
@@ -181,6 +238,23 @@ describe('Readability text remembered while filtering nodes', () => {
     // Three removals: each later read must show them (the memo forgets the removed node's ancestors).
     expect(new Set(expected.slice(0, -3).map((texts) => JSON.stringify(texts))).size).toBeGreaterThan(4);
     expect(await filterRun(true)).toEqual(expected);
+  });
+
+  it('remembers lengths as texts, and answers a length from a remembered text', () => {
+    const memo = new InnerTextMemo();
+    const node = { parentNode: null } as unknown as Node;
+    const child = { parentNode: node } as unknown as Node;
+    let measured = 0;
+    const measure = (): number => 10 + ++measured;
+    expect(memo.length(node, measure)).toBe(11);
+    memo.start();
+    expect(memo.length(node, measure)).toBe(12);
+    expect(memo.length(node, measure)).toBe(12);
+    memo.text(child, true, () => 'seven c');
+    expect(memo.length(child, measure)).toBe(7);
+    memo.forgetAncestorsOf(child);
+    expect(memo.length(node, measure)).toBe(13);
+    memo.stop();
   });
 
   it('remembers only while started, and forgets when the outermost start is stopped', () => {
@@ -200,5 +274,74 @@ describe('Readability text remembered while filtering nodes', () => {
     memo.start();
     expect(memo.text(node, true, compute)).toBe('text 4');
     memo.stop();
+  });
+});
+
+// eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
+const PARSE_SOURCE = String(Readability.prototype.parse);
+
+describe('Readability’s debug serialization of the article', () => {
+  const ARTICLE = `<!doctype html><html><head><title>Story</title></head><body><nav><a href="/">Home</a></nav>
+<article><h1>Story</h1>${'<p>A paragraph of the story, with commas, clauses, and enough words to be scored well.</p>'.repeat(8)}</article>
+<footer>Footer</footer></body></html>`;
+
+  /** Readability's article, and how many times the grabbed article was serialized, with or without the skip. */
+  async function parseCountingSerializations(skip: boolean): Promise<{ content: string; reads: number }> {
+    const { reader, dispose } = await readerOn(ARTICLE);
+    if (skip)
+      skipArticleDebugSerialization(
+        reader as unknown as Parameters<typeof skipArticleDebugSerialization>[0],
+        PARSE_SOURCE,
+      );
+    let reads = 0;
+    const grab = reader._grabArticle;
+    reader._grabArticle = function (this: unknown, page) {
+      const article = grab.call(this, page);
+      if (!article) return article;
+      // Counts whether the article's first HTML read after grabbing it (the debug message's) serialized it.
+      const proto = Object.getPrototypeOf(article) as object;
+      const own = Object.getOwnPropertyDescriptor(article, 'innerHTML');
+      let holder: object | null = proto;
+      while (holder && !Object.getOwnPropertyDescriptor(holder, 'innerHTML'))
+        holder = Object.getPrototypeOf(holder) as object | null;
+      const inherited = Object.getOwnPropertyDescriptor(holder!, 'innerHTML')!;
+      Object.defineProperty(article, 'innerHTML', {
+        configurable: true,
+        get() {
+          Reflect.deleteProperty(article, 'innerHTML');
+          const value = ((own?.get ?? inherited.get)!.call(article) as string) ?? '';
+          if (value !== '') reads++;
+          return value;
+        },
+      });
+      return article;
+    };
+    const result = reader.parse();
+    dispose();
+    return { content: result?.content ?? '', reads };
+  }
+
+  it('is the line runReadability skips (an upgrade of @mozilla/readability that changes it fails here)', () => {
+    expect(PARSE_SOURCE).toContain('this.log("Grabbed: " + articleContent.innerHTML);');
+  });
+
+  it('is skipped, with the same article', async () => {
+    const plain = await parseCountingSerializations(false);
+    const skipped = await parseCountingSerializations(true);
+    expect(plain.reads).toBe(1);
+    expect(skipped.reads).toBe(0);
+    expect(skipped.content).toBe(plain.content);
+    expect(skipped.content).toContain('A paragraph of the story');
+  });
+
+  it('is not skipped where parse has no such line', async () => {
+    const { reader, dispose } = await readerOn(ARTICLE);
+    const [grab, postProcess] = [reader._grabArticle, reader._postProcessContent];
+    skipArticleDebugSerialization(
+      reader as unknown as Parameters<typeof skipArticleDebugSerialization>[0],
+      'function parse() {}',
+    );
+    expect([reader._grabArticle, reader._postProcessContent]).toEqual([grab, postProcess]);
+    dispose();
   });
 });

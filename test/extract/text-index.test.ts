@@ -5,7 +5,12 @@ import {
   type DomImplementation,
   type ParsedDocument,
 } from '../../src/pipeline/extract/dom.ts';
-import { indexText, normalizedText, SharedTextIndex } from '../../src/pipeline/extract/text-index.ts';
+import {
+  collapsedTextLength,
+  indexText,
+  normalizedText,
+  SharedTextIndex,
+} from '../../src/pipeline/extract/text-index.ts';
 
 // Whitespace at every kind of boundary: leading/trailing, between inline elements, only-space text nodes,
 // non-breaking and other Unicode spaces, empty elements, nested and adjacent links, and a table.
@@ -57,6 +62,22 @@ describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) 
       ]);
     }
     expect(index.length(document.createElement('p'))).toBe(0);
+  });
+
+  it('measures one element as it is now, as the index does, without a snapshot', () => {
+    const elements = [document.body, ...Array.from(document.body.querySelectorAll('*'))];
+    for (const element of elements) {
+      expect([element.tagName, collapsedTextLength(element)]).toEqual([
+        element.tagName,
+        normalizedText(element).length,
+      ]);
+    }
+    const first = document.querySelector('#a')!;
+    collapsedTextLength(first);
+    first.firstChild!.nodeValue = ' changed  text ';
+    first.querySelector('ul')?.remove();
+    expect(collapsedTextLength(first)).toBe(normalizedText(first).length);
+    expect(collapsedTextLength(document.createElement('p'))).toBe(0);
   });
 
   it('measures a page again after its text changed (text nodes are measured once per page)', () => {

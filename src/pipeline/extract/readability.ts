@@ -1,5 +1,5 @@
 /**
- * Running Mozilla's Readability on a parsed page, with four private methods of Readability 0.6 replaced by
+ * Running Mozilla's Readability on a parsed page, with six private methods of Readability 0.6 replaced by
  * equivalents that cost less on large pages (each answers exactly as the original; tests compare them):
  *
  * - The byline test ran on every node it visits and measured the node's whole text (`textContent`) before
@@ -13,11 +13,16 @@
  *   and built each one's whole text (`textContent`) to see whether it is blank: a quarter of all the text
  *   Readability builds on slow pages. {@link isElementWithoutContent} stops at the first text that is not.
  *
+ * - Link and text densities built each node's whole text only to take its length; {@link linkDensity} and
+ *   {@link textDensity} measure the lengths without building the texts ({@link collapsedTextLength}).
+ *
  * One more is wrapped: {@link InnerTextMemo} remembers each node's text while Readability decides, node by
  * node, which nodes of a list to remove (its conditional clean-up asks for the same node's text four times,
- * and for every text-holding descendant's in each ancestor's text density).
+ * and for every text-holding descendant's in each ancestor's text density). And the article's HTML, which
+ * `parse` builds only for a debug message it drops, is not built ({@link skipArticleDebugSerialization}).
  */
 import { descendantElements } from './dom.ts';
+import { collapsedTextLength } from './text-index.ts';
 import { Readability } from '@mozilla/readability';
 
 /** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
@@ -27,11 +32,15 @@ interface ReadabilityInternals {
   _getAllNodesWithTag?: (node: Element | Document, tagNames: readonly string[]) => ArrayLike<Element>;
   _isElementWithoutContent?: (node: Node) => boolean;
   _getInnerText?: (node: Element, normalizeSpaces?: boolean) => string;
+  _getLinkDensity?: (element: Element) => number;
+  _getTextDensity?: (element: Element, tags: readonly string[]) => number;
   _removeNodes?: (
     nodes: ArrayLike<Element>,
     filter?: (this: unknown, node: Element, index: number, nodes: ArrayLike<Element>) => boolean,
   ) => void;
-  readonly REGEXPS?: { readonly byline?: RegExp };
+  _grabArticle?: (page?: Element) => Element | null;
+  _postProcessContent?: (article: Element) => void;
+  readonly REGEXPS?: { readonly byline?: RegExp; readonly hashUrl?: RegExp };
 }
 
 /**
@@ -126,6 +135,7 @@ export class InnerTextMemo {
   #active = 0;
   readonly #normalized = new Map<Node, string>();
   readonly #trimmed = new Map<Node, string>();
+  readonly #lengths = new Map<Node, number>();
 
   /** Remembers texts until {@link stop} (calls nest). */
   start(): void {
@@ -138,6 +148,7 @@ export class InnerTextMemo {
     this.#active = 0;
     this.#normalized.clear();
     this.#trimmed.clear();
+    this.#lengths.clear();
   }
 
   /** Before `node` is removed: its ancestors' texts change. */
@@ -145,6 +156,7 @@ export class InnerTextMemo {
     for (let ancestor = node.parentNode; ancestor; ancestor = ancestor.parentNode) {
       this.#normalized.delete(ancestor);
       this.#trimmed.delete(ancestor);
+      this.#lengths.delete(ancestor);
     }
   }
 
@@ -158,6 +170,73 @@ export class InnerTextMemo {
       texts.set(node, text);
     }
     return text;
+  }
+
+  /**
+   * `compute(node)`, the length of the node's normalized text, or while remembering, that text's length or
+   * what `compute` answered before.
+   */
+  length(node: Node, compute: (node: Node) => number): number {
+    if (this.#active === 0) return compute(node);
+    const text = this.#normalized.get(node);
+    if (text !== undefined) return text.length;
+    let length = this.#lengths.get(node);
+    if (length === undefined) {
+      length = compute(node);
+      this.#lengths.set(node, length);
+    }
+    return length;
+  }
+}
+
+/**
+ * Readability's link density: the length of the text in the element's links (a link to a fragment of the
+ * page counting 0.3 of it) over the length of the element's text, 0 when it has none. `textLength` answers
+ * what `_getInnerText(node).length` would, without building the text.
+ */
+export function linkDensity(
+  element: Element,
+  textLength: (node: Element) => number,
+  hashUrlPattern: RegExp,
+): number {
+  const length = textLength(element);
+  if (length === 0) return 0;
+  let linkLength = 0;
+  // Summed in document order as Readability does, so that the float is the same.
+  for (const link of Array.from(element.getElementsByTagName('a'))) {
+    const href = link.getAttribute('href');
+    const coefficient = href && hashUrlPattern.test(href) ? 0.3 : 1;
+    linkLength += textLength(link) * coefficient;
+  }
+  return linkLength / length;
+}
+
+/** Readability's text density: the text length of the elements below `element` with one of `tags` over its own. */
+export function textDensity(
+  element: Element,
+  tags: readonly string[],
+  textLength: (node: Element) => number,
+): number {
+  const length = textLength(element);
+  if (length === 0) return 0;
+  let childrenLength = 0;
+  for (const child of elementsWithTag(element, tags)) childrenLength += textLength(child);
+  return childrenLength / length;
+}
+
+/**
+ * Readability's link and text densities measured without building texts ({@link collapsedTextLength}), and
+ * through `memo` while it remembers.
+ */
+export function measureDensities(internals: ReadabilityInternals, memo: InnerTextMemo): void {
+  const textLength = (node: Element): number =>
+    memo.length(node, collapsedTextLength as (node: Node) => number);
+  const hashUrlPattern = internals.REGEXPS?.hashUrl;
+  if (typeof internals._getLinkDensity === 'function' && hashUrlPattern) {
+    internals._getLinkDensity = (element) => linkDensity(element, textLength, hashUrlPattern);
+  }
+  if (typeof internals._getTextDensity === 'function') {
+    internals._getTextDensity = (element, tags) => textDensity(element, tags, textLength);
   }
 }
 
@@ -184,6 +263,39 @@ export function memoizeInnerText(internals: ReadabilityInternals, memo: InnerTex
   };
 }
 
+/** The line of Readability 0.6's `parse` that serializes the whole article into a debug message. */
+const ARTICLE_DEBUG_LINE = 'this.log("Grabbed: " + articleContent.innerHTML);';
+
+/**
+ * Readability's `parse` serializes the article it grabbed into a debug message (`"Grabbed: " +
+ * articleContent.innerHTML`) that it drops when not debugging: the article's whole HTML built for nothing.
+ * Where `parse` has exactly that line, the grabbed article answers its next `innerHTML` read with '' (once,
+ * and in any case no later than when its post-processing starts).
+ */
+export function skipArticleDebugSerialization(internals: ReadabilityInternals, parseSource: string): void {
+  const grabArticle = internals._grabArticle;
+  const postProcessContent = internals._postProcessContent;
+  if (typeof grabArticle !== 'function' || typeof postProcessContent !== 'function') return;
+  if (!parseSource.includes(ARTICLE_DEBUG_LINE)) return;
+  internals._grabArticle = function (this: unknown, page) {
+    const article = grabArticle.call(this, page);
+    if (article) {
+      Object.defineProperty(article, 'innerHTML', {
+        configurable: true,
+        get: () => {
+          Reflect.deleteProperty(article, 'innerHTML');
+          return '';
+        },
+      });
+    }
+    return article;
+  };
+  internals._postProcessContent = function (this: unknown, article) {
+    Reflect.deleteProperty(article, 'innerHTML');
+    postProcessContent.call(this, article);
+  };
+}
+
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
@@ -202,7 +314,11 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
     if (typeof internals._isElementWithoutContent === 'function') {
       internals._isElementWithoutContent = isElementWithoutContent;
     }
-    memoizeInnerText(internals, new InnerTextMemo());
+    const memo = new InnerTextMemo();
+    memoizeInnerText(internals, memo);
+    measureDensities(internals, memo);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
+    skipArticleDebugSerialization(internals, String(Readability.prototype.parse));
     return reader.parse();
   } catch {
     return null;

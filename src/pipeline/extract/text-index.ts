@@ -185,6 +185,36 @@ export class SharedTextIndex {
   }
 }
 
+/**
+ * Length of the element's text with whitespace collapsed and trimmed, as {@link TextIndex.length} measures
+ * it, read from the element as it is now: one walk over its text nodes (each measured once per page), with
+ * no text built.
+ */
+export function collapsedTextLength(element: Element): number {
+  const measures = element.ownerDocument ? textMeasures(element.ownerDocument) : undefined;
+  const measure = new TextMeasure();
+  let current: Node | null = element.firstChild;
+  while (current) {
+    const type = current.nodeType;
+    if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
+      measure.appendText(current, measures);
+    } else if (type === ELEMENT_NODE && current.firstChild) {
+      current = current.firstChild;
+      continue;
+    }
+    // The next node in document order that is not below `current`, without leaving `element`.
+    let next: Node | null = current.nextSibling;
+    while (!next) {
+      const parent: Node | null = current.parentNode;
+      if (!parent || parent === element) return measure.length;
+      current = parent;
+      next = current.nextSibling;
+    }
+    current = next;
+  }
+  return measure.length;
+}
+
 /** The element's text with whitespace collapsed and trimmed (what {@link TextIndex.length} measures). */
 export function normalizedText(element: Element): string {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim();
