@@ -937,6 +937,29 @@ describe('page types', () => {
     expect(result.text.split('Size').length - 1).toBe(3);
   });
 
+  it('compares each block’s own text: wrappers, blocks inside them, and different blocks of the same length', async () => {
+    // Two different panels of equal length side by side, each in wrappers that add only whitespace; a block
+    // rendered twice, and inside it a shorter block of its own that repeats a block further down.
+    const words = (tag: string) => `${tag} ${sentence('panel words')}`;
+    const [first, second] = [words('PANELAAAA'), words('PANELBBBB')];
+    const inner = `INNERCOPY ${sentence('inner block')}`;
+    const twice = `<div class="w"><div class="x"><p>${inner}</p></div><p>AROUND the inner block</p></div>`;
+    const html = page(
+      `${siteNav}<main><h1>Oak desk</h1>
+        <div class="a"> <div class="b">\n <div class="c"><p>${first}</p></div> </div> </div>
+        <div class="a"> <div class="b"> <div class="c"><p>${second}</p></div> </div> </div>
+        ${twice}${twice}<div class="y"><p>${inner}</p></div></main>${siteFooter}`,
+      '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Oak desk"}</script>',
+    );
+    expect(first.length).toBe(second.length);
+    const result = await extract(html, 'https://shop.example.test/products/oak-desk');
+    expect(result.pageType).toBe<PageType>('product');
+    expect(result.text.split('PANELAAAA').length - 1).toBe(1);
+    expect(result.text.split('PANELBBBB').length - 1).toBe(1);
+    expect(result.text.split('INNERCOPY').length - 1).toBe(1);
+    expect(result.text.split('AROUND').length - 1).toBe(1);
+  });
+
   /**
    * A movers' landing page without article markup: a hero of two paragraphs (topics split between them) and
    * four feature sections under headings, which Readability leaves out.

@@ -3,7 +3,7 @@
  * visible here (attributes and `style=""`); text hidden by a stylesheet class is not detected.
  */
 import { descendantElements } from './dom.ts';
-import { normalizedText } from './text-index.ts';
+import { collapsedTextLength, normalizedText } from './text-index.ts';
 
 /**
  * Elements whose content is never rendered as page text (`svg` text is icon labels and chart ticks), besides
@@ -160,16 +160,16 @@ function unwrapContentNoscript(document: Document, neverRendered: readonly Eleme
     (element) => element.tagName.toUpperCase() === 'NOSCRIPT' && body.contains(element),
   );
   if (noscripts.length === 0) return;
-  const lengths = noscripts.map((noscript) => normalizedText(noscript).length);
+  const lengths = noscripts.map(collapsedTextLength);
   const inside = lengths.reduce((most, length) => Math.max(most, length), 0);
   const largest = noscripts[lengths.indexOf(inside)]!;
   if (inside < 500) return;
   // Visible text of the rest of the page: body text minus every noscript, script and style.
-  let outside = normalizedText(body).length;
+  let outside = collapsedTextLength(body);
   for (const element of neverRendered) {
     if (!/^(?:NOSCRIPT|SCRIPT|STYLE)$/.test(element.tagName.toUpperCase()) || !body.contains(element))
       continue;
-    if (!element.parentElement?.closest('noscript, script, style')) outside -= normalizedText(element).length;
+    if (!element.parentElement?.closest('noscript, script, style')) outside -= collapsedTextLength(element);
   }
   if (inside <= outside) return;
   largest.replaceWith(...Array.from(largest.childNodes));
@@ -301,7 +301,7 @@ function showsAriaHidden(element: Element, options: RemoveHiddenOptions): boolea
     options.keepAriaHidden === true &&
     element.hasAttribute('aria-hidden') &&
     !SLIDE.test(element.getAttribute('class') ?? '') &&
-    normalizedText(element).length <= MAX_SHOWN_ARIA_HIDDEN
+    collapsedTextLength(element) <= MAX_SHOWN_ARIA_HIDDEN
   );
 }
 
@@ -326,8 +326,8 @@ export function removeHiddenElements(document: Document, options: RemoveHiddenOp
       element.remove();
       removed++;
     } else if (isHiddenElement(element, showsAriaHidden(element, options)) && !isKept(element, options)) {
-      pageLength ??= document.body ? normalizedText(document.body).length : 0;
-      if (pageLength > 0 && normalizedText(element).length > REVEALED_PAGE_SHARE * pageLength) {
+      pageLength ??= document.body ? collapsedTextLength(document.body) : 0;
+      if (pageLength > 0 && collapsedTextLength(element) > REVEALED_PAGE_SHARE * pageLength) {
         element.removeAttribute('hidden');
         element.removeAttribute('aria-hidden');
         element.removeAttribute('style');

@@ -25,7 +25,7 @@ import { readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown } from './markdown.ts';
 import { elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
-import { indexText, normalizedText, SharedTextIndex } from './text-index.ts';
+import { collapsedTextLength, indexText, SharedTextIndex } from './text-index.ts';
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 
@@ -196,7 +196,7 @@ export async function extractHtml(
       article = runReadability(document);
       root = article?.content ?? null;
       lap('readability');
-      const articleLength = root ? normalizedText(root).length : 0;
+      const articleLength = root ? collapsedTextLength(root) : 0;
       const isCutShort =
         mainLength >= MIN_MAIN_AREA_FOR_CHECK && articleLength < MIN_UNDECLARED_SHARE * mainLength;
       const isLandingPage = sectioned && isCutShort;

@@ -7,7 +7,13 @@
  * bounded: a block holding a large share of the page's text is never removed on a class-name hint alone.
  */
 import { countPrices, type PageType } from './page-type.ts';
-import { indexText, normalizedText, SharedTextIndex, type TextIndex } from './text-index.ts';
+import {
+  collapsedTextLength,
+  indexText,
+  normalizedText,
+  SharedTextIndex,
+  type TextIndex,
+} from './text-index.ts';
 import { leafBlocks, removeStandaloneLines } from './boilerplate.ts';
 import { descendantElements } from './dom.ts';
 
@@ -401,7 +407,7 @@ function removePosterStats(root: Element): void {
       // A long value is a definition in a post, not a statistic.
       const value = block.nextElementSibling;
       const isValue = value?.tagName.toUpperCase() === 'DD';
-      if (isValue && normalizedText(value).length > 60) continue;
+      if (isValue && collapsedTextLength(value) > 60) continue;
       if (isValue) value.remove();
       block.remove();
     } else if (POSTER_STAT_LINE.test(text)) {
@@ -700,10 +706,16 @@ function removeRepeatedBlocks(
   }
   const shortest = maxCardLength === undefined ? minLength : MIN_REPEATED_CHARACTERS;
   const seen = new Map<string, Element>();
+  let previous: { readonly element: Element; readonly length: number; readonly text: string } | undefined;
   for (const element of blocks) {
     const length = lengths.length(element);
     if (length < shortest || blocksOfLength.get(length)! < 2 || !root.contains(element)) continue;
-    const text = normalizedText(element);
+    // Inside the block before it and as long, a block has the same text (the wrapper adds only whitespace).
+    const text =
+      previous?.length === length && previous.element.contains(element)
+        ? previous.text
+        : normalizedText(element);
+    previous = { element, length, text };
     const first = seen.get(text);
     if (first === undefined) {
       seen.set(text, element);
@@ -756,5 +768,5 @@ export function mainAreaContent(document: Document, pageType: PageType): Element
   if (pageType !== 'documentation' && pageType !== 'article') {
     removeRepeatedBlocks(shared, pageType === 'collection' ? REPEATED_CATEGORY_BLOCKS : REPEATED_BLOCKS);
   }
-  return normalizedText(root).length === 0 ? null : root;
+  return collapsedTextLength(root) === 0 ? null : root;
 }
