@@ -119,32 +119,44 @@ export interface TextIndex {
   linkLength(element: Element): number;
 }
 
-const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
-const CDATA_SECTION_NODE = 4;
+/** `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT` and `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
+const SHOW_ELEMENT = 0x1;
+const SHOW_TEXT = 0x4;
+const SHOW_CDATA_SECTION = 0x8;
 
 /** Measures every element under `root` (and `root`) in one pass over its text nodes. */
 export function indexText(root: Element): TextIndex {
   const measured = new Map<Element, TextMeasure>();
-  const measures = root.ownerDocument ? textMeasures(root.ownerDocument) : undefined;
-  const visit = (element: Element): TextMeasure => {
-    const measure = new TextMeasure();
-    for (let child = element.firstChild; child !== null; child = child.nextSibling) {
-      const type = child.nodeType;
-      if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
-        measure.appendText(child, measures);
-      } else if (type === ELEMENT_NODE) {
-        const childElement = child as Element;
-        const childMeasure = visit(childElement);
-        measure.appendMeasure(childMeasure);
-        measure.linkLength += childMeasure.linkLength;
-        if (childElement.localName === 'a') measure.linkLength += childMeasure.length;
-      }
-    }
+  const document = root.ownerDocument;
+  const measures = textMeasures(document);
+  // The elements open at the current node (root down to its parent), each with its measure so far. A tree
+  // walker lists the nodes in document order (linkedom answers it from its node list); an element is
+  // closed, and its measure added to its parent's, when a node outside it comes.
+  const open: Element[] = [root];
+  const openMeasures: TextMeasure[] = [new TextMeasure()];
+  const close = (): void => {
+    const element = open.pop()!;
+    const measure = openMeasures.pop()!;
     measured.set(element, measure);
-    return measure;
+    const parent = openMeasures[openMeasures.length - 1]!;
+    parent.appendMeasure(measure);
+    parent.linkLength += measure.linkLength;
+    if (element.localName === 'a') parent.linkLength += measure.length;
   };
-  visit(root);
+  const walker = document.createTreeWalker(root, SHOW_ELEMENT | SHOW_TEXT | SHOW_CDATA_SECTION);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentNode;
+    while (open.length > 1 && open[open.length - 1] !== parent) close();
+    if (node.nodeType === ELEMENT_NODE) {
+      open.push(node as Element);
+      openMeasures.push(new TextMeasure());
+    } else {
+      openMeasures[openMeasures.length - 1]!.appendText(node, measures);
+    }
+  }
+  while (open.length > 1) close();
+  measured.set(root, openMeasures[0]!);
   return {
     length: (element) => measured.get(element)?.length ?? 0,
     linkLength: (element) => measured.get(element)?.linkLength ?? 0,
@@ -191,27 +203,13 @@ export class SharedTextIndex {
  * no text built.
  */
 export function collapsedTextLength(element: Element): number {
-  const measures = element.ownerDocument ? textMeasures(element.ownerDocument) : undefined;
+  const document = element.ownerDocument;
+  const measures = textMeasures(document);
   const measure = new TextMeasure();
-  let current: Node | null = element.firstChild;
-  while (current) {
-    const type = current.nodeType;
-    if (type === TEXT_NODE || type === CDATA_SECTION_NODE) {
-      measure.appendText(current, measures);
-    } else if (type === ELEMENT_NODE && current.firstChild) {
-      current = current.firstChild;
-      continue;
-    }
-    // The next node in document order that is not below `current`, without leaving `element`.
-    let next: Node | null = current.nextSibling;
-    while (!next) {
-      const parent: Node | null = current.parentNode;
-      if (!parent || parent === element) return measure.length;
-      current = parent;
-      next = current.nextSibling;
-    }
-    current = next;
-  }
+  // A tree walker: linkedom answers it from its list of nodes in document order, without child and sibling
+  // look-ups.
+  const walker = document.createTreeWalker(element, SHOW_TEXT | SHOW_CDATA_SECTION);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) measure.appendText(node, measures);
   return measure.length;
 }
 
