@@ -101,7 +101,10 @@ const SHOW_ELEMENT = 0x1;
  * Lists the elements below a root straight from a DOM's own structures, or answers undefined for a root it
  * does not know (see {@link useDescendantLister}).
  */
-export type DescendantLister = (root: Element | Document) => Element[] | undefined;
+export type DescendantLister = (
+  root: Element | Document,
+  accept?: (element: Element) => boolean,
+) => Element[] | undefined;
 
 let descendantLister: DescendantLister | undefined;
 
@@ -114,18 +117,24 @@ export function useDescendantLister(lister: DescendantLister): void {
 }
 
 /**
- * Every element below `root` in document order (for a document: from its root element on). A tree walker:
+ * Every element below `root` in document order (for a document: from its root element on), or only those
+ * `accept` answers true for (listed without a list of all of them first). A tree walker:
  * linkedom keeps the whole document as one list of nodes in document order and answers it by running along
  * that list, without the per-element child and sibling look-ups of a recursive walk (its
  * `getElementsByTagName('*')` answers nothing, and a selector query costs more on both DOMs).
  */
-export function descendantElements(root: Element | Document): Element[] {
-  const listed = descendantLister?.(root);
+export function descendantElements(
+  root: Element | Document,
+  accept?: (element: Element) => boolean,
+): Element[] {
+  const listed = descendantLister?.(root, accept);
   if (listed) return listed;
   const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
   if (!document) return [];
   const walker = document.createTreeWalker(root, SHOW_ELEMENT);
   const out: Element[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) out.push(node as Element);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!accept || accept(node as Element)) out.push(node as Element);
+  }
   return out;
 }

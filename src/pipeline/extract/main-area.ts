@@ -186,7 +186,8 @@ function hintOf(element: Element): string {
 /** The region holding the page's content: `<main>` / `role=main` when it holds enough of the text, else the body. */
 function mainRegion(body: Element, text: TextIndex): Element {
   const total = text.length(body);
-  const candidates = descendantElements(body).filter(
+  const candidates = descendantElements(
+    body,
     (element) => element.localName === 'main' || element.getAttribute('role') === 'main',
   );
   let best: Element | undefined;

@@ -80,7 +80,7 @@ export function isProbablyVisible(node: Element): boolean {
  */
 export function elementsWithTag(node: Element | Document, tagNames: readonly string[]): Element[] {
   const wanted = new Set(tagNames.map((name) => name.toLowerCase()));
-  return descendantElements(node).filter((element) => wanted.has(element.localName.toLowerCase()));
+  return descendantElements(node, (element) => wanted.has(element.localName.toLowerCase()));
 }
 
 /**

@@ -326,7 +326,7 @@ export function cacheUpperCaseTagNames(): boolean {
 export function listDescendantsFromNodeList(): boolean {
   const keys = nodeListKeys();
   if (!keys) return false;
-  useDescendantLister((root) => {
+  useDescendantLister((root, accept) => {
     const from = root.nodeType === 9 ? (root as Document).documentElement : root;
     if (!from) return [];
     const end = (from as unknown as Fields)[keys.end];
@@ -335,7 +335,9 @@ export function listDescendantsFromNodeList(): boolean {
     // A document's list starts at its root element, an element's after itself.
     let next = (root.nodeType === 9 ? from : (from as unknown as Fields)[keys.next]) as Fields | null;
     while (next && next !== end) {
-      if (next['nodeType'] === 1) elements.push(next as unknown as Element);
+      if (next['nodeType'] === 1 && (!accept || accept(next as unknown as Element))) {
+        elements.push(next as unknown as Element);
+      }
       next = next[keys.next] as Fields | null;
     }
     return elements;
