@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';
+import { percentile } from './qa/metrics.ts';
 
 /** The p90 target of the extraction issue: pages over it are counted. */
 const SLOW_PAGE_MS = 25;
@@ -83,17 +84,15 @@ for (let rep = 0; rep < reps; rep++) {
 }
 process.stderr.write('\n');
 
-const quantile = (sorted: readonly number[], share: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 const totals = times.map((perPage) => perPage.reduce((sum, ms) => sum + ms, 0));
 console.log(`WCXB dev, ${pages.length} pages, ${reps} run(s) per side, alternating page by page\n`);
 console.log('| code | median ms | p90 ms | pages over 25 ms | total ms |');
 console.log('|---|---|---|---|---|');
 for (const [side, perPage] of times.entries()) {
-  const sorted = perPage.map((ms) => ms / reps).sort((a, b) => a - b);
-  const slow = sorted.filter((ms) => ms > SLOW_PAGE_MS).length;
+  const pageMeans = perPage.map((ms) => ms / reps);
+  const slow = pageMeans.filter((ms) => ms > SLOW_PAGE_MS).length;
   console.log(
-    `| ${sides[side]!.name} | ${quantile(sorted, 0.5).toFixed(1)} | ${quantile(sorted, 0.9).toFixed(1)} | ${slow} | ${Math.round(totals[side]! / reps)} |`,
+    `| ${sides[side]!.name} | ${percentile(pageMeans, 50).toFixed(1)} | ${percentile(pageMeans, 90).toFixed(1)} | ${slow} | ${Math.round(totals[side]! / reps)} |`,
   );
 }
 console.log(`\nTotal after / before: ${(totals[1]! / totals[0]!).toFixed(3)}`);

@@ -52,15 +52,31 @@ const PAGE = `<!doctype html><html><body>
 <div class="content"><p>Plain text of the article, which names nobody.</p><p>Short.</p></div>
 </body></html>`;
 
-describe('Readability byline test', () => {
-  it('is still where runReadability replaces it (an upgrade of @mozilla/readability that moves it fails here)', async () => {
+describe('Readability internals runReadability replaces or wraps', () => {
+  it('are all still there (an upgrade of @mozilla/readability that moves one fails here)', async () => {
     const { reader, dispose } = await readerOn(PAGE);
     const internals = reader as Partial<Internals>;
-    expect(typeof internals._isValidByline).toBe('function');
+    for (const name of [
+      '_isValidByline',
+      '_isProbablyVisible',
+      '_getAllNodesWithTag',
+      '_isElementWithoutContent',
+      '_getInnerText',
+      '_removeNodes',
+      '_getLinkDensity',
+      '_getTextDensity',
+      '_grabArticle',
+      '_postProcessContent',
+    ] as const) {
+      expect([name, typeof internals[name]]).toEqual([name, 'function']);
+    }
     expect(internals.REGEXPS?.byline).toBeInstanceOf(RegExp);
+    expect(internals.REGEXPS?.hashUrl).toBeInstanceOf(RegExp);
     dispose();
   });
+});
 
+describe('Readability byline test', () => {
   it('answers as Readability’s own test on every node, for the class/id string Readability passes', async () => {
     const { document, reader, dispose } = await readerOn(PAGE);
     const elements = Array.from(document.querySelectorAll('*'));
@@ -102,14 +118,6 @@ const VISIBILITY_PAGE = `<!doctype html><html><body>
 </body></html>`;
 
 describe('Readability visibility test and tag query', () => {
-  it('are still where runReadability replaces them (an upgrade of @mozilla/readability that moves them fails here)', async () => {
-    const { reader, dispose } = await readerOn(VISIBILITY_PAGE);
-    const internals = reader as Partial<Internals>;
-    expect(typeof internals._isProbablyVisible).toBe('function');
-    expect(typeof internals._getAllNodesWithTag).toBe('function');
-    dispose();
-  });
-
   it('answer as Readability’s own on every node', async () => {
     const { document, reader, dispose } = await readerOn(VISIBILITY_PAGE);
     const elements = Array.from(document.querySelectorAll('*'));
@@ -141,12 +149,6 @@ const EMPTY_PAGE = `<!doctype html><html><body>
 </body></html>`;
 
 describe('Readability empty-container test', () => {
-  it('is still where runReadability replaces it (an upgrade of @mozilla/readability that moves it fails here)', async () => {
-    const { reader, dispose } = await readerOn(EMPTY_PAGE);
-    expect(typeof (reader as Partial<Internals>)._isElementWithoutContent).toBe('function');
-    dispose();
-  });
-
   it('answers as Readability’s own on every node, down to text at the end of a deep subtree', async () => {
     const { document, reader, dispose } = await readerOn(EMPTY_PAGE);
     const nodes = [...Array.from(document.querySelectorAll('*')), ...Array.from(document.body.childNodes)];
@@ -170,15 +172,6 @@ const DENSITY_PAGE = `<!doctype html><html><body><div id="a">  Intro <a href="/x
 <p></p><table><tr><td><a href="#t">cell link</a></td></tr></table></div><div id="empty"> \n </div></body></html>`;
 
 describe('Readability link and text densities', () => {
-  it('are still where runReadability replaces them (an upgrade of @mozilla/readability that moves them fails here)', async () => {
-    const { reader, dispose } = await readerOn(DENSITY_PAGE);
-    const internals = reader as Partial<Internals>;
-    expect(typeof internals._getLinkDensity).toBe('function');
-    expect(typeof internals._getTextDensity).toBe('function');
-    expect(internals.REGEXPS?.hashUrl).toBeInstanceOf(RegExp);
-    dispose();
-  });
-
   it('answer as Readability’s own on every node, to the last bit', async () => {
     const { document, reader, dispose } = await readerOn(DENSITY_PAGE);
     const textLength = (node: Element): number => collapsedTextLength(node);

@@ -186,10 +186,7 @@ function hintOf(element: Element): string {
 /** The region holding the page's content: `<main>` / `role=main` when it holds enough of the text, else the body. */
 function mainRegion(body: Element, text: TextIndex): Element {
   const total = text.length(body);
-  const candidates = descendantElements(
-    body,
-    (element) => element.localName === 'main' || element.getAttribute('role') === 'main',
-  );
+  const candidates = descendantElements(body, isMainLandmark);
   let best: Element | undefined;
   let bestLength = 0;
   for (const candidate of candidates) {
@@ -210,6 +207,17 @@ export interface Chrome {
   readonly roles: ReadonlySet<string>;
 }
 
+/** Whether `chrome` names the element by its tag or its role. */
+function isChrome(element: Element, chrome: Chrome): boolean {
+  const role = element.getAttribute('role');
+  return chrome.tags.has(element.localName) || (role !== null && chrome.roles.has(role));
+}
+
+/** Whether the element is the page's main landmark: `<main>` or `role="main"`. */
+function isMainLandmark(element: Element): boolean {
+  return element.localName === 'main' || element.getAttribute('role') === 'main';
+}
+
 /**
  * Removes every chrome element, except one holding the page's main landmark (`<main>`, `role="main"`): that
  * is a wrapper, not chrome (a site wrapping its page in `role="navigation"`, or a parser nesting `<main>` in
@@ -218,14 +226,8 @@ export interface Chrome {
  */
 export function removeChrome(root: Element | Document, chrome: Chrome): void {
   const elements = descendantElements(root);
-  const holdsMain = holdersOf(
-    elements,
-    (element) => element.localName === 'main' || element.getAttribute('role') === 'main',
-  );
-  const found = elements.filter((element) => {
-    const role = element.getAttribute('role');
-    return chrome.tags.has(element.localName) || (role !== null && chrome.roles.has(role));
-  });
+  const holdsMain = holdersOf(elements, isMainLandmark);
+  const found = elements.filter((element) => isChrome(element, chrome));
   for (const element of found) if (!holdsMain.has(element) && !isTabWidget(element)) element.remove();
 }
 
@@ -332,28 +334,25 @@ function removeLinkLists(shared: SharedTextIndex): void {
   }
 }
 
-/**
- * Chrome landmarks measured by {@link mainAreaMeasure}, and comment sections: readers' comments under a short
- * post are not the content Readability's pick is compared with.
- */
-/** Landmarks whose text {@link mainAreaMeasure} does not count, by tag, role, id and class. */
-const LANDMARK = {
+/** Chrome landmarks whose text {@link mainAreaMeasure} does not count. */
+const LANDMARKS: Chrome = {
   tags: new Set(['nav', 'header', 'footer', 'aside', 'form']),
   roles: new Set(['navigation', 'banner', 'contentinfo', 'complementary']),
-  id: 'comments',
-  classes: ['comment-list', 'commentlist'],
-} as const;
+};
+/**
+ * Comment sections, not counted either (by id and by class): readers' comments under a short post are not
+ * the content Readability's pick is compared with.
+ */
+const COMMENTS_ID = 'comments';
+const COMMENT_LIST_CLASSES = ['comment-list', 'commentlist'];
 
-/** Whether the element is one of {@link LANDMARK} (what a selector query of them matches). */
+/** Whether the element is a landmark or comment section (what a selector query of them matches). */
 export function isLandmark(element: Element): boolean {
-  if (LANDMARK.tags.has(element.localName)) return true;
-  const role = element.getAttribute('role');
-  if (role !== null && LANDMARK.roles.has(role)) return true;
-  if (element.getAttribute('id') === LANDMARK.id) return true;
+  if (isChrome(element, LANDMARKS) || element.getAttribute('id') === COMMENTS_ID) return true;
   const className = element.getAttribute('class');
-  if (className === null || !LANDMARK.classes.some((name) => className.includes(name))) return false;
+  if (className === null || !COMMENT_LIST_CLASSES.some((name) => className.includes(name))) return false;
   const tokens = className.split(/[ \t\n\f\r]+/);
-  return LANDMARK.classes.some((name) => tokens.includes(name));
+  return COMMENT_LIST_CLASSES.some((name) => tokens.includes(name));
 }
 
 /** How much text the page's main area has, and how much of it sits in links. */
@@ -375,14 +374,18 @@ export function mainAreaMeasure(document: Document): MainAreaMeasure {
   let length = text.length(region);
   let linkLength = text.linkLength(region);
   // Only the outermost landmarks count; inside one (an ASP.NET page's form around the whole page), none.
-  let inLandmark = false;
-  for (let up: Element | null = region; up && !inLandmark; up = up.parentElement) inLandmark = isLandmark(up);
-  let outer: Element | undefined;
-  for (const element of inLandmark ? [] : descendantElements(region)) {
-    if ((outer && outer.contains(element)) || !isLandmark(element)) continue;
-    outer = element;
-    length -= text.length(element);
-    linkLength -= text.linkLength(element);
+  let insideLandmark = false;
+  for (let up: Element | null = region; up && !insideLandmark; up = up.parentElement) {
+    insideLandmark = isLandmark(up);
+  }
+  if (!insideLandmark) {
+    let outer: Element | undefined;
+    for (const element of descendantElements(region)) {
+      if ((outer && outer.contains(element)) || !isLandmark(element)) continue;
+      outer = element;
+      length -= text.length(element);
+      linkLength -= text.linkLength(element);
+    }
   }
   return { length: Math.max(0, length), linkLength: Math.max(0, linkLength) };
 }

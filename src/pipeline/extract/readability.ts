@@ -176,7 +176,7 @@ export class InnerTextMemo {
    * `compute(node)`, the length of the node's normalized text, or while remembering, that text's length or
    * what `compute` answered before.
    */
-  length(node: Node, compute: (node: Node) => number): number {
+  length<N extends Node>(node: N, compute: (node: N) => number): number {
     if (this.#active === 0) return compute(node);
     const text = this.#normalized.get(node);
     if (text !== undefined) return text.length;
@@ -229,8 +229,7 @@ export function textDensity(
  * through `memo` while it remembers.
  */
 export function measureDensities(internals: ReadabilityInternals, memo: InnerTextMemo): void {
-  const textLength = (node: Element): number =>
-    memo.length(node, collapsedTextLength as (node: Node) => number);
+  const textLength = (node: Element): number => memo.length(node, collapsedTextLength);
   const hashUrlPattern = internals.REGEXPS?.hashUrl;
   if (typeof internals._getLinkDensity === 'function' && hashUrlPattern) {
     internals._getLinkDensity = (element) => linkDensity(element, textLength, hashUrlPattern);
@@ -296,6 +295,10 @@ export function skipArticleDebugSerialization(internals: ReadabilityInternals, p
   };
 }
 
+/** The source of Readability's `parse`, read once for {@link skipArticleDebugSerialization}. */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
+const READABILITY_PARSE_SOURCE = String(Readability.prototype.parse);
+
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
@@ -317,8 +320,7 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
     const memo = new InnerTextMemo();
     memoizeInnerText(internals, memo);
     measureDensities(internals, memo);
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
-    skipArticleDebugSerialization(internals, String(Readability.prototype.parse));
+    skipArticleDebugSerialization(internals, READABILITY_PARSE_SOURCE);
     return reader.parse();
   } catch {
     return null;
