@@ -11,7 +11,8 @@
  * next variant is timed (turns page by page made the worker take 36% more time than alone, on two cores). `ours` extracts in one extraction
  * worker, as the service does; `inprocess` calls `extractContent` in the benchmark's own thread, as a library
  * user may (its linkedom keeps per-node event maps: see src/pipeline/extract/worker-dom.ts). The profile
- * times the stages in the benchmark's thread.
+ * times the stages in a thread of its own with the extraction workers' settings, and fits each stage's time
+ * on the page's size (the cost model: what the slow pages are made of).
  *
  *   node bench/extract.ts [--data DIR] [--sets wcxb,articles] [--every N] [--types product,listing]
  *                         [--variants ours,baseline] [--block PAGES]
@@ -29,11 +30,12 @@ import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
 import { DEFAULT_EXTRACTION_TIMEOUT_MS } from '../src/pipeline/extract/extractor.ts';
-import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
-import { decodeBytes } from '../src/pipeline/extract/decode.ts';
+import type { StageTimes } from '../src/pipeline/extract/html.ts';
 import type { ContentExtractor, ExtractedContent, FetchedPage } from '../src/pipeline/types.ts';
 import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
+import { profileInWorker, type PageProfile } from './lib/extract-profile.ts';
+import { fitLinear } from './lib/linear-fit.ts';
 import { matchPage, scoreCorpus, type PageMatch } from './lib/extraction-metric.ts';
 import {
   loadWcxbPages,
@@ -165,13 +167,9 @@ const variants = values.variants.split(',').map((name) => {
   return variant;
 });
 
-// A forced GC before each heap reading, so that the memory line shows live data rather than garbage.
+// A forced GC before each turn of the timed comparison (see runInterleaved).
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-const heapMiB = (): number => {
-  gc();
-  return process.memoryUsage().heapUsed / 2 ** 20;
-};
 
 const f3 = (n: number): string => n.toFixed(3);
 const ms1 = (n: number): string => n.toFixed(1);
@@ -353,30 +351,71 @@ async function benchArticles(dir: string): Promise<void> {
   speedTable(run);
 }
 
-/** Time per stage of our HTML path, summed over the pages (run apart from the timed comparison). */
+/**
+ * Time per stage of our HTML path (run apart from the timed comparison, in a thread with the extraction
+ * workers' settings), and how each stage's time grows with the page: a least-squares fit of each page's
+ * stage time on its elements and text characters.
+ */
 async function profile(pages: readonly Page[]): Promise<void> {
+  const { pages: profiles, heapMiB: heap } = await profileInWorker(pages);
   const totals: StageTimes = {};
-  const heap = [heapMiB()];
-  const quarter = Math.max(1, Math.ceil(pages.length / 4));
-  for (const [index, page] of pages.entries()) {
-    if (index > 0 && index % quarter === 0) heap.push(heapMiB());
-    const start = performance.now();
-    const html = decodeBytes(page.html, { sniffMeta: true }).text;
-    totals.decode = (totals.decode ?? 0) + performance.now() - start;
-    await extractHtml(html, { url: page.url, stageTimes: totals });
+  for (const { stages } of profiles) {
+    for (const [stage, ms] of Object.entries(stages)) totals[stage] = (totals[stage] ?? 0) + ms;
   }
-  heap.push(heapMiB());
   const all = Object.values(totals).reduce((a, b) => a + b, 0);
+  const stages = Object.entries(totals)
+    .sort((a, b) => b[1] - a[1])
+    .map(([stage]) => stage);
   console.log(
-    `\nProfile of ${pages.length} pages (time per stage of our extractor in the calling thread, summed):\n`,
+    `\nProfile of ${pages.length} pages (time per stage in an extraction worker's thread and settings, summed):\n`,
   );
   console.log('| stage | total ms | share | ms per page |');
   console.log('|---|---|---|---|');
-  for (const [stage, total] of Object.entries(totals).sort((a, b) => b[1] - a[1])) {
+  for (const stage of stages) {
+    const total = totals[stage]!;
     console.log(`| ${stage} | ${Math.round(total)} | ${pct(total, all)} | ${ms1(total / pages.length)} |`);
   }
   console.log(
     `\nMemory in the same pass (nothing kept between pages): heap after GC at the start and after each quarter: ${heap.map((h) => `${h.toFixed(0)} MiB`).join(' → ')}`,
+  );
+  costModel(profiles, stages);
+}
+
+/**
+ * What the pages around the 90th percentile of time (88th to 92nd) spend it on, and each stage's fixed cost and cost per
+ * 1,000 elements and per 10,000 characters of text (least squares over all pages).
+ */
+function costModel(profiles: readonly PageProfile[], stages: readonly string[]): void {
+  if (profiles.length < 10) return;
+  const total = (page: PageProfile): number => Object.values(page.stages).reduce((a, b) => a + b, 0);
+  const byTime = [...profiles].sort((a, b) => total(a) - total(b));
+  const band = byTime.slice(Math.floor(0.88 * byTime.length), Math.ceil(0.92 * byTime.length));
+  const predictors = profiles.map((page) => [1, page.elements / 1000, page.textCharacters / 10_000]);
+  const fit = (value: (page: PageProfile) => number) => fitLinear(predictors, profiles.map(value));
+  const bandMean = (value: (page: PageProfile) => number) => mean(band.map(value));
+  const median = (values: number[]) =>
+    quantile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    );
+  console.log(
+    `\nCost model: the ${band.length} pages from the 88th to the 92nd percentile of time (${ms1(total(band[0]!))}–${ms1(total(band.at(-1)!))} ms; median ${Math.round(median(band.map((page) => page.elements)))} elements, ${Math.round(median(band.map((page) => page.textCharacters)))} characters of text; all pages: ${Math.round(median(profiles.map((page) => page.elements)))} and ${Math.round(median(profiles.map((page) => page.textCharacters)))}), and each stage's time fitted on the page's elements and text over all pages:\n`,
+  );
+  console.log(
+    '| stage | ms per page around p90 | share there | fixed ms | ms per 1,000 elements | ms per 10,000 characters |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  const bandTotal = bandMean(total);
+  for (const stage of [...stages, 'all']) {
+    const value = (page: PageProfile): number => (stage === 'all' ? total(page) : (page.stages[stage] ?? 0));
+    const [fixed, perThousandElements, perTenThousandCharacters] = fit(value).coefficients;
+    const label = stage === 'all' ? '**all**' : stage;
+    console.log(
+      `| ${label} | ${ms1(bandMean(value))} | ${pct(bandMean(value), bandTotal)} | ${fixed!.toFixed(2)} | ${perThousandElements!.toFixed(2)} | ${perTenThousandCharacters!.toFixed(2)} |`,
+    );
+  }
+  console.log(
+    `\nThe fit of the total explains ${pct(fit(total).rSquared, 1)} of its variance over the pages.`,
   );
 }
 
@@ -392,7 +431,7 @@ async function pool(pages: readonly Page[], workers: number): Promise<void> {
   );
 }
 
-// The profile runs first, on its own, so that its memory line is not inflated by the comparison's baseline.
+// The profile runs first, on its own, so that nothing else runs beside it.
 if (values.profile) {
   const source = sets.has('wcxb') ? datasetDir('wcxb-dev') : datasetDir('article-extraction-benchmark');
   const pages: Page[] = sets.has('wcxb') ? wcxbPages(source.dir) : loadBenchmarkPages(source.dir);
