@@ -28,6 +28,7 @@ import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './
 import { collapsedTextLength, indexText, SharedTextIndex } from './text-index.ts';
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
+import { titleWithoutSiteName } from './title.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -276,9 +277,9 @@ function buildResult(
   markdown: string,
   pageType: PageType,
 ): ExtractedContent {
-  const title = tidyText(article?.title || metadata.title || '');
-  const byline = tidyText(article?.byline || metadata.byline || '');
   const siteName = tidyText(metadata.siteName || article?.siteName || '');
+  const title = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
+  const byline = tidyText(article?.byline || metadata.byline || '');
   const lang = metadata.lang || article?.lang || undefined;
   return {
     url,

@@ -1,0 +1,68 @@
+/**
+ * The page's own title without its site's name. `<title>` and `og:title` usually carry the site's name
+ * before or after the page's ("How to X | Acme", "Acme - How to X"): a source list then shows the site twice
+ * and the page's title cut short. The name is recognised only when it is the site's: its `og:site_name`
+ * (or JSON-LD publisher), or its host name.
+ */
+
+/** A separator between the page's title and the site's name: `|`, `-`, `–`, `—`, `·`, `•`, `»`, `/`, `::`. */
+const SEPARATOR = /\s+(?:[|\-–—·•»/]|::)\s+/g;
+
+/** Letters and digits only, lower-cased: "Accounting.com" and "accounting com" compare equal. */
+function letters(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** Second-level labels under which sites register their names (`example.co.uk`, `example.com.au`). */
+const SHARED_SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'ac', 'gov', 'edu']);
+
+/** A shorter name is too likely to be a word of the title itself. */
+const MIN_NAME_LETTERS = 3;
+
+/** The site's names as {@link letters}: its declared name, its host, and its host's registered label. */
+function siteNames(siteName: string | undefined, url: string): string[] {
+  const names: string[] = [];
+  if (siteName) names.push(letters(siteName));
+  try {
+    const labels = new URL(url).hostname.replace(/^www\./, '').split('.');
+    names.push(letters(labels.join('.')));
+    const registered = labels.length - (SHARED_SECOND_LEVEL.has(labels.at(-2) ?? '') ? 3 : 2);
+    if (registered >= 0) names.push(letters(labels[registered]!));
+  } catch {
+    // Not a URL (a library caller's label): the declared name only.
+  }
+  return names.filter((name) => name.length >= MIN_NAME_LETTERS);
+}
+
+/** A site's home page, whose title is the site's own ("Acme - Online Therapy"): its path is `/`. */
+function isHomePage(url: string): boolean {
+  try {
+    return new URL(url).pathname === '/';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `title` without the site's name and the separator next to it: from the first separator after which the
+ * rest starts with the site's name ("Title | Acme", "Title — Acme Group - Consulting"), or the part before
+ * the first separator when it is the site's name ("Acme | Title"). Unchanged on the site's home page, and
+ * when neither holds or nothing would be left.
+ */
+export function titleWithoutSiteName(title: string, siteName: string | undefined, url: string): string {
+  if (isHomePage(url)) return title;
+  const names = siteNames(siteName, url);
+  if (names.length === 0) return title;
+  const separators = [...title.matchAll(SEPARATOR)];
+  for (const separator of separators) {
+    const before = title.slice(0, separator.index).trim();
+    const rest = letters(title.slice(separator.index + separator[0].length));
+    if (letters(before) !== '' && names.some((name) => rest.startsWith(name))) return before;
+  }
+  const first = separators[0];
+  if (first && names.includes(letters(title.slice(0, first.index)))) {
+    const after = title.slice(first.index + first[0].length).trim();
+    if (letters(after) !== '') return after;
+  }
+  return title;
+}
