@@ -29,6 +29,7 @@ import { collapsedTextLength, indexText, SharedTextIndex } from './text-index.ts
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 import { titleWithoutSiteName } from './title.ts';
+import { authorName } from './byline.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -279,7 +280,7 @@ function buildResult(
 ): ExtractedContent {
   const siteName = tidyText(metadata.siteName || article?.siteName || '');
   const title = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
-  const byline = tidyText(article?.byline || metadata.byline || '');
+  const byline = authorName(tidyText(article?.byline || metadata.byline || '')) ?? '';
   const lang = metadata.lang || article?.lang || undefined;
   return {
     url,
