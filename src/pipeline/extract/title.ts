@@ -20,27 +20,16 @@ const SHARED_SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'ac', 'gov', 'ed
 const MIN_NAME_LETTERS = 3;
 
 /** The site's names as {@link letters}: its declared name, its host, and its host's registered label. */
-function siteNames(siteName: string | undefined, url: string): string[] {
+function siteNames(siteName: string | undefined, host: string | undefined): string[] {
   const names: string[] = [];
   if (siteName) names.push(letters(siteName));
-  try {
-    const labels = new URL(url).hostname.replace(/^www\./, '').split('.');
+  if (host) {
+    const labels = host.replace(/^www\./, '').split('.');
     names.push(letters(labels.join('.')));
     const registered = labels.length - (SHARED_SECOND_LEVEL.has(labels.at(-2) ?? '') ? 3 : 2);
     if (registered >= 0) names.push(letters(labels[registered]!));
-  } catch {
-    // Not a URL (a library caller's label): the declared name only.
   }
   return names.filter((name) => name.length >= MIN_NAME_LETTERS);
-}
-
-/** A site's home page, whose title is the site's own ("Acme - Online Therapy"): its path is `/`. */
-function isHomePage(url: string): boolean {
-  try {
-    return new URL(url).pathname === '/';
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -50,8 +39,11 @@ function isHomePage(url: string): boolean {
  * when neither holds or nothing would be left.
  */
 export function titleWithoutSiteName(title: string, siteName: string | undefined, url: string): string {
-  if (isHomePage(url)) return title;
-  const names = siteNames(siteName, url);
+  // Not a URL (a library caller's label): the declared name only.
+  const page = URL.canParse(url) ? new URL(url) : undefined;
+  // A site's home page, whose title is the site's own ("Acme - Online Therapy").
+  if (page?.pathname === '/') return title;
+  const names = siteNames(siteName, page?.hostname);
   if (names.length === 0) return title;
   const separators = [...title.matchAll(SEPARATOR)];
   for (const separator of separators) {
