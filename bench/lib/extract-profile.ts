@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { parseHTML } from 'linkedom';
 import { decodeBytes } from '../../src/pipeline/extract/decode.ts';
+import { SHOW } from '../../src/pipeline/extract/dom.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { extractHtml, type StageTimes } from '../../src/pipeline/extract/html.ts';
 
@@ -37,7 +38,7 @@ function pageSize(html: string): { elements: number; textCharacters: number } {
   const { document } = parseHTML(withoutInertMarkup(html)) as unknown as { document: Document };
   let elements = 0;
   let textCharacters = 0;
-  const walker = document.createTreeWalker(document, 0x1 | 0x4 /* elements and texts */);
+  const walker = document.createTreeWalker(document, SHOW.ELEMENT | SHOW.TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (node.nodeType === 1) elements++;
     else textCharacters += (node as Text).data.length;

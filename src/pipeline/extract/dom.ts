@@ -94,8 +94,8 @@ function safeUrl(url: string): string {
   }
 }
 
-/** `NodeFilter.SHOW_ELEMENT` (no global `NodeFilter` in Node.js). */
-const SHOW_ELEMENT = 0x1;
+/** What a tree walker shows: `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT`, `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
+export const SHOW = { ELEMENT: 0x1, TEXT: 0x4, CDATA_SECTION: 0x8 } as const;
 
 /**
  * Lists the elements below a root straight from a DOM's own structures, or answers undefined for a root it
@@ -131,7 +131,7 @@ export function descendantElements(
   if (listed) return listed;
   const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
   if (!document) return [];
-  const walker = document.createTreeWalker(root, SHOW_ELEMENT);
+  const walker = document.createTreeWalker(root, SHOW.ELEMENT);
   const out: Element[] = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (!accept || accept(node as Element)) out.push(node as Element);

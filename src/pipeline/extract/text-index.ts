@@ -9,6 +9,7 @@
  * {@link indexText}. The rules visit elements in document order and only remove, so an element's own
  * subtree is intact when it is visited (what was removed before it was beside it or contained it).
  */
+import { SHOW } from './dom.ts';
 
 /** Whether a UTF-16 code unit is whitespace to JavaScript's `\s` (and so to `trim()`). */
 export function isSpace(code: number): boolean {
@@ -120,10 +121,6 @@ export interface TextIndex {
 }
 
 const ELEMENT_NODE = 1;
-/** `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT` and `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
-const SHOW_ELEMENT = 0x1;
-const SHOW_TEXT = 0x4;
-const SHOW_CDATA_SECTION = 0x8;
 
 /** Measures every element under `root` (and `root`) in one pass over its text nodes. */
 export function indexText(root: Element): TextIndex {
@@ -144,7 +141,7 @@ export function indexText(root: Element): TextIndex {
     parent.linkLength += measure.linkLength;
     if (element.localName === 'a') parent.linkLength += measure.length;
   };
-  const walker = document.createTreeWalker(root, SHOW_ELEMENT | SHOW_TEXT | SHOW_CDATA_SECTION);
+  const walker = document.createTreeWalker(root, SHOW.ELEMENT | SHOW.TEXT | SHOW.CDATA_SECTION);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentNode;
     while (open.length > 1 && open[open.length - 1] !== parent) close();
@@ -208,7 +205,7 @@ export function collapsedTextLength(element: Element): number {
   const measure = new TextMeasure();
   // A tree walker: linkedom answers it from its list of nodes in document order, without child and sibling
   // look-ups.
-  const walker = document.createTreeWalker(element, SHOW_TEXT | SHOW_CDATA_SECTION);
+  const walker = document.createTreeWalker(element, SHOW.TEXT | SHOW.CDATA_SECTION);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) measure.appendText(node, measures);
   return measure.length;
 }
