@@ -23,8 +23,6 @@
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { setTimeout } from 'node:timers/promises';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
@@ -36,6 +34,7 @@ import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { profileInWorker, type PageProfile } from './lib/extract-profile.ts';
 import { fitLinear } from './lib/linear-fit.ts';
+import { collectGarbage } from './lib/gc.ts';
 import { matchPage, scoreCorpus, type PageMatch } from './lib/extraction-metric.ts';
 import {
   loadWcxbPages,
@@ -167,10 +166,6 @@ const variants = values.variants.split(',').map((name) => {
   return variant;
 });
 
-// A forced GC before each turn of the timed comparison (see runInterleaved).
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
 const f3 = (n: number): string => n.toFixed(3);
 const ms1 = (n: number): string => n.toFixed(1);
 const pct = (n: number, d: number): string => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`);
@@ -210,7 +205,7 @@ async function runInterleaved(pages: readonly Page[]): Promise<Run> {
   for (let start = 0; start < pages.length; start += blockPages) {
     const block = pages.slice(start, start + blockPages);
     for (const [v, variant] of variants.entries()) {
-      gc();
+      collectGarbage();
       await setTimeout(SETTLE_MS);
       for (const page of block) {
         const begin = performance.now();
