@@ -11,6 +11,7 @@ import {
   isValidByline,
   linkDensity,
   measureDensities,
+  restorePagesFromSnapshots,
   skipArticleDebugSerialization,
   textDensity,
 } from '../../src/pipeline/extract/readability.ts';
@@ -336,5 +337,114 @@ describe('Readability’s debug serialization of the article', () => {
     );
     expect([reader._grabArticle, reader._postProcessContent]).toEqual([grab, postProcess]);
     dispose();
+  });
+});
+
+describe('Readability’s page between attempts', () => {
+  const GRAB_SOURCE = String((Readability.prototype as unknown as Internals)._grabArticle);
+  const STORY = '<p>A paragraph of the story, with commas, clauses, and enough words to be scored well.</p>';
+  // The first attempts strip the "sidebar" wrapper as an unlikely candidate or weigh it down, and keep under
+  // 500 characters; a later one, without those rules, finds the story.
+  const RETRIED = `<!doctype html><html><head><title>Story</title></head><body><nav><a href="/">Home</a></nav>
+<div class="sidebar"><h1>Story</h1>${STORY.repeat(8)}<ul><li>Tag one</li><li>Tag two</li></ul></div>
+<p>Short note.</p><footer>Footer</footer></body></html>`;
+  // Every attempt keeps under 500 characters: Readability answers the longest attempt's article.
+  const SHORT = `<!doctype html><html><head><title>Note</title></head><body><div class="comment-sidebar">
+${STORY.repeat(2)}</div><p>A short page with <a href="/more">a link</a>.</p></body></html>`;
+
+  /** Readability's article and attempts, and how often the page was serialized or parsed in between. */
+  async function parseCountingPageRebuilds(
+    html: string,
+    hooked: boolean,
+  ): Promise<{ content: string; attempts: number; rebuilds: number; pagesAfterAttempts: string[] }> {
+    const { document, reader, dispose } = await readerOn(html);
+    // The page as the first attempt starts from, and as each later one does.
+    let firstPage = '';
+    const pagesAfterAttempts: string[] = [];
+    const grab = reader._grabArticle;
+    reader._grabArticle = function (this: unknown, page) {
+      firstPage = document.body.outerHTML;
+      return grab.call(this, page);
+    };
+    const page = document.body;
+    let holder: object | null = page;
+    while (holder && !Object.getOwnPropertyDescriptor(holder, 'innerHTML'))
+      holder = Object.getPrototypeOf(holder) as object | null;
+    const original = Object.getOwnPropertyDescriptor(holder!, 'innerHTML')!;
+    let rebuilds = 0;
+    Object.defineProperty(holder!, 'innerHTML', {
+      ...original,
+      get(this: Element) {
+        if (this === page) rebuilds++;
+        return original.get!.call(this) as string;
+      },
+      set(this: Element, value: string) {
+        if (this === page) rebuilds++;
+        original.set!.call(this, value);
+      },
+    });
+    try {
+      const internals = reader as unknown as Parameters<typeof restorePagesFromSnapshots>[0];
+      const remove = hooked ? restorePagesFromSnapshots(internals, document, GRAB_SOURCE) : () => undefined;
+      const attempts = internals._attempts!;
+      const push = attempts.push;
+      Object.defineProperty(attempts, 'push', {
+        configurable: true,
+        value(...recorded: typeof attempts) {
+          const length = push.apply(attempts, recorded);
+          pagesAfterAttempts.push(document.body.outerHTML);
+          return length;
+        },
+      });
+      const result = reader.parse();
+      remove();
+      return {
+        content: result?.content ?? '',
+        attempts: attempts.length,
+        rebuilds,
+        pagesAfterAttempts: pagesAfterAttempts.map((page) => (page === firstPage ? 'as first' : page)),
+      };
+    } finally {
+      Object.defineProperty(holder!, 'innerHTML', original);
+      dispose();
+    }
+  }
+
+  it('is put back from a snapshot, with the same article, after a failed attempt', async () => {
+    const plain = await parseCountingPageRebuilds(RETRIED, false);
+    const restored = await parseCountingPageRebuilds(RETRIED, true);
+    expect(plain.attempts).toBeGreaterThan(0);
+    expect(plain.rebuilds).toBe(1 + plain.attempts);
+    expect(restored.attempts).toBe(plain.attempts);
+    expect(restored.rebuilds).toBe(0);
+    expect(restored.pagesAfterAttempts).toEqual(Array(restored.attempts).fill('as first'));
+    expect(restored.content).toBe(plain.content);
+    expect(restored.content).toContain('A paragraph of the story');
+  });
+
+  it('is put back after every attempt, and the longest failed attempt is answered intact', async () => {
+    const plain = await parseCountingPageRebuilds(SHORT, false);
+    const restored = await parseCountingPageRebuilds(SHORT, true);
+    expect(plain.attempts).toBe(4);
+    expect(restored.attempts).toBe(4);
+    expect(restored.rebuilds).toBe(0);
+    expect(restored.pagesAfterAttempts).toEqual(Array(4).fill('as first'));
+    expect(restored.content).toBe(plain.content);
+    expect(restored.content).toContain('A paragraph of the story');
+  });
+
+  it('is serialized and parsed as Readability does where _grabArticle has other statements', async () => {
+    const { document, reader, dispose } = await readerOn(RETRIED);
+    const internals = reader as unknown as Parameters<typeof restorePagesFromSnapshots>[0];
+    restorePagesFromSnapshots(internals, document, 'function _grabArticle(page) {}');
+    expect(Object.getOwnPropertyDescriptor(document.body, 'innerHTML')).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(internals._attempts, 'push')).toBeUndefined();
+    dispose();
+  });
+
+  it('lets extraction find the story that a later attempt picks', async () => {
+    const result = await extractHtml(RETRIED, { url: 'https://example.test/story' });
+    expect(result?.text).toContain('A paragraph of the story');
+    expect(result?.text).not.toContain('Footer');
   });
 });

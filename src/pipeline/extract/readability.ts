@@ -16,6 +16,9 @@
  * - Link and text densities built each node's whole text only to take its length; {@link linkDensity} and
  *   {@link textDensity} measure the lengths without building the texts ({@link collapsedTextLength}).
  *
+ * Between attempts the page is put back from a snapshot instead of from its serialized HTML
+ * ({@link restorePagesFromSnapshots}).
+ *
  * One more is wrapped: {@link InnerTextMemo} remembers each node's text while Readability decides, node by
  * node, which nodes of a list to remove (its conditional clean-up asks for the same node's text four times,
  * and for every text-holding descendant's in each ancestor's text density). And the article's HTML, which
@@ -23,6 +26,7 @@
  */
 import { descendantElements } from './dom.ts';
 import { collapsedTextLength } from './text-index.ts';
+import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
 import { Readability } from '@mozilla/readability';
 
 /** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
@@ -40,6 +44,7 @@ interface ReadabilityInternals {
   ) => void;
   _grabArticle?: (page?: Element) => Element | null;
   _postProcessContent?: (article: Element) => void;
+  _attempts?: { articleContent: Element; textLength: number }[];
   readonly REGEXPS?: { readonly byline?: RegExp; readonly hashUrl?: RegExp };
 }
 
@@ -295,9 +300,89 @@ export function skipArticleDebugSerialization(internals: ReadabilityInternals, p
   };
 }
 
+/** The statements of Readability 0.6's `_grabArticle` that keep the page's HTML and put it back after an attempt. */
+const PAGE_CACHE_LINE = 'var pageCacheHtml = page.innerHTML;';
+const PAGE_RESTORE_LINES = /page\.innerHTML = pageCacheHtml;\s*this\._attempts\.push\(\{/;
+
+/** Readability's marks on the elements it scores: fresh nodes, as a parse would make them, have none. */
+const READABILITY_MARKS = ['readability', '_readabilityDataTable'] as const;
+
+/**
+ * Readability serializes the page (`pageCacheHtml = page.innerHTML`) before its search and, when an attempt
+ * keeps under 500 characters, parses that HTML into the page again for one more with fewer rules: on the
+ * slowest article pages, a serialization on each and up to three parses of the page (see the extraction
+ * profile in docs/benchmarks.md). On a linkedom document the page answers that read with a marker and a
+ * snapshot of the document ({@link snapshotDocument}); given the marker back, it is restored from the snapshot
+ * and its elements lose Readability's marks. The failed attempt's article, which Readability keeps as a last
+ * resort, holds nodes of the page that the restore moves back: it is kept as a copy. Each attempt then starts
+ * from the very page the first one did (a parse of the serialized page differs in small ways, such as joining
+ * adjacent texts). Returns the function that removes the hooks; they are installed only where `_grabArticle`
+ * has those statements, and otherwise Readability serializes and parses as it always does.
+ */
+export function restorePagesFromSnapshots(
+  internals: ReadabilityInternals,
+  document: Document,
+  grabArticleSource: string,
+): () => void {
+  const page = document.body as Element | null;
+  const attempts = internals._attempts;
+  if (!page || !Array.isArray(attempts)) return () => undefined;
+  if (!grabArticleSource.includes(PAGE_CACHE_LINE) || !PAGE_RESTORE_LINES.test(grabArticleSource)) {
+    return () => undefined;
+  }
+  const marker = `<!-- citewise: the page as before Readability's first attempt ${Math.random()} -->`;
+  let snapshot: DocumentSnapshot | undefined;
+  let restorePending = false;
+  Object.defineProperty(page, 'innerHTML', {
+    configurable: true,
+    get(this: Element): string {
+      snapshot = snapshotDocument(document);
+      if (snapshot) return marker;
+      Reflect.deleteProperty(page, 'innerHTML');
+      return page.innerHTML;
+    },
+    set(this: Element, html: string) {
+      if (html === marker && snapshot) {
+        // Restored when the attempt is recorded, right after: its article must be copied first.
+        restorePending = true;
+        return;
+      }
+      Reflect.deleteProperty(page, 'innerHTML');
+      page.innerHTML = html;
+    },
+  });
+  Object.defineProperty(attempts, 'push', {
+    configurable: true,
+    writable: true,
+    value(this: typeof attempts, ...recorded: typeof attempts): number {
+      if (restorePending && snapshot) {
+        restorePending = false;
+        recorded = recorded.map((attempt) => ({
+          ...attempt,
+          articleContent: attempt.articleContent.cloneNode(true) as Element,
+        }));
+        snapshot.restore();
+        for (const element of descendantElements(page)) {
+          const marked = element as unknown as Record<string, unknown>;
+          for (const mark of READABILITY_MARKS) if (marked[mark] !== undefined) marked[mark] = undefined;
+        }
+      }
+      return Array.prototype.push.apply(this, recorded);
+    },
+  });
+  return () => {
+    Reflect.deleteProperty(page, 'innerHTML');
+    Reflect.deleteProperty(attempts, 'push');
+  };
+}
+
 /** The source of Readability's `parse`, read once for {@link skipArticleDebugSerialization}. */
 // eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
 const READABILITY_PARSE_SOURCE = String(Readability.prototype.parse);
+/** The source of Readability's `_grabArticle`, read once for {@link restorePagesFromSnapshots}. */
+const READABILITY_GRAB_ARTICLE_SOURCE = String(
+  (Readability.prototype as unknown as ReadabilityInternals)._grabArticle,
+);
 
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
@@ -321,7 +406,16 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
     memoizeInnerText(internals, memo);
     measureDensities(internals, memo);
     skipArticleDebugSerialization(internals, READABILITY_PARSE_SOURCE);
-    return reader.parse();
+    const removeRestoreHooks = restorePagesFromSnapshots(
+      internals,
+      document,
+      READABILITY_GRAB_ARTICLE_SOURCE,
+    );
+    try {
+      return reader.parse();
+    } finally {
+      removeRestoreHooks();
+    }
   } catch {
     return null;
   }

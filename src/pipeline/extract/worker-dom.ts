@@ -25,9 +25,10 @@
  *   list into an array and then answers them one by one; {@link listDescendantsFromNodeList} runs along the
  *   list itself.
  */
-import { EventTarget as LinkedomEventTarget, parseHTML } from 'linkedom';
+import { EventTarget as LinkedomEventTarget } from 'linkedom';
 import { isSpace } from './text-index.ts';
 import { useDescendantLister } from './dom.ts';
+import { privateKey, sampleDocument } from './linkedom-internals.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
 export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
@@ -37,16 +38,6 @@ class ListenerlessTarget {}
 
 function refuseEvents(): never {
   throw new Error(NO_DOM_EVENTS_MESSAGE);
-}
-
-let sample: Document | undefined;
-
-/** A small linkedom page, parsed once, whose prototype chains and private keys the settings look up. */
-function sampleDocument(): Document {
-  sample ??= (
-    parseHTML('<!doctype html><html><body class="a"></body></html>') as unknown as { document: Document }
-  ).document;
-  return sample;
 }
 
 /**
@@ -166,11 +157,6 @@ export function readClassFromAttribute(): boolean {
     },
   });
   return true;
-}
-
-/** linkedom's private symbol of this description on `target` (its symbols are not exported). */
-function privateKey(target: object, description: string): symbol | undefined {
-  return Object.getOwnPropertySymbols(target).find((key) => key.description === description);
 }
 
 /** A linkedom node's fields, public and private (symbol-keyed). */
