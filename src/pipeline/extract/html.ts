@@ -30,7 +30,6 @@ import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 import { titleWithoutSiteName } from './title.ts';
 import { authorName } from './byline.ts';
-import { snapshotDocument } from './snapshot.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -172,8 +171,6 @@ export async function extractHtml(
     lap('metadata');
     removeNeverRendered(document);
     const pageType = options.pageType ?? detectPageType(document, options.url, metadata);
-    // Readability consumes the page; should its pick be wrong, the fallback reads the page as parsed.
-    const parsedPage = pageType === 'article' ? snapshotDocument(document) : undefined;
     lap('classify');
     // Product pages keep details and specifications in tabs, documentation the same example in other languages;
     // service pages fold offers, FAQs and testimonials, product pages their description and dimensions, and
@@ -225,19 +222,12 @@ export async function extractHtml(
         restLinkDensity(mainArea, root, articleLength) < MAX_REST_LINK_DENSITY;
       if (foundNothing || isWrongPick || isLandingPage || isListing || isArticleCutShort) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
-        // It consumed the document: the page is put back as parsed (a jsdom page is parsed again).
-        let page = document;
-        if (parsedPage) {
-          parsedPage.restore();
-          removeHiddenElements(page, { keepFoldedPanels: isLandingPage });
-        } else {
-          const fresh = await parseDocument(html, options.url, dom);
-          disposers.push(() => fresh.dispose());
-          page = fresh.document;
-          removeHiddenContent(page, { keepFoldedPanels: isLandingPage });
-        }
+        // It consumed the document, so this rare path parses again rather than every page paying for a copy.
+        const fresh = await parseDocument(html, options.url, dom);
+        disposers.push(() => fresh.dispose());
+        removeHiddenContent(fresh.document, { keepFoldedPanels: isLandingPage });
         const fallbackType = isLandingPage ? 'service' : isListing ? 'listing' : pageType;
-        const fallback = mainAreaContent(page, fallbackType);
+        const fallback = mainAreaContent(fresh.document, fallbackType);
         if (fallback) {
           root = fallback;
           article = null;
