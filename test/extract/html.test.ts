@@ -193,7 +193,7 @@ describe('metadata', () => {
       url: 'https://example.test/news/story.html',
       title: 'Test page',
       lang: 'en',
-      publishedAt: '2024-03-05T09:00:00.000Z',
+      publishedAt: '2024-03-05T10:00:00.000+01:00',
       canonicalUrl: 'https://example.test/news/canonical-story',
       byline: 'Ada Lovelace',
       siteName: 'Example News',

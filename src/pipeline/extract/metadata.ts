@@ -113,17 +113,56 @@ function firstOf(meta: ReadonlyMap<string, string>, keys: readonly string[]): st
   return undefined;
 }
 
-/** ISO 8601 when the date parses; otherwise undefined (never a guess). */
+/**
+ * The time zone a date is written in, at its end: `Z`, `GMT` or `UTC` (0), or an offset such as `+02:00`,
+ * `-0700` or `GMT+0200`, in minutes east of UTC.
+ */
+const TRAILING_ZONE = /(?:\b(?:GMT|UTC)|\dZ)$|(?:\b(?:GMT|UTC)|[\d\s])([+-])(\d{2}):?(\d{2})$/i;
+
+/** Minutes east of UTC of the zone written at the end of `date`, or undefined when it names none. */
+export function writtenZoneOffset(date: string): number | undefined {
+  // A zone's name in parentheses after it, as JavaScript writes dates: "GMT+0200 (Central European Summer Time)".
+  const match = TRAILING_ZONE.exec(date.replace(/\s*\([^()]*\)$/, ''));
+  if (!match) return undefined;
+  if (!match[1]) return 0;
+  const minutes = Number(match[2]) * 60 + Number(match[3]);
+  return match[1] === '-' ? -minutes : minutes;
+}
+
+/** Years a web page's date can be in: others are placeholders (1970, 0001) or typos. */
+function isPlausibleYear(year: number): boolean {
+  return year >= 1990 && year <= 2100;
+}
+
+/** `+02:00` for 120 minutes east of UTC, `Z` for none. */
+function offsetSuffix(minutes: number): string {
+  if (minutes === 0) return 'Z';
+  const absolute = Math.abs(minutes);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+}
+
+/**
+ * ISO 8601 when the date parses; otherwise undefined (never a guess). The date and time stay the ones the page
+ * wrote, in its own zone (`2023-05-02T22:00:00-07:00` is May 2 where it was published, May 3 in UTC): with
+ * that zone's offset, `Z` for UTC, and without a zone when the page gave none, rather than one invented.
+ */
 export function normalizeDate(value: string | undefined): string | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
-  // Date-only values stay date-only so no time zone is invented.
-  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return trimmed;
   const time = Date.parse(trimmed);
   if (Number.isNaN(time)) return undefined;
-  const year = new Date(time).getUTCFullYear();
-  if (year < 1990 || year > 2100) return undefined;
-  return new Date(time).toISOString();
+  // A date alone stays a date: no time or zone is invented.
+  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed))
+    return isPlausibleYear(Number(trimmed.slice(0, 4))) ? trimmed : undefined;
+  const offset = writtenZoneOffset(trimmed);
+  // A date without a zone is parsed as this machine's local time: its local fields are the ones written.
+  const wallClock = new Date(
+    offset === undefined ? time - new Date(time).getTimezoneOffset() * 60_000 : time + offset * 60_000,
+  );
+  if (!isPlausibleYear(wallClock.getUTCFullYear())) return undefined;
+  const iso = wallClock.toISOString().slice(0, -1);
+  return offset === undefined ? iso : iso + offsetSuffix(offset);
 }
 
 function resolveUrl(value: string | undefined | null, base: string): string | undefined {
