@@ -442,9 +442,11 @@ ${STORY.repeat(2)}</div><p>A short page with <a href="/more">a link</a>.</p></bo
     dispose();
   });
 
-  it('lets extraction find the story that a later attempt picks', async () => {
-    const result = await extractHtml(RETRIED, { url: 'https://example.test/story' });
-    expect(result?.text).toContain('A paragraph of the story');
-    expect(result?.text).not.toContain('Footer');
+  it('lets extraction find the story that a later attempt picks, on linkedom and on jsdom (parsed again)', async () => {
+    for (const dom of ['linkedom', 'jsdom'] as const) {
+      const result = await extractHtml(RETRIED, { url: 'https://example.test/story', dom });
+      expect([dom, result?.text]).toEqual([dom, expect.stringContaining('A paragraph of the story')]);
+      expect(result?.text).not.toContain('Footer');
+    }
   });
 });
