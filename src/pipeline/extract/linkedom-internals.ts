@@ -20,3 +20,6 @@ export function sampleDocument(): Document {
 export function privateKey(target: object, description: string): symbol | undefined {
   return Object.getOwnPropertySymbols(target).find((key) => key.description === description);
 }
+
+/** A linkedom node's fields, public and private (symbol-keyed). */
+export type Fields = Record<symbol | string, unknown>;

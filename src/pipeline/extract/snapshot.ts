@@ -8,7 +8,7 @@
  * far less work than serializing the document, and restoring walks the record once, far less than parsing it
  * again (see the extraction profile in docs/benchmarks.md).
  */
-import { privateKey, sampleDocument } from './linkedom-internals.ts';
+import { privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
 
 /** A document's state, which {@link DocumentSnapshot.restore} puts back. */
 export interface DocumentSnapshot {
@@ -50,8 +50,6 @@ function listKeys(): ListKeys | null {
   keys = complete ? (found as ListKeys) : null;
   return keys;
 }
-
-type Fields = Record<symbol | string, unknown>;
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;

@@ -28,7 +28,7 @@
 import { EventTarget as LinkedomEventTarget } from 'linkedom';
 import { isSpace } from './text-index.ts';
 import { useDescendantLister } from './dom.ts';
-import { privateKey, sampleDocument } from './linkedom-internals.ts';
+import { privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
 export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
@@ -158,9 +158,6 @@ export function readClassFromAttribute(): boolean {
   });
   return true;
 }
-
-/** A linkedom node's fields, public and private (symbol-keyed). */
-type Fields = Record<symbol | string, unknown>;
 
 /**
  * The private keys of linkedom's list of nodes, found on a sample element: `next` (the following node of the
