@@ -4,7 +4,9 @@ import { normalizeDate, writtenZoneOffset } from '../../src/pipeline/extract/met
 describe('published dates', () => {
   const originalZone = process.env.TZ;
   afterEach(() => {
-    process.env.TZ = originalZone;
+    // Assigning undefined would set the zone to the string "undefined".
+    if (originalZone === undefined) delete process.env.TZ;
+    else process.env.TZ = originalZone;
   });
 
   it('keep the date and time the page wrote, in its own zone', () => {
