@@ -10,12 +10,14 @@ import {
   isProbablyVisible,
   isValidByline,
   linkDensity,
+  linkedomStyleValue,
   measureDensities,
   restorePagesFromSnapshots,
   skipArticleDebugSerialization,
   textDensity,
 } from '../../src/pipeline/extract/readability.ts';
 import { collapsedTextLength } from '../../src/pipeline/extract/text-index.ts';
+import { privateKey } from '../../src/pipeline/extract/linkedom-internals.ts';
 
 /** Readability's own byline test and pattern, visibility test and tag query: what `runReadability` replaces. */
 interface Internals {
@@ -136,6 +138,67 @@ describe('Readability visibility test and tag query', () => {
       }
     }
     dispose();
+  });
+});
+
+// Inline styles as pages write them: spacing, case, !important, repeats (the last wins), empty values and
+// names, colons inside values, and declarations with no colon.
+const STYLES = [
+  'display:none',
+  ' display : none ; ',
+  'DISPLAY:NONE',
+  'display: none !important',
+  'display:none;display:block',
+  'display:block;display:none',
+  'display:none;display:',
+  'display:;visibility:hidden',
+  ':none;display',
+  'background:url(a:b);display : none',
+  'font: 12px/1.5 a:b; visibility:hidden;',
+  'visibility:visible;visibility:hidden',
+  'display',
+  '',
+];
+
+describe('Inline style read from the attribute', () => {
+  it('answers as linkedom’s style object for every declaration', async () => {
+    const html = STYLES.map((style) => `<div style="${style}">x</div>`).join('');
+    const parsed = await parseDocument(`<html><body>${html}</body></html>`, 'https://e.test/', 'linkedom');
+    const { document } = parsed;
+    const elements = Array.from(document.querySelectorAll('div'));
+    expect(elements).toHaveLength(STYLES.length);
+    for (const element of elements) {
+      const inline = element.getAttribute('style') ?? '';
+      for (const property of ['display', 'visibility'] as const) {
+        expect(linkedomStyleValue(inline, property), `${property} of "${inline}"`).toBe(
+          element.style[property],
+        );
+      }
+    }
+    parsed.dispose();
+  });
+
+  it('leaves linkedom’s style objects unbuilt while Readability runs (they keep the page alive in memory)', async () => {
+    // linkedom registers each style object in a module-wide WeakMap whose values V8's minor collections keep
+    // alive: one read of `.style` would keep the whole page through the next collection.
+    const paragraphs = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<p style="color: red">Paragraph ${i} of a story, with enough words, commas, and length to score.</p>`,
+    ).join('');
+    const html = `<html><body><div style="display:none">hidden</div><article style="margin:0">${paragraphs}</article></body></html>`;
+    const parsed = await parseDocument(html, 'https://e.test/', 'linkedom');
+    const { document } = parsed;
+    const styled = Array.from(document.querySelectorAll('[style]'));
+    const styleKey = privateKey(styled[0]!, 'style');
+    expect(styleKey).toBeDefined();
+    const reader = new Readability(document) as unknown as Internals;
+    reader._isProbablyVisible = isProbablyVisible;
+    expect(reader.parse()).not.toBeNull();
+    for (const element of styled) {
+      expect((element as unknown as Record<symbol, unknown>)[styleKey!], element.outerHTML).toBeNull();
+    }
+    parsed.dispose();
   });
 });
 

@@ -1,5 +1,5 @@
 /** HTML parsing into a DOM: linkedom (fast, default) or jsdom (full fidelity). */
-import { parseHTML } from 'linkedom';
+import { DOMParser } from 'linkedom';
 import type * as Jsdom from 'jsdom';
 
 /** Which DOM implementation parses the page. */
@@ -20,6 +20,14 @@ function loadJsdom(): Promise<JsdomModule> {
   return jsdomModule;
 }
 
+/**
+ * linkedom's document alone: its `parseHTML` also makes a window, kept in a module-wide `WeakMap` whose values
+ * V8's minor collections keep alive, and with it each page's whole DOM until a full collection.
+ */
+function parseHtmlDocument(html: string): Document {
+  return new DOMParser().parseFromString(html, 'text/html') as unknown as Document;
+}
+
 /** Parses an HTML string. `url` becomes the document URL (jsdom) and is used to resolve links. */
 export async function parseDocument(
   html: string,
@@ -32,13 +40,11 @@ export async function parseDocument(
     const window = new JSDOM(html, { url: safeUrl(url), virtualConsole: new VirtualConsole() }).window;
     return { document: window.document, dispose: () => window.close() };
   }
-  let { document } = parseHTML(withoutMarkupCdata(html)) as unknown as { document: Document };
+  let document = parseHtmlDocument(withoutMarkupCdata(html));
   repairStrayBodyContent(document);
   // linkedom builds no <html>/<body> for a fragment (browsers and jsdom do): wrap it and parse again.
   if (document.documentElement?.tagName.toUpperCase() !== 'HTML' || !document.body) {
-    ({ document } = parseHTML(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`) as unknown as {
-      document: Document;
-    });
+    document = parseHtmlDocument(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`);
   }
   return { document, dispose: () => undefined };
 }

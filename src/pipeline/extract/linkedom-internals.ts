@@ -23,3 +23,23 @@ export function privateKey(target: object, description: string): symbol | undefi
 
 /** A linkedom node's fields, public and private (symbol-keyed). */
 export type Fields = Record<symbol | string, unknown>;
+
+/**
+ * linkedom's `Element` class (not exported): the class on the sample body's prototype chain whose prototype
+ * defines `style`. Undefined when linkedom is not shaped so.
+ */
+export function linkedomElementClass(): (abstract new (...args: never[]) => object) | undefined {
+  for (
+    let proto = Object.getPrototypeOf(sampleDocument().body) as object | null;
+    proto;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
+    if (Object.prototype.hasOwnProperty.call(proto, 'style')) {
+      const constructor = (proto as { constructor?: unknown }).constructor;
+      return typeof constructor === 'function'
+        ? (constructor as abstract new (...args: never[]) => object)
+        : undefined;
+    }
+  }
+  return undefined;
+}

@@ -5,8 +5,10 @@
  * - The byline test ran on every node it visits and measured the node's whole text (`textContent`) before
  *   the cheap tests (`rel`, `itemprop`, class and id) that nearly every node fails: the page's text times its
  *   depth. {@link isValidByline} measures the text last.
- * - The visibility test read `node.style` on every node, and linkedom builds a style object for each;
- *   {@link isProbablyVisible} reads it only on nodes with a `style` attribute.
+ * - The visibility test read `node.style` on every node, and linkedom builds a style object for each (and
+ *   keeps it in a module-wide `WeakMap`, which keeps the page alive through V8's minor collections);
+ *   {@link isProbablyVisible} reads only nodes with a `style` attribute, and on linkedom reads the attribute
+ *   as linkedom's style object would ({@link linkedomStyleValue}).
  * - Nodes by tag name were found with a selector query (a selector compiled and matched per call);
  *   {@link elementsWithTag} walks the subtree once.
  * - The test for empty containers ran on every `div`, `section`, `header` and heading of the page, top down,
@@ -27,6 +29,7 @@
 import { descendantElements } from './dom.ts';
 import { collapsedTextLength } from './text-index.ts';
 import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
+import { linkedomElementClass } from './linkedom-internals.ts';
 import { Readability } from '@mozilla/readability';
 
 /** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
@@ -63,15 +66,41 @@ export function isValidByline(node: Element, matchString: string, bylinePattern:
   return length > 0 && length < 100;
 }
 
+/** linkedom's element class, whose style objects {@link isProbablyVisible} does not build. */
+const LinkedomElement = linkedomElementClass();
+
+/**
+ * What linkedom's style object answers for `property` of an inline style: declarations split at `;`, each at
+ * its first `:`, name and value trimmed, declarations without either skipped, the last one winning; '' when
+ * there is none. Read from the attribute because linkedom registers each style object in a module-wide
+ * `WeakMap`, whose values V8's minor collections keep alive: with it, the element's whole page.
+ */
+export function linkedomStyleValue(inlineStyle: string, property: string): string {
+  let value = '';
+  for (const declaration of inlineStyle.split(/\s*;\s*/)) {
+    const colon = declaration.indexOf(':');
+    if (colon === -1 || declaration.slice(0, colon).trim() !== property) continue;
+    const declared = declaration.slice(colon + 1).trim();
+    if (declared !== '') value = declared;
+  }
+  return value;
+}
+
 /**
  * Readability's visibility test: not `display: none` or `visibility: hidden` inline, no `hidden` attribute,
- * not `aria-hidden="true"` unless it is a "fallback-image" (Wikimedia's maths). The style object is read only
- * when there is a `style` attribute (without one it is empty).
+ * not `aria-hidden="true"` unless it is a "fallback-image" (Wikimedia's maths). The style is read only when
+ * there is a `style` attribute (without one it is empty), on linkedom from the attribute itself.
  */
 export function isProbablyVisible(node: Element): boolean {
-  if (node.hasAttribute('style')) {
-    const style = (node as Partial<ElementCSSInlineStyle>).style;
-    if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
+  const inlineStyle = node.getAttribute('style');
+  if (inlineStyle !== null) {
+    if (LinkedomElement && node instanceof LinkedomElement) {
+      const display = linkedomStyleValue(inlineStyle, 'display');
+      if (display === 'none' || linkedomStyleValue(inlineStyle, 'visibility') === 'hidden') return false;
+    } else {
+      const style = (node as Partial<ElementCSSInlineStyle>).style;
+      if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
+    }
   }
   if (node.hasAttribute('hidden')) return false;
   if (node.getAttribute('aria-hidden') !== 'true') return true;

@@ -58,13 +58,17 @@ function measureText(text: string): TextNodeMeasure {
   };
 }
 
-/** Text node measures of each document, dropped with the document. */
-const measuresByDocument = new WeakMap<Document, Map<Node, TextNodeMeasure>>();
+/**
+ * Where a document keeps its text node measures: on the document itself, dropped with it. In a module-wide
+ * `WeakMap` they would keep each page's whole DOM alive through V8's minor collections, which keep the values
+ * of such a table alive (see "Pages kept alive" in docs/benchmarks.md).
+ */
+const TEXT_MEASURES = Symbol('citewise text measures');
+
+type MeasuredDocument = Document & { [TEXT_MEASURES]?: Map<Node, TextNodeMeasure> };
 
 function textMeasures(document: Document): Map<Node, TextNodeMeasure> {
-  let measures = measuresByDocument.get(document);
-  if (!measures) measuresByDocument.set(document, (measures = new Map<Node, TextNodeMeasure>()));
-  return measures;
+  return ((document as MeasuredDocument)[TEXT_MEASURES] ??= new Map<Node, TextNodeMeasure>());
 }
 
 /**
