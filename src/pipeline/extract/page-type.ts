@@ -143,6 +143,11 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   }
   const byUrl = URL_RULES.find(([, pattern]) => pattern.test(path))?.[0];
   const shape = measureShape(body);
+  // Prices are counted on first need: most pages are decided without them. (Not with a getter on the shape:
+  // an object literal whose getter closes over the body kept each page's DOM alive through V8's minor
+  // collections; see "Pages kept alive" in docs/benchmarks.md.)
+  let prices: number | undefined;
+  const pagePrices = (): number => (prices ??= countPrices(body));
   const { codeBlocks, posts } = shape;
   // A topic page of a news site lists stories under a forum-like path: cards leading to other pages, no posts.
   const isCards = hasCardShape(shape.headings, shape.linkedHeadings);
@@ -155,9 +160,9 @@ export function detectPageType(document: Document, url: string, signals: PageSig
   if (isArticleMarked) return byUrl === 'listing' && path.endsWith('/') ? 'listing' : 'article';
   // Repeated cards: many headings that are links (titles of other pages), or many prices.
   if (isCards) {
-    return shape.prices >= 6 ? 'collection' : 'listing';
+    return pagePrices() >= 6 ? 'collection' : 'listing';
   }
-  if (shape.prices >= 10 && !(shape.proseCharacters >= MIN_ARTICLE_PROSE && isPricedProse(body))) {
+  if (pagePrices() >= 10 && !(shape.proseCharacters >= MIN_ARTICLE_PROSE && isPricedProse(body))) {
     return 'collection';
   }
   if (byUrl === 'listing') return 'listing';
@@ -182,8 +187,6 @@ interface PageShape {
   readonly linkedHeadings: number;
   /** Characters in paragraphs of running prose (`<p>` of at least 80 characters). */
   readonly proseCharacters: number;
-  /** Prices in the page text (counted on first read: most pages are decided without them). */
-  readonly prices: number;
   /** `<pre>` blocks. */
   readonly codeBlocks: number;
   /** Elements marked as a post or comment (schema.org types, common post classes and ids). */
@@ -227,18 +230,7 @@ function measureShape(body: Element): PageShape {
       posts++;
     }
   }
-  let prices: number | undefined;
-  return {
-    headings,
-    linkedHeadings,
-    proseCharacters,
-    codeBlocks,
-    posts,
-    get prices() {
-      prices ??= countPrices(body);
-      return prices;
-    },
-  };
+  return { headings, linkedHeadings, proseCharacters, codeBlocks, posts };
 }
 
 /**
