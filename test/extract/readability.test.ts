@@ -9,9 +9,11 @@ import {
   memoizeInnerText,
   isProbablyVisible,
   isValidByline,
+  keepsDocumentOnly,
   linkDensity,
   linkedomStyleValue,
   measureDensities,
+  readabilityFor,
   restorePagesFromSnapshots,
   skipArticleDebugSerialization,
   textDensity,
@@ -510,6 +512,84 @@ ${STORY.repeat(2)}</div><p>A short page with <a href="/more">a link</a>.</p></bo
       const result = await extractHtml(RETRIED, { url: 'https://example.test/story', dom });
       expect([dom, result?.text]).toEqual([dom, expect.stringContaining('A paragraph of the story')]);
       expect(result?.text).not.toContain('Footer');
+    }
+  });
+});
+
+// V8's minor collections keep alive what an accessor or a constructor's context holds after the page is
+// done (the hidden class made for the accessor, the context, outlive the page): with it, the page's whole DOM.
+describe('Readability’s hooks and constructor hold no page after it is done', () => {
+  const STORY = '<p>A paragraph of the story, with commas, clauses, and enough words to be scored well.</p>';
+  const PAGE = `<!doctype html><html><head><title>Story</title></head><body><article><h1>Story</h1>${STORY.repeat(8)}</article></body></html>`;
+  const GRAB_SOURCE = String((Readability.prototype as unknown as Internals)._grabArticle);
+  const ownSymbols = (target: object): string[] =>
+    Object.getOwnPropertySymbols(target).map((key) => key.description ?? '');
+
+  it('put back the page with the same functions on every page, and take their state off when removed', async () => {
+    const hooks: (PropertyDescriptor | undefined)[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const { document, reader, dispose } = await readerOn(PAGE);
+      const internals = reader as unknown as Parameters<typeof restorePagesFromSnapshots>[0];
+      const before = { page: ownSymbols(document.body), attempts: ownSymbols(internals._attempts!) };
+      const remove = restorePagesFromSnapshots(internals, document, GRAB_SOURCE);
+      hooks.push([
+        Object.getOwnPropertyDescriptor(document.body, 'innerHTML'),
+        Object.getOwnPropertyDescriptor(internals._attempts, 'push'),
+      ]);
+      remove();
+      expect(ownSymbols(document.body)).toEqual(before.page);
+      expect(ownSymbols(internals._attempts!)).toEqual(before.attempts);
+      dispose();
+    }
+    // The hooks' functions, compared, never called.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, not called
+    const functions = hooks.map(([page, attempts]) => [page?.get, page?.set, attempts?.value] as unknown[]);
+    expect(typeof functions[0]?.[0]).toBe('function');
+    expect(functions[1]).toEqual(functions[0]);
+  });
+
+  it('skip the debug serialization with the same function on every page', async () => {
+    const getters: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { reader, dispose } = await readerOn(PAGE);
+      skipArticleDebugSerialization(
+        reader as unknown as Parameters<typeof skipArticleDebugSerialization>[0],
+        PARSE_SOURCE,
+      );
+      const grab = reader._grabArticle;
+      reader._grabArticle = function (this: unknown, page) {
+        const article = grab.call(this, page);
+        const hook = Object.getOwnPropertyDescriptor(article, 'innerHTML') ?? {};
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, not called
+        if (article) getters.push('get' in hook ? hook.get : undefined);
+        return article;
+      };
+      expect(reader.parse()?.content).toContain('A paragraph of the story');
+      dispose();
+    }
+    expect(getters).toHaveLength(2);
+    expect(typeof getters[0]).toBe('function');
+    expect(getters[1]).toBe(getters[0]);
+  });
+
+  it('build Readability on a stand-in document where its constructor only keeps the document', async () => {
+    const source = String(Readability);
+    expect(keepsDocumentOnly(source)).toBe(true); // an upgrade of @mozilla/readability that changes it fails here
+    expect(keepsDocumentOnly(source.replace('this._doc = doc;', 'this._doc = doc; use(doc);'))).toBe(false);
+    for (const constructorSource of [source, 'function Readability(doc) { use(doc); }']) {
+      const built = await parseDocument(PAGE, 'https://e.test/', 'linkedom');
+      const plain = await parseDocument(PAGE, 'https://e.test/', 'linkedom');
+      const reader = readabilityFor(built.document, constructorSource);
+      expect((reader as unknown as { _doc: Document })._doc).toBe(built.document);
+      const expected = new Readability<Element>(plain.document, {
+        serializer: (node) => node as Element,
+        keepClasses: true,
+      }).parse();
+      const article = reader.parse();
+      expect(article?.content?.outerHTML).toBe(expected?.content?.outerHTML);
+      expect(article?.title).toBe('Story');
+      built.dispose();
+      plain.dispose();
     }
   });
 });

@@ -25,11 +25,16 @@
  * node, which nodes of a list to remove (its conditional clean-up asks for the same node's text four times,
  * and for every text-holding descendant's in each ancestor's text density). And the article's HTML, which
  * `parse` builds only for a debug message it drops, is not built ({@link skipArticleDebugSerialization}).
+ *
+ * Nothing here keeps a page after it is done: V8's minor collections keep alive whatever outlives the page
+ * (a hidden class made for a closure's accessor, a constructor's context), and with it the page's whole DOM.
+ * The hooks are the same functions on every page, and Readability is built on a stand-in document
+ * ({@link readabilityFor}).
  */
 import { descendantElements } from './dom.ts';
 import { collapsedTextLength } from './text-index.ts';
 import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
-import { linkedomElementClass } from './linkedom-internals.ts';
+import { linkedomElementClass, sampleDocument } from './linkedom-internals.ts';
 import { Readability } from '@mozilla/readability';
 
 /** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
@@ -313,13 +318,7 @@ export function skipArticleDebugSerialization(internals: ReadabilityInternals, p
   internals._grabArticle = function (this: unknown, page) {
     const article = grabArticle.call(this, page);
     if (article) {
-      Object.defineProperty(article, 'innerHTML', {
-        configurable: true,
-        get: () => {
-          Reflect.deleteProperty(article, 'innerHTML');
-          return '';
-        },
-      });
+      Object.defineProperty(article, 'innerHTML', { configurable: true, get: innerHtmlSkippedOnce });
     }
     return article;
   };
@@ -327,6 +326,16 @@ export function skipArticleDebugSerialization(internals: ReadabilityInternals, p
     Reflect.deleteProperty(article, 'innerHTML');
     postProcessContent.call(this, article);
   };
+}
+
+/**
+ * The grabbed article's `innerHTML` for Readability's debug line: '' once, then the element's own again. One
+ * function for every page, reading only `this`: an accessor closing over the page would keep its DOM alive
+ * through V8's minor collections (the hidden class made for the accessor outlives the page).
+ */
+function innerHtmlSkippedOnce(this: Element): string {
+  Reflect.deleteProperty(this, 'innerHTML');
+  return '';
 }
 
 /** The statements of Readability 0.6's `_grabArticle` that keep the page's HTML and put it back after an attempt. */
@@ -359,50 +368,87 @@ export function restorePagesFromSnapshots(
   if (!grabArticleSource.includes(PAGE_CACHE_LINE) || !PAGE_RESTORE_LINES.test(grabArticleSource)) {
     return () => undefined;
   }
-  const marker = `<!-- citewise: the page as before Readability's first attempt ${Math.random()} -->`;
-  let snapshot: DocumentSnapshot | undefined;
-  let restorePending = false;
-  Object.defineProperty(page, 'innerHTML', {
-    configurable: true,
-    get(this: Element): string {
-      snapshot = snapshotDocument(document);
-      if (snapshot) return marker;
-      Reflect.deleteProperty(page, 'innerHTML');
-      return page.innerHTML;
-    },
-    set(this: Element, html: string) {
-      if (html === marker && snapshot) {
-        // Restored when the attempt is recorded, right after: its article must be copied first.
-        restorePending = true;
-        return;
-      }
-      Reflect.deleteProperty(page, 'innerHTML');
-      page.innerHTML = html;
-    },
-  });
-  Object.defineProperty(attempts, 'push', {
-    configurable: true,
-    writable: true,
-    value(this: typeof attempts, ...recorded: typeof attempts): number {
-      if (restorePending && snapshot) {
-        restorePending = false;
-        recorded = recorded.map((attempt) => ({
-          ...attempt,
-          articleContent: attempt.articleContent.cloneNode(true) as Element,
-        }));
-        snapshot.restore();
-        for (const element of descendantElements(page)) {
-          const marked = element as unknown as Record<string, unknown>;
-          for (const mark of READABILITY_MARKS) if (marked[mark] !== undefined) marked[mark] = undefined;
-        }
-      }
-      return Array.prototype.push.apply(this, recorded);
-    },
-  });
+  const restore: PageRestore = {
+    document,
+    page,
+    marker: `<!-- citewise: the page as before Readability's first attempt ${Math.random()} -->`,
+    snapshot: undefined,
+    restorePending: false,
+  };
+  (page as WithPageRestore)[PAGE_RESTORE] = restore;
+  (attempts as WithPageRestore)[PAGE_RESTORE] = restore;
+  Object.defineProperty(page, 'innerHTML', { configurable: true, get: cachedPageHtml, set: restorePageHtml });
+  Object.defineProperty(attempts, 'push', { configurable: true, writable: true, value: recordAttempt });
   return () => {
     Reflect.deleteProperty(page, 'innerHTML');
     Reflect.deleteProperty(attempts, 'push');
+    Reflect.deleteProperty(page, PAGE_RESTORE);
+    Reflect.deleteProperty(attempts, PAGE_RESTORE);
   };
+}
+
+/** Readability's record of an attempt. */
+type Attempt = NonNullable<ReadabilityInternals['_attempts']>[number];
+
+/**
+ * What the hooks of {@link restorePagesFromSnapshots} share, kept on the page element and on Readability's
+ * list of attempts: the hooks are the same functions for every page and read it from `this`. (Accessors
+ * closing over the page would keep its DOM alive through V8's minor collections: the hidden class made for
+ * each page's accessors outlives the page.)
+ */
+interface PageRestore {
+  readonly document: Document;
+  readonly page: Element;
+  /** What the page's `innerHTML` answers instead of its HTML, to be given back to restore it. */
+  readonly marker: string;
+  snapshot: DocumentSnapshot | undefined;
+  /** The marker was given back: the page is restored when the attempt is recorded. */
+  restorePending: boolean;
+}
+
+const PAGE_RESTORE = Symbol('citewise page restore');
+
+type WithPageRestore = { [PAGE_RESTORE]?: PageRestore };
+
+/** The page's `innerHTML` read: a snapshot of the document and the marker, or the HTML when none can be taken. */
+function cachedPageHtml(this: Element): string {
+  const restore = (this as WithPageRestore)[PAGE_RESTORE];
+  if (restore) {
+    restore.snapshot = snapshotDocument(restore.document);
+    if (restore.snapshot) return restore.marker;
+  }
+  Reflect.deleteProperty(this, 'innerHTML');
+  return this.innerHTML;
+}
+
+/** The page's `innerHTML` written: the marker asks for the restore, anything else is parsed as HTML. */
+function restorePageHtml(this: Element, html: string): void {
+  const restore = (this as WithPageRestore)[PAGE_RESTORE];
+  if (restore?.snapshot && html === restore.marker) {
+    // Restored when the attempt is recorded, right after: its article must be copied first.
+    restore.restorePending = true;
+    return;
+  }
+  Reflect.deleteProperty(this, 'innerHTML');
+  this.innerHTML = html;
+}
+
+/** Readability recording an attempt: the failed attempt's article copied, then the page restored. */
+function recordAttempt(this: Attempt[], ...recorded: Attempt[]): number {
+  const restore = (this as WithPageRestore)[PAGE_RESTORE];
+  if (restore?.restorePending && restore.snapshot) {
+    restore.restorePending = false;
+    recorded = recorded.map((attempt) => ({
+      ...attempt,
+      articleContent: attempt.articleContent.cloneNode(true) as Element,
+    }));
+    restore.snapshot.restore();
+    for (const element of descendantElements(restore.page)) {
+      const marked = element as unknown as Record<string, unknown>;
+      for (const mark of READABILITY_MARKS) if (marked[mark] !== undefined) marked[mark] = undefined;
+    }
+  }
+  return Array.prototype.push.apply(this, recorded);
 }
 
 /** The source of Readability's `parse`, read once for {@link skipArticleDebugSerialization}. */
@@ -413,13 +459,45 @@ const READABILITY_GRAB_ARTICLE_SOURCE = String(
   (Readability.prototype as unknown as ReadabilityInternals)._grabArticle,
 );
 
+/** The statements of Readability 0.6's constructor that keep the document. */
+const CONSTRUCTOR_DOCUMENT_LINES =
+  /this\._doc = doc;\s*this\._docJSDOMParser = this\._doc\.firstChild\.__JSDOMParser__;/;
+/** Mentions of `doc` in Readability 0.6's constructor: the parameter, the URI-first form, the check, those lines. */
+const CONSTRUCTOR_DOCUMENT_MENTIONS = 5;
+
+/** Whether Readability's constructor (its source) reads the document only in the statements that keep it. */
+export function keepsDocumentOnly(constructorSource: string): boolean {
+  return (
+    CONSTRUCTOR_DOCUMENT_LINES.test(constructorSource) &&
+    (constructorSource.match(/\bdoc\b/g)?.length ?? 0) === CONSTRUCTOR_DOCUMENT_MENTIONS
+  );
+}
+
+/**
+ * Readability constructed for `document`. Readability 0.6's constructor keeps its document in a context that
+ * outlives the page (its `log` function's, through sloppy-mode `arguments`): V8's minor collections then keep
+ * the page's whole DOM alive (0.5 MB per page of the slow ones; see "Pages kept alive" in docs/benchmarks.md).
+ * Where the constructor reads the document only in the statements that keep it ({@link keepsDocumentOnly}),
+ * the reader is built on a small stand-in document, kept for the process, and then given the page as those
+ * statements would.
+ */
+export function readabilityFor(document: Document, constructorSource: string): Readability<Element> {
+  const options = { serializer: (node: Node) => node as Element, keepClasses: true };
+  if (!keepsDocumentOnly(constructorSource)) return new Readability<Element>(document, options);
+  const reader = new Readability<Element>(sampleDocument(), options);
+  const fields = reader as unknown as { _doc: Document; _docJSDOMParser: unknown };
+  fields._doc = document;
+  fields._docJSDOMParser = (document.firstChild as { __JSDOMParser__?: unknown } | null)?.__JSDOMParser__;
+  return reader;
+}
+
+/** The source of Readability's constructor, read once for {@link readabilityFor}. */
+const READABILITY_SOURCE = String(Readability);
+
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
-    const reader = new Readability<Element>(document, {
-      serializer: (node) => node as Element,
-      keepClasses: true,
-    });
+    const reader = readabilityFor(document, READABILITY_SOURCE);
     const internals = reader as unknown as ReadabilityInternals;
     const bylinePattern = internals.REGEXPS?.byline;
     // Only where the private methods exist as expected (a test fails if an upgrade renames them).
