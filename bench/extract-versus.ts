@@ -11,11 +11,19 @@
  *
  * Prints, per side, the median and p90 milliseconds per page (each page's mean over its repetitions), the
  * pages over 25 ms, and the ratio of the totals (after / before).
+ *
+ * With `--workers`, each side runs in an extraction worker thread of its own (that checkout's
+ * `src/pipeline/extract/worker.ts`, given the page's bytes, as the service's pool does), taking turns over
+ * blocks of `--block` pages (default 20), the side that goes first swapped from block to block; a page is
+ * timed around its round trip. Each side then has a heap of its own, so a change to what the garbage
+ * collector has to do is measured where it happens (in one process, one side's garbage is collected while
+ * the other is timed).
  */
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';
@@ -32,6 +40,8 @@ const { values } = parseArgs({
     before: { type: 'string' },
     every: { type: 'string', default: '1' },
     reps: { type: 'string', default: '2' },
+    workers: { type: 'boolean', default: false },
+    block: { type: 'string', default: '20' },
   },
 });
 
@@ -41,8 +51,9 @@ if (!values.before || !existsSync(join(values.before, 'src/pipeline/extract/html
 }
 const reps = Number(values.reps);
 const every = Number(values.every);
-if (!Number.isInteger(reps) || reps < 1 || !Number.isInteger(every) || every < 1) {
-  console.error('--reps and --every take whole numbers from 1.');
+const block = Number(values.block);
+if ([reps, every, block].some((value) => !Number.isInteger(value) || value < 1)) {
+  console.error('--reps, --every and --block take whole numbers from 1.');
   process.exit(2);
 }
 
@@ -57,35 +68,85 @@ async function loadExtractor(root: string): Promise<ExtractHtml> {
   return html.extractHtml;
 }
 
+/** Extracts one page; the time of each call is what is compared. */
+type Extract = (page: Page) => Promise<unknown>;
+
+/** A page as bytes (for the workers, which decode it as the service does) and decoded (for this thread). */
+interface Page {
+  readonly url: string;
+  readonly html: Uint8Array;
+  readonly text: string;
+}
+
+/** One checkout's extractor in this thread, with the workers' linkedom settings applied. */
+async function inThisThread(root: string): Promise<Extract> {
+  const extractHtml = await loadExtractor(root);
+  return (page) => extractHtml(page.text, page);
+}
+
+/** One checkout's extractor in an extraction worker of its own: the page's bytes there and the result back. */
+function inWorker(root: string): { extract: Extract; close: () => Promise<number> } {
+  const worker = new Worker(pathToFileURL(join(resolve(root), 'src/pipeline/extract/worker.ts')));
+  let nextId = 0;
+  const extract: Extract = (page) =>
+    new Promise((done, fail) => {
+      const id = ++nextId;
+      const onReply = (reply: { id: number; error?: { message: string } }): void => {
+        if (reply.id !== id) return;
+        worker.off('message', onReply);
+        if (reply.error) fail(new Error(reply.error.message));
+        else done(reply);
+      };
+      worker.on('message', onReply);
+      worker.postMessage({
+        id,
+        payload: { input: page.html, options: { url: page.url, contentType: 'text/html' } },
+      });
+    });
+  return { extract, close: () => worker.terminate() };
+}
+
 const directory = join(resolveDatasetsDir(values.data, ['wcxb-dev']), 'wcxb-dev');
-const pages = loadWcxbPages(directory, every).map((page) => ({
-  url: page.url,
-  html: decodeBytes(page.html, { sniffMeta: true }).text,
+const pages: Page[] = loadWcxbPages(directory, every).map(({ url, html }) => ({
+  url,
+  html,
+  text: values.workers ? '' : decodeBytes(html, { sniffMeta: true }).text,
 }));
+const roots = [values.before, '.'];
+const workers = values.workers ? roots.map(inWorker) : [];
 const sides = [
-  { name: `before (${values.before})`, extract: await loadExtractor(values.before) },
-  { name: 'after (this checkout)', extract: await loadExtractor('.') },
+  { name: `before (${values.before})`, extract: workers[0]?.extract ?? (await inThisThread(roots[0]!)) },
+  { name: 'after (this checkout)', extract: workers[1]?.extract ?? (await inThisThread(roots[1]!)) },
 ];
 
 // Warm-up: both sides' code compiled and optimized before timing.
-for (const page of pages.slice(0, 30)) for (const side of sides) await side.extract(page.html, page);
+for (const page of pages.slice(0, 30)) for (const side of sides) await side.extract(page);
 
 const times = sides.map(() => new Array<number>(pages.length).fill(0));
+/** Pages each side extracts before the other takes its turn: one page in one process, `--block` in workers. */
+const turn = values.workers ? block : 1;
 for (let rep = 0; rep < reps; rep++) {
-  for (const [index, page] of pages.entries()) {
-    const order = (index + rep) % 2 === 0 ? [0, 1] : [1, 0];
+  for (let start = 0; start < pages.length; start += turn) {
+    const order = (start / turn + rep) % 2 === 0 ? [0, 1] : [1, 0];
     for (const side of order) {
-      const start = performance.now();
-      await sides[side]!.extract(page.html, page);
-      times[side]![index]! += performance.now() - start;
+      for (let index = start; index < Math.min(pages.length, start + turn); index++) {
+        const begin = performance.now();
+        await sides[side]!.extract(pages[index]!);
+        times[side]![index]! += performance.now() - begin;
+      }
     }
   }
   process.stderr.write(`  ${rep + 1}/${reps}`);
 }
 process.stderr.write('\n');
+await Promise.all(workers.map((worker) => worker.close()));
 
 const totals = times.map((perPage) => perPage.reduce((sum, ms) => sum + ms, 0));
-console.log(`WCXB dev, ${pages.length} pages, ${reps} run(s) per side, alternating page by page\n`);
+console.log(
+  values.workers
+    ? `WCXB dev, ${pages.length} pages, ${reps} run(s) per side, each side in an extraction worker, taking turns over blocks of ${block} pages\n`
+    : `WCXB dev, ${pages.length} pages, ${reps} run(s) per side, in this thread, alternating page by page\n`,
+);
 console.log('| code | median ms | p90 ms | pages over 25 ms | total ms |');
 console.log('|---|---|---|---|---|');
 for (const [side, perPage] of times.entries()) {
