@@ -576,10 +576,13 @@ describe('Readability’s hooks and constructor hold no page after it is done', 
     const source = String(Readability);
     expect(keepsDocumentOnly(source)).toBe(true); // an upgrade of @mozilla/readability that changes it fails here
     expect(keepsDocumentOnly(source.replace('this._doc = doc;', 'this._doc = doc; use(doc);'))).toBe(false);
-    for (const constructorSource of [source, 'function Readability(doc) { use(doc); }']) {
+    for (const onStandIn of [
+      keepsDocumentOnly(source),
+      keepsDocumentOnly('function Readability(doc) { use(doc); }'),
+    ]) {
       const built = await parseDocument(PAGE, 'https://e.test/', 'linkedom');
       const plain = await parseDocument(PAGE, 'https://e.test/', 'linkedom');
-      const reader = readabilityFor(built.document, constructorSource);
+      const reader = readabilityFor(built.document, onStandIn);
       expect((reader as unknown as { _doc: Document })._doc).toBe(built.document);
       const expected = new Readability<Element>(plain.document, {
         serializer: (node) => node as Element,

@@ -25,21 +25,16 @@ export function privateKey(target: object, description: string): symbol | undefi
 export type Fields = Record<symbol | string, unknown>;
 
 /**
- * linkedom's `Element` class (not exported): the class on the sample body's prototype chain whose prototype
- * defines `style`. Undefined when linkedom is not shaped so.
+ * linkedom's `Element.prototype` (its class is not exported): the prototype on the sample body's chain that
+ * defines the `className` getter (and `style`, and the element's other accessors).
  */
-export function linkedomElementClass(): (abstract new (...args: never[]) => object) | undefined {
+export function linkedomElementPrototype(): object | undefined {
   for (
-    let proto = Object.getPrototypeOf(sampleDocument().body) as object | null;
+    let proto: object | null = sampleDocument().body;
     proto;
     proto = Object.getPrototypeOf(proto) as object | null
   ) {
-    if (Object.prototype.hasOwnProperty.call(proto, 'style')) {
-      const constructor = (proto as { constructor?: unknown }).constructor;
-      return typeof constructor === 'function'
-        ? (constructor as abstract new (...args: never[]) => object)
-        : undefined;
-    }
+    if (Object.getOwnPropertyDescriptor(proto, 'className')?.get) return proto;
   }
   return undefined;
 }

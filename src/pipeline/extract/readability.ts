@@ -34,7 +34,7 @@
 import { descendantElements } from './dom.ts';
 import { collapsedTextLength } from './text-index.ts';
 import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
-import { linkedomElementClass, sampleDocument } from './linkedom-internals.ts';
+import { linkedomElementPrototype, sampleDocument } from './linkedom-internals.ts';
 import { Readability } from '@mozilla/readability';
 
 /** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
@@ -71,8 +71,8 @@ export function isValidByline(node: Element, matchString: string, bylinePattern:
   return length > 0 && length < 100;
 }
 
-/** linkedom's element class, whose style objects {@link isProbablyVisible} does not build. */
-const LinkedomElement = linkedomElementClass();
+/** linkedom's `Element.prototype`: elements whose style objects {@link isProbablyVisible} does not build. */
+const LINKEDOM_ELEMENT = linkedomElementPrototype();
 
 /**
  * What linkedom's style object answers for `property` of an inline style: declarations split at `;`, each at
@@ -99,7 +99,7 @@ export function linkedomStyleValue(inlineStyle: string, property: string): strin
 export function isProbablyVisible(node: Element): boolean {
   const inlineStyle = node.getAttribute('style');
   if (inlineStyle !== null) {
-    if (LinkedomElement && node instanceof LinkedomElement) {
+    if (LINKEDOM_ELEMENT && Object.prototype.isPrototypeOf.call(LINKEDOM_ELEMENT, node)) {
       const display = linkedomStyleValue(inlineStyle, 'display');
       if (display === 'none' || linkedomStyleValue(inlineStyle, 'visibility') === 'hidden') return false;
     } else {
@@ -477,13 +477,13 @@ export function keepsDocumentOnly(constructorSource: string): boolean {
  * Readability constructed for `document`. Readability 0.6's constructor keeps its document in a context that
  * outlives the page (its `log` function's, through sloppy-mode `arguments`): V8's minor collections then keep
  * the page's whole DOM alive (0.5 MB per page of the slow ones; see "Pages kept alive" in docs/benchmarks.md).
- * Where the constructor reads the document only in the statements that keep it ({@link keepsDocumentOnly}),
- * the reader is built on a small stand-in document, kept for the process, and then given the page as those
- * statements would.
+ * With `onStandIn` (where the constructor reads the document only in the statements that keep it:
+ * {@link keepsDocumentOnly}), the reader is built on a small stand-in document, kept for the process, and then
+ * given the page as those statements would.
  */
-export function readabilityFor(document: Document, constructorSource: string): Readability<Element> {
+export function readabilityFor(document: Document, onStandIn: boolean): Readability<Element> {
   const options = { serializer: (node: Node) => node as Element, keepClasses: true };
-  if (!keepsDocumentOnly(constructorSource)) return new Readability<Element>(document, options);
+  if (!onStandIn) return new Readability<Element>(document, options);
   const reader = new Readability<Element>(sampleDocument(), options);
   const fields = reader as unknown as { _doc: Document; _docJSDOMParser: unknown };
   fields._doc = document;
@@ -491,13 +491,13 @@ export function readabilityFor(document: Document, constructorSource: string): R
   return reader;
 }
 
-/** The source of Readability's constructor, read once for {@link readabilityFor}. */
-const READABILITY_SOURCE = String(Readability);
+/** Whether the installed Readability can be built on a stand-in ({@link readabilityFor}), decided once. */
+const BUILDS_ON_STAND_IN = keepsDocumentOnly(String(Readability));
 
 /** Readability's article element, or null when it finds nothing (or throws on odd markup). */
 export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
   try {
-    const reader = readabilityFor(document, READABILITY_SOURCE);
+    const reader = readabilityFor(document, BUILDS_ON_STAND_IN);
     const internals = reader as unknown as ReadabilityInternals;
     const bylinePattern = internals.REGEXPS?.byline;
     // Only where the private methods exist as expected (a test fails if an upgrade renames them).

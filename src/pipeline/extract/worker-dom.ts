@@ -28,7 +28,7 @@
 import { EventTarget as LinkedomEventTarget } from 'linkedom';
 import { isSpace } from './text-index.ts';
 import { useDescendantLister } from './dom.ts';
-import { privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
+import { linkedomElementPrototype, privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
 export const NO_DOM_EVENTS_MESSAGE = 'DOM events are not available in citewise extraction workers';
@@ -77,18 +77,6 @@ export function dropNodeEventListenerMaps(): boolean {
     });
   }
   return true;
-}
-
-/** linkedom's `Element.prototype`: the prototype in the body's chain that defines `className`. */
-function linkedomElementPrototype(): object | undefined {
-  for (
-    let proto: object | null = sampleDocument().body;
-    proto;
-    proto = Object.getPrototypeOf(proto) as object | null
-  ) {
-    if (Object.getOwnPropertyDescriptor(proto, 'className')?.get) return proto;
-  }
-  return undefined;
 }
 
 /** The private key under which a linkedom element keeps its class token set, found on a sample element. */
