@@ -23,8 +23,9 @@ import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
+import { createWorkerPool } from '../src/pipeline/extract/pool.ts';
+import type { ExtractTaskPayload } from '../src/pipeline/extract/worker.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';
 import { percentile } from './qa/metrics.ts';
@@ -84,26 +85,19 @@ async function inThisThread(root: string): Promise<Extract> {
   return (page) => extractHtml(page.text, page);
 }
 
-/** One checkout's extractor in an extraction worker of its own: the page's bytes there and the result back. */
-function inWorker(root: string): { extract: Extract; close: () => Promise<number> } {
-  const worker = new Worker(pathToFileURL(join(resolve(root), 'src/pipeline/extract/worker.ts')));
-  let nextId = 0;
-  const extract: Extract = (page) =>
-    new Promise((done, fail) => {
-      const id = ++nextId;
-      const onReply = (reply: { id: number; error?: { message: string } }): void => {
-        if (reply.id !== id) return;
-        worker.off('message', onReply);
-        if (reply.error) fail(new Error(reply.error.message));
-        else done(reply);
-      };
-      worker.on('message', onReply);
-      worker.postMessage({
-        id,
-        payload: { input: page.html, options: { url: page.url, contentType: 'text/html' } },
-      });
-    });
-  return { extract, close: () => worker.terminate() };
+/**
+ * One checkout's extractor in an extraction worker of its own (that checkout's worker, run by this checkout's
+ * pool): the page's bytes there and the result back.
+ */
+function inWorker(root: string): { extract: Extract; close: () => Promise<void> } {
+  const pool = createWorkerPool<ExtractTaskPayload, unknown>({
+    workerUrl: pathToFileURL(join(resolve(root), 'src/pipeline/extract/worker.ts')),
+    size: 1,
+  });
+  return {
+    extract: (page) => pool.run({ input: page.html, options: { url: page.url, contentType: 'text/html' } }),
+    close: () => pool.close(),
+  };
 }
 
 const directory = join(resolveDatasetsDir(values.data, ['wcxb-dev']), 'wcxb-dev');
