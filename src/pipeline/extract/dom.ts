@@ -103,44 +103,59 @@ function safeUrl(url: string): string {
 /** What a tree walker shows: `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT`, `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
 export const SHOW = { ELEMENT: 0x1, TEXT: 0x4, CDATA_SECTION: 0x8 } as const;
 
+/** Node types a tree walker shows, by `SHOW` flag: each flag is `1 << (nodeType - 1)`, as in the DOM. */
+export function isShown(nodeType: number, show: number): boolean {
+  return (nodeType === 1 || nodeType === 3 || nodeType === 4) && (show & (1 << (nodeType - 1))) !== 0;
+}
+
 /**
- * Lists the elements below a root straight from a DOM's own structures, or answers undefined for a root it
- * does not know (see {@link useDescendantLister}).
+ * Lists the nodes below a root of the kinds `show` names (`SHOW` flags) straight from a DOM's own structures,
+ * or answers undefined for a root it does not know (see {@link useDescendantLister}).
  */
 export type DescendantLister = (
   root: Element | Document,
-  accept?: (element: Element) => boolean,
-) => Element[] | undefined;
+  show: number,
+  accept?: (node: Node) => boolean,
+) => Node[] | undefined;
 
 let descendantLister: DescendantLister | undefined;
 
 /**
- * Makes {@link descendantElements} ask `lister` first: extraction workers list linkedom's elements from its
- * node list directly (worker-dom.ts), with no tree walker building a list to copy.
+ * Makes {@link descendantNodes} and {@link descendantElements} ask `lister` first: extraction workers list
+ * linkedom's nodes from its node list directly (worker-dom.ts), with no tree walker building a list to copy.
  */
 export function useDescendantLister(lister: DescendantLister): void {
   descendantLister = lister;
 }
 
 /**
- * Every element below `root` in document order (for a document: from its root element on), or only those
- * `accept` answers true for (listed without a list of all of them first). A tree walker:
- * linkedom keeps the whole document as one list of nodes in document order and answers it by running along
- * that list, without the per-element child and sibling look-ups of a recursive walk (its
+ * Every node below `root` of the kinds `show` names (`SHOW` flags: elements, texts, CDATA sections) in
+ * document order (for a document: from its root element on), or only those `accept` answers true for. A
+ * tree walker: linkedom keeps the whole document as one list of nodes in document order and answers it by
+ * running along that list, without the per-element child and sibling look-ups of a recursive walk (its
  * `getElementsByTagName('*')` answers nothing, and a selector query costs more on both DOMs).
  */
+export function descendantNodes(
+  root: Element | Document,
+  show: number,
+  accept?: (node: Node) => boolean,
+): Node[] {
+  const listed = descendantLister?.(root, show, accept);
+  if (listed) return listed;
+  const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
+  if (!document) return [];
+  const walker = document.createTreeWalker(root, show);
+  const out: Node[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!accept || accept(node)) out.push(node);
+  }
+  return out;
+}
+
+/** Every element below `root` in document order, or only those `accept` answers true for ({@link descendantNodes}). */
 export function descendantElements(
   root: Element | Document,
   accept?: (element: Element) => boolean,
 ): Element[] {
-  const listed = descendantLister?.(root, accept);
-  if (listed) return listed;
-  const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
-  if (!document) return [];
-  const walker = document.createTreeWalker(root, SHOW.ELEMENT);
-  const out: Element[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!accept || accept(node as Element)) out.push(node as Element);
-  }
-  return out;
+  return descendantNodes(root, SHOW.ELEMENT, accept as ((node: Node) => boolean) | undefined) as Element[];
 }

@@ -9,7 +9,7 @@
  * {@link indexText}. The rules visit elements in document order and only remove, so an element's own
  * subtree is intact when it is visited (what was removed before it was beside it or contained it).
  */
-import { SHOW } from './dom.ts';
+import { descendantNodes, SHOW } from './dom.ts';
 
 /** Whether a UTF-16 code unit is whitespace to JavaScript's `\s` (and so to `trim()`). */
 export function isSpace(code: number): boolean {
@@ -131,9 +131,9 @@ export function indexText(root: Element): TextIndex {
   const measured = new Map<Element, TextMeasure>();
   const document = root.ownerDocument;
   const measures = textMeasures(document);
-  // The elements open at the current node (root down to its parent), each with its measure so far. A tree
-  // walker lists the nodes in document order (linkedom answers it from its node list); an element is
-  // closed, and its measure added to its parent's, when a node outside it comes.
+  // The elements open at the current node (root down to its parent), each with its measure so far. The nodes
+  // come in document order; an element is closed, and its measure added to its parent's, when a node outside
+  // it comes.
   const open: Element[] = [root];
   const openMeasures: TextMeasure[] = [new TextMeasure()];
   const close = (): void => {
@@ -145,8 +145,7 @@ export function indexText(root: Element): TextIndex {
     parent.linkLength += measure.linkLength;
     if (element.localName === 'a') parent.linkLength += measure.length;
   };
-  const walker = document.createTreeWalker(root, SHOW.ELEMENT | SHOW.TEXT | SHOW.CDATA_SECTION);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (const node of descendantNodes(root, SHOW.ELEMENT | SHOW.TEXT | SHOW.CDATA_SECTION)) {
     const parent = node.parentNode;
     while (open.length > 1 && open[open.length - 1] !== parent) close();
     if (node.nodeType === ELEMENT_NODE) {
@@ -207,10 +206,8 @@ export function collapsedTextLength(element: Element): number {
   const document = element.ownerDocument;
   const measures = textMeasures(document);
   const measure = new TextMeasure();
-  // A tree walker: linkedom answers it from its list of nodes in document order, without child and sibling
-  // look-ups.
-  const walker = document.createTreeWalker(element, SHOW.TEXT | SHOW.CDATA_SECTION);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) measure.appendText(node, measures);
+  for (const node of descendantNodes(element, SHOW.TEXT | SHOW.CDATA_SECTION))
+    measure.appendText(node, measures);
   return measure.length;
 }
 

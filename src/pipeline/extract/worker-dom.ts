@@ -27,7 +27,7 @@
  */
 import { EventTarget as LinkedomEventTarget } from 'linkedom';
 import { isSpace } from './text-index.ts';
-import { useDescendantLister } from './dom.ts';
+import { isShown, useDescendantLister } from './dom.ts';
 import { linkedomElementPrototype, privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
 
 /** Thrown by the event methods of nodes built after {@link dropNodeEventListenerMaps}. */
@@ -297,21 +297,21 @@ export function cacheUpperCaseTagNames(): boolean {
 export function listDescendantsFromNodeList(): boolean {
   const keys = nodeListKeys();
   if (!keys) return false;
-  useDescendantLister((root, accept) => {
+  useDescendantLister((root, show, accept) => {
     const from = root.nodeType === 9 ? (root as Document).documentElement : root;
     if (!from) return [];
     const end = (from as unknown as Fields)[keys.end];
     if (end === undefined) return undefined; // not a linkedom node
-    const elements: Element[] = [];
+    const nodes: Node[] = [];
     // A document's list starts at its root element, an element's after itself.
     let next = (root.nodeType === 9 ? from : (from as unknown as Fields)[keys.next]) as Fields | null;
     while (next && next !== end) {
-      if (next['nodeType'] === 1 && (!accept || accept(next as unknown as Element))) {
-        elements.push(next as unknown as Element);
+      if (isShown(next['nodeType'] as number, show) && (!accept || accept(next as unknown as Node))) {
+        nodes.push(next as unknown as Node);
       }
       next = next[keys.next] as Fields | null;
     }
-    return elements;
+    return nodes;
   });
   return true;
 }
