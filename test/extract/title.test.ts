@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { titleWithoutSiteName } from '../../src/pipeline/extract/title.ts';
+import { headlineTitle, titleWithoutSiteName } from '../../src/pipeline/extract/title.ts';
 import { extractContent } from '../../src/pipeline/extract/index.ts';
 
 const PAGE = 'https://www.acme-tools.com/blog/how-to-sharpen';
@@ -82,5 +82,63 @@ describe('titleWithoutSiteName', () => {
     const result = await extractContent(html, { url: PAGE, contentType: 'text/html' });
     expect(result?.title).toBe('How to Sharpen a Chisel');
     expect(result?.siteName).toBe('Acme Tools');
+  });
+});
+
+describe('headlineTitle', () => {
+  const URL_OF_PAGE = 'https://movers.example/nyc/residential';
+
+  it.each([
+    [
+      'the one headline naming what the title names',
+      ['Best Residential Movers in NYC 2025'],
+      'Best Residential Movers in NYC 2025 | Top 19 Companies',
+      'Best Residential Movers in NYC 2025',
+    ],
+    [
+      'a headline half of whose words are in the title',
+      ['NYC Movers We Trust'],
+      'Best NYC Movers',
+      'NYC Movers We Trust',
+    ],
+    ['any headline when the page has no title', ['Residential Movers'], '', 'Residential Movers'],
+  ])('takes %s', (_case, headlines, title, expected) => {
+    expect(headlineTitle(headlines, title, undefined, URL_OF_PAGE)).toBe(expected);
+  });
+
+  it.each([
+    ['no headline', [], 'Best Movers'],
+    [
+      'several headlines (one per card or section)',
+      ['Best Movers', 'Best Packers'],
+      'Best Movers and Packers',
+    ],
+    ['a headline about something else', ['Welcome to our site!'], 'Best Movers in NYC'],
+    ['the site name set as a headline (a logo)', ['Movers'], 'Best Residential Movers | Movers'],
+    ['a declared site name set as a headline', ['Acme Moving Co.'], 'Acme Moving Co. reviews of NYC movers'],
+    ['a paragraph set as a headline', ['Movers '.repeat(40)], 'Movers'],
+  ])('keeps the document title with %s', (_case, headlines, title) => {
+    expect(headlineTitle(headlines, title, 'Acme Moving Co', URL_OF_PAGE)).toBeUndefined();
+  });
+
+  it('gives extracted pages the headline they show, read before extraction changes it', async () => {
+    const body =
+      '<p>Moving across the city takes planning, a crew you trust and a fair quote in writing before the day. </p>'.repeat(
+        6,
+      );
+    const extract = async (head: string, headings: string): Promise<string | undefined> =>
+      (
+        await extractContent(
+          `<!doctype html><html><head>${head}</head><body><header><h1 hidden>Menu</h1></header>` +
+            `<main><article>${headings}${body}</article></main></body></html>`,
+          { url: URL_OF_PAGE, contentType: 'text/html' },
+        )
+      )?.title;
+    const seoTitle = '<title>Residential Movers NYC 2025 | Top 19 Companies | movers.example</title>';
+    expect(await extract(seoTitle, '<h1>Residential  Movers in NYC</h1>')).toBe('Residential Movers in NYC');
+    expect(await extract(seoTitle, '<h1>Movers in NYC</h1><h1>Packers</h1>')).toBe(
+      'Residential Movers NYC 2025 | Top 19 Companies',
+    );
+    expect(await extract('', '<h1>Residential Movers in NYC</h1>')).toBe('Residential Movers in NYC');
   });
 });

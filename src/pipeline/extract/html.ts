@@ -25,10 +25,10 @@ import { readMetadata, type PageMetadata } from './metadata.ts';
 import { elementToMarkdown } from './markdown.ts';
 import { elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
-import { collapsedTextLength, indexText, SharedTextIndex } from './text-index.ts';
+import { collapsedTextLength, indexText, normalizedText, SharedTextIndex } from './text-index.ts';
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
-import { titleWithoutSiteName } from './title.ts';
+import { headlineTitle, titleWithoutSiteName } from './title.ts';
 import { authorName } from './byline.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
@@ -181,6 +181,8 @@ export async function extractHtml(
       keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
       keepAriaHidden: pageType === 'collection' || pageType === 'listing',
     });
+    // Read before extraction changes them (Readability turns an article's <h1> into <h2>).
+    const headlines = Array.from(document.body.getElementsByTagName('h1'), normalizedText);
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;
@@ -258,7 +260,7 @@ export async function extractHtml(
     if (text === '') return null;
     const markdown = elementToMarkdown(root);
     lap('markdown');
-    return buildResult(options.url, metadata, article, text, markdown, profile);
+    return buildResult(options.url, metadata, article, headlines, text, markdown, profile);
   } finally {
     for (const dispose of disposers) dispose();
   }
@@ -274,12 +276,14 @@ function buildResult(
     lang?: string | null;
     publishedTime?: string | null;
   } | null,
+  headlines: readonly string[],
   text: string,
   markdown: string,
   pageType: PageType,
 ): ExtractedContent {
   const siteName = tidyText(metadata.siteName || article?.siteName || '');
-  const title = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
+  const documentTitle = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
+  const title = headlineTitle(headlines, documentTitle, siteName, url) ?? documentTitle;
   const byline = authorName(tidyText(article?.byline || metadata.byline || '')) ?? '';
   const lang = metadata.lang || article?.lang || undefined;
   return {

@@ -1,8 +1,10 @@
 /**
- * The page's own title without its site's name. `<title>` and `og:title` usually carry the site's name
+ * The page's own title without its site's name, or the headline the page shows. `<title>` and `og:title` usually carry the site's name
  * before or after the page's ("How to X | Acme", "Acme - How to X"): a source list then shows the site twice
  * and the page's title cut short. The name is recognised only when it is the site's: its `og:site_name`
- * (or JSON-LD publisher), or its host name.
+ * (or JSON-LD publisher), or its host name. The document title is often written for search engines ("Best
+ * Movers 2026 | Top 19 Companies") while the page shows its reader another headline: the page's one `<h1>`,
+ * when it names the same thing, is the title a reader knows the page by.
  */
 
 /** A separator between the page's title and the site's name: `|`, `-`, `–`, `—`, `·`, `•`, `»`, `/`, `::`. */
@@ -57,4 +59,44 @@ export function titleWithoutSiteName(title: string, siteName: string | undefined
     if (letters(after) !== '') return after;
   }
   return title;
+}
+
+/** A longer first-level heading is a paragraph set as a heading, not a headline. */
+const MAX_HEADLINE_CHARACTERS = 200;
+
+/**
+ * A headline sharing fewer of its words with the document title is about something else: a section's
+ * heading, a slogan, a greeting ("Welcome!").
+ */
+const MIN_HEADLINE_WORDS_IN_TITLE = 0.5;
+
+/** Lower-cased words (letters and digits). */
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * The page's headline, to be its title: its only first-level heading with text (`headlines`, whitespace
+ * collapsed), when at most {@link MAX_HEADLINE_CHARACTERS} long, not the site's name (a logo set as `<h1>`),
+ * and at least {@link MIN_HEADLINE_WORDS_IN_TITLE} of its words in the document `title` (already without the
+ * site's name), or any headline when the page has no title. Undefined otherwise: pages with several `<h1>`
+ * (one per card or section) keep their title.
+ */
+export function headlineTitle(
+  headlines: readonly string[],
+  title: string,
+  siteName: string | undefined,
+  url: string,
+): string | undefined {
+  const shown = headlines.filter((headline) => letters(headline) !== '');
+  if (shown.length !== 1) return undefined;
+  const headline = shown[0]!;
+  if (headline.length > MAX_HEADLINE_CHARACTERS) return undefined;
+  const host = URL.canParse(url) ? new URL(url).hostname : undefined;
+  if (siteNames(siteName, host).includes(letters(headline))) return undefined;
+  const titleWords = new Set(words(title));
+  if (titleWords.size === 0) return headline;
+  const headlineWords = words(headline);
+  const shared = headlineWords.filter((word) => titleWords.has(word)).length;
+  return shared >= MIN_HEADLINE_WORDS_IN_TITLE * headlineWords.length ? headline : undefined;
 }
