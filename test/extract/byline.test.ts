@@ -67,4 +67,21 @@ describe('authorName', () => {
     });
     expect(result?.byline).toBe('Jane Doe');
   });
+
+  it('falls back to the declared author when the byline Readability found holds no name', async () => {
+    // Readability reads no author from JSON-LD whose @type is a list, and takes this line for a byline.
+    const html =
+      '<!doctype html><html><head><title>Chisels</title><script type="application/ld+json">' +
+      '{"@type":["WebPage","Article"],"author":{"@type":"Person","name":"Jane Doe"}}</script></head>' +
+      '<body><article><h1>Chisels</h1><div class="byline">Last Updated: 2025-02-22 Cite this Webpage By Jane Doe Fact Checked</div>' +
+      '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
+        6,
+      ) +
+      '</article></body></html>';
+    const result = await extractContent(html, {
+      url: 'https://example.com/chisels',
+      contentType: 'text/html',
+    });
+    expect(result?.byline).toBe('Jane Doe');
+  });
 });

@@ -284,7 +284,9 @@ function buildResult(
   const siteName = tidyText(metadata.siteName || article?.siteName || '');
   const documentTitle = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
   const title = headlineTitle(headlines, documentTitle, siteName, url) ?? documentTitle;
-  const byline = authorName(tidyText(article?.byline || metadata.byline || '')) ?? '';
+  // Readability's byline can be a label or a date it took for one: the declared author is tried next.
+  const byline =
+    authorName(tidyText(article?.byline ?? '')) ?? authorName(tidyText(metadata.byline ?? '')) ?? '';
   const lang = metadata.lang || article?.lang || undefined;
   return {
     url,
