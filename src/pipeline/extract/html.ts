@@ -166,7 +166,7 @@ export async function extractHtml(
   try {
     const { document } = parsed;
     if (!document.documentElement || !document.body) return null;
-    const { metadata, baseUrl } = readMetadata(document, options.url);
+    const { metadata, baseUrl, headlines: headlineElements } = readMetadata(document, options.url);
     setDocumentUrls(document, baseUrl, options.url);
     lap('metadata');
     removeNeverRendered(document);
@@ -181,8 +181,8 @@ export async function extractHtml(
       keepAccordionPanels: pageType === 'collection' || pageType === 'listing',
       keepAriaHidden: pageType === 'collection' || pageType === 'listing',
     });
-    // Read before extraction changes them (Readability turns an article's <h1> into <h2>).
-    const headlines = Array.from(document.body.getElementsByTagName('h1'), normalizedText);
+    // The visible ones, read before extraction changes them (Readability turns an article's <h1> into <h2>).
+    const headlines = headlineElements.filter((element) => element.isConnected).map(normalizedText);
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;

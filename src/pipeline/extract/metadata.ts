@@ -181,6 +181,8 @@ interface MetadataElements {
   readonly metas: Element[];
   /** Elements with an `itemtype` (microdata items). */
   readonly items: Element[];
+  /** The `<h1>` elements: the page's headline is among them (see {@link readMetadata}). */
+  readonly headlines: Element[];
   /** The first of each: `<base href>`, `<title>`, `<time datetime>`, `[itemprop=datePublished][datetime]`, `<link rel=canonical href>`. */
   base?: Element;
   title?: Element;
@@ -192,7 +194,7 @@ interface MetadataElements {
 const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
 
 function metadataElements(document: Document): MetadataElements {
-  const found: MetadataElements = { jsonLdScripts: [], metas: [], items: [] };
+  const found: MetadataElements = { jsonLdScripts: [], metas: [], items: [], headlines: [] };
   for (const element of descendantElements(document)) {
     switch (element.localName) {
       case 'script':
@@ -207,6 +209,9 @@ function metadataElements(document: Document): MetadataElements {
         break;
       case 'title':
         found.title ??= element;
+        break;
+      case 'h1':
+        found.headlines.push(element);
         break;
       case 'time':
         if (element.hasAttribute('datetime')) found.time ??= element;
@@ -230,12 +235,13 @@ function baseUrlOf(base: Element | undefined, pageUrl: string): string {
 
 /**
  * Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body, and the base
- * URL for resolving links (`<base href>` resolved against the page URL).
+ * URL for resolving links (`<base href>` resolved against the page URL). `headlines` are the page's `<h1>`
+ * elements, found in the same walk: their text is read once hidden ones are removed.
  */
 export function readMetadata(
   document: Document,
   pageUrl: string,
-): { metadata: PageMetadata; baseUrl: string } {
+): { metadata: PageMetadata; baseUrl: string; headlines: Element[] } {
   const elements = metadataElements(document);
   const items = new SchemaItems();
   const articles = jsonLdArticles(elements.jsonLdScripts, items);
@@ -293,5 +299,5 @@ export function readMetadata(
   if (byline && !/^https?:/.test(byline)) result.byline = byline;
   if (siteName) result.siteName = siteName;
   if (typeof body === 'string' && body.trim()) result.articleBody = body.trim();
-  return { metadata: result, baseUrl: baseUrlOf(elements.base, pageUrl) };
+  return { metadata: result, baseUrl: baseUrlOf(elements.base, pageUrl), headlines: elements.headlines };
 }
