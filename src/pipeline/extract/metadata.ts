@@ -165,6 +165,48 @@ export function normalizeDate(value: string | undefined): string | undefined {
   return offset === undefined ? iso : iso + offsetSuffix(offset);
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH_NAME =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
+/** "October 8, 2025", "Aug 04, 2025", "February 9th, 2024". */
+const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH_NAME}\\s+${DAY},?\\s+(\\d{4})\\b`, 'i');
+/** "22 June 2020", "18th Dec 2025". */
+const DAY_MONTH_YEAR = new RegExp(`\\b${DAY}\\s+${MONTH_NAME},?\\s+(\\d{4})\\b`, 'i');
+/** "2025-04-29", "2025/4/29": year first, so never ambiguous between days and months. */
+const YEAR_MONTH_DAY = /\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b/;
+
+/** `YYYY-MM-DD` when the day exists in that month of a plausible year. */
+function calendarDate(year: number, month: number, day: number): string | undefined {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (!isPlausibleYear(year) || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return undefined;
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The first date written out in a text, as `YYYY-MM-DD`: with an English month name ("Published on June 4,
+ * 2025", "18th Dec 2025") or year first ("2025/4/29"). A `<time>` element without `datetime` gives its date
+ * this way (HTML reads its text as its value). Numeric dates with the day or month first are not read: "04/05/2025"
+ * is April or May depending on the site.
+ */
+export function writtenDate(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const monthFirst = MONTH_DAY_YEAR.exec(text);
+  const dayFirst = DAY_MONTH_YEAR.exec(text);
+  const named = [monthFirst, dayFirst]
+    .filter((match): match is RegExpExecArray => match !== null)
+    .sort((a, b) => a.index - b.index)[0];
+  const numeric = YEAR_MONTH_DAY.exec(text);
+  if (numeric && (!named || numeric.index < named.index)) {
+    return calendarDate(Number(numeric[1]), Number(numeric[2]), Number(numeric[3]));
+  }
+  if (!named) return undefined;
+  const [monthName, day] = named === monthFirst ? [named[1]!, named[2]!] : [named[2]!, named[1]!];
+  const month = MONTHS.indexOf(monthName.slice(0, 3).toLowerCase()) + 1;
+  return calendarDate(Number(named[3]), month, Number(day));
+}
+
 function resolveUrl(value: string | undefined | null, base: string): string | undefined {
   if (!value) return undefined;
   try {
@@ -189,6 +231,8 @@ interface MetadataElements {
   time?: Element;
   datePublished?: Element;
   canonical?: Element;
+  /** The first `<time>` without `datetime`: its text is its date. */
+  writtenTime?: Element;
 }
 
 const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
@@ -215,6 +259,7 @@ function metadataElements(document: Document): MetadataElements {
         break;
       case 'time':
         if (element.hasAttribute('datetime')) found.time ??= element;
+        else found.writtenTime ??= element;
         break;
       case 'link':
         if (element.hasAttribute('href') && CANONICAL_REL.test(element.getAttribute('rel') ?? ''))
@@ -276,7 +321,8 @@ export function readMetadata(
     ) ??
     normalizeDate(asText(fromJsonLd('datePublished'))) ??
     normalizeDate(elements.datePublished?.getAttribute('datetime') ?? undefined) ??
-    normalizeDate(elements.time?.getAttribute('datetime') ?? undefined);
+    normalizeDate(elements.time?.getAttribute('datetime') ?? undefined) ??
+    writtenDate(elements.writtenTime?.textContent);
   const canonicalUrl =
     resolveUrl(elements.canonical?.getAttribute('href'), pageUrl) ?? resolveUrl(meta.get('og:url'), pageUrl);
   const byline = firstOf(meta, ['author', 'article:author']) ?? asText(fromJsonLd('author'));
