@@ -103,7 +103,10 @@ function safeUrl(url: string): string {
 /** What a tree walker shows: `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT`, `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
 export const SHOW = { ELEMENT: 0x1, TEXT: 0x4, CDATA_SECTION: 0x8 } as const;
 
-/** Node types a tree walker shows, by `SHOW` flag: each flag is `1 << (nodeType - 1)`, as in the DOM. */
+/**
+ * Whether `show` (`SHOW` flags) names nodes of this type, as a tree walker reads it: each flag is
+ * `1 << (nodeType - 1)` (elements, texts and CDATA sections; never attributes or linkedom's end markers).
+ */
 export function isShown(nodeType: number, show: number): boolean {
   return (nodeType === 1 || nodeType === 3 || nodeType === 4) && (show & (1 << (nodeType - 1))) !== 0;
 }

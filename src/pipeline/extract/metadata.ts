@@ -187,8 +187,8 @@ function calendarDate(year: number, month: number, day: number): string | undefi
 /**
  * The first date written out in a text, as `YYYY-MM-DD`: with an English month name ("Published on June 4,
  * 2025", "18th Dec 2025") or year first ("2025/4/29"). A `<time>` element without `datetime` gives its date
- * this way (HTML reads its text as its value). Numeric dates with the day or month first are not read: "04/05/2025"
- * is April or May depending on the site.
+ * this way (HTML reads its text as its value). Numeric dates with the day or month first are not read:
+ * "04/05/2025" is April or May depending on the site.
  */
 export function writtenDate(text: string | null | undefined): string | undefined {
   if (!text) return undefined;

@@ -1,7 +1,7 @@
 /**
- * The page's own title without its site's name, or the headline the page shows. `<title>` and `og:title` usually carry the site's name
- * before or after the page's ("How to X | Acme", "Acme - How to X"): a source list then shows the site twice
- * and the page's title cut short. The name is recognised only when it is the site's: its `og:site_name`
+ * The page's own title without its site's name, or the headline the page shows. `<title>` and `og:title`
+ * usually carry the site's name before or after the page's ("How to X | Acme", "Acme - How to X"): a source
+ * list then shows the site twice and the page's title cut short. The name is recognised only when it is the site's: its `og:site_name`
  * (or JSON-LD publisher), or its host name. The document title is often written for search engines ("Best
  * Movers 2026 | Top 19 Companies") while the page shows its reader another headline: the page's one `<h1>`,
  * when it names the same thing, is the title a reader knows the page by.
