@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { authorName } from '../../src/pipeline/extract/byline.ts';
+import { authorFromProfileLink, authorName } from '../../src/pipeline/extract/byline.ts';
 import { extractContent } from '../../src/pipeline/extract/index.ts';
+import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 
 describe('authorName', () => {
   it.each([
@@ -83,5 +84,66 @@ describe('authorName', () => {
       contentType: 'text/html',
     });
     expect(result?.byline).toBe('Jane Doe');
+  });
+});
+
+describe('authorFromProfileLink', () => {
+  const PAGE_URL = 'https://www.example.com/guides/chisels';
+  const links = async (html: string): Promise<Element[]> =>
+    Array.from((await parseDocument(html, PAGE_URL, 'linkedom')).document.querySelectorAll('a'));
+
+  it.each([
+    [
+      'a same-site author page named by the link',
+      '<a href="/authors/trevor-jackins">Trevor Jackins</a>',
+      'Trevor Jackins',
+    ],
+    [
+      'an absolute address on the bare host',
+      '<a href="https://example.com/people/ana-lopez/">Ana López</a>',
+      'Ana López',
+    ],
+    [
+      'the first that names its author',
+      '<a href="/authors/jo-ray">More from Jo</a> <a href="/authors/jo-ray">Jo Ray</a>',
+      'Jo Ray',
+    ],
+  ])('reads %s', async (_case, html, expected) => {
+    expect(authorFromProfileLink(await links(`<p>${html}</p>`), PAGE_URL)).toBe(expected);
+  });
+
+  it.each([
+    ['a link saying something else', '<a href="/authors/jo-ray">View more posts</a>'],
+    ['another site', '<a href="https://social.example.net/profile/jo-ray">Jo Ray</a>'],
+    ['a path that is no author page', '<a href="/blog/jo-ray">Jo Ray</a>'],
+    ['a sentence', '<a href="/authors/jo-ray-and-friends-of-the-shop">Jo Ray and friends of the shop</a>'],
+    ['a malformed address', '<a href="/authors/%E0%A4%A">Jo Ray</a>'],
+  ])('reads no one from %s', async (_case, html) => {
+    expect(authorFromProfileLink(await links(`<p>${html}</p>`), PAGE_URL)).toBeUndefined();
+  });
+
+  it('names the author of an article without a byline, but not of other pages', async () => {
+    const article = (extra: string): string =>
+      '<!doctype html><html><head><title>Chisels</title></head><body><article><h1>Chisels</h1>' +
+      `<div class="meta"><a href="/authors/jane-doe">Jane Doe</a></div>${extra}` +
+      '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
+        6,
+      ) +
+      '</article></body></html>';
+    const byline = async (
+      html: string,
+      url = 'https://www.example.com/blog/chisels',
+    ): Promise<string | undefined> => (await extractContent(html, { url, contentType: 'text/html' }))?.byline;
+    expect(await byline(article(''))).toBe('Jane Doe');
+    // Read as documentation (a guide's path): no author from a link.
+    expect(await byline(article(''), 'https://www.example.com/guides/chisels')).toBeUndefined();
+    expect(
+      await byline(
+        article('<p hidden><a href="/authors/sam-lee">Sam Lee</a></p>').replace(
+          'Jane Doe</a>',
+          'Our team</a>',
+        ),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -84,3 +84,64 @@ export function authorName(byline: string | undefined): string | undefined {
   if (/^https?:\/\//.test(name)) return undefined;
   return name;
 }
+
+/** Path segments under which sites keep their authors' pages. */
+const AUTHOR_PAGES = '(?:authors?|writers?|people|staff|contributors?|profiles?|team)';
+/** The path of an author's page on a site: `/authors/jane-doe`, `/people/jane-doe/`. */
+const AUTHOR_PAGE_PATH = new RegExp(String.raw`/${AUTHOR_PAGES}/([^/?#]+)/?$`, 'i');
+const AUTHOR_PAGES_IN_ADDRESS = new RegExp(String.raw`/${AUTHOR_PAGES}/`, 'i');
+
+/** Whether a link's address may lead to an author's page (a cheap first look; see {@link authorFromProfileLink}). */
+export function mayLeadToAuthorPage(href: string): boolean {
+  return AUTHOR_PAGES_IN_ADDRESS.test(href);
+}
+
+/** A name has a few words; a longer link text is a sentence. */
+const MAX_NAME_WORDS = 5;
+
+/** Lower-cased words (letters and digits) without accents: "López" is `lopez` in an address. */
+function nameWords(text: string): string[] {
+  return (
+    text
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
+}
+
+/** The site of a host: without `www.`. */
+function siteOf(host: string): string {
+  return host.replace(/^www\./, '');
+}
+
+/**
+ * The author named by a link to their page on the site, for an article without a byline: the first of
+ * `links` (in document order) that leads to a page of the same site under an author path
+ * ({@link AUTHOR_PAGE_PATH}) and whose text is the name in that URL ("Trevor Jackins" →
+ * `/authors/trevor-jackins`: every word of the text in the last segment). Links to the author's page that
+ * say something else ("View more posts", "Articles by Jane") name no one.
+ */
+export function authorFromProfileLink(links: readonly Element[], pageUrl: string): string | undefined {
+  if (!URL.canParse(pageUrl)) return undefined;
+  const site = siteOf(new URL(pageUrl).hostname);
+  for (const link of links) {
+    const href = link.getAttribute('href');
+    if (!href || !URL.canParse(href, pageUrl)) continue;
+    const target = new URL(href, pageUrl);
+    const slug = AUTHOR_PAGE_PATH.exec(target.pathname)?.[1];
+    if (!slug || siteOf(target.hostname) !== site) continue;
+    let slugWords: Set<string>;
+    try {
+      slugWords = new Set(nameWords(decodeURIComponent(slug)));
+    } catch {
+      continue; // a malformed escape in the URL
+    }
+    const words = nameWords(link.textContent ?? '');
+    if (words.length === 0 || words.length > MAX_NAME_WORDS || !words.every((word) => slugWords.has(word)))
+      continue;
+    const name = authorName((link.textContent ?? '').replace(/\s+/g, ' ').trim());
+    if (name) return name;
+  }
+  return undefined;
+}

@@ -29,7 +29,7 @@ import { collapsedTextLength, indexText, normalizedText, SharedTextIndex } from 
 import { runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 import { headlineTitle, titleWithoutSiteName } from './title.ts';
-import { authorName } from './byline.ts';
+import { authorFromProfileLink, authorName } from './byline.ts';
 
 /** Milliseconds spent per stage, summed across calls (filled in when passed; used by the benchmark). */
 export type StageTimes = Record<string, number>;
@@ -166,7 +166,12 @@ export async function extractHtml(
   try {
     const { document } = parsed;
     if (!document.documentElement || !document.body) return null;
-    const { metadata, baseUrl, headlines: headlineElements } = readMetadata(document, options.url);
+    const {
+      metadata,
+      baseUrl,
+      headlines: headlineElements,
+      authorLinks,
+    } = readMetadata(document, options.url);
     setDocumentUrls(document, baseUrl, options.url);
     lap('metadata');
     removeNeverRendered(document);
@@ -183,6 +188,10 @@ export async function extractHtml(
     });
     // The visible ones, read before extraction changes them (Readability turns an article's <h1> into <h2>).
     const headlines = headlineElements.filter((element) => element.isConnected).map(normalizedText);
+    const linkedAuthor = authorFromProfileLink(
+      authorLinks.filter((element) => element.isConnected),
+      options.url,
+    );
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;
@@ -260,7 +269,7 @@ export async function extractHtml(
     if (text === '') return null;
     const markdown = elementToMarkdown(root);
     lap('markdown');
-    return buildResult(options.url, metadata, article, headlines, text, markdown, profile);
+    return buildResult(options.url, metadata, article, { headlines, linkedAuthor }, text, markdown, profile);
   } finally {
     for (const dispose of disposers) dispose();
   }
@@ -276,17 +285,21 @@ function buildResult(
     lang?: string | null;
     publishedTime?: string | null;
   } | null,
-  headlines: readonly string[],
+  shown: { readonly headlines: readonly string[]; readonly linkedAuthor: string | undefined },
   text: string,
   markdown: string,
   pageType: PageType,
 ): ExtractedContent {
   const siteName = tidyText(metadata.siteName || article?.siteName || '');
   const documentTitle = titleWithoutSiteName(tidyText(article?.title || metadata.title || ''), siteName, url);
-  const title = headlineTitle(headlines, documentTitle, siteName, url) ?? documentTitle;
+  const title = headlineTitle(shown.headlines, documentTitle, siteName, url) ?? documentTitle;
   // Readability's byline can be a label or a date it took for one: the declared author is tried next.
+  // An article without either names its author by a link to their page.
   const byline =
-    authorName(tidyText(article?.byline ?? '')) ?? authorName(tidyText(metadata.byline ?? '')) ?? '';
+    authorName(tidyText(article?.byline ?? '')) ??
+    authorName(tidyText(metadata.byline ?? '')) ??
+    (pageType === 'article' ? shown.linkedAuthor : undefined) ??
+    '';
   const lang = metadata.lang || article?.lang || undefined;
   return {
     url,

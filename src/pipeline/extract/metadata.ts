@@ -1,4 +1,5 @@
 /** Page metadata read before Readability mutates the document: meta tags, JSON-LD, `<time>`, `<link>`. */
+import { mayLeadToAuthorPage } from './byline.ts';
 import { descendantElements } from './dom.ts';
 
 /** Metadata found in a page's markup. */
@@ -225,6 +226,8 @@ interface MetadataElements {
   readonly items: Element[];
   /** The `<h1>` elements: the page's headline is among them (see {@link readMetadata}). */
   readonly headlines: Element[];
+  /** Links whose address mentions an author's page (`/author`, `/people/`...): the byline may be one. */
+  readonly authorLinks: Element[];
   /** The first of each: `<base href>`, `<title>`, `<time datetime>`, `[itemprop=datePublished][datetime]`, `<link rel=canonical href>`. */
   base?: Element;
   title?: Element;
@@ -238,7 +241,13 @@ interface MetadataElements {
 const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
 
 function metadataElements(document: Document): MetadataElements {
-  const found: MetadataElements = { jsonLdScripts: [], metas: [], items: [], headlines: [] };
+  const found: MetadataElements = {
+    jsonLdScripts: [],
+    metas: [],
+    items: [],
+    headlines: [],
+    authorLinks: [],
+  };
   for (const element of descendantElements(document)) {
     switch (element.localName) {
       case 'script':
@@ -256,6 +265,9 @@ function metadataElements(document: Document): MetadataElements {
         break;
       case 'h1':
         found.headlines.push(element);
+        break;
+      case 'a':
+        if (mayLeadToAuthorPage(element.getAttribute('href') ?? '')) found.authorLinks.push(element);
         break;
       case 'time':
         if (element.hasAttribute('datetime')) found.time ??= element;
@@ -281,12 +293,13 @@ function baseUrlOf(base: Element | undefined, pageUrl: string): string {
 /**
  * Reads title, language, dates, canonical URL, byline, site name and JSON-LD article body, and the base
  * URL for resolving links (`<base href>` resolved against the page URL). `headlines` are the page's `<h1>`
- * elements, found in the same walk: their text is read once hidden ones are removed.
+ * elements and `authorLinks` its links to what may be an author's page, found in the same walk: they are read
+ * once hidden ones are removed.
  */
 export function readMetadata(
   document: Document,
   pageUrl: string,
-): { metadata: PageMetadata; baseUrl: string; headlines: Element[] } {
+): { metadata: PageMetadata; baseUrl: string; headlines: Element[]; authorLinks: Element[] } {
   const elements = metadataElements(document);
   const items = new SchemaItems();
   const articles = jsonLdArticles(elements.jsonLdScripts, items);
@@ -345,5 +358,10 @@ export function readMetadata(
   if (byline && !/^https?:/.test(byline)) result.byline = byline;
   if (siteName) result.siteName = siteName;
   if (typeof body === 'string' && body.trim()) result.articleBody = body.trim();
-  return { metadata: result, baseUrl: baseUrlOf(elements.base, pageUrl), headlines: elements.headlines };
+  return {
+    metadata: result,
+    baseUrl: baseUrlOf(elements.base, pageUrl),
+    headlines: elements.headlines,
+    authorLinks: elements.authorLinks,
+  };
 }
