@@ -3,6 +3,22 @@ import { authorFromProfileLink, authorName } from '../../src/pipeline/extract/by
 import { extractContent } from '../../src/pipeline/extract/index.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 
+/** An article about chisels with `head` in its head and `top` above its paragraphs. */
+function chiselArticle(head: string, top: string): string {
+  return (
+    `<!doctype html><html><head><title>Chisels</title>${head}</head><body><article><h1>Chisels</h1>${top}` +
+    '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
+      6,
+    ) +
+    '</article></body></html>'
+  );
+}
+
+/** The byline extracted from a page. */
+async function bylineOf(html: string, url = 'https://example.com/chisels'): Promise<string | undefined> {
+  return (await extractContent(html, { url, contentType: 'text/html' }))?.byline;
+}
+
 describe('authorName', () => {
   it.each([
     ['a label', 'By Scott Pletcher', 'Scott Pletcher'],
@@ -55,35 +71,19 @@ describe('authorName', () => {
   });
 
   it('gives extracted pages the name from their byline', async () => {
-    const html =
-      '<!doctype html><html><head><title>Chisels</title></head><body><article><h1>Chisels</h1>' +
-      '<div class="byline">By Jane Doe | Jan 2, 2025</div>' +
-      '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
-        6,
-      ) +
-      '</article></body></html>';
-    const result = await extractContent(html, {
-      url: 'https://example.com/chisels',
-      contentType: 'text/html',
-    });
-    expect(result?.byline).toBe('Jane Doe');
+    expect(await bylineOf(chiselArticle('', '<div class="byline">By Jane Doe | Jan 2, 2025</div>'))).toBe(
+      'Jane Doe',
+    );
   });
 
   it('falls back to the declared author when the byline Readability found holds no name', async () => {
     // Readability reads no author from JSON-LD whose @type is a list, and takes this line for a byline.
-    const html =
-      '<!doctype html><html><head><title>Chisels</title><script type="application/ld+json">' +
-      '{"@type":["WebPage","Article"],"author":{"@type":"Person","name":"Jane Doe"}}</script></head>' +
-      '<body><article><h1>Chisels</h1><div class="byline">Last Updated: 2025-02-22 Cite this Webpage By Jane Doe Fact Checked</div>' +
-      '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
-        6,
-      ) +
-      '</article></body></html>';
-    const result = await extractContent(html, {
-      url: 'https://example.com/chisels',
-      contentType: 'text/html',
-    });
-    expect(result?.byline).toBe('Jane Doe');
+    const html = chiselArticle(
+      '<script type="application/ld+json">' +
+        '{"@type":["WebPage","Article"],"author":{"@type":"Person","name":"Jane Doe"}}</script>',
+      '<div class="byline">Last Updated: 2025-02-22 Cite this Webpage By Jane Doe Fact Checked</div>',
+    );
+    expect(await bylineOf(html)).toBe('Jane Doe');
   });
 });
 
@@ -123,27 +123,14 @@ describe('authorFromProfileLink', () => {
   });
 
   it('names the author of an article without a byline, but not of other pages', async () => {
-    const article = (extra: string): string =>
-      '<!doctype html><html><head><title>Chisels</title></head><body><article><h1>Chisels</h1>' +
-      `<div class="meta"><a href="/authors/jane-doe">Jane Doe</a></div>${extra}` +
-      '<p>A sharp chisel cuts clean end grain and needs less force, so it slips less and is safer to use. </p>'.repeat(
-        6,
-      ) +
-      '</article></body></html>';
-    const byline = async (
-      html: string,
-      url = 'https://www.example.com/blog/chisels',
-    ): Promise<string | undefined> => (await extractContent(html, { url, contentType: 'text/html' }))?.byline;
-    expect(await byline(article(''))).toBe('Jane Doe');
+    const article = (name: string, extra = ''): string =>
+      chiselArticle('', `<div class="meta"><a href="/authors/jane-doe">${name}</a></div>${extra}`);
+    const blog = 'https://www.example.com/blog/chisels';
+    expect(await bylineOf(article('Jane Doe'), blog)).toBe('Jane Doe');
     // Read as documentation (a guide's path): no author from a link.
-    expect(await byline(article(''), 'https://www.example.com/guides/chisels')).toBeUndefined();
+    expect(await bylineOf(article('Jane Doe'), 'https://www.example.com/guides/chisels')).toBeUndefined();
     expect(
-      await byline(
-        article('<p hidden><a href="/authors/sam-lee">Sam Lee</a></p>').replace(
-          'Jane Doe</a>',
-          'Our team</a>',
-        ),
-      ),
+      await bylineOf(article('Our team', '<p hidden><a href="/authors/sam-lee">Sam Lee</a></p>'), blog),
     ).toBeUndefined();
   });
 });
