@@ -5,12 +5,15 @@
  * "5 min read") is no byline.
  */
 
+import { lowerCaseWords, siteOf } from './title.ts';
+
 /** A label before the name: "By", "Written by", "Posted by", "Author:". */
 const LABEL = /^(?:(?:written|posted|authored|reviewed|words)\s*by|by|author)(?::\s*|\s+)/i;
 /** The same label glued to the name ("Written ByJane Doe"): followed by a capital, with no space. */
 const GLUED_LABEL = /^(?:(?:Written|Posted|Authored|Reviewed|Words)\s*[Bb]y|By)(?=\p{Lu})/u;
 
-const MONTH =
+/** A month's English name or abbreviation (a regular expression's source, no group). */
+export const MONTH =
   '(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?(?![a-z])';
 const WEEKDAY =
   '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun)\\.?(?![a-z])';
@@ -99,20 +102,9 @@ export function mayLeadToAuthorPage(href: string): boolean {
 /** A name has a few words; a longer link text is a sentence. */
 const MAX_NAME_WORDS = 5;
 
-/** Lower-cased words (letters and digits) without accents: "López" is `lopez` in an address. */
+/** Lower-cased words without accents: "López" is `lopez` in an address. */
 function nameWords(text: string): string[] {
-  return (
-    text
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
-
-/** The site of a host: without `www.`. */
-function siteOf(host: string): string {
-  return host.replace(/^www\./, '');
+  return lowerCaseWords(text.normalize('NFD').replace(/\p{M}/gu, ''));
 }
 
 /**
@@ -137,10 +129,11 @@ export function authorFromProfileLink(links: readonly Element[], pageUrl: string
     } catch {
       continue; // a malformed escape in the URL
     }
-    const words = nameWords(link.textContent ?? '');
+    const text = link.textContent ?? '';
+    const words = nameWords(text);
     if (words.length === 0 || words.length > MAX_NAME_WORDS || !words.every((word) => slugWords.has(word)))
       continue;
-    const name = authorName((link.textContent ?? '').replace(/\s+/g, ' ').trim());
+    const name = authorName(text.replace(/\s+/g, ' ').trim());
     if (name) return name;
   }
   return undefined;

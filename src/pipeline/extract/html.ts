@@ -188,10 +188,14 @@ export async function extractHtml(
     });
     // The visible ones, read before extraction changes them (Readability turns an article's <h1> into <h2>).
     const headlines = headlineElements.filter((element) => element.isConnected).map(normalizedText);
-    const linkedAuthor = authorFromProfileLink(
-      authorLinks.filter((element) => element.isConnected),
-      options.url,
-    );
+    // Only an article is credited to a linked author (its profile stays one), so other pages skip the read.
+    const linkedAuthor =
+      pageType === 'article'
+        ? authorFromProfileLink(
+            authorLinks.filter((element) => element.isConnected),
+            options.url,
+          )
+        : undefined;
     lap('prune');
     let article: ReturnType<typeof runReadability> = null;
     let root: Element | null;

@@ -1,5 +1,5 @@
 /** Page metadata read before Readability mutates the document: meta tags, JSON-LD, `<time>`, `<link>`. */
-import { mayLeadToAuthorPage } from './byline.ts';
+import { mayLeadToAuthorPage, MONTH } from './byline.ts';
 import { descendantElements } from './dom.ts';
 
 /** Metadata found in a page's markup. */
@@ -167,8 +167,7 @@ export function normalizeDate(value: string | undefined): string | undefined {
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH_NAME =
-  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const MONTH_NAME = `(${MONTH})`;
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 /** "October 8, 2025", "Aug 04, 2025", "February 9th, 2024". */
 const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH_NAME}\\s+${DAY},?\\s+(\\d{4})\\b`, 'i');

@@ -1,10 +1,10 @@
 /**
  * The page's own title without its site's name, or the headline the page shows. `<title>` and `og:title`
  * usually carry the site's name before or after the page's ("How to X | Acme", "Acme - How to X"): a source
- * list then shows the site twice and the page's title cut short. The name is recognised only when it is the site's: its `og:site_name`
- * (or JSON-LD publisher), or its host name. The document title is often written for search engines ("Best
- * Movers 2026 | Top 19 Companies") while the page shows its reader another headline: the page's one `<h1>`,
- * when it names the same thing, is the title a reader knows the page by.
+ * list then shows the site twice and the page's title cut short. The name is recognised only when it is the
+ * site's: its `og:site_name` (or JSON-LD publisher), or its host name. The document title is often written for
+ * search engines ("Best Movers 2026 | Top 19 Companies") while the page shows its reader another headline: the
+ * page's one `<h1>`, when it names the same thing, is the title a reader knows the page by.
  */
 
 /** A separator between the page's title and the site's name: `|`, `-`, `–`, `—`, `·`, `•`, `»`, `/`, `::`. */
@@ -13,6 +13,16 @@ const SEPARATOR = /\s+(?:[|\-–—·•»/]|::)\s+/g;
 /** Letters and digits only, lower-cased: "Accounting.com" and "accounting com" compare equal. */
 function letters(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** Lower-cased words (letters and digits). */
+export function lowerCaseWords(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** A site's host name without `www.`: `www.acme.com` and `acme.com` are one site. */
+export function siteOf(host: string): string {
+  return host.replace(/^www\./, '');
 }
 
 /** Second-level labels under which sites register their names (`example.co.uk`, `example.com.au`). */
@@ -26,7 +36,7 @@ function siteNames(siteName: string | undefined, host: string | undefined): stri
   const names: string[] = [];
   if (siteName) names.push(letters(siteName));
   if (host) {
-    const labels = host.replace(/^www\./, '').split('.');
+    const labels = siteOf(host).split('.');
     names.push(letters(labels.join('.')));
     const registered = labels.length - (SHARED_SECOND_LEVEL.has(labels.at(-2) ?? '') ? 3 : 2);
     if (registered >= 0) names.push(letters(labels[registered]!));
@@ -70,11 +80,6 @@ const MAX_HEADLINE_CHARACTERS = 200;
  */
 const MIN_HEADLINE_WORDS_IN_TITLE = 0.5;
 
-/** Lower-cased words (letters and digits). */
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-}
-
 /**
  * The page's headline, to be its title: its only first-level heading with text (`headlines`, whitespace
  * collapsed), when at most {@link MAX_HEADLINE_CHARACTERS} long, not the site's name (a logo set as `<h1>`),
@@ -94,9 +99,9 @@ export function headlineTitle(
   if (headline.length > MAX_HEADLINE_CHARACTERS) return undefined;
   const host = URL.canParse(url) ? new URL(url).hostname : undefined;
   if (siteNames(siteName, host).includes(letters(headline))) return undefined;
-  const titleWords = new Set(words(title));
+  const titleWords = new Set(lowerCaseWords(title));
   if (titleWords.size === 0) return headline;
-  const headlineWords = words(headline);
+  const headlineWords = lowerCaseWords(headline);
   const shared = headlineWords.filter((word) => titleWords.has(word)).length;
   return shared >= MIN_HEADLINE_WORDS_IN_TITLE * headlineWords.length ? headline : undefined;
 }
