@@ -3,7 +3,8 @@ import { Worker } from 'node:worker_threads';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { createContentExtractor, extractContent } from '../../src/pipeline/extract/index.ts';
-import { isJoinedTokenList, NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
+import { NO_DOM_EVENTS_MESSAGE } from '../../src/pipeline/extract/worker-dom.ts';
+import { isJoinedTokenList } from '../../src/pipeline/extract/lite-dom.ts';
 import { classSteps } from './fixtures/class-steps.ts';
 import { treeSteps } from './fixtures/tree-steps.ts';
 

@@ -1,9 +1,19 @@
-/** HTML parsing into a DOM: linkedom (fast, default) or jsdom (full fidelity). */
+/** HTML parsing into a DOM: our small DOM (fastest), linkedom, or jsdom (full fidelity). */
 import { DOMParser } from 'linkedom';
 import type * as Jsdom from 'jsdom';
+import { isLiteNode, nextInTree, parseLiteDocument, type LiteNode } from './lite-dom.ts';
+
+/**
+ * The DOM implementations that can parse a page: `lite`, ours (lite-dom.ts: the fastest, the same results as
+ * linkedom), `linkedom`, or `jsdom` (a full browser-grade DOM, many times slower).
+ */
+export const DOM_IMPLEMENTATIONS = ['lite', 'linkedom', 'jsdom'] as const;
 
 /** Which DOM implementation parses the page. */
-export type DomImplementation = 'linkedom' | 'jsdom';
+export type DomImplementation = (typeof DOM_IMPLEMENTATIONS)[number];
+
+/** The DOM pages are parsed into unless an option names another. */
+export const DEFAULT_DOM: DomImplementation = 'lite';
 
 /** A parsed page; call `dispose` when done so jsdom can free its window. */
 export interface ParsedDocument {
@@ -28,6 +38,11 @@ function parseHtmlDocument(html: string): Document {
   return new DOMParser().parseFromString(html, 'text/html') as unknown as Document;
 }
 
+/** Our small DOM's document ({@link parseLiteDocument}), built as linkedom builds its own. */
+function parseLiteHtmlDocument(html: string): Document {
+  return parseLiteDocument(html) as unknown as Document;
+}
+
 /** Parses an HTML string. `url` becomes the document URL (jsdom) and is used to resolve links. */
 export async function parseDocument(
   html: string,
@@ -40,11 +55,12 @@ export async function parseDocument(
     const window = new JSDOM(html, { url: safeUrl(url), virtualConsole: new VirtualConsole() }).window;
     return { document: window.document, dispose: () => window.close() };
   }
-  let document = parseHtmlDocument(withoutMarkupCdata(html));
+  const parse = dom === 'lite' ? parseLiteHtmlDocument : parseHtmlDocument;
+  let document = parse(withoutMarkupCdata(html));
   repairStrayBodyContent(document);
   // linkedom builds no <html>/<body> for a fragment (browsers and jsdom do): wrap it and parse again.
   if (document.documentElement?.tagName.toUpperCase() !== 'HTML' || !document.body) {
-    document = parseHtmlDocument(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`);
+    document = parse(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`);
   }
   return { document, dispose: () => undefined };
 }
@@ -143,6 +159,7 @@ export function descendantNodes(
   show: number,
   accept?: (node: Node) => boolean,
 ): Node[] {
+  if (isLiteNode(root)) return liteDescendants(root, show, accept);
   const listed = descendantLister?.(root, show, accept);
   if (listed) return listed;
   const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
@@ -161,4 +178,14 @@ export function descendantElements(
   accept?: (element: Element) => boolean,
 ): Element[] {
   return descendantNodes(root, SHOW.ELEMENT, accept as ((node: Node) => boolean) | undefined) as Element[];
+}
+
+/** {@link descendantNodes} on our small DOM: along its tree, no list built to copy. */
+function liteDescendants(root: LiteNode, show: number, accept?: (node: Node) => boolean): Node[] {
+  const out: Node[] = [];
+  for (let node = root.firstChild; node !== null; node = nextInTree(node, root)) {
+    if (isShown(node.nodeType, show) && (!accept || accept(node as unknown as Node)))
+      out.push(node as unknown as Node);
+  }
+  return out;
 }

@@ -18,7 +18,7 @@ export interface ExtractContentOptions {
   readonly contentType?: string;
   /** Charset from the HTTP header; wins over the one inside `contentType`. */
   readonly charset?: string;
-  /** DOM used for HTML. `jsdom` is slower but a full browser-grade DOM. @default 'linkedom' */
+  /** DOM used for HTML (the choices: `DOM_IMPLEMENTATIONS` in dom.ts). @default 'lite' (`DEFAULT_DOM`) */
   readonly dom?: DomImplementation;
   /** Remove share/related/caption/link-dense blocks left by Readability. @default true */
   readonly cleanBoilerplate?: boolean;

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
-import type { DomImplementation } from './dom.ts';
+import { DOM_IMPLEMENTATIONS, type DomImplementation } from './dom.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
 import type { ExtractTaskPayload } from './worker.ts';
@@ -27,7 +27,7 @@ export interface ContentExtractorOptions {
   readonly timeoutMs?: number;
   /** Larger bodies are refused with `payload_too_large`. @default 10 * 1024 * 1024 */
   readonly maxInputBytes?: number;
-  /** DOM for HTML pages. @default 'linkedom' */
+  /** DOM for HTML pages (see {@link DOM_IMPLEMENTATIONS}). @default 'lite' ({@link DEFAULT_DOM}) */
   readonly dom?: DomImplementation;
   /** Remove share/related/caption/byline blocks left inside Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
@@ -47,8 +47,10 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
   const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_EXTRACTION_TIMEOUT_MS);
   const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, 10 * 1024 * 1024);
-  if (options.dom !== undefined && options.dom !== 'linkedom' && options.dom !== 'jsdom') {
-    throw new TypeError("createContentExtractor: dom must be 'linkedom' or 'jsdom'");
+  if (options.dom !== undefined && !(DOM_IMPLEMENTATIONS as readonly string[]).includes(options.dom)) {
+    throw new TypeError(
+      `createContentExtractor: dom must be one of ${DOM_IMPLEMENTATIONS.map((name) => `'${name}'`).join(', ')}`,
+    );
   }
   const pool: WorkerPool<ExtractTaskPayload, ExtractedContent | null> | undefined =
     workers > 0

@@ -4,7 +4,7 @@
  * other types) → boilerplate clean-up → text and Markdown.
  */
 import type { ExtractedContent } from '../types.ts';
-import { parseDocument, type DomImplementation } from './dom.ts';
+import { DEFAULT_DOM, parseDocument, type DomImplementation } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import {
   mainAreaContent,
@@ -37,7 +37,7 @@ export type StageTimes = Record<string, number>;
 /** Options of {@link extractHtml}. */
 export interface HtmlExtractOptions {
   readonly url: string;
-  /** @default 'linkedom' */
+  /** @default 'lite' ({@link DEFAULT_DOM}) */
   readonly dom?: DomImplementation;
   /** Remove share/related/caption/link-dense blocks from Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
@@ -157,7 +157,7 @@ export async function extractHtml(
   options: HtmlExtractOptions,
 ): Promise<ExtractedContent | null> {
   const lap = stageClock(options.stageTimes);
-  const dom = options.dom ?? 'linkedom';
+  const dom = options.dom ?? DEFAULT_DOM;
   html = withoutInertMarkup(html);
   lap('prune markup');
   const parsed = await parseDocument(html, options.url, dom);

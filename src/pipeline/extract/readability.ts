@@ -32,6 +32,7 @@
  * ({@link readabilityFor}).
  */
 import { descendantElements } from './dom.ts';
+import { isLiteNode } from './lite-dom.ts';
 import { collapsedTextLength } from './text-index.ts';
 import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
 import { linkedomElementPrototype, sampleDocument } from './linkedom-internals.ts';
@@ -99,7 +100,10 @@ export function linkedomStyleValue(inlineStyle: string, property: string): strin
 export function isProbablyVisible(node: Element): boolean {
   const inlineStyle = node.getAttribute('style');
   if (inlineStyle !== null) {
-    if (LINKEDOM_ELEMENT && Object.prototype.isPrototypeOf.call(LINKEDOM_ELEMENT, node)) {
+    if (
+      isLiteNode(node) ||
+      (LINKEDOM_ELEMENT && Object.prototype.isPrototypeOf.call(LINKEDOM_ELEMENT, node))
+    ) {
       const display = linkedomStyleValue(inlineStyle, 'display');
       if (display === 'none' || linkedomStyleValue(inlineStyle, 'visibility') === 'hidden') return false;
     } else {

@@ -9,6 +9,7 @@
  * again (see the extraction profile in docs/benchmarks.md).
  */
 import { privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
+import { LiteDocument, snapshotLiteDocument } from './lite-dom.ts';
 
 /** A document's state, which {@link DocumentSnapshot.restore} puts back. */
 export interface DocumentSnapshot {
@@ -63,6 +64,7 @@ const STRIDE = 5;
  * keeps its nodes as expected.
  */
 export function snapshotDocument(document: Document): DocumentSnapshot | undefined {
+  if (document instanceof LiteDocument) return { restore: snapshotLiteDocument(document) };
   const list = listKeys();
   const root = document as unknown as Fields;
   if (!list || !(list.next in root)) return undefined;

@@ -26,7 +26,7 @@
  *   list itself.
  */
 import { EventTarget as LinkedomEventTarget } from 'linkedom';
-import { isSpace } from './text-index.ts';
+import { isJoinedTokenList } from './lite-dom.ts';
 import { isShown, useDescendantLister } from './dom.ts';
 import { linkedomElementPrototype, privateKey, sampleDocument, type Fields } from './linkedom-internals.ts';
 
@@ -86,28 +86,6 @@ function classListKey(): symbol | undefined {
   return Object.getOwnPropertySymbols(body).find(
     (key) => (body as unknown as Record<symbol, unknown>)[key] === tokens,
   );
-}
-
-/**
- * Class tokens joined by single spaces, each once: what linkedom's token set joins back to unchanged. One
- * pass over the characters (the parser asks this of every class attribute); most have a token or two.
- */
-export function isJoinedTokenList(text: string): boolean {
-  const last = text.length - 1;
-  let spaces = 0;
-  for (let i = 0; i <= last; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 32) {
-      if (i === 0 || i === last || text.charCodeAt(i - 1) === 32) return false;
-      spaces++;
-    } else if (isSpace(code)) {
-      return false;
-    }
-  }
-  if (spaces === 0) return true;
-  const tokens = text.split(' ');
-  if (spaces === 1) return tokens[0] !== tokens[1];
-  return new Set(tokens).size === tokens.length;
 }
 
 /**
