@@ -6,11 +6,74 @@
  * page each time; V8 is many times slower still over the pieced-together result of an earlier replace).
  */
 
-/** A start or end tag: `$1` is `/` for an end tag, `$2` the name. */
-const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*>/y;
+/** A start or end tag found at a position: where its name is and where it ends. */
+interface TagAt {
+  readonly isEnd: boolean;
+  readonly name: string;
+  /** Just past the tag's name. */
+  readonly nameEnd: number;
+  /** Just past the tag's `>`. */
+  readonly end: number;
+}
 
-/** Just the name of the tag at a position. */
-const TAG_NAME = /<\/?([a-zA-Z][a-zA-Z0-9-]*)(?![\w])/y;
+const isAsciiLetter = (code: number): boolean => (code | 32) >= 97 && (code | 32) <= 122;
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+/** A character of a tag name: a letter, a digit or `-`. */
+const isNameCharacter = (code: number): boolean => isAsciiLetter(code) || isDigit(code) || code === 45;
+/** A word character of regular expressions (`\w`); NaN (past the end) is none. */
+const isWordCharacter = (code: number): boolean => isAsciiLetter(code) || isDigit(code) || code === 95;
+
+/** Tag names seen, in lower case (most are lower case already; the rest are few and repeated). */
+const lowerCaseNames = new Map<string, string>();
+
+/**
+ * The tag's name starting at `start` (a letter): the longest run of name characters followed by a character
+ * `endsName` accepts, as a regular expression backtracking over the run would take it; undefined when none.
+ */
+function nameAt(html: string, start: number, endsName: (end: number) => boolean): number | undefined {
+  let end = start + 1;
+  while (end < html.length && isNameCharacter(html.charCodeAt(end))) end++;
+  for (; end > start; end--) if (endsName(end)) return end;
+  return undefined;
+}
+
+/**
+ * The start or end tag at `at`, as `<(\/?)([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*>` matches it (the name ends at a
+ * word boundary, the tag at the first `>`), read character by character: a regular expression's match
+ * (an array of three strings per tag) was most of this scan's time.
+ */
+function tagAt(html: string, at: number): TagAt | undefined {
+  const isEnd = html.charCodeAt(at + 1) === 47;
+  const start = at + (isEnd ? 2 : 1);
+  if (!isAsciiLetter(html.charCodeAt(start))) return undefined;
+  const close = html.indexOf('>', start);
+  if (close === -1) return undefined;
+  const nameEnd = nameAt(
+    html,
+    start,
+    (end) => isWordCharacter(html.charCodeAt(end - 1)) !== isWordCharacter(html.charCodeAt(end)),
+  );
+  if (nameEnd === undefined) return undefined;
+  return { isEnd, name: lowerCaseName(html.slice(start, nameEnd)), nameEnd, end: close + 1 };
+}
+
+function lowerCaseName(written: string): string {
+  let name = lowerCaseNames.get(written);
+  if (name === undefined) {
+    name = written.toLowerCase();
+    if (lowerCaseNames.size < 4096) lowerCaseNames.set(written, name);
+  }
+  return name;
+}
+
+/** Just the name of the tag at `at`, lower-cased: `<\/?([a-zA-Z][a-zA-Z0-9-]*)(?![\w])` (no `>` needed). */
+function tagNameAt(html: string, at: number): string | undefined {
+  if (html.charCodeAt(at) !== 60) return undefined;
+  const start = at + (html.charCodeAt(at + 1) === 47 ? 2 : 1);
+  if (!isAsciiLetter(html.charCodeAt(start))) return undefined;
+  const nameEnd = nameAt(html, start, (end) => !isWordCharacter(html.charCodeAt(end)));
+  return nameEnd === undefined ? undefined : lowerCaseName(html.slice(start, nameEnd));
+}
 
 /** Elements removed whole, start tag to end tag: never text (JSON-LD scripts are kept for metadata). */
 const INERT_ENDS: ReadonlyMap<string, RegExp> = new Map([
@@ -81,8 +144,7 @@ function isWhitespace(code: number): boolean {
 /** Whether a block tag, `<pre>`, or markup cut anyway (a comment, script, style, SVG) starts at `at`. */
 function startsBlock(html: string, at: number): boolean {
   if (html.startsWith('<!--', at)) return true;
-  TAG_NAME.lastIndex = at;
-  const name = TAG_NAME.exec(html)?.[1]?.toLowerCase();
+  const name = tagNameAt(html, at);
   return name !== undefined && (BLOCK_TAGS.has(name) || INERT_ENDS.has(name) || name === 'pre');
 }
 
@@ -122,8 +184,8 @@ interface NavigationCut {
  * Whether a tag inside a navigation block makes it no cut: the page's main landmark inside it (a site
  * wrapping its page in navigation; the later stages keep such a block too).
  */
-function holdsMain(name: string, tag: string): boolean {
-  return name === 'main' || MAIN_ROLE.test(tag);
+function holdsMain(name: string, text: () => string): boolean {
+  return name === 'main' || MAIN_ROLE.test(text());
 }
 
 /**
@@ -152,27 +214,29 @@ export function withoutInertMarkup(html: string): string {
       at = html.indexOf('<', end === -1 ? at + 1 : copiedUpTo);
       continue;
     }
-    TAG.lastIndex = at;
-    const tag = TAG.exec(html);
+    const tag = tagAt(html, at);
     if (!tag) {
       at = html.indexOf('<', at + 1);
       continue;
     }
-    const name = tag[2]!.toLowerCase();
-    let next = at + tag[0].length;
-    const isStart = tag[1] === '';
+    const name = tag.name;
+    let next = tag.end;
+    const isStart = !tag.isEnd;
+    /** The whole tag's text, read only by the few rules that look at its attributes. */
+    const text = (): string => html.slice(at, tag.end);
     const inertEnd = isStart ? INERT_ENDS.get(name) : undefined;
     const preformattedEnd = isStart ? PREFORMATTED_ENDS.get(name) : undefined;
     const end = inertEnd ?? preformattedEnd;
     if (navigation) {
-      if (isStart ? holdsMain(name, tag[0]) : !closesInside(navigation.open, name)) navigation = undefined;
-      else if (isStart && !end && !VOID_TAGS.has(name) && !tag[0].endsWith('/>')) navigation.open.push(name);
-      else if (navigation.open.length === 0) {
+      if (isStart ? holdsMain(name, text) : !closesInside(navigation.open, name)) navigation = undefined;
+      else if (isStart && !end && !VOID_TAGS.has(name) && html.charCodeAt(tag.end - 2) !== 47) {
+        navigation.open.push(name);
+      } else if (navigation.open.length === 0) {
         parts.length = navigation.partsBefore;
         copiedUpTo = next;
         navigation = undefined;
       }
-    } else if (isStart && !end && (name === 'nav' || NAVIGATION_ROLE.test(tag[0]))) {
+    } else if (isStart && !end && (name === 'nav' || NAVIGATION_ROLE.test(text()))) {
       if (!VOID_TAGS.has(name)) {
         copy(at);
         copiedUpTo = at;
@@ -184,7 +248,7 @@ export function withoutInertMarkup(html: string): string {
       const close = end.exec(html);
       if (close) {
         next = close.index + close[0].length;
-        if (inertEnd && !(name === 'script' && JSON_LD.test(tag[0]))) {
+        if (inertEnd && !(name === 'script' && JSON_LD.test(text()))) {
           copy(at);
           copiedUpTo = next;
         }
