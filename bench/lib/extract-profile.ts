@@ -1,13 +1,11 @@
 /**
- * The stage profile of `bench:extract --profile`, run in a thread of its own with the extraction workers'
- * linkedom settings, so that it shows how the service spends its time (the benchmark's own thread keeps
- * linkedom's defaults for the in-process variant). Besides the time per stage it records each page's size,
+ * The stage profile of `bench:extract --profile`, run in a thread of its own set up as the extraction workers
+ * are, so that it shows how the service spends its time. Besides the time per stage it records each page's size,
  * so that the benchmark can fit how each stage's time grows with the page: what the slow pages are made of.
  */
 import { Worker } from 'node:worker_threads';
-import { parseHTML } from 'linkedom';
 import { decodeBytes } from '../../src/pipeline/extract/decode.ts';
-import { SHOW } from '../../src/pipeline/extract/dom.ts';
+import { parseDocument, SHOW } from '../../src/pipeline/extract/dom.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { extractHtml, type StageTimes } from '../../src/pipeline/extract/html.ts';
 
@@ -34,8 +32,8 @@ export interface ProfileResult {
 }
 
 /** Counts the elements and text characters of the document the stages parse (not timed). */
-function pageSize(html: string): { elements: number; textCharacters: number } {
-  const { document } = parseHTML(withoutInertMarkup(html)) as unknown as { document: Document };
+async function pageSize(html: string): Promise<{ elements: number; textCharacters: number }> {
+  const { document } = await parseDocument(withoutInertMarkup(html), 'https://example.test/', 'lite');
   let elements = 0;
   let textCharacters = 0;
   const walker = document.createTreeWalker(document, SHOW.ELEMENT | SHOW.TEXT);
@@ -67,10 +65,13 @@ export async function profilePages(
     timings.push(stages);
   }
   heap.push(heapMiB());
-  const profiles = pages.map((page, index) => ({
-    stages: timings[index]!,
-    ...pageSize(decodeBytes(page.html, { sniffMeta: true }).text),
-  }));
+  const profiles: PageProfile[] = [];
+  for (const [index, page] of pages.entries()) {
+    profiles.push({
+      stages: timings[index]!,
+      ...(await pageSize(decodeBytes(page.html, { sniffMeta: true }).text)),
+    });
+  }
   return { pages: profiles, heapMiB: heap };
 }
 

@@ -274,7 +274,7 @@ describe('fallback and passthrough', () => {
 
   it('reads HTML fragments and XHTML on both DOMs', async () => {
     const fragment = filler('fragment');
-    for (const dom of ['linkedom', 'jsdom'] as const) {
+    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
       const fromFragment = await extractContent(fragment, { url: 'https://example.test/', dom });
       expect(fromFragment?.text).toContain('The fragment paragraph');
     }

@@ -1,10 +1,13 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
 import { extractHtml } from '../../src/pipeline/extract/html.ts';
 import { snapshotDocument } from '../../src/pipeline/extract/snapshot.ts';
+import { isProbablyVisible } from '../../src/pipeline/extract/readability.ts';
 import { joinedClassTokens, LiteDocument, parseLiteDocument } from '../../src/pipeline/extract/lite-dom.ts';
 
-const URL = 'https://example.test/page';
+const PAGE_URL = 'https://example.test/page';
 
 /** A node and its subtree written out with every detail extraction can see: kinds, names, attributes in order, texts. */
 function shape(node: Node): string {
@@ -31,8 +34,8 @@ function shape(node: Node): string {
 
 async function bothDoms(html: string): Promise<{ lite: Document; linkedom: Document }> {
   return {
-    lite: (await parseDocument(html, URL, 'lite')).document,
-    linkedom: (await parseDocument(html, URL, 'linkedom')).document,
+    lite: (await parseDocument(html, PAGE_URL, 'lite')).document,
+    linkedom: (await parseDocument(html, PAGE_URL, 'linkedom')).document,
   };
 }
 
@@ -112,6 +115,23 @@ describe('lite DOM: linkedom departures the results depend on', () => {
     expect(document.documentElement!.children.map((element) => element.tagName)).toEqual(['HEAD', 'BODY']);
   });
 
+  it("reads inline styles for Readability's visibility test as linkedom's style objects do", async () => {
+    const styles = [
+      'display:none',
+      'display: none !important',
+      'visibility:hidden',
+      'display:block;display:none',
+      'color:red',
+      '',
+    ];
+    const html = `<html><body>${styles.map((style) => `<div style="${style}">x</div>`).join('')}<p hidden>h</p><p aria-hidden="true" class="fallback-image">m</p></body></html>`;
+    const { lite, linkedom } = await bothDoms(html);
+    const answers = (document: Document) =>
+      Array.from(document.body.children, (element) => isProbablyVisible(element));
+    expect(answers(lite)).toEqual(answers(linkedom));
+    expect(answers(lite)).toEqual([false, true, false, false, true, true, false, true]);
+  });
+
   it('has src and srcset only on the elements that have the properties', () => {
     const document = parseLiteDocument(
       '<html><body><img src="a.png" srcset="a2.png 2x"><picture src="p.png"></picture></body></html>',
@@ -157,7 +177,7 @@ describe('lite DOM: tree operations', () => {
     const { document } = await parseDocument(
       '<html><body><header><a href="/">Home</a></header><main><h1 data-x="1">T</h1><p class="lead">One <b>b</b></p>' +
         '<ul><li>1</li><li>2</li></ul></main></body></html>',
-      URL,
+      PAGE_URL,
       'lite',
     );
     expect(document).toBeInstanceOf(LiteDocument);
@@ -191,11 +211,27 @@ describe('lite DOM: extraction', () => {
       'sides when it shuts on neither, a little at a time, and try it again after each pass.</p>' +
       '<ul><li>Wax</li><li>Glue</li><li>A plane</li></ul></article><aside>Related: chairs</aside></main>' +
       '<footer>© Shop Notes</footer></body></html>';
-    const lite = await extractHtml(html, { url: URL, dom: 'lite' });
-    const linkedom = await extractHtml(html, { url: URL, dom: 'linkedom' });
+    const lite = await extractHtml(html, { url: PAGE_URL, dom: 'lite' });
+    const linkedom = await extractHtml(html, { url: PAGE_URL, dom: 'linkedom' });
     expect(lite).toEqual(linkedom);
     expect(lite).toMatchObject({ title: 'Fixing a drawer', byline: 'Jane Doe', pageType: 'article' });
     expect(lite?.markdown).toContain('- A plane');
     expect(lite?.text).not.toMatch(/Home|Related|©/);
   });
+});
+
+describe('lite DOM: memory', () => {
+  it('keeps nothing of a page in the process-wide tables of tag names', async () => {
+    // 120 pages of 2 MB in a 64 MB heap: a table keeping a name cut from each page would keep its HTML too.
+    const worker = new Worker(new URL('./fixtures/retained-pages.ts', import.meta.url), {
+      workerData: { pages: 120, padding: 1_000_000 },
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+    });
+    const outcome = await Promise.race([
+      once(worker, 'message').then(([message]) => message as unknown),
+      once(worker, 'error').then(([error]) => (error as Error).message),
+    ]);
+    await worker.terminate();
+    expect(outcome).toEqual({ done: 120 });
+  }, 60_000);
 });

@@ -50,7 +50,7 @@ const PAGES = {
   'a main that is only a widget': `<div><p>${PROSE}${PROSE}${PROSE}</p><main>Small</main><footer>End</footer></div>`,
 };
 
-describe.each<DomImplementation>(['linkedom', 'jsdom'])('mainAreaMeasure (%s)', (dom) => {
+describe.each<DomImplementation>(['lite', 'linkedom', 'jsdom'])('mainAreaMeasure (%s)', (dom) => {
   it.each(Object.entries(PAGES))(
     'measures %s as selector queries of its landmarks would',
     async (_name, body) => {

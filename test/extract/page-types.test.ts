@@ -1209,7 +1209,7 @@ describe('page types', () => {
 describe('parsing repairs and pruning', () => {
   it('gives linkedom the real body when an element sits between </head> and <body>', async () => {
     const html = `<!doctype html><html><head><title>T</title></head><div id="tag-manager"></div><body><p>STRAYBODY text</p></body></html>`;
-    for (const dom of ['linkedom', 'jsdom'] as const) {
+    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
       const parsed = await parseDocument(html, 'https://example.test/', dom);
       expect(parsed.document.body.textContent).toContain('STRAYBODY');
       parsed.dispose();

@@ -508,7 +508,7 @@ ${STORY.repeat(2)}</div><p>A short page with <a href="/more">a link</a>.</p></bo
   });
 
   it('lets extraction find the story that a later attempt picks, on linkedom and on jsdom (parsed again)', async () => {
-    for (const dom of ['linkedom', 'jsdom'] as const) {
+    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
       const result = await extractHtml(RETRIED, { url: 'https://example.test/story', dom });
       expect([dom, result?.text]).toEqual([dom, expect.stringContaining('A paragraph of the story')]);
       expect(result?.text).not.toContain('Footer');

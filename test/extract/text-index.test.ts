@@ -38,7 +38,7 @@ function leafBlocksByQuery(root: Element): Element[] {
   );
 }
 
-describe.each<DomImplementation>(['linkedom', 'jsdom'])('indexText (%s)', (dom) => {
+describe.each<DomImplementation>(['lite', 'linkedom', 'jsdom'])('indexText (%s)', (dom) => {
   let parsed: ParsedDocument;
   let document: Document;
   beforeEach(async () => {

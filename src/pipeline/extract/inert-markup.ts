@@ -6,6 +6,8 @@
  * page each time; V8 is many times slower still over the pieced-together result of an earlier replace).
  */
 
+import { detachedCopy, MAX_CACHED_NAMES } from './detached.ts';
+
 /** A start or end tag found at a position: where its name is and where it ends. */
 interface TagAt {
   readonly isEnd: boolean;
@@ -61,7 +63,8 @@ function lowerCaseName(written: string): string {
   let name = lowerCaseNames.get(written);
   if (name === undefined) {
     name = written.toLowerCase();
-    if (lowerCaseNames.size < 4096) lowerCaseNames.set(written, name);
+    // Kept detached from the page: a slice of it would keep the page's whole HTML in memory.
+    if (lowerCaseNames.size < MAX_CACHED_NAMES) lowerCaseNames.set(detachedCopy(written), detachedCopy(name));
   }
   return name;
 }

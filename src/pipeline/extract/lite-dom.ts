@@ -21,6 +21,7 @@
 import { Parser } from 'htmlparser2';
 import { compile, type Options } from 'css-select';
 import { isSpace } from './text-index.ts';
+import { detachedCopy, MAX_CACHED_NAMES } from './detached.ts';
 
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
@@ -29,14 +30,14 @@ const COMMENT_NODE = 8;
 const DOCUMENT_NODE = 9;
 const DOCUMENT_FRAGMENT_NODE = 11;
 
-/** Upper-case tag names, computed once per name. */
+/** Upper-case tag names, computed once per name (the names kept detached from the pages they came from). */
 const upperCaseNames = new Map<string, string>();
 
 function upperCase(name: string): string {
   let upper = upperCaseNames.get(name);
   if (upper === undefined) {
-    upper = name.toUpperCase();
-    upperCaseNames.set(name, upper);
+    upper = detachedCopy(name.toUpperCase());
+    if (upperCaseNames.size < MAX_CACHED_NAMES) upperCaseNames.set(detachedCopy(name), upper);
   }
   return upper;
 }
