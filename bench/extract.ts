@@ -10,7 +10,7 @@
  * collects its garbage and pauses, so one variant's garbage is not collected on the other core while the
  * next variant is timed (turns page by page made the worker take 36% more time than alone, on two cores). `ours` extracts in one extraction
  * worker, as the service does; `inprocess` calls `extractContent` in the benchmark's own thread, as a library
- * user may (its linkedom keeps per-node event maps: see src/pipeline/extract/worker-dom.ts). The profile
+ * user may (the thread the benchmark's own work and the naive baseline's garbage share). The profile
  * times the stages in a thread of its own with the extraction workers' settings, and fits each stage's time
  * on the page's size (the cost model: what the slow pages are made of).
  *
