@@ -11,7 +11,8 @@
  * The tree is the one linkedom builds from the same events (same parser, same options): every element
  * where the parser opens it, each text the parser reports as its own node. Where linkedom departs from the
  * DOM standard in ways the extraction's output depends on, this does the same, so that both give the same
- * result on every page (tests and `bench/extract-parity.ts` compare them):
+ * result on every page (tests compare them on small pages, `npm run bench:extract:parity` on both benchmark
+ * sets):
  * - `createElement(name)` keeps the name as written (`createElement('P')` has the local name `P`);
  * - a new attribute goes first (`setAttribute`, `setAttributeNode`), a parsed one in source order;
  * - `class` is kept as its tokens joined by single spaces, each once;
