@@ -4,7 +4,10 @@
  * in a process-wide table keeps the page's HTML in memory with it.
  */
 
-/** Entries a process-wide table of tag names keeps: real pages use a few hundred names, a hostile one could invent more. */
+/**
+ * Entries a process-wide table of tag names or selectors keeps: real pages use a few hundred names, a hostile
+ * one could invent more.
+ */
 export const MAX_CACHED_NAMES = 4096;
 
 /** A copy of `text` that shares no memory with the string it was cut from. */

@@ -799,7 +799,10 @@ const adapter: NonNullable<Options<LiteNode, LiteElement>['adapter']> = {
     ),
 };
 
-/** Selectors compiled so far (a page asks the same few dozen again and again). */
+/**
+ * Selectors compiled so far: extraction asks the same few dozen on every page. Bounded and detached from the
+ * strings they came from, like the tables of tag names, should a caller build selectors from a page.
+ */
 const compiledSelectors = new Map<string, (element: LiteElement) => boolean>();
 
 function compiledSelector(selectors: string): (element: LiteElement) => boolean {
@@ -807,7 +810,7 @@ function compiledSelector(selectors: string): (element: LiteElement) => boolean 
   if (matches === undefined) {
     const query = compile<LiteNode, LiteElement>(selectors, { xmlMode: false, adapter });
     matches = (element) => query(element);
-    compiledSelectors.set(selectors, matches);
+    if (compiledSelectors.size < MAX_CACHED_NAMES) compiledSelectors.set(detachedCopy(selectors), matches);
   }
   return matches;
 }
