@@ -287,6 +287,17 @@ describe('fallback and passthrough', () => {
     expect(result?.text).toContain('The xhtml paragraph');
   });
 
+  it('reads a page served as HTML that holds text alone, with no element at all, on every DOM', async () => {
+    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
+      const result = await extractContent('Plain words &amp; no markup <!-- a comment -->', {
+        url: 'https://example.test/plain',
+        contentType: 'text/html',
+        dom,
+      });
+      expect(result?.text, dom).toBe('Plain words & no markup');
+    }
+  });
+
   it('rejects a missing url', async () => {
     await expect(extractContent('x', {} as never)).rejects.toThrow(TypeError);
   });

@@ -96,6 +96,117 @@ describe('lite DOM: the tree linkedom builds', () => {
   });
 });
 
+/** A small seeded generator (mulberry32): the same soup on every run. */
+function randomSource(seed: number): (below: number) => number {
+  let state = seed >>> 0;
+  return (below) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
+  };
+}
+
+/** Tag soup: unclosed and stray tags, tables, lists, entities, attributes of every quoting, comments. */
+function tagSoup(random: (below: number) => number): string {
+  const tags = [
+    'div',
+    'p',
+    'span',
+    'a',
+    'li',
+    'ul',
+    'table',
+    'tr',
+    'td',
+    'b',
+    'h2',
+    'br',
+    'img',
+    'section',
+    'option',
+    'select',
+    'dd',
+    'dt',
+    'template',
+    'noscript',
+    'Custom-El',
+  ];
+  const attributes = [
+    ' class="a  b a"',
+    " id='x'",
+    ' hidden',
+    ' data-v=1',
+    ' href="/p?a=1&amp;b=2"',
+    ' CLASS="Up"',
+    ' style="display: none"',
+    ' src="i.png" srcset="i2.png 2x"',
+  ];
+  const texts = [
+    'text',
+    ' ',
+    '\n  ',
+    'a &amp; b',
+    '&lt;tag&gt;',
+    'caf&eacute;',
+    '&nbsp;',
+    '&#x26;&#38;',
+    'x < y',
+    'quote "q"',
+  ];
+  let html = '';
+  for (let i = 0, n = 5 + random(40); i < n; i++) {
+    const tag = tags[random(tags.length)]!;
+    switch (random(6)) {
+      case 0:
+      case 1:
+        html += `<${tag}${random(2) ? attributes[random(attributes.length)]! : ''}>`;
+        break;
+      case 2:
+        html += `</${tag}>`;
+        break;
+      case 3:
+        html += `<!-- ${texts[random(texts.length)]!} -->`;
+        break;
+      default:
+        html += texts[random(texts.length)]!;
+    }
+  }
+  return html;
+}
+
+describe('lite DOM: random tag soup', () => {
+  it('builds the tree linkedom builds, and stays equal to it through the same changes', async () => {
+    const random = randomSource(15);
+    for (let page = 0; page < 300; page++) {
+      const soup = tagSoup(random);
+      const html =
+        random(4) === 0
+          ? soup
+          : `<!doctype html><html><head><title>T ${page}</title></head><body>${soup}</body></html>`;
+      const { lite, linkedom } = await bothDoms(html);
+      expect(shape(lite), html).toBe(shape(linkedom));
+      // The same changes on both: remove every third element, move the last one first, set and drop attributes.
+      const change = (document: Document): void => {
+        const elements = Array.from(document.body.querySelectorAll('*'));
+        elements.forEach((element, index) => {
+          if (index % 3 === 1) element.remove();
+          else if (index % 3 === 2) element.setAttribute('data-seen', String(index));
+          else element.removeAttribute('class');
+        });
+        const last = document.body.lastElementChild;
+        if (last) document.body.prepend(last);
+        document.body.normalize();
+      };
+      change(lite);
+      change(linkedom);
+      expect(shape(lite), html).toBe(shape(linkedom));
+      expect(lite.body.textContent, html).toBe(linkedom.body.textContent);
+    }
+  });
+});
+
 describe('lite DOM: linkedom departures the results depend on', () => {
   it('keeps created names as written, puts new attributes first, joins class tokens', () => {
     const document = parseLiteDocument('<html><body><p id="a" title="t">x</p></body></html>');

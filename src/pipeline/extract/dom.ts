@@ -84,8 +84,10 @@ function withoutMarkupCdata(html: string): string {
  */
 function repairStrayBodyContent(document: Document): void {
   const html = document.documentElement;
+  // A page of text alone has no root element, and linkedom's `head` then throws (the page is wrapped below).
+  if (!html) return;
   const head = document.head as Element | null;
-  if (!html || !head || head.nextElementSibling?.tagName.toUpperCase() === 'BODY') return;
+  if (!head || head.nextElementSibling?.tagName.toUpperCase() === 'BODY') return;
   const children = Array.from(html.childNodes);
   const body = children.find(
     (node): node is Element => node.nodeType === 1 && (node as Element).tagName.toUpperCase() === 'BODY',
