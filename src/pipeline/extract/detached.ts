@@ -14,3 +14,19 @@ export const MAX_CACHED_NAMES = 4096;
 export function detachedCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
+
+/**
+ * `convert` of a tag name, remembered per name for the process ({@link MAX_CACHED_NAMES} names at most), with
+ * both the name and its conversion kept as {@link detachedCopy copies}.
+ */
+export function nameTable(convert: (name: string) => string): (name: string) => string {
+  const table = new Map<string, string>();
+  return (name) => {
+    let converted = table.get(name);
+    if (converted === undefined) {
+      converted = convert(name);
+      if (table.size < MAX_CACHED_NAMES) table.set(detachedCopy(name), detachedCopy(converted));
+    }
+    return converted;
+  };
+}

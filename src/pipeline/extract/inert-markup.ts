@@ -6,7 +6,7 @@
  * page each time; V8 is many times slower still over the pieced-together result of an earlier replace).
  */
 
-import { detachedCopy, MAX_CACHED_NAMES } from './detached.ts';
+import { nameTable } from './detached.ts';
 
 /** A start or end tag found at a position: where its name is and where it ends. */
 interface TagAt {
@@ -26,7 +26,7 @@ const isNameCharacter = (code: number): boolean => isAsciiLetter(code) || isDigi
 const isWordCharacter = (code: number): boolean => isAsciiLetter(code) || isDigit(code) || code === 95;
 
 /** Tag names seen, in lower case (most are lower case already; the rest are few and repeated). */
-const lowerCaseNames = new Map<string, string>();
+const lowerCaseName = nameTable((written) => written.toLowerCase());
 
 /**
  * The tag's name starting at `start` (a letter): the longest run of name characters followed by a character
@@ -57,16 +57,6 @@ function tagAt(html: string, at: number): TagAt | undefined {
   );
   if (nameEnd === undefined) return undefined;
   return { isEnd, name: lowerCaseName(html.slice(start, nameEnd)), nameEnd, end: close + 1 };
-}
-
-function lowerCaseName(written: string): string {
-  let name = lowerCaseNames.get(written);
-  if (name === undefined) {
-    name = written.toLowerCase();
-    // Kept detached from the page: a slice of it would keep the page's whole HTML in memory.
-    if (lowerCaseNames.size < MAX_CACHED_NAMES) lowerCaseNames.set(detachedCopy(written), detachedCopy(name));
-  }
-  return name;
 }
 
 /** Just the name of the tag at `at`, lower-cased: `<\/?([a-zA-Z][a-zA-Z0-9-]*)(?![\w])` (no `>` needed). */

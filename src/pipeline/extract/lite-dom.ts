@@ -22,7 +22,7 @@
 import { Parser } from 'htmlparser2';
 import { compile, type Options } from 'css-select';
 import { isSpace } from './text-index.ts';
-import { detachedCopy, MAX_CACHED_NAMES } from './detached.ts';
+import { detachedCopy, MAX_CACHED_NAMES, nameTable } from './detached.ts';
 
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
@@ -31,17 +31,8 @@ const COMMENT_NODE = 8;
 const DOCUMENT_NODE = 9;
 const DOCUMENT_FRAGMENT_NODE = 11;
 
-/** Upper-case tag names, computed once per name (the names kept detached from the pages they came from). */
-const upperCaseNames = new Map<string, string>();
-
-function upperCase(name: string): string {
-  let upper = upperCaseNames.get(name);
-  if (upper === undefined) {
-    upper = detachedCopy(name.toUpperCase());
-    if (upperCaseNames.size < MAX_CACHED_NAMES) upperCaseNames.set(detachedCopy(name), upper);
-  }
-  return upper;
-}
+/** Upper-case tag names, computed once per name. */
+const upperCase = nameTable((name) => name.toUpperCase());
 
 /** An attribute: `name="value"`, owned by at most one element. */
 export class LiteAttr {
@@ -81,7 +72,7 @@ export abstract class LiteNode {
   lastChild: LiteNode | null = null;
 
   constructor(ownerDocument: LiteDocument | null) {
-    // The document is its own owner here; `ownerDocument` of a document answers null below.
+    // A document is its own owner here (the DOM's answers null; extraction never asks a document for it).
     this.ownerDocument = ownerDocument ?? (this as unknown as LiteDocument);
   }
 
@@ -100,15 +91,11 @@ export abstract class LiteNode {
   }
 
   get nextElementSibling(): LiteElement | null {
-    let node = this.nextSibling;
-    while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.nextSibling;
-    return node as LiteElement | null;
+    return elementAtOrAfter(this.nextSibling);
   }
 
   get previousElementSibling(): LiteElement | null {
-    let node = this.previousSibling;
-    while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.previousSibling;
-    return node as LiteElement | null;
+    return elementAtOrBefore(this.previousSibling);
   }
 
   get childNodes(): LiteNode[] {
@@ -126,15 +113,11 @@ export abstract class LiteNode {
   }
 
   get firstElementChild(): LiteElement | null {
-    let node = this.firstChild;
-    while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.nextSibling;
-    return node as LiteElement | null;
+    return elementAtOrAfter(this.firstChild);
   }
 
   get lastElementChild(): LiteElement | null {
-    let node = this.lastChild;
-    while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.previousSibling;
-    return node as LiteElement | null;
+    return elementAtOrBefore(this.lastChild);
   }
 
   get childElementCount(): number {
@@ -294,6 +277,18 @@ export abstract class LiteNode {
   }
 }
 
+/** `node` if it is an element, else the first element among the siblings after it. */
+function elementAtOrAfter(node: LiteNode | null): LiteElement | null {
+  while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.nextSibling;
+  return node as LiteElement | null;
+}
+
+/** `node` if it is an element, else the first element among the siblings before it (nearest first). */
+function elementAtOrBefore(node: LiteNode | null): LiteElement | null {
+  while (node !== null && node.nodeType !== ELEMENT_NODE) node = node.previousSibling;
+  return node as LiteElement | null;
+}
+
 /** The node and its ancestors, the root first. */
 function ancestry(node: LiteNode): LiteNode[] {
   const chain: LiteNode[] = [];
@@ -304,7 +299,11 @@ function ancestry(node: LiteNode): LiteNode[] {
 
 /** The node after `node` in document order, not leaving `root`'s subtree. */
 export function nextInTree(node: LiteNode, root: LiteNode): LiteNode | null {
-  if (node.firstChild !== null) return node.firstChild;
+  return node.firstChild ?? nextAfterSubtree(node, root);
+}
+
+/** The node after `node`'s whole subtree in document order, not leaving `root`'s subtree. */
+function nextAfterSubtree(node: LiteNode, root: LiteNode): LiteNode | null {
   for (
     let current: LiteNode | null = node;
     current !== null && current !== root;
@@ -415,17 +414,8 @@ abstract class LiteParentNode extends LiteNode {
 
 /** Document order inside `root`, not entering a `<template>` (as linkedom's selector queries). */
 function nextOutsideTemplates(node: LiteNode, root: LiteNode): LiteNode | null {
-  if (node.nodeType === ELEMENT_NODE && (node as LiteElement).localName === 'template') {
-    for (
-      let current: LiteNode | null = node;
-      current !== null && current !== root;
-      current = current.parentNode
-    ) {
-      if (current.nextSibling !== null) return current.nextSibling;
-    }
-    return null;
-  }
-  return nextInTree(node, root);
+  const isTemplate = node.nodeType === ELEMENT_NODE && (node as LiteElement).localName === 'template';
+  return isTemplate ? nextAfterSubtree(node, root) : nextInTree(node, root);
 }
 
 /**
