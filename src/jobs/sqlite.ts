@@ -23,7 +23,6 @@ import {
   JobQueueFullError,
   type JobError,
   type JobEvent,
-  type JobLease,
   type JobQueue,
   type JobRecord,
   type JobStatus,

@@ -128,7 +128,7 @@ export function describeJobQueue(
       const account = random('acct');
       const ids = new Set<string>();
       for (let i = 0; i < 4; i++)
-        ids.add((await handles[0]!.enqueue({ id: random('job'), account, input: { i } })).job.id);
+        ids.add((await handles[0].enqueue({ id: random('job'), account, input: { i } })).job.id);
       const claims = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
           handles[i % 3]!.claim({ workerId: `w${i}`, leaseMs: LONG_LEASE_MS }),
