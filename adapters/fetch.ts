@@ -44,6 +44,7 @@ export function createFetchHandler(
             header: (name) => request.headers.get(name) ?? undefined,
             readBody: (limit) => readLimited(request, limit),
             signal: request.signal,
+            query: new URL(request.url).search.slice(1),
           });
     // A byte body is a file read from disk (an ArrayBuffer, never shared memory).
     const body = isStreamBody(response.body)

@@ -62,6 +62,7 @@ import { createMemoryRateLimiter } from './stores/memory/rate-limiter.ts';
 import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from './stores/types.ts';
 import { createMemoryIdempotencyStore } from './http/idempotency.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from './options.ts';
+import { createEngineResearch, type ResearchJobsApi } from './jobs/engine.ts';
 
 // The options and their defaults live in engine/options.ts; this module's importers keep their path.
 export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
@@ -101,6 +102,8 @@ export interface SearchEngine {
    * pages does not pay for it (`citewise serve` calls it at start when a web search provider is used).
    */
   warm(): Promise<void>;
+  /** Research jobs: long questions that run in the background (`/v1/research` over HTTP). */
+  readonly research: ResearchJobsApi;
   readonly stores: {
     readonly keys: KeyStore;
     readonly credits: CreditStore;
@@ -297,6 +300,18 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       logger.error({ requestId: info.requestId, code: error.code, err: error.cause ?? error }, error.message);
     },
   };
+
+  // Research jobs (src/jobs/): their own credit hold, run on workers with the engine's search.
+  const research = createEngineResearch(options.research, {
+    service,
+    credits,
+    creditCost,
+    structuredOutput,
+    ...(options.usage ? { usage: options.usage } : {}),
+    onError: (error, context, jobId) =>
+      logger.error({ err: error, jobId }, `research job: ${context} failed`),
+  });
+  service.research = research.service;
 
   /** Pings every store; throws 503 naming those that did not answer within {@link READINESS_TIMEOUT_MS}. */
   async function checkReadiness(): Promise<void> {
@@ -575,8 +590,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     async warm() {
       await stages.extractor?.warm?.();
     },
+    research: research.api,
     stores: { keys, credits, rateLimiter },
     async close() {
+      await research.service.close();
       scheduler.close();
       await Promise.all([
         keys.close?.(),

@@ -12,6 +12,9 @@ import type { ChargeTarget, MoneyPathOptions } from './money-path.ts';
 export function chargeTarget(key: KeyRecord, info: RequestInfo) {
   // The latency budget counts from the request's arrival, queueing included.
   const arrivedAt = Date.now() - (performance.now() - info.startedAt);
+  // A research job's search: the job's own hold pays for it (src/jobs/), so nothing is held here.
+  if (info.prepaid)
+    return { account: key.accountId, requestId: info.requestId, signal: info.signal, arrivedAt, amount: 0 };
   return { account: key.accountId, keyId: key.id, requestId: info.requestId, signal: info.signal, arrivedAt };
 }
 

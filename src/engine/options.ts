@@ -25,6 +25,7 @@ import type { UsageRecorder } from '../stores/accounts/types.ts';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
+import type { ResearchJobsOptions } from '../jobs/options.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -238,6 +239,12 @@ export interface SearchEngineOptions {
    * @default none: the AI SDK's defaults (globally registered integrations, if any)
    */
   readonly telemetry?: ModelTelemetrySettings;
+  /**
+   * Research jobs (`engine.research`, `POST /v1/research`): their queue (in-process by default; SQLite,
+   * Redis or PostgreSQL to survive restarts and spread over machines), workers, caps and webhooks.
+   * @default in-process queue, 2 workers
+   */
+  readonly research?: ResearchJobsOptions;
 }
 
 /** Options of one library search call. */

@@ -29,6 +29,8 @@ import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
 import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
 import { openApiDocument } from './openapi.ts';
+import { isResearchPath, researchRouteOf, routeResearch } from './research.ts';
+import type { ResearchService } from '../jobs/research.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
 import {
@@ -55,6 +57,8 @@ export interface ProtocolRequest {
   readonly parsedBody?: unknown;
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
+  /** The query string without its `?` (`status=running&limit=10`); absent or `''` when there is none. */
+  readonly query?: string;
 }
 
 /**
@@ -79,6 +83,8 @@ export interface RequestInfo {
   /** `performance.now()` when the request arrived; `response_time` is measured from here. */
   readonly startedAt: number;
   readonly signal: AbortSignal;
+  /** A research job's search, paid by the job's own credit hold: the search holds no credits itself. */
+  readonly prepaid?: boolean;
 }
 
 /** The engine operations the protocol layer needs. Implemented by the engine. */
@@ -120,6 +126,8 @@ export interface ProtocolService {
   reportError(error: CitewiseError, info: RequestInfo): void;
   /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
   observeRequest?(observation: RequestObservation): void;
+  /** Research jobs (`/v1/research…`, src/http/research.ts); absent: those routes are 404. */
+  research?: ResearchService;
 }
 
 /** How the protocol uses the {@link IdempotencyStore}. */
@@ -206,6 +214,7 @@ function trimTrailingSlash(path: string): string {
 /** The route label of a path (few distinct values, for metrics and logs). */
 function routeOf(path: string): string {
   if (path.startsWith(DOCS_PREFIX)) return DOCS_ROUTE;
+  if (isResearchPath(path)) return researchRouteOf(path);
   const trimmed = trimTrailingSlash(path);
   return ROUTES[trimmed] ? trimmed : 'unmatched';
 }
@@ -260,7 +269,7 @@ export async function handleProtocolRequest(
 }
 
 /** Who is calling, once known (for the access log). */
-interface Caller {
+export interface Caller {
   keyId?: string;
 }
 
@@ -282,6 +291,9 @@ async function route(
     });
   }
   const path = trimTrailingSlash(request.path);
+  if (service.research && isResearchPath(path)) {
+    return routeResearch(service, service.research, request, info, caller);
+  }
   const allowed = ROUTES[path];
   if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);
   if (method !== allowed) {
@@ -432,7 +444,7 @@ function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function checkIdempotencyKey(value: string): string {
+export function checkIdempotencyKey(value: string): string {
   if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
     throw new CitewiseError('invalid_request', 'bad idempotency key', {
       description: 'Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters',
@@ -441,7 +453,7 @@ function checkIdempotencyKey(value: string): string {
   return value;
 }
 
-function withHeaders(
+export function withHeaders(
   response: ProtocolResponse,
   headers: Readonly<Record<string, string>>,
 ): ProtocolResponse {
@@ -461,7 +473,7 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
 }
 
 /** A `text/event-stream` response of already formatted frames. */
-function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
+export function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
   return {
     status: 200,
     headers: {
@@ -544,7 +556,7 @@ function baseHeaders(requestId: string): Record<string, string> {
   };
 }
 
-function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
+export function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
   return { status, headers: baseHeaders(info.requestId), body: JSON.stringify(body) };
 }
 

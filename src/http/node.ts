@@ -28,7 +28,14 @@ export function fromNodeRequest(
     readBody: (limit) => readNodeBody(req, limit),
     ...(parsedBody === undefined ? {} : { parsedBody }),
     signal: controller.signal,
+    query: queryOf(req.url),
   };
+}
+
+/** The query string of a request target, without its `?`. */
+function queryOf(url: string | undefined): string {
+  const at = url?.indexOf('?') ?? -1;
+  return at === -1 ? '' : url!.slice(at + 1);
 }
 
 /** Reads a request body, rejecting with 413 as soon as more than `limit` bytes arrived. */

@@ -138,11 +138,12 @@ export interface JobPage {
 /** Thrown by {@link JobQueue.enqueue} when the account already has its most jobs waiting. */
 export class JobQueueFullError extends Error {
   override readonly name = 'JobQueueFullError';
-  constructor(
-    readonly account: string,
-    readonly maxQueued: number,
-  ) {
+  readonly account: string;
+  readonly maxQueued: number;
+  constructor(account: string, maxQueued: number) {
     super(`account ${account} already has ${maxQueued} jobs waiting`);
+    this.account = account;
+    this.maxQueued = maxQueued;
   }
 }
 
