@@ -26,6 +26,7 @@ import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import { indexFilePath } from '../index-builder/store.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { createServeListener, registerMcpCommand } from './mcp-command.ts';
+import { registerWorkerCommand } from './worker-command.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
@@ -151,6 +152,7 @@ export function buildProgram(): Command {
   });
   registerIndexCommand(program);
   registerMcpCommand(program, (config, logger) => openEngine(config, logger));
+  registerWorkerCommand(program, (config, logger) => openEngine(config, logger));
   // After `mcp` copied serve's options: the console options are serve's alone.
   addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
   registerConsoleCommand(program);
@@ -266,6 +268,16 @@ async function openEngine(
     logger,
     ...models,
     ...(metrics ? { metrics: metrics.hook } : {}),
+    // Research jobs on the store's own queue: they survive restarts and spread over instances.
+    research: {
+      queue: stores.jobQueue(),
+      workers: config.jobWorkers,
+      maxQueuedPerAccount: config.maxQueuedJobs,
+      maxRunningPerAccount: config.maxAccountJobs,
+      leaseMs: config.jobLeaseMs,
+      ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
+      ...(config.allowPrivateHosts?.length ? { allowPrivateHosts: config.allowPrivateHosts } : {}),
+    },
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
 }

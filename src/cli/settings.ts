@@ -9,6 +9,8 @@ import { delimiter, resolve } from 'node:path';
 import { ENGINE_DEFAULTS } from '../engine.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
+import { JOBS_DEFAULTS } from '../jobs/options.ts';
+import { assertWebhookSecret } from '../jobs/webhooks.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   parseProviderSpec,
@@ -25,6 +27,7 @@ export const SETTING_GROUPS = {
   models: 'Models',
   mcp: 'MCP over stdio (`citewise mcp`)',
   console: 'Console (sign-up, organizations, keys, usage and playground at `/`)',
+  jobs: 'Research jobs (`POST /v1/research`, `citewise worker`)',
 } as const;
 
 /** A group of settings on the configuration page. */
@@ -306,6 +309,15 @@ function parseMetricsPath(text: string): string {
 /** A path for the Tavily-compatible routes, or `off` (as `false`). */
 function parseTavilyPrefix(text: string): string | false {
   return text.trim().toLowerCase() === 'off' ? false : normalizeTavilyPrefix(text.trim());
+}
+
+function parseWebhookSecret(text: string): string {
+  try {
+    assertWebhookSecret(text.trim());
+  } catch {
+    throw new SettingValueError('must be whsec_ followed by the base64 of 24 to 64 random bytes');
+  }
+  return text.trim();
 }
 
 function parsePublicUrl(text: string): string {
@@ -711,6 +723,54 @@ export const SERVE_SETTINGS = {
     default: String(ENGINE_DEFAULTS.strictGrounding),
     parse: parseBoolean,
     isSwitch: true,
+  },
+  jobWorkers: {
+    flag: '--job-workers <n>',
+    env: 'CITEWISE_JOB_WORKERS',
+    group: 'jobs',
+    meaning:
+      'Research jobs this process runs at once (0: none, the process only takes requests; `citewise worker` ' +
+      'runs them elsewhere).',
+    default: String(JOBS_DEFAULTS.workers),
+    parse: parseNonNegativeInteger,
+  },
+  maxQueuedJobs: {
+    flag: '--max-queued-jobs <n>',
+    env: 'CITEWISE_MAX_QUEUED_JOBS',
+    group: 'jobs',
+    meaning: 'Research jobs one account may have waiting to run; past it, 429 with Retry-After.',
+    default: String(JOBS_DEFAULTS.maxQueuedPerAccount),
+    parse: parseNonNegativeInteger,
+  },
+  maxAccountJobs: {
+    flag: '--max-account-jobs <n>',
+    env: 'CITEWISE_MAX_ACCOUNT_JOBS',
+    group: 'jobs',
+    meaning:
+      "Research jobs of one account running at once across every instance (its fair share of the workers); the account's other jobs wait while other accounts' run.",
+    default: String(JOBS_DEFAULTS.maxRunningPerAccount),
+    parse: parsePositiveInteger,
+  },
+  jobLeaseMs: {
+    flag: '--job-lease <duration>',
+    env: 'CITEWISE_JOB_LEASE',
+    group: 'jobs',
+    meaning:
+      "How long a worker's claim on a job lasts unless renewed (every third of it); a job whose worker died " +
+      'restarts on another after it. With PostgreSQL at least 10s.',
+    default: formatDuration(JOBS_DEFAULTS.leaseMs),
+    parse: parseDuration,
+  },
+  webhookSecret: {
+    flag: '--webhook-secret <whsec_…>',
+    env: 'CITEWISE_WEBHOOK_SECRET',
+    group: 'jobs',
+    meaning:
+      'Signing secret of research webhooks (Standard Webhooks, `whsec_` + base64 of 24–64 random bytes); ' +
+      'without it a job with a webhook is refused. Every instance needs the same one.',
+    defaultText: 'none',
+    parse: parseWebhookSecret,
+    secret: true,
   },
 } as const satisfies Readonly<Record<string, Setting<unknown>>>;
 

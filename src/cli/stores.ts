@@ -18,6 +18,10 @@ import type {
   RateLimitOptions,
 } from '../stores/types.ts';
 import { databasePath } from './config.ts';
+import type { JobQueue } from '../jobs/types.ts';
+import { createSqliteJobQueue } from '../jobs/sqlite.ts';
+import { createRedisJobQueue } from '../jobs/redis.ts';
+import { createPostgresJobQueue } from '../jobs/postgres.ts';
 import { storeKindOf, type StoreKind } from './settings.ts';
 
 /** The stores of one CLI process. */
@@ -28,6 +32,11 @@ export interface CliStores {
   readonly idempotency: IdempotencyStore;
   /** A rate limiter on the limits store. */
   rateLimiter(options: RateLimitOptions): RateLimiter;
+  /**
+   * The queue of research jobs on the same backend (SQLite table, BullMQ on Redis, pg-boss on PostgreSQL),
+   * opened on first call and closed with the stores.
+   */
+  jobQueue(): JobQueue;
   /** Where keys and credits live, for logs (credentials removed). */
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
@@ -80,6 +89,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let credits: CreditStore;
   let idempotency: IdempotencyStore;
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
+  let openJobQueue: () => JobQueue;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
   let description: string;
@@ -90,6 +100,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
+    openJobQueue = () => createRedisJobQueue({ url, ...(prefix ? { prefix } : {}) });
     description = redact(settings.store!);
   } else if (kind === 'postgres') {
     const { url, option: schema } = takeParameter(settings.store!, 'schema');
@@ -100,6 +111,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
       const applied = await stores.migrate();
       return applied.length ? `applied migrations ${applied.join(', ')}` : 'schema up to date';
     };
+    openJobQueue = () => createPostgresJobQueue({ connectionString: url, ...(schema ? { schema } : {}) });
     description = redact(settings.store!);
   } else {
     const path = settings.store
@@ -111,6 +123,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
+    openJobQueue = () => createSqliteJobQueue({ database: stores.database });
     description = `sqlite:${path}`;
   }
 
@@ -126,11 +139,21 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     limiter = ownLimiter;
   }
 
+  let jobQueue: JobQueue | undefined;
   return {
     keys,
     credits,
     idempotency,
     rateLimiter: limiter,
+    jobQueue() {
+      if (!jobQueue) {
+        const queue = openJobQueue();
+        // Closed before the stores whose connection it may share.
+        closers.push(async () => queue.close?.());
+        jobQueue = queue;
+      }
+      return jobQueue;
+    },
     description,
     createdLocalDatabase,
     migrate,
