@@ -270,7 +270,7 @@ async function openEngine(
     ...(metrics ? { metrics: metrics.hook } : {}),
     // Research jobs on the store's own queue: they survive restarts and spread over instances.
     research: {
-      queue: stores.jobQueue(),
+      queue: stores.jobQueue({ leaseMs: config.jobLeaseMs }),
       workers: config.jobWorkers,
       maxQueuedPerAccount: config.maxQueuedJobs,
       maxRunningPerAccount: config.maxAccountJobs,

@@ -36,7 +36,7 @@ export interface CliStores {
    * The queue of research jobs on the same backend (SQLite table, BullMQ on Redis, pg-boss on PostgreSQL),
    * opened on first call and closed with the stores.
    */
-  jobQueue(): JobQueue;
+  jobQueue(settings: JobQueueSettings): JobQueue;
   /** Where keys and credits live, for logs (credentials removed). */
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
@@ -44,6 +44,12 @@ export interface CliStores {
   /** Applies pending schema migrations (PostgreSQL); returns what it did, for printing. */
   migrate(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** How the queue of research jobs notices a dead worker. */
+export interface JobQueueSettings {
+  /** The workers' lease: BullMQ checks for stalled jobs twice a lease, pg-boss expects a heartbeat each. */
+  readonly leaseMs: number;
 }
 
 /** Where the stores live. */
@@ -89,7 +95,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let credits: CreditStore;
   let idempotency: IdempotencyStore;
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
-  let openJobQueue: () => JobQueue;
+  let openJobQueue: (settings: JobQueueSettings) => JobQueue;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
   let description: string;
@@ -100,7 +106,12 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
-    openJobQueue = () => createRedisJobQueue({ url, ...(prefix ? { prefix } : {}) });
+    openJobQueue = ({ leaseMs }) =>
+      createRedisJobQueue({
+        url,
+        ...(prefix ? { prefix } : {}),
+        stalledCheckMs: Math.max(100, Math.floor(leaseMs / 2)),
+      });
     description = redact(settings.store!);
   } else if (kind === 'postgres') {
     const { url, option: schema } = takeParameter(settings.store!, 'schema');
@@ -111,7 +122,14 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
       const applied = await stores.migrate();
       return applied.length ? `applied migrations ${applied.join(', ')}` : 'schema up to date';
     };
-    openJobQueue = () => createPostgresJobQueue({ connectionString: url, ...(schema ? { schema } : {}) });
+    openJobQueue = ({ leaseMs }) =>
+      createPostgresJobQueue({
+        connectionString: url,
+        ...(schema ? { schema } : {}),
+        // pg-boss wants a heartbeat at least every 10 s; its monitor looks twice per heartbeat.
+        heartbeatSeconds: Math.max(10, Math.ceil(leaseMs / 1_000)),
+        monitorSeconds: Math.max(1, Math.min(5, Math.ceil(leaseMs / 2_000))),
+      });
     description = redact(settings.store!);
   } else {
     const path = settings.store
@@ -145,9 +163,9 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     credits,
     idempotency,
     rateLimiter: limiter,
-    jobQueue() {
+    jobQueue(jobSettings) {
       if (!jobQueue) {
-        const queue = openJobQueue();
+        const queue = openJobQueue(jobSettings);
         // Closed before the stores whose connection it may share.
         closers.push(async () => queue.close?.());
         jobQueue = queue;
