@@ -7,6 +7,7 @@ import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
+import { createResearchClient, type ResearchClient } from './research.ts';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -66,6 +67,8 @@ export interface CitewiseClient {
    * not charged). Throws like {@link search}.
    */
   extract(request: ExtractRequest, options?: ClientSearchOptions): Promise<ExtractResponse>;
+  /** Research jobs (`/v1/research`): create, get, list, events, cancel, and wait for the end. */
+  readonly research: ResearchClient;
 }
 
 /** Creates a client. Throws TypeError for a missing key or a base URL that is not http(s). */
@@ -178,6 +181,7 @@ export function createClient(options: ClientOptions): CitewiseClient {
         (response) => response.json(),
       )) as BalanceResponse;
     },
+    research: createResearchClient(send, headers),
   };
 }
 
