@@ -10,6 +10,7 @@ import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
+import { researchComponents, researchPaths, type OpenApiPieces } from './openapi-research.ts';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
 const SPEC_REQUEST_FIELDS: Readonly<Record<string, string>> = {
@@ -397,8 +398,20 @@ const METERED_ERRORS = {
   '503': ref('ServiceUnavailable'),
 };
 
+/** The pieces the research routes share with the rest of the document (openapi-research.ts). */
+function researchPieces(): OpenApiPieces {
+  return {
+    jsonSchema,
+    errorResponse,
+    headers: { requestId: REQUEST_ID_HEADER, retryAfter: RETRY_AFTER_HEADER, rateLimit: RATE_LIMIT_HEADERS },
+    citations: searchResponseSchema.shape.citations,
+    grounding: searchResponseSchema.shape.grounding,
+  };
+}
+
 /** Builds the OpenAPI 3.1 document of the /v1 API. */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const research = researchComponents(researchPieces());
   const searchExample = {
     answer: 'Paris is the capital of France [1].',
     response_type: 'markdown',
@@ -663,6 +676,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           },
         },
       },
+      ...researchPaths(researchPieces()),
     },
     components: {
       securitySchemes: {
@@ -702,8 +716,9 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
         ExtractResponse: jsonSchema(extractResponseSchema),
         Error: jsonSchema(errorSchema),
         StreamEvent: jsonSchema(streamEventSchema),
+        ...research.schemas,
       },
-      responses: RESPONSES,
+      responses: { ...RESPONSES, ...research.responses },
     },
   };
 }
