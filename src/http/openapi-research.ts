@@ -57,12 +57,9 @@ function researchJobSchema(pieces: OpenApiPieces) {
       sources: z.array(z.string()).optional(),
       citations: pieces.citations,
       grounding: pieces.grounding,
-      steps: z
-        .array(z.unknown())
-        .optional()
-        .meta({
-          description: 'The steps of the research so far (queries, pages read, findings), as streamed.',
-        }),
+      steps: z.array(z.unknown()).optional().meta({
+        description: 'The steps of the research so far (queries, pages read, findings), as streamed.',
+      }),
       output: z.unknown().optional().meta({ description: 'With `output_schema`: the answer as an object.' }),
       credits_used: z.number().int().meta({ description: 'Credits charged (0 until completed).' }),
       error: z.object({ description: z.string() }).optional().meta({ description: 'Why the job failed.' }),

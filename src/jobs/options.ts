@@ -47,7 +47,7 @@ export interface ResearchJobsOptions {
   /**
    * Where jobs and their events live: `createMemoryJobQueue()` (in-process), `createSqliteJobQueue()`,
    * `createRedisJobQueue()` (BullMQ, from `citewise/redis`) or `createPostgresJobQueue()` (pg-boss, from
-   * `citewise/postgres`). @default an in-process queue
+   * `citewise/postgres`). `engine.close()` closes it. @default an in-process queue
    */
   readonly queue?: JobQueue;
   /** Jobs this engine runs at once; 0 runs none (another process works the queue). @default 2 */

@@ -456,6 +456,8 @@ export function createResearchService(
       await workers?.stop();
       await Promise.all([...finalizing]);
       await webhooks?.close();
+      // Closed with the engine, like the stores it was given (closing twice is harmless).
+      await queue.close?.();
     },
   };
 }
