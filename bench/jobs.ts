@@ -158,10 +158,7 @@ async function drainOnRedis(): Promise<void> {
   const enqueueMs = performance.now() - enqueueStart;
   const drainStart = performance.now();
   const workers = Array.from({ length: WORKERS }, () => open(1));
-  let completed = 0;
   for (;;) {
-    completed = (await front.engine.research.list({ status: 'completed', limit: 100 }, { apiKey: key })).data
-      .length;
     const queued = (await front.engine.research.list({ status: 'queued', limit: 1 }, { apiKey: key })).data
       .length;
     const running = (await front.engine.research.list({ status: 'running', limit: 1 }, { apiKey: key })).data
@@ -185,7 +182,6 @@ async function drainOnRedis(): Promise<void> {
   const lost = ids.filter((id) => !runs.has(id)).length;
   await Promise.all(workers.map((worker) => worker.close()));
   await front.close();
-  void completed;
   console.log(
     `\n### ${JOBS} jobs queued on one Redis (BullMQ), drained by ${WORKERS} workers (one job at a time each)\n`,
   );
