@@ -24,6 +24,7 @@ import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
+import { createResearchPages } from './research.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import {
   cookie,
@@ -110,6 +111,7 @@ const ROUTES = [
   '/usage.csv',
   '/playground',
   '/playground/ask',
+  '/research',
   '/account',
   '/operator',
   '/organization',
@@ -122,6 +124,7 @@ const PREFIXES = [
   '/setup/',
   '/console-assets/',
   '/operator/',
+  '/research/',
 ];
 
 /** A page's outcome: HTML with a status, or a redirect. */
@@ -199,6 +202,19 @@ export function createConsole(options: ConsoleOptions): Console {
   const poller = setInterval(() => void pollSettings(), options.settingsPollMs ?? 5_000);
   poller.unref();
 
+  // The Research page (src/console/research.ts).
+  const research = createResearchPages<OrgContext>({
+    engine,
+    keys,
+    link,
+    page: (org, title, body) => htmlReply(200, orgPage(org, title, body)),
+    csrfField,
+    redirect: (to) => redirect(to),
+    fail(status, message) {
+      throw new ConsoleError(status, message);
+    },
+  });
+
   // ---------------------------------------------------------------------------------------------------
   // Request plumbing
 
@@ -269,6 +285,9 @@ export function createConsole(options: ConsoleOptions): Console {
     if (path === '/usage.csv' && get) return usageCsv(org);
     if (path === '/playground' && get) return playgroundPage(org);
     if (path === '/playground/ask' && !get) return ask(org);
+    if (path === '/research') return get ? research.list(org) : research.start(org);
+    if ((match = /^\/research\/([^/]+)$/.exec(path)) && get) return research.detail(org, match[1]!);
+    if ((match = /^\/research\/([^/]+)\/cancel$/.exec(path)) && !get) return research.cancel(org, match[1]!);
     throw new ConsoleError(404, 'This page does not exist.');
   }
 
@@ -385,6 +404,7 @@ export function createConsole(options: ConsoleOptions): Console {
             <li><a href="${link('/usage')}">Usage</a></li>
             <li><a href="${link('/members')}">Members</a></li>
             <li><a href="${link('/playground')}">Playground</a></li>
+            <li><a href="${link('/research')}">Research</a></li>
             ${user.operator ? html`<li><a href="${link('/operator')}">Operator</a></li>` : ''}
             <li><a href="${link('/account')}">Account</a></li>
           </ul>
@@ -1305,6 +1325,9 @@ export function createConsole(options: ConsoleOptions): Console {
                     </select>
                     <div class="row">
                       <button type="submit">Ask</button>
+                      <button type="submit" class="secondary" formaction="${link('/research')}">
+                        Research in the background
+                      </button>
                       <button type="button" class="secondary" id="copy-curl">Copy as curl</button>
                     </div>
                   </form>

@@ -30,6 +30,7 @@ const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const EXAMPLE_JOB = {
   id: 'res_5f0c1d2e3a4b5c6d7e8f9a0b',
   status: 'completed',
+  prompt: 'Where does the Rhône rise, and where does it reach the sea?',
   created_at: '2026-05-04T10:00:00.000Z',
   started_at: '2026-05-04T10:00:00.120Z',
   completed_at: '2026-05-04T10:00:41.900Z',
@@ -46,6 +47,7 @@ function researchJobSchema(pieces: OpenApiPieces) {
     .object({
       id: z.string().meta({ description: 'The job id (`res_…`).' }),
       status: z.enum(JOB_STATUSES as [string, ...string[]]),
+      prompt: z.string().meta({ description: 'The question, as asked.' }),
       created_at: time('was created'),
       started_at: time('first started').optional(),
       completed_at: time('ended').optional(),

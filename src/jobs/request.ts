@@ -133,6 +133,8 @@ export interface ResearchResult {
 export interface ResearchJob {
   readonly id: string;
   readonly status: JobStatus;
+  /** The question, as asked. */
+  readonly prompt: string;
   /** ISO 8601 times. */
   readonly created_at: string;
   readonly started_at?: string;
@@ -163,6 +165,7 @@ export function viewOf(job: JobRecord, steps?: readonly unknown[]): ResearchJob 
   const view: Record<string, unknown> = {
     id: job.id,
     status: job.status,
+    prompt: request.prompt,
     created_at: iso(job.createdAt),
     started_at: iso(job.startedAt),
     completed_at: iso(job.completedAt),
