@@ -2,7 +2,17 @@
  * Pieces shared by the job queue implementations: input checks, list cursors, and the records of status
  * events, so that every backend writes the same log.
  */
-import type { ClaimOptions, EnqueueJobInput, JobError, JobStatus, ListJobsOptions } from './types.ts';
+import type {
+  ClaimOptions,
+  EnqueueJobInput,
+  JobError,
+  JobLease,
+  JobPage,
+  JobQueue,
+  JobRecord,
+  JobStatus,
+  ListJobsOptions,
+} from './types.ts';
 
 /** The statuses a job can be listed by. */
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
@@ -92,4 +102,72 @@ export function terminalEventData(status: JobStatus, error?: JobError | null): R
 /** Compares a job with the account's cap on running jobs. */
 export function underCap(running: number, cap: number | undefined): boolean {
   return cap === undefined || running < cap;
+}
+
+/** The `after` and `limit` of a read of a job's events, defaults applied and the limit capped. */
+export function eventRange(range: { readonly after?: number; readonly limit?: number } = {}): {
+  after: number;
+  limit: number;
+} {
+  return { after: range.after ?? 0, limit: Math.min(range.limit ?? MAX_EVENTS_READ, MAX_EVENTS_READ) };
+}
+
+/** A list page from up to `limit + 1` jobs found in order: the extra one says there is a next page. */
+export function pageOf(found: readonly JobRecord[], limit: number): JobPage {
+  const jobs = found.slice(0, limit);
+  const last = jobs.at(-1);
+  return { jobs, nextCursor: found.length > limit && last ? encodeCursor(last) : null };
+}
+
+/** The position a list cursor names (`null`: from the newest). */
+export function positionOf(options: ListJobsOptions): ListPosition | null {
+  return options.cursor === undefined ? null : decodeCursor(options.cursor);
+}
+
+/**
+ * `complete` and `fail` of a queue whose backend holds a delivery per lease (BullMQ, pg-boss): the job is
+ * ended with `end`, then the backend is told to forget the delivery.
+ */
+export function endersOf(
+  end: (
+    jobId: string,
+    token: string,
+    status: JobStatus,
+    values: { result?: unknown; error?: JobError; credits?: number },
+  ) => Promise<JobRecord | null>,
+  release: (token: string) => Promise<void>,
+): Pick<JobQueue, 'complete' | 'fail'> {
+  const ending = async (lease: JobLease, status: JobStatus, values: Parameters<typeof end>[3]) => {
+    const ended = await end(lease.jobId, lease.token, status, values);
+    await release(lease.token);
+    return ended;
+  };
+  return {
+    complete: (lease, outcome) =>
+      ending(lease, 'completed', { result: outcome.result, credits: outcome.creditsUsed }),
+    fail: (lease, error) => ending(lease, 'failed', { error }),
+  };
+}
+
+/** Wraps a queue so that every implementation checks its arguments alike (TypeError on bad ones). */
+export function withChecks(queue: JobQueue): JobQueue {
+  return {
+    ...queue,
+    enqueue(input) {
+      assertEnqueueInput(input);
+      return queue.enqueue(input);
+    },
+    claim(options) {
+      assertClaimOptions(options);
+      return queue.claim(options);
+    },
+    heartbeat(lease, leaseMs) {
+      assertLeaseMs(leaseMs);
+      return queue.heartbeat(lease, leaseMs);
+    },
+    list(options) {
+      assertListOptions(options);
+      return queue.list(options);
+    },
+  };
 }

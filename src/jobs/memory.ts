@@ -4,17 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  assertClaimOptions,
-  assertEnqueueInput,
-  assertLeaseMs,
-  assertListOptions,
-  decodeCursor,
-  encodeCursor,
+  eventRange,
   isAfterPosition,
-  MAX_EVENTS_READ,
+  pageOf,
+  positionOf,
   statusEventData,
   terminalEventData,
   underCap,
+  withChecks,
 } from './common.ts';
 import {
   isTerminal,
@@ -66,9 +63,8 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
   const runningOf = (account: string) =>
     [...entries.values()].filter((e) => e.job.account === account && e.job.status === 'running').length;
 
-  return {
+  return withChecks({
     async enqueue(input) {
-      assertEnqueueInput(input);
       const scope =
         input.idempotencyKey === undefined ? undefined : `${input.account}\n${input.idempotencyKey}`;
       const existing = scope === undefined ? undefined : byIdempotencyKey.get(scope);
@@ -105,7 +101,6 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
     },
 
     async claim(claimOptions) {
-      assertClaimOptions(claimOptions);
       const at = now();
       let best: Entry | undefined;
       let bestRunning = Infinity;
@@ -137,7 +132,6 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
     },
 
     async heartbeat(lease, leaseMs) {
-      assertLeaseMs(leaseMs);
       const entry = entries.get(lease.jobId);
       if (!entry || entry.token !== lease.token) return 'lost';
       if (entry.job.status === 'cancelled') return 'cancelled';
@@ -182,22 +176,18 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
     },
 
     async list(listOptions) {
-      assertListOptions(listOptions);
-      const after = listOptions.cursor === undefined ? null : decodeCursor(listOptions.cursor);
+      const after = positionOf(listOptions);
       const matching = [...entries.values()]
         .map((entry) => entry.job)
         .filter((job) => job.account === listOptions.account)
         .filter((job) => listOptions.status === undefined || job.status === listOptions.status)
         .filter((job) => after === null || isAfterPosition(job, after))
         .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      const jobs = matching.slice(0, listOptions.limit);
-      const last = jobs.at(-1);
-      return { jobs, nextCursor: matching.length > jobs.length && last ? encodeCursor(last) : null };
+      return pageOf(matching, listOptions.limit);
     },
 
     async events(id, range = {}) {
-      const after = range.after ?? 0;
-      const limit = Math.min(range.limit ?? MAX_EVENTS_READ, MAX_EVENTS_READ);
+      const { after, limit } = eventRange(range);
       return (entries.get(id)?.events ?? []).filter((event) => event.id > after).slice(0, limit);
     },
 
@@ -215,5 +205,5 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
 
     async ping() {},
     async close() {},
-  };
+  });
 }

@@ -14,15 +14,7 @@ import type * as PgBossModule from 'pg-boss';
 import type { Job as BossJob, PgBoss } from 'pg-boss';
 import { positiveInteger } from '../options.ts';
 import { openPostgresConnection, type PostgresConnection } from '../stores/postgres/connection.ts';
-import {
-  assertClaimOptions,
-  assertEnqueueInput,
-  assertLeaseMs,
-  assertListOptions,
-  decodeCursor,
-  encodeCursor,
-  MAX_EVENTS_READ,
-} from './common.ts';
+import { endersOf, eventRange, pageOf, positionOf, withChecks } from './common.ts';
 import {
   JobQueueFullError,
   type JobError,
@@ -265,9 +257,10 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     if (delivered) await (await boss()).complete(name, delivered).catch(() => {});
   }
 
-  return {
+  return withChecks({
+    ...endersOf(end, release),
+
     async enqueue(input) {
-      assertEnqueueInput(input);
       const instance = await boss();
       return transaction(async (client) => {
         // One account's enqueues one at a time: the cap of waiting jobs holds across instances.
@@ -314,7 +307,6 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
 
     async claim(claimOptions) {
-      assertClaimOptions(claimOptions);
       const instance = await boss();
       const cap = claimOptions.maxRunningPerAccount;
       for (let tries = 0; tries < 20; tries++) {
@@ -353,7 +345,6 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
 
     async heartbeat(lease, leaseMs) {
-      assertLeaseMs(leaseMs);
       const { rows } = await query<{ status: JobStatus; lease_token: string | null; renewed: boolean }>(
         `WITH renewed AS (
            UPDATE ${s}.research_jobs SET lease_until = ${NOW} + $3
@@ -388,21 +379,6 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       });
     },
 
-    async complete(lease, outcome) {
-      const ended = await end(lease.jobId, lease.token, 'completed', {
-        result: outcome.result,
-        credits: outcome.creditsUsed,
-      });
-      await release(lease.token);
-      return ended;
-    },
-
-    async fail(lease, error) {
-      const ended = await end(lease.jobId, lease.token, 'failed', { error });
-      await release(lease.token);
-      return ended;
-    },
-
     async cancel(id) {
       // A queued job's offer is dropped when a worker is handed it; a running one's at its next heartbeat.
       return (await end(id, null, 'cancelled', {})) ?? get(id);
@@ -419,8 +395,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
 
     async list(listOptions) {
-      assertListOptions(listOptions);
-      const after = listOptions.cursor === undefined ? null : decodeCursor(listOptions.cursor);
+      const after = positionOf(listOptions);
       const params: unknown[] = [listOptions.account, listOptions.limit + 1];
       let where = 'account = $1';
       if (listOptions.status !== undefined) {
@@ -435,16 +410,14 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
         `SELECT * FROM ${s}.research_jobs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`,
         params,
       );
-      const jobs = rows.slice(0, listOptions.limit).map(toRecord);
-      const last = jobs.at(-1);
-      return { jobs, nextCursor: rows.length > jobs.length && last ? encodeCursor(last) : null };
+      return pageOf(rows.map(toRecord), listOptions.limit);
     },
 
     async events(id, range = {}) {
-      const limit = Math.min(range.limit ?? MAX_EVENTS_READ, MAX_EVENTS_READ);
+      const { after, limit } = eventRange(range);
       const { rows } = await query<{ id: number; type: string; data: unknown; at: string }>(
         `SELECT id, type, data, at FROM ${s}.research_job_events WHERE job_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-        [id, range.after ?? 0, limit],
+        [id, after, limit],
       );
       return rows.map((row) => ({ id: row.id, type: row.type, data: row.data, at: Number(row.at) }));
     },
@@ -476,7 +449,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       await instance?.stop({ graceful: false, timeout: 1_000 }).catch(() => {});
       await connection.close();
     },
-  };
+  });
 }
 
 async function loadPgBoss(): Promise<typeof PgBossModule> {

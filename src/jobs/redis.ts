@@ -15,16 +15,7 @@ import type { Job as BullJob, Queue as BullQueue, Worker as BullWorker } from 'b
 import type * as IoRedis from 'ioredis';
 import { openRedisConnection, type RedisConnection } from '../stores/redis/connection.ts';
 import { positiveInteger } from '../options.ts';
-import {
-  assertClaimOptions,
-  assertEnqueueInput,
-  assertLeaseMs,
-  assertListOptions,
-  decodeCursor,
-  encodeCursor,
-  isAfterPosition,
-  MAX_EVENTS_READ,
-} from './common.ts';
+import { endersOf, eventRange, isAfterPosition, pageOf, positionOf, withChecks } from './common.ts';
 import { JOB_SCRIPTS } from './redis-scripts.ts';
 import {
   JobQueueFullError,
@@ -168,9 +159,10 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     await entry?.job.moveToCompleted(null, token, false).catch(() => {});
   }
 
-  return {
+  return withChecks({
+    ...endersOf(end, release),
+
     async enqueue(input) {
-      assertEnqueueInput(input);
       const [outcome, id] = (await run(
         'citewiseJobEnqueue',
         k.job(input.id),
@@ -194,7 +186,6 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     },
 
     async claim(claimOptions) {
-      assertClaimOptions(claimOptions);
       const { worker } = await bullmq();
       await sweepOrphans();
       // Deliveries that cannot run now (account at its cap, or still leased) go back; try a few more.
@@ -230,7 +221,6 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     },
 
     async heartbeat(lease, leaseMs) {
-      assertLeaseMs(leaseMs);
       const state = (await run('citewiseJobHeartbeat', k.job(lease.jobId), lease.token, leaseMs)) as
         'ok' | 'lost' | 'cancelled';
       if (state === 'ok')
@@ -256,21 +246,6 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
       return id < 0 ? null : { id, type, data: data ?? null, at: Date.now() };
     },
 
-    async complete(lease, outcome) {
-      const ended = await end(lease.jobId, lease.token, 'completed', {
-        result: outcome.result,
-        credits: outcome.creditsUsed,
-      });
-      await release(lease.token);
-      return ended;
-    },
-
-    async fail(lease, error) {
-      const ended = await end(lease.jobId, lease.token, 'failed', { error });
-      await release(lease.token);
-      return ended;
-    },
-
     async cancel(id) {
       const ended = await end(id, '', 'cancelled', {});
       if (ended) {
@@ -289,13 +264,11 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     },
 
     async list(listOptions) {
-      assertListOptions(listOptions);
-      const after = listOptions.cursor === undefined ? null : decodeCursor(listOptions.cursor);
-      const jobs: JobRecord[] = [];
-      let more = false;
+      const after = positionOf(listOptions);
+      const found: JobRecord[] = [];
       const max: string = after === null ? '+inf' : String(after.createdAt);
-      // Pages of the account's ids, newest first, read until a page of matching jobs (and one more) is found.
-      for (let offset = 0; ; offset += 200) {
+      // Pages of the account's ids, newest first, read until a page of matching jobs and one more is found.
+      for (let offset = 0; found.length <= listOptions.limit; offset += 200) {
         const ids = await connection.call((client) =>
           client.zrevrangebyscore(k.acct(listOptions.account), max, '-inf', 'LIMIT', offset, 200),
         );
@@ -303,21 +276,16 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
           const job = await record(id);
           if (!job || (after !== null && !isAfterPosition(job, after))) continue;
           if (listOptions.status !== undefined && job.status !== listOptions.status) continue;
-          if (jobs.length === listOptions.limit) {
-            more = true;
-            break;
-          }
-          jobs.push(job);
+          found.push(job);
+          if (found.length > listOptions.limit) break;
         }
-        if (more || ids.length < 200) break;
+        if (ids.length < 200) break;
       }
-      const last = jobs.at(-1);
-      return { jobs, nextCursor: more && last ? encodeCursor(last) : null };
+      return pageOf(found, listOptions.limit);
     },
 
     async events(id, range = {}) {
-      const after = range.after ?? 0;
-      const limit = Math.min(range.limit ?? MAX_EVENTS_READ, MAX_EVENTS_READ);
+      const { after, limit } = eventRange(range);
       // Event n is at list index n - 1.
       const items = await connection.call((client) => client.lrange(k.events(id), after, after + limit - 1));
       return items.map((item) => JSON.parse(item) as JobEvent);
@@ -352,7 +320,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
       }
       await connection.close();
     },
-  };
+  });
 }
 
 function toRecord(fields: Record<string, string>): JobRecord {

@@ -8,17 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { connectSqlite, type SqliteStoreOptions } from '../stores/sqlite/connection.ts';
 import { immediateTransaction } from '../stores/sqlite/database.ts';
-import {
-  assertClaimOptions,
-  assertEnqueueInput,
-  assertLeaseMs,
-  assertListOptions,
-  decodeCursor,
-  encodeCursor,
-  MAX_EVENTS_READ,
-  statusEventData,
-  terminalEventData,
-} from './common.ts';
+import { eventRange, pageOf, positionOf, statusEventData, terminalEventData, withChecks } from './common.ts';
 import {
   JobQueueFullError,
   type JobError,
@@ -203,9 +193,8 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
 
   const transaction = <T>(work: () => T): Promise<T> => unlocked(() => immediateTransaction(db, work));
 
-  return {
+  return withChecks({
     async enqueue(input) {
-      assertEnqueueInput(input);
       return transaction(() => {
         if (input.idempotencyKey !== undefined) {
           const existing = selectByKey.get(input.account, input.idempotencyKey) as JobRow | undefined;
@@ -231,7 +220,6 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     },
 
     async claim(claimOptions) {
-      assertClaimOptions(claimOptions);
       const cap = claimOptions.maxRunningPerAccount;
       return transaction(() => {
         const time = at();
@@ -251,7 +239,6 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     },
 
     async heartbeat(lease, leaseMs) {
-      assertLeaseMs(leaseMs);
       return unlocked(() => {
         if (Number(renewLease.run(at() + leaseMs, lease.jobId, lease.token).changes) > 0) return 'ok';
         const row = rowOf(lease.jobId);
@@ -299,8 +286,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     },
 
     async list(listOptions) {
-      assertListOptions(listOptions);
-      const after = listOptions.cursor === undefined ? null : decodeCursor(listOptions.cursor);
+      const after = positionOf(listOptions);
       const params: (string | number)[] = [listOptions.account];
       let sql = 'SELECT * FROM research_jobs WHERE account = ?';
       if (listOptions.status !== undefined) {
@@ -314,14 +300,12 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       sql += ' ORDER BY created_at DESC, id DESC LIMIT ?';
       params.push(listOptions.limit + 1);
       const rows = (await unlocked(() => db.prepare(sql).all(...params))) as unknown as JobRow[];
-      const jobs = rows.slice(0, listOptions.limit).map(toRecord);
-      const last = jobs.at(-1);
-      return { jobs, nextCursor: rows.length > jobs.length && last ? encodeCursor(last) : null };
+      return pageOf(rows.map(toRecord), listOptions.limit);
     },
 
     async events(id, range = {}) {
-      const limit = Math.min(range.limit ?? MAX_EVENTS_READ, MAX_EVENTS_READ);
-      const rows = (await unlocked(() => selectEvents.all(id, range.after ?? 0, limit))) as {
+      const { after, limit } = eventRange(range);
+      const rows = (await unlocked(() => selectEvents.all(id, after, limit))) as {
         id: number;
         type: string;
         data: string;
@@ -351,5 +335,5 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async close() {
       connection.close();
     },
-  };
+  });
 }
