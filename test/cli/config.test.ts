@@ -1,6 +1,7 @@
 import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine.ts';
+import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatDuration,
@@ -56,6 +57,11 @@ describe('CLI configuration', () => {
       embeddingModel: undefined,
       modelFallback: ENGINE_DEFAULTS.modelFallback,
       strictGrounding: ENGINE_DEFAULTS.strictGrounding,
+      jobWorkers: JOBS_DEFAULTS.workers,
+      maxQueuedJobs: JOBS_DEFAULTS.maxQueuedPerAccount,
+      maxAccountJobs: JOBS_DEFAULTS.maxRunningPerAccount,
+      jobLeaseMs: JOBS_DEFAULTS.leaseMs,
+      webhookSecret: undefined,
     });
   });
 
