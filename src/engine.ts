@@ -26,6 +26,7 @@ import { runPipeline, streamPipeline, type PipelineResult, type StageTimings } f
 import { normalizePublicUrl } from './pipeline/search/local-index.ts';
 import { createDocumentServer } from './http/docs.ts';
 import type { ExtractedContent, Passage } from './pipeline/types.ts';
+import type { ResearchStep } from './pipeline/research/types.ts';
 import { chargeTarget, isChargeable, recordUsageOf } from './engine/billing.ts';
 import { isExtracted, readPages } from './engine/extract.ts';
 import {
@@ -384,6 +385,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     let signal = info.signal;
     let passages: readonly Passage[] = [];
     let documents: readonly ExtractedContent[] = [];
+    let steps: readonly ResearchStep[] | undefined;
     // Checked once, when the stream is done: before the hold is settled (a refused answer is refunded).
     let grounding: { check: GroundingCheck | undefined } | { refused: CitewiseError } | undefined;
     const groundingAtEnd = (event: { answer: string; sources: readonly string[] }) => {
@@ -400,9 +402,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       chargeTarget(key, info),
       (call) => {
         signal = call.signal;
-        return streamPipeline(request, stages, settings, call, (selected, read) => {
-          passages = selected;
-          documents = read;
+        return streamPipeline(request, stages, settings, call, (gathered) => {
+          passages = gathered.passages;
+          documents = gathered.documents;
+          steps = gathered.steps;
         });
       },
       (event) => event.type === 'done',
@@ -420,7 +423,12 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           if ('refused' in checked) throw checked.refused;
           const charged = isChargeable(event.sources) ? creditCost : 0;
           observeSearch(info, true, undefined, undefined, charged);
-          const result = { answer: event.answer, sources: [...event.sources], passages };
+          const result = {
+            answer: event.answer,
+            sources: [...event.sources],
+            passages,
+            ...(steps ? { steps } : {}),
+          };
           const body = await responseBody(key, request, result, info, charged, checked.check);
           yield { type: 'done', body };
         }
@@ -479,7 +487,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   async function responseBody(
     key: KeyRecord,
     request: NormalizedSearchRequest,
-    result: Pick<PipelineResult, 'answer' | 'sources' | 'passages'> & { timings?: StageTimings },
+    result: Pick<PipelineResult, 'answer' | 'sources' | 'passages' | 'steps'> & { timings?: StageTimings },
     info: RequestInfo,
     charged: number,
     grounding: GroundingCheck | undefined,
@@ -499,6 +507,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       body.usage = { credits_charged: charged, credits_remaining: await credits.balance(key.accountId) };
     }
     if (request.include.includes('timings')) body.timings = { ...result.timings, total: responseTime };
+    if (request.include.includes('steps') && result.steps) body.steps = result.steps;
     return body;
   }
 

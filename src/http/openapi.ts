@@ -50,6 +50,26 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',
 };
 
+/** One round of a research search (`include: ["steps"]`, and the `step` event of a stream). */
+export const researchStepSchema = z
+  .object({
+    hop: z.number().int().meta({ description: 'The round, from 1.' }),
+    planner: z
+      .enum(['model', 'rules'])
+      .meta({ description: 'Who chose the queries: the model or the rules.' }),
+    fallback: z.string().optional().meta({
+      description: "Set when the model's plan was refused and the rules planned instead: why.",
+    }),
+    queries: z.array(z.string()).meta({ description: 'The queries searched in this round.' }),
+    pages: z.array(z.string()).meta({ description: 'URLs read in this round.' }),
+    found: z.array(z.string()).meta({ description: 'What the round found that the next one follows.' }),
+    stopped: z
+      .enum(['covered', 'no_leads', 'hop_limit', 'query_limit', 'page_limit', 'time_limit'])
+      .optional()
+      .meta({ description: 'On the last round: why the research stopped.' }),
+  })
+  .meta({ description: 'One round of `depth: "research"`: search, read, and what it leads to.' });
+
 const searchResponseSchema = z
   .object({
     answer: z.string().meta({
@@ -147,6 +167,10 @@ const searchResponseSchema = z
       .record(z.string(), z.number())
       .optional()
       .meta({ description: 'Extension (optional), with `include: ["timings"]`: milliseconds per stage.' }),
+    steps: z.array(researchStepSchema).optional().meta({
+      description:
+        'Extension (optional), with `depth: "research"` and `include: ["steps"]`: the rounds of the research.',
+    }),
   })
   .meta({ description: 'SearchResponse: the answer, its format, its sources and the time taken.' });
 
@@ -209,6 +233,9 @@ const errorSchema = z
 
 const streamEventSchema = z
   .union([
+    z
+      .object({ step: researchStepSchema })
+      .meta({ title: 'step', description: '`event: step`: a round of `depth: "research"` ended.' }),
     z.object({ sources: z.array(z.string()) }).meta({ title: 'sources', description: '`event: sources`' }),
     z.object({ text: z.string() }).meta({ title: 'delta', description: '`event: delta`: more answer text.' }),
     searchResponseSchema.meta({ title: 'done', description: '`event: done`: the full SearchResponse.' }),

@@ -126,6 +126,7 @@ export function chatCompletion(plan: ChatPlan, response: SearchResponse, request
 
 /** One event of a streamed search, as the engine produces it. */
 type StreamEvent =
+  | { readonly type: 'step' }
   | { readonly type: 'sources'; readonly sources: readonly string[] }
   | { readonly type: 'delta'; readonly text: string }
   | { readonly type: 'done'; readonly body: SearchResponse }
@@ -150,6 +151,8 @@ export async function* chatCompletionChunks(
   };
   const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
   for await (const event of events) {
+    // Research steps have no chat-completion form.
+    if (event.type === 'step') continue;
     if (event.type === 'sources') {
       yield frame({
         ...base,
