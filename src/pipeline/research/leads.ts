@@ -39,6 +39,12 @@ export interface LeadQuery {
   readonly common?: (name: string) => boolean;
   /** Most sentences read per document. @default 30 */
   readonly maxSentences?: number;
+  /**
+   * The question asks for a place that holds another ("the state where…", "the country of…"): names in a
+   * list of places ("Kirkwood, Missouri, United States") count more, the larger ones (later) most.
+   * @default false
+   */
+  readonly containers?: boolean;
 }
 
 /** How much more a document about the focus counts than one that is not. */
@@ -115,6 +121,13 @@ function tokensOf(sentence: string): Token[] {
   return tokens;
 }
 
+/**
+ * Endings of nationalities and languages ("American", "Hungarian", "Chinese", "British", "Icelandic",
+ * "Pakistani"): such a word before a lower-case noun ("American film") is an adjective, while a place
+ * before one ("Maharashtra state", "Ratnagiri district") is a name.
+ */
+const DEMONYM = /(?:an|ans|ese|ish|ic|i|ch|sh)$/u;
+
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) || /^\p{N}+\p{Lu}/u.test(word);
 
 /** A name found in a sentence: its words and where they stand. */
@@ -137,13 +150,17 @@ export function mentionsOf(sentence: string): Mention[] {
   let run: Token[] = [];
   const flush = () => {
     while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
+    // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
+    while (run.length > 1 && (NOT_NAMES.has(run[0]!.text.toLowerCase()) || CONNECTORS.has(run[0]!.text.toLowerCase())))
+      run.shift();
     if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
       const first = run[0]!;
       const last = run.at(-1)!;
       const name = sentence.slice(first.at, last.at + last.text.length);
       const next = tokens[last.index + 1];
       const single = run.length === 1;
-      const adjective = single && next !== undefined && !next.breakBefore && /^\p{Ll}/u.test(next.text);
+      const adjective =
+        single && DEMONYM.test(first.text) && next !== undefined && !next.breakBefore && /^\p{Ll}/u.test(next.text);
       const common = single && NOT_NAMES.has(first.text.toLowerCase());
       if (!adjective && !common && !/^\d+$/u.test(name)) {
         mentions.push({ name, first: first.index, last: last.index, initial: first.index === 0 });
@@ -168,6 +185,33 @@ export function mentionsOf(sentence: string): Mention[] {
     if (title && first >= 0) mentions.push({ name: title, first, last: first, initial: false });
   }
   return mentions;
+}
+
+/**
+ * Names standing in a list of places ("in Kirkwood, Missouri, United States"): each with its share of the
+ * way along the list (the last, the largest place, 1), for lists of two or more.
+ */
+function placeLists(mentions: readonly Mention[], tokens: readonly Token[], sentence: string): Map<Mention, number> {
+  const ordered = [...mentions].sort((a, b) => a.first - b.first);
+  const lists: Mention[][] = [];
+  for (const mention of ordered) {
+    const list = lists.at(-1);
+    const previous = list?.at(-1);
+    if (list && previous) {
+      const end = tokens[previous.last]!.at + tokens[previous.last]!.text.length;
+      if (/^,\s*$/u.test(sentence.slice(end, tokens[mention.first]!.at))) {
+        list.push(mention);
+        continue;
+      }
+    }
+    lists.push([mention]);
+  }
+  const share = new Map<Mention, number>();
+  for (const list of lists) {
+    if (list.length < 2) continue;
+    list.forEach((mention, i) => share.set(mention, (i + 1) / list.length));
+  }
+  return share;
 }
 
 /** Words that introduce the maker or holder of something ("directed by X", "a single by X"). */
@@ -210,7 +254,9 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
       const mentionsFocus = aboutFocus || focusKeys.some((key) => sentenceKey.includes(key));
       const sentenceWeight =
         weight * (1 + relationAt.length) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
-      for (const mention of mentionsOf(sentence)) {
+      const mentions = mentionsOf(sentence);
+      const places = query.containers ? placeLists(mentions, tokens, sentence) : new Map<Mention, number>();
+      for (const mention of mentions) {
         const key = nameKey(mention.name);
         if (key.length < 2 || key === titleKey || query.known(mention.name) || query.common?.(mention.name))
           continue;
@@ -226,7 +272,8 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
         const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
         const before = tokens[mention.first - 1]?.text.toLowerCase();
         const agent = before !== undefined && AGENT_MARKERS.has(before) ? (before === 'by' ? 1 : 0.3) : 0;
-        const score = sentenceWeight * (0.5 + nearness + agent + (ownRelation ? 1 : 0));
+        const place = places.get(mention) ?? 0;
+        const score = sentenceWeight * (0.5 + nearness + agent + (ownRelation ? 1 : 0) + place);
         const previous = best.get(key);
         const total = (previous?.total ?? 0) + score;
         if (!previous || score > previous.score)

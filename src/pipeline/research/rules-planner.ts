@@ -24,7 +24,13 @@ const MAX_ENTITY_QUERIES = 3;
 /** Most relation words added to a lead's name in its query. */
 const MAX_ADDED_WORDS = 5;
 /** A name on more than this share of the pages read (with at least 4 pages) is a site's, not a lead. */
-const COMMON_SHARE = 0.4;
+const COMMON_SHARE = 0.25;
+/** Words of a question that asks for a place holding another ("the state where X is"). */
+const CONTAINER_WORDS = new Set(
+  ['country', 'state', 'nation', 'continent', 'province', 'region', 'county', 'city', 'town', 'territory'].map(
+    (word) => meaningStems(word)[0]!,
+  ),
+);
 
 /** Creates the model-free planner. */
 export function createRulesPlanner(settings: ResearchSettings = {}): ResearchPlanner {
@@ -91,7 +97,7 @@ function commonNames(state: ResearchState): (name: string) => boolean {
   const documents = new Map(
     state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d.text] as const)),
   );
-  if (documents.size < 4) return () => false;
+  if (documents.size < 6) return () => false;
   const texts = [...documents.values()].map((text) => nameKey(text));
   const cache = new Map<string, boolean>();
   return (name) => {
@@ -127,6 +133,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   const vocabulary = relationVocabulary(analysis.relations);
   const comparison = analysis.sides.length > 0;
   const common = commonNames(state);
+  const containers = analysis.relations.some((stem) => CONTAINER_WORDS.has(stem));
   // Each query's leads; the best lead of each query that searched a name (or a side) goes first, then the
   // beam takes the best of the rest by score.
   const candidates: { lead: Lead; from: SearchedQuery }[] = [];
@@ -139,6 +146,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       vocabulary,
       known: state.known,
       common,
+      containers,
     });
     const top = leads[0]?.score ?? 0;
     for (const lead of leads) {

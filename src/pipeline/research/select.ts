@@ -13,8 +13,8 @@ import type { SearchedQuery } from './types.ts';
 const MIN_QUERY_TOKENS = 250;
 /** Share of the budget set aside for the queries' own evidence (the rest ranks for the question). */
 const PER_QUERY_SHARE = 0.6;
-/** Most passages a query's own evidence holds. */
-const MAX_QUERY_PASSAGES = 2;
+/** Most passages of one page in a query's own evidence. */
+const MAX_PAGE_PASSAGES = 1;
 
 /** Chooses the passages the answerer reads, best first, within `maxTokens`. */
 export async function selectEvidence(
@@ -57,7 +57,14 @@ export async function selectEvidence(
     const own = await ranker.rank(`${searched.planned.query} ${question}`, searched.documents, {
       maxTokens: perQuery,
     });
-    for (const passage of own.slice(0, MAX_QUERY_PASSAGES)) take(passage, maxTokens);
+    // The best passage of each page the query read (its pages are its evidence; the best page first).
+    const perPage = new Map<string, number>();
+    for (const passage of own) {
+      const taken = perPage.get(passage.url) ?? 0;
+      if (taken >= MAX_PAGE_PASSAGES) continue;
+      perPage.set(passage.url, taken + 1);
+      take(passage, maxTokens);
+    }
   }
   if (documents.length > 0) {
     for (const passage of await ranker.rank(question, documents, { maxTokens })) {

@@ -19,7 +19,7 @@ export const RESEARCH_DEFAULTS = {
   /** Results read for each side of a comparison and each name the question gives. */
   entityResults: 3,
   /** Results read for each lead followed. */
-  leadResults: 2,
+  leadResults: 3,
   /** Leads followed per round (each side of a comparison gets its best one first). */
   leadsPerRound: 4,
   /** Token budget of the passages handed to the answerer, shared by every hop's evidence. */
