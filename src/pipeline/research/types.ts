@@ -15,7 +15,7 @@ export const RESEARCH_DEFAULTS = {
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
   maxPages: 40,
   /** Results read for the question's own query. */
-  questionResults: 5,
+  questionResults: 8,
   /** Results read for each side of a comparison and each name the question gives. */
   entityResults: 3,
   /** Results read for each lead followed. */
