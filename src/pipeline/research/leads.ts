@@ -151,7 +151,10 @@ export function mentionsOf(sentence: string): Mention[] {
   const flush = () => {
     while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
     // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
-    while (run.length > 1 && (NOT_NAMES.has(run[0]!.text.toLowerCase()) || CONNECTORS.has(run[0]!.text.toLowerCase())))
+    while (
+      run.length > 1 &&
+      (NOT_NAMES.has(run[0]!.text.toLowerCase()) || CONNECTORS.has(run[0]!.text.toLowerCase()))
+    )
       run.shift();
     if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
       const first = run[0]!;
@@ -160,7 +163,11 @@ export function mentionsOf(sentence: string): Mention[] {
       const next = tokens[last.index + 1];
       const single = run.length === 1;
       const adjective =
-        single && DEMONYM.test(first.text) && next !== undefined && !next.breakBefore && /^\p{Ll}/u.test(next.text);
+        single &&
+        DEMONYM.test(first.text) &&
+        next !== undefined &&
+        !next.breakBefore &&
+        /^\p{Ll}/u.test(next.text);
       const common = single && NOT_NAMES.has(first.text.toLowerCase());
       if (!adjective && !common && !/^\d+$/u.test(name)) {
         mentions.push({ name, first: first.index, last: last.index, initial: first.index === 0 });
@@ -191,7 +198,11 @@ export function mentionsOf(sentence: string): Mention[] {
  * Names standing in a list of places ("in Kirkwood, Missouri, United States"): each with its share of the
  * way along the list (the last, the largest place, 1), for lists of two or more.
  */
-function placeLists(mentions: readonly Mention[], tokens: readonly Token[], sentence: string): Map<Mention, number> {
+function placeLists(
+  mentions: readonly Mention[],
+  tokens: readonly Token[],
+  sentence: string,
+): Map<Mention, number> {
   const ordered = [...mentions].sort((a, b) => a.first - b.first);
   const lists: Mention[][] = [];
   for (const mention of ordered) {

@@ -27,9 +27,18 @@ const MAX_ADDED_WORDS = 5;
 const COMMON_SHARE = 0.25;
 /** Words of a question that asks for a place holding another ("the state where X is"). */
 const CONTAINER_WORDS = new Set(
-  ['country', 'state', 'nation', 'continent', 'province', 'region', 'county', 'city', 'town', 'territory'].map(
-    (word) => meaningStems(word)[0]!,
-  ),
+  [
+    'country',
+    'state',
+    'nation',
+    'continent',
+    'province',
+    'region',
+    'county',
+    'city',
+    'town',
+    'territory',
+  ].map((word) => meaningStems(word)[0]!),
 );
 
 /** Creates the model-free planner. */
