@@ -8,7 +8,7 @@
  * ```
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { CitewiseError } from '../src/errors.ts';
 import {
   errorResponse,

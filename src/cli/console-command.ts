@@ -10,7 +10,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Logger } from '../engine.ts';
+import type { Logger } from '../engine/index.ts';
 import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
 import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
 import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
@@ -18,7 +18,7 @@ import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
-import type { SearchEngine } from '../engine.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import {
   addSettingOptions,
   databasePath,
@@ -334,7 +334,7 @@ async function run(flags: ConsoleFlags, work: (opened: Opened) => Promise<void>)
   const core = openCliStores({ dataDir, store: resolveStore(flags.store, env) });
   const stores = openConsoleStores(settings.accountsStore);
   try {
-    const { createSearchEngine } = await import('../engine.ts');
+    const { createSearchEngine } = await import('../engine/index.ts');
     const engine = createSearchEngine({
       keys: withConsoleKeys(core.keys, stores.accounts),
       credits: core.credits,

@@ -17,7 +17,7 @@ import {
   ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
-} from '../engine.ts';
+} from '../engine/index.ts';
 import { modelEnvironment, resolveEmbeddingModel, resolveModel } from '../models/index.ts';
 import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';

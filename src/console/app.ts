@@ -3,8 +3,8 @@
  * playground and the operator's page. Server-rendered HTML with one small script (the playground and the
  * copy buttons), served next to `/v1` through the same adapters. It is a client of the engine's stores.
  */
-import type { Logger, SearchEngine } from '../engine.ts';
-import { FREE_CREDITS } from '../engine.ts';
+import type { Logger, SearchEngine } from '../engine/index.ts';
+import { FREE_CREDITS } from '../engine/index.ts';
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { hashToken, newToken } from '../stores/accounts/common.ts';
 import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';

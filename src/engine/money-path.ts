@@ -8,6 +8,12 @@ import type { CallOptions } from '../pipeline/types.ts';
 import type { CreditStore } from '../stores/types.ts';
 import type { FairScheduler } from './fair-scheduler.ts';
 
+/**
+ * How long a credit hold outlives its request's deadline, in ms: a hold whose instance died lapses (and its
+ * credits return) this long after the request could have ended.
+ */
+export const HOLD_GRACE_MS = 60_000;
+
 /** Call options of one metered piece of work: its signal (client, deadline) and its deadline. */
 export interface MeteredCall extends CallOptions {
   /** Epoch ms by which the work must be done. */
@@ -141,7 +147,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         account: target.account,
         id: target.requestId,
         amount,
-        ttlMs: requestTimeoutMs + 60_000,
+        ttlMs: requestTimeoutMs + HOLD_GRACE_MS,
       });
       held = true;
       release = await scheduler.acquire(target.account, signal);

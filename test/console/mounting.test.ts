@@ -9,7 +9,7 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import {
   createConsoleFetchHandler,
   createConsoleNodeHandler,

@@ -1,0 +1,23 @@
+/**
+ * The engine's administration: API keys and the credit accounts they spend from (`citewise keys create`,
+ * {@link SearchEngine.createKey}).
+ */
+import { randomBytes } from 'node:crypto';
+import type { CreditStore, KeyRecord, KeyStore } from '../stores/types.ts';
+import { FREE_CREDITS, type CreateKeyOptions } from './options.ts';
+
+/** Creates an API key, opening its account with `credits` if the account is new. */
+export async function createKey(
+  keys: KeyStore,
+  credits: CreditStore,
+  input: CreateKeyOptions,
+): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }> {
+  const accountId = input.accountId ?? `acct_${randomBytes(6).toString('hex')}`;
+  const accountCreated = await credits.openAccount(accountId, input.credits ?? FREE_CREDITS);
+  const created = await keys.create({
+    accountId,
+    name: input.name ?? null,
+    expiresAt: input.expiresAt ?? null,
+  });
+  return { ...created, accountCreated };
+}
