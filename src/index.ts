@@ -26,6 +26,12 @@ export {
   type SearchEngineOptions,
 } from './engine/index.ts';
 export {
+  createCreditsService,
+  type CreditsService,
+  type CreditsServiceOptions,
+  type HoldOf,
+} from './engine/credits.ts';
+export {
   ARRIVED_SHARE,
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,

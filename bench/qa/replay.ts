@@ -10,8 +10,9 @@
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
  *                           [--min-deeper-page-mentions 0.5] [--data DIR] [--answers FILE]
  *
- * `--answers FILE` writes every question's answer and its sources as JSON lines, to compare two versions of
- * the code answer for answer (`cmp` the two files).
+ * `--answers FILE` writes every question's answer and its sources as JSON lines (the local web's origin, whose
+ * port changes from run to run, written as `WEB`), to compare two versions of the code answer for answer
+ * (`cmp` the two files).
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -174,7 +175,9 @@ for (const question of questions) {
   });
 }
 
-if (values.answers !== undefined) writeFileSync(values.answers, `${answers.join('\n')}\n`);
+if (values.answers !== undefined) {
+  writeFileSync(values.answers, `${answers.join('\n').replaceAll(web.origin, 'WEB')}\n`);
+}
 
 const share = (pick: (row: (typeof rows)[number]) => boolean) =>
   (rows.filter(pick).length / rows.length).toFixed(3);

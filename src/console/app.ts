@@ -5,6 +5,7 @@
  */
 import type { Logger, SearchEngine } from '../engine/index.ts';
 import { FREE_CREDITS } from '../engine/index.ts';
+import { createCreditsService } from '../engine/credits.ts';
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { hashToken, newToken } from '../stores/accounts/common.ts';
 import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';
@@ -160,7 +161,8 @@ export function createConsole(options: ConsoleOptions): Console {
     throw new TypeError('the engine must use withConsoleKeys(keys, accounts) as its key store');
   }
   const keys: ConsoleKeyStore = engine.stores.keys;
-  const credits = engine.stores.credits;
+  // Grants (sign-up, the operator's) go through the credits service, which writes them to the ledger.
+  const credits = createCreditsService({ store: engine.stores.credits, ledger: recorder });
   const signup = options.signup ?? 'open';
   if (signup !== 'open' && signup !== 'invite-only')
     throw new TypeError('signup must be "open" or "invite-only"');
@@ -567,16 +569,7 @@ export function createConsole(options: ConsoleOptions): Console {
       name: `${user.email.split('@')[0]}'s organization`,
     });
     await accounts.putMembership({ organizationId: organization.id, userId: user.id, role: 'owner' });
-    if (await credits.openAccount(organization.id, freeCredits)) {
-      recorder.record({
-        at: Date.now(),
-        accountId: organization.id,
-        keyId: null,
-        kind: 'grant',
-        credits: freeCredits,
-        note: 'sign-up',
-      });
-    }
+    await credits.openAccount(organization.id, freeCredits, 'sign-up');
     return organization;
   }
 
@@ -1392,7 +1385,7 @@ export function createConsole(options: ConsoleOptions): Console {
           throw new ConsoleError(400, 'Grant a whole number of credits from 1.');
         if (!(await accounts.getOrganization(match[1]!)))
           throw new ConsoleError(404, 'No such organization.');
-        await grantCredits(match[1]!, amount, `granted by ${user.email}`);
+        await credits.grant(match[1]!, amount, `granted by ${user.email}`);
       } else if ((match = /^\/operator\/([^/]+)\/(suspend|reactivate)$/.exec(path))) {
         if (!(await accounts.setSuspended(match[1]!, match[2] === 'suspend')))
           throw new ConsoleError(404, 'No such organization.');
@@ -1491,18 +1484,6 @@ export function createConsole(options: ConsoleOptions): Console {
           </section>`,
       }),
     );
-  }
-
-  async function grantCredits(organizationId: string, amount: number, note: string): Promise<void> {
-    await credits.grant(organizationId, amount);
-    recorder.record({
-      at: Date.now(),
-      accountId: organizationId,
-      keyId: null,
-      kind: 'grant',
-      credits: amount,
-      note,
-    });
   }
 
   return {

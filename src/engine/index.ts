@@ -32,7 +32,7 @@ import { createMemoryKeyStore } from '../stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
 import type { CreditStore, KeyRecord, KeyStore, RateLimiter } from '../stores/types.ts';
 import { createKey } from './admin.ts';
-import { recordUsageOf } from './billing.ts';
+import { createCreditsService, type CreditsService } from './credits.ts';
 import { runExtract } from './extract.ts';
 import { createFairScheduler } from './fair-scheduler.ts';
 import { createMoneyPath } from './money-path.ts';
@@ -79,6 +79,11 @@ export interface SearchEngine {
   readonly maxBodyBytes: number;
   /** Where the Tavily-compatible routes are served (`{prefix}/search`, `{prefix}/extract`), or `null`. */
   readonly tavilyPrefix: string | null;
+  /**
+   * Every change to a credit account with its ledger entry (the `usage` recorder): open an account, grant
+   * credits; the engine's own holds, charges and refunds go through it too.
+   */
+  readonly credits: CreditsService;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
@@ -101,7 +106,9 @@ export interface SearchEngine {
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
   const resolved = resolveEngineOptions(options);
   const keys = options.keys ?? createMemoryKeyStore();
-  const credits = options.credits ?? createMemoryCreditStore();
+  const creditStore = options.credits ?? createMemoryCreditStore();
+  // Every grant, charge and refund, with its ledger entry (the `usage` recorder).
+  const credits = createCreditsService({ store: creditStore, ledger: options.usage });
   const rateLimiter =
     options.rateLimiter === false
       ? null
@@ -123,7 +130,6 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     requestTimeoutMs: resolved.requestTimeoutMs,
     onSettleError: (error, requestId, action) =>
       logger.error({ requestId, err: error }, `credit ${action} failed`),
-    ...(options.usage ? { onSettled: recordUsageOf(options.usage) } : {}),
   });
   const runtime: SearchRuntime = {
     stages,
@@ -140,7 +146,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const service = createProtocolService({
     resolved,
     keys,
-    credits,
+    credits: creditStore,
     rateLimiter,
     // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
     rateLimitPolicy: options.rateLimit ?? rateLimiter?.policy,
@@ -183,12 +189,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     async warm() {
       await stages.extractor?.warm?.();
     },
-    stores: { keys, credits, rateLimiter },
+    credits,
+    stores: { keys, credits: creditStore, rateLimiter },
     async close() {
       scheduler.close();
       await Promise.all([
         keys.close?.(),
-        credits.close?.(),
+        creditStore.close?.(),
         rateLimiter?.close?.(),
         idempotencyStore?.close?.(),
         stages.search.close?.(),

@@ -236,8 +236,10 @@ export interface SearchEngineOptions {
   /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (citewise/observability). @default none */
   readonly metrics?: EngineMetrics;
   /**
-   * Told of every settled search (charged or refunded) with its key, e.g. the console's batching
-   * recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not block. @default none
+   * The ledger: told of every settled search (charged or refunded) with its key, and of every grant
+   * (`recordGrant`: accounts opened by `createKey`, credits granted through `engine.credits`), e.g. the
+   * console's batching recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not
+   * block. @default none
    */
   readonly usage?: UsageRecorder;
   /**

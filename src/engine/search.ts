@@ -15,7 +15,8 @@ import {
   type PipelineStages,
   type StageTimings,
 } from '../pipeline/run.ts';
-import type { CreditStore, KeyRecord } from '../stores/types.ts';
+import type { KeyRecord } from '../stores/types.ts';
+import type { CreditsService } from './credits.ts';
 import { chargeTarget, isChargeable } from './billing.ts';
 import type { MoneyPath } from './money-path.ts';
 import {
@@ -34,7 +35,7 @@ export interface SearchRuntime {
   readonly structuredOutput: boolean;
   readonly settings: PipelineSettings;
   readonly moneyPath: MoneyPath;
-  readonly credits: CreditStore;
+  readonly credits: CreditsService;
   /** Credits per search. */
   readonly creditCost: number;
   /** Credits per page read by `/v1/extract`. */
