@@ -24,7 +24,13 @@ export {
   type SearchCallOptions,
   type SearchEngine,
   type SearchEngineOptions,
-} from './engine.ts';
+} from './engine/index.ts';
+export {
+  createCreditsService,
+  type CreditsService,
+  type CreditsServiceOptions,
+  type HoldOf,
+} from './engine/credits.ts';
 export {
   ARRIVED_SHARE,
   DEFAULT_EXPAND_TO_RESULTS,
@@ -110,11 +116,11 @@ export {
 export { canonicalizeUrl, isHttpUrl, isTrackingParam } from './pipeline/search/url.ts';
 export {
   LocalIndex,
-  corpusDocumentUrl,
   createLocalIndexProvider,
   type LocalIndexProvider,
   type LocalIndexProviderOptions,
 } from './pipeline/search/local-index.ts';
+export { corpusDocumentUrl } from './pipeline/search/corpus-url.ts';
 
 // Stage: fetch
 export * from './pipeline/fetch/index.ts';

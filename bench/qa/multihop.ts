@@ -14,7 +14,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';

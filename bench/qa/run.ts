@@ -24,7 +24,7 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';

@@ -6,7 +6,7 @@
  */
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { delimiter, resolve } from 'node:path';
-import { ENGINE_DEFAULTS } from '../engine.ts';
+import { ENGINE_DEFAULTS } from '../engine/index.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
 import {

@@ -1,12 +1,10 @@
 /**
- * Who pays for a search and when: the charge target of a request, the rule that a search without sources
- * is free, and the usage records of every commit and refund. The hold → commit/refund sequence itself is
- * the money path (money-path.ts).
+ * Who pays for a search and when: the charge target of a request and the rule that a search without
+ * sources is free. The hold → commit/refund sequence itself is the money path (money-path.ts); the ledger
+ * entry of each is the credits service's (credits.ts).
  */
 import type { RequestInfo } from '../http/handler.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import type { ChargeTarget, MoneyPathOptions } from './money-path.ts';
 
 /** Who pays for a search: the key's account, held under the request id. */
 export function chargeTarget(key: KeyRecord, info: RequestInfo) {
@@ -18,17 +16,4 @@ export function chargeTarget(key: KeyRecord, info: RequestInfo) {
 /** A search is charged only when its answer has sources: finding nothing costs nothing. */
 export function isChargeable(sources: readonly string[]): boolean {
   return sources.length > 0;
-}
-
-/** The money path's `onSettled` hook that records each commit as a charge and each refund as a refund. */
-export function recordUsageOf(usage: UsageRecorder): NonNullable<MoneyPathOptions['onSettled']> {
-  return (target: ChargeTarget, action, amount) => {
-    if (target.keyId === undefined) return;
-    usage.recordSearch({
-      accountId: target.account,
-      keyId: target.keyId,
-      kind: action === 'commit' ? 'charge' : 'refund',
-      credits: amount,
-    });
-  };
 }

@@ -1,6 +1,6 @@
 import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_DEFAULTS } from '../../src/engine.ts';
+import { ENGINE_DEFAULTS } from '../../src/engine/index.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatDuration,

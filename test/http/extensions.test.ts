@@ -3,7 +3,7 @@
  * the adapters themselves are covered by the contract suite).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
