@@ -138,6 +138,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     moneyPath,
     credits,
     creditCost: resolved.creditCost,
+    researchCreditsPerQuery: resolved.researchCreditsPerQuery,
     extractCreditCost: resolved.extractCreditCost,
     strictGrounding: resolved.strictGrounding,
     metrics: options.metrics,

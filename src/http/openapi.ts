@@ -32,7 +32,9 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   to_date: 'Only results published on or before this date (YYYY-MM-DD).',
   max_sources: 'Read at most this many sources (no deeper reading when set).',
   depth:
-    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read.',
+    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read; `research`: rounds of search → read → plan that follow what was read (the director of a film, each side of a comparison) for questions that need several documents, priced per query sent.',
+  max_credits:
+    'Most credits this search may cost. A research search holds its price per query times its most queries, or this when lower (then it sends fewer queries); the queries sent are charged and the rest returned. Below the least a search can cost: 400.',
   max_latency_ms:
     'Milliseconds after the request arrived by which the answer starts from the pages that have arrived ' +
     '(pages still loading are answered from their search snippets; pages already downloaded are still ' +
@@ -41,7 +43,8 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include:
     'Extra response fields: `citations` (every `[n]` of every sentence with a quote verified against the ' +
-    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`.",
+    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`, " +
+    '`steps` (with `depth: "research"`: each round\'s queries, pages read and findings).',
   grounding:
     '`strict`: an answer that cites sources none of which supports any of its sentences is refused with 422 ' +
     "`ungrounded_answer` and refunded; `lenient`: it is returned. Default: the server's `--strict-grounding`.",

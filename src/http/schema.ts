@@ -123,6 +123,10 @@ export const INCLUDE_FIELDS = ['citations', 'search_results', 'usage', 'timings'
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 const includeList = `${INCLUDE_FIELDS.slice(0, -1).join(', ')} or ${INCLUDE_FIELDS.at(-1)}`;
 
+/** Largest `max_credits` of one search. */
+export const MAX_CREDITS_PER_SEARCH = 1_000_000;
+const maxCreditsMessage = `must be an integer from 1 to ${MAX_CREDITS_PER_SEARCH}`;
+
 const depthList = `${SEARCH_DEPTHS.slice(0, -1).join(', ')} or ${SEARCH_DEPTHS.at(-1)}`;
 
 /** How a request treats an answer no source supports (`grounding` in the request). */
@@ -175,6 +179,13 @@ export const searchRequestSchema = z
        * read; `research`: several rounds that follow what was read (questions needing several documents).
        */
       depth: z.enum(SEARCH_DEPTHS, { error: `must be ${depthList}` }).optional(),
+      /** Most credits this search may cost (research holds up to it; a lower cap sends fewer queries). */
+      max_credits: z
+        .number({ error: maxCreditsMessage })
+        .int(maxCreditsMessage)
+        .min(1, maxCreditsMessage)
+        .max(MAX_CREDITS_PER_SEARCH, maxCreditsMessage)
+        .optional(),
       /** Milliseconds after which the answer is written from the pages that have arrived. */
       max_latency_ms: z
         .number({ error: maxLatencyMessage })
@@ -231,6 +242,8 @@ export interface NormalizedSearchRequest extends PipelineRequest {
   readonly include: readonly IncludeField[];
   /** Extension: `strict` refuses an answer with grounding `none`; unset = the server's setting. */
   readonly grounding?: GroundingMode;
+  /** Extension: most credits the search may cost (`max_credits`). */
+  readonly maxCredits?: number;
 }
 
 /**
@@ -330,6 +343,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     ...(data.max_sources === undefined ? {} : { maxSources: data.max_sources }),
     depth: data.depth ?? 'standard',
     ...(data.max_latency_ms === undefined ? {} : { maxLatencyMs: data.max_latency_ms }),
+    ...(data.max_credits === undefined ? {} : { maxCredits: data.max_credits }),
     include: [...new Set(data.include ?? [])],
     ...(data.grounding ? { grounding: data.grounding } : {}),
     prompt,

@@ -137,7 +137,9 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
       const next: ResearchPlan | undefined = stopped
         ? undefined
         : await run.planner.next(state(), call.signal);
-      if (next && next.queries.length === 0) stopped = next.stop ?? 'no_leads';
+      // A plan of queries already searched has nothing new: research stops there.
+      const unseen = next?.queries.filter((q) => !searchedKeys.has(queryKey(q.query))) ?? [];
+      if (next && unseen.length === 0) stopped = next.stop ?? 'no_leads';
       const step: ResearchStep = {
         hop,
         planner: plan.planner,

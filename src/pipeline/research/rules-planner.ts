@@ -25,6 +25,8 @@ const MAX_ENTITY_QUERIES = 3;
 const MAX_ADDED_WORDS = 5;
 /** A name on more than this share of the pages read (with at least 4 pages) is a site's, not a lead. */
 const COMMON_SHARE = 0.25;
+/** A name on fewer pages than this is never a site's name. */
+const MIN_COMMON_PAGES = 4;
 /** Words of a question that asks for a place holding another ("the state where X is"). */
 const CONTAINER_WORDS = new Set(
   [
@@ -106,7 +108,7 @@ function commonNames(state: ResearchState): (name: string) => boolean {
   const documents = new Map(
     state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d.text] as const)),
   );
-  if (documents.size < 6) return () => false;
+  if (documents.size < MIN_COMMON_PAGES) return () => false;
   const texts = [...documents.values()].map((text) => nameKey(text));
   const cache = new Map<string, boolean>();
   return (name) => {
@@ -114,7 +116,7 @@ function commonNames(state: ResearchState): (name: string) => boolean {
     let common = cache.get(key);
     if (common === undefined) {
       const holding = texts.filter((text) => text.includes(key)).length;
-      cache.set(key, (common = holding / texts.length > COMMON_SHARE));
+      cache.set(key, (common = holding >= MIN_COMMON_PAGES && holding / texts.length > COMMON_SHARE));
     }
     return common;
   };
