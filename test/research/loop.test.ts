@@ -117,11 +117,12 @@ describe('the research loop (model-free)', () => {
 
   it('answers with what it read when the time budget runs out', async () => {
     const web = handmadeWeb(PAGES);
+    const rules = createRulesPlanner();
     const slow: ResearchPlanner = {
-      first: createRulesPlanner().first,
+      first: (analysis, signal) => rules.first(analysis, signal),
       next: async (state, signal) => {
         await new Promise((resolve) => setTimeout(resolve, 60));
-        return createRulesPlanner().next(state, signal);
+        return rules.next(state, signal);
       },
     };
     const result = await research(web, 'Who is the child of the director of Love Affair?', {
