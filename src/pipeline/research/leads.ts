@@ -25,6 +25,12 @@ export interface Lead {
   readonly url: string;
   readonly title: string;
   readonly sentence: string;
+  /**
+   * The lead is tied to the question, not only near it: its sentence holds one of the question's relation
+   * words, it follows "by", it is itself such a word ("… Company"), or it stands in a list of places the
+   * question asks about.
+   */
+  readonly related: boolean;
 }
 
 /** What leads are looked for. */
@@ -288,7 +294,15 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
         const previous = best.get(key);
         const total = (previous?.total ?? 0) + score;
         if (!previous || score > previous.score)
-          best.set(key, { name: mention.name, score, total, url: source.url, title: source.title, sentence });
+          best.set(key, {
+            name: mention.name,
+            score,
+            total,
+            url: source.url,
+            title: source.title,
+            sentence,
+            related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
+          });
         else best.set(key, { ...previous, total });
       }
     });

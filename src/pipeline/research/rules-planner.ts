@@ -162,9 +162,14 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
     const top = leads[0]?.score ?? 0;
     for (const lead of leads) {
       if (lead.score < top * MIN_LEAD_SHARE) break;
+      // Past the first round, only leads tied to the question by a relation are followed: the others
+      // (a name that merely stands near the subject) would spend queries without reaching evidence.
+      if (state.rounds.length > 1 && !lead.related) continue;
       candidates.push({ lead, from: searched });
     }
-    if (leads[0] && searched.planned.kind !== 'question') firsts.push({ lead: leads[0], from: searched });
+    const best = leads[0];
+    if (best && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
+      firsts.push({ lead: best, from: searched });
   }
   candidates.sort((a, b) => b.lead.score - a.lead.score);
   firsts.sort((a, b) => b.lead.score - a.lead.score);
