@@ -27,8 +27,10 @@ import { setTimeout } from 'node:timers/promises';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
-import { DEFAULT_EXTRACTION_TIMEOUT_MS } from '../src/pipeline/extract/extractor.ts';
-import type { StageTimes } from '../src/pipeline/extract/html.ts';
+import { EXTRACTOR_DEFAULTS } from '../src/pipeline/extract/extractor.ts';
+import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
+import { decodeBytes } from '../src/pipeline/extract/decode.ts';
+import { parserOf } from './lib/reference-doms.ts';
 import type { ContentExtractor, ExtractedContent, FetchedPage } from '../src/pipeline/types.ts';
 import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
@@ -96,7 +98,11 @@ const VARIANTS: Record<string, Variant> = {
   jsdom: {
     name: 'jsdom',
     label: 'citewise on jsdom',
-    run: (page) => extractContent(page.html, { url: page.url, contentType: 'text/html', dom: 'jsdom' }),
+    run: (page) =>
+      extractHtml(decodeBytes(page.html, { sniffMeta: true }).text, {
+        url: page.url,
+        parser: parserOf('jsdom'),
+      }),
   },
   baseline: {
     name: 'baseline',
@@ -253,7 +259,7 @@ function speedTable(timesOfVariants: readonly (readonly number[])[], withBaselin
   const baselineIndex = withBaseline ? variants.findIndex((variant) => variant.name === 'baseline') : -1;
   const baselineTotal = baselineIndex >= 0 ? timesOfVariants[baselineIndex]!.reduce((a, b) => a + b, 0) : 0;
   console.log(
-    `\n| extractor | median ms | p90 ms | max ms | total ms | total / naive total | pages over ${DEFAULT_EXTRACTION_TIMEOUT_MS} ms |`,
+    `\n| extractor | median ms | p90 ms | max ms | total ms | total / naive total | pages over ${EXTRACTOR_DEFAULTS.timeoutMs} ms |`,
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const [v, variant] of variants.entries()) {
@@ -265,7 +271,7 @@ function speedTable(timesOfVariants: readonly (readonly number[])[], withBaselin
       baselineTotal > 0
         ? `${(total / baselineTotal).toFixed(3)} (${(baselineTotal / total).toFixed(2)}× faster)`
         : 'n/a';
-    const over = times.filter((t) => t > DEFAULT_EXTRACTION_TIMEOUT_MS).length;
+    const over = times.filter((t) => t > EXTRACTOR_DEFAULTS.timeoutMs).length;
     console.log(
       `| ${variant.label} | ${ms1(quantile(sorted, 0.5))} | ${ms1(quantile(sorted, 0.9))} | ${ms1(sorted.at(-1) ?? 0)} | ${Math.round(total)} | ${variant.name === 'baseline' ? '1.000' : ratio} | ${over} |`,
     );
