@@ -17,9 +17,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { ContentExtractor, ExtractedContent, FetchedPage } from '../src/pipeline/types.ts';
+import type { ContentExtractor, ExtractedContent } from '../src/pipeline/types.ts';
 import { loadBenchmarkPages } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
+import { asFetchedPage } from './lib/fetched-page.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';
 
 const { values } = parseArgs({
@@ -51,16 +52,8 @@ async function loadExtract(): Promise<{ extract: Extract; close: () => Promise<v
     };
     const extractor = createContentExtractor({ workers: 1, timeoutMs: 600_000 });
     const signal = new AbortController().signal;
-    const fetched = (page: { url: string; html: Uint8Array }): FetchedPage => ({
-      url: page.url,
-      requestedUrl: page.url,
-      status: 200,
-      contentType: 'text/html',
-      body: page.html,
-      headers: {},
-    });
     return {
-      extract: (page) => extractor.extract(fetched(page), { signal, requestId: 'hashes' }),
+      extract: (page) => extractor.extract(asFetchedPage(page), { signal, requestId: 'hashes' }),
       close: async () => extractor.close?.(),
     };
   }

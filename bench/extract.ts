@@ -31,7 +31,8 @@ import { EXTRACTOR_DEFAULTS } from '../src/pipeline/extract/extractor.ts';
 import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
 import { parserOf } from './lib/reference-doms.ts';
-import type { ContentExtractor, ExtractedContent, FetchedPage } from '../src/pipeline/types.ts';
+import { asFetchedPage } from './lib/fetched-page.ts';
+import type { ContentExtractor, ExtractedContent } from '../src/pipeline/types.ts';
 import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { profileInWorker, type PageProfile } from './lib/extract-profile.ts';
@@ -68,18 +69,6 @@ interface Variant {
 let worker: ContentExtractor | undefined;
 const call = { signal: new AbortController().signal, requestId: 'bench' };
 
-/** A benchmark page as the fetcher hands it to the extractor. */
-function toFetched(page: Page): FetchedPage {
-  return {
-    url: page.url,
-    requestedUrl: page.url,
-    status: 200,
-    contentType: 'text/html',
-    body: page.html,
-    headers: {},
-  };
-}
-
 const VARIANTS: Record<string, Variant> = {
   ours: {
     name: 'ours',
@@ -87,7 +76,7 @@ const VARIANTS: Record<string, Variant> = {
     run: (page) => {
       // No time limit here: the table counts the pages over the service's limit instead.
       worker ??= createContentExtractor({ workers: 1, timeoutMs: 600_000, maxInputBytes: 2 ** 30 });
-      return worker.extract(toFetched(page), call);
+      return worker.extract(asFetchedPage(page), call);
     },
   },
   inprocess: {
@@ -453,9 +442,9 @@ function costModel(profiles: readonly PageProfile[], stages: readonly string[]):
 
 async function pool(pages: readonly Page[], workers: number): Promise<void> {
   const extractor = createContentExtractor({ workers, timeoutMs: 60_000 });
-  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(toFetched(page), call))); // warm-up
+  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(asFetchedPage(page), call))); // warm-up
   const start = performance.now();
-  await Promise.all(pages.map((page) => extractor.extract(toFetched(page), call)));
+  await Promise.all(pages.map((page) => extractor.extract(asFetchedPage(page), call)));
   const wall = performance.now() - start;
   await extractor.close?.();
   console.log(
