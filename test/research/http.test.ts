@@ -112,6 +112,20 @@ describe('depth "research" over HTTP', () => {
     expect(capped.status).toBe(200);
   });
 
+  it('runs as the citewise-research model of the OpenAI-compatible route, priced like research', async () => {
+    const before = await balance();
+    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'citewise-research', messages: [{ role: 'user', content: QUESTION }] }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { citations: string[] };
+    expect(body.citations.length).toBeGreaterThan(0);
+    // More than one query was sent and charged: a standard search would cost one credit.
+    expect(before - (await balance())).toBeGreaterThan(1);
+  });
+
   it('streams a step event per round before the answer', async () => {
     const response = await api.post({ prompt: QUESTION, depth: 'research', stream: true });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
