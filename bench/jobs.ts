@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { createSearchEngine, type SearchEngine } from '../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../src/engine/index.ts';
 import { createSqliteJobQueue } from '../src/jobs/sqlite.ts';
 import { createRedisJobQueue } from '../src/jobs/redis.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
@@ -61,7 +61,7 @@ async function overheadOnSqlite(): Promise<void> {
     keys: stores.keys,
     credits: stores.credits,
     rateLimiter: false,
-    research: { queue, workers: 2 },
+    jobs: { queue, workers: 2 },
   });
   const { key } = await engine.createKey({ credits: 1_000_000 });
   const inline: number[] = [];
@@ -127,7 +127,7 @@ async function drainOnRedis(): Promise<void> {
       keys: stores.keys,
       credits: stores.credits,
       rateLimiter: false,
-      research: {
+      jobs: {
         queue,
         workers,
         maxQueuedPerAccount: JOBS,

@@ -4,31 +4,19 @@
  * of a job from the playground's form (`POST /research`). Every call goes through `engine.research` as a
  * key of the organization, so the console sees exactly what the API would.
  */
-import type { SearchEngine } from '../engine.ts';
 import { toCitewiseError } from '../errors.ts';
-import type { ProtocolResponse } from '../http/handler.ts';
 import type { ResearchJob } from '../jobs/request.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { dataTable, html, type Html } from './html.ts';
-import type { ConsoleKeyStore } from './keys.ts';
-
-/** What the page needs of the signed-in organization. */
-export interface ResearchOrg {
-  readonly organization: { readonly id: string; readonly name: string };
-  readonly form: URLSearchParams;
-}
-
-/** What the console lends to the Research page. */
-export interface ResearchPagesDeps<Org extends ResearchOrg> {
-  readonly engine: SearchEngine;
-  readonly keys: ConsoleKeyStore;
-  readonly link: (path: string) => string;
-  page(org: Org, title: string, body: Html): ProtocolResponse;
-  csrfField(org: Org): Html;
-  redirect(to: string): ProtocolResponse;
-  /** Throws the console's error page with this status and message. */
-  fail(status: number, message: string): never;
-}
+import {
+  ConsoleError,
+  htmlReply,
+  redirect,
+  type ConsoleRuntime,
+  type OrgContext,
+  type Reply,
+} from './runtime.ts';
+import { csrfField, orgPage } from './views/layout.ts';
 
 const STATUS_TEXT: Readonly<Record<string, string>> = {
   queued: 'Waiting for a worker',
@@ -38,164 +26,158 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
   cancelled: 'Cancelled',
 };
 
-/** The Research page's handlers. */
-export function createResearchPages<Org extends ResearchOrg>(deps: ResearchPagesDeps<Org>) {
-  const { engine, keys, link } = deps;
+/** Active keys of the organization. */
+async function activeKeys(rt: ConsoleRuntime, org: OrgContext): Promise<KeyRecord[]> {
+  const now = Date.now();
+  return (await rt.keys.list(org.organization.id)).filter(
+    (k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now),
+  );
+}
 
-  async function activeKeys(org: Org): Promise<KeyRecord[]> {
-    const now = Date.now();
-    return (await keys.list(org.organization.id)).filter(
-      (k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now),
+/** A short-lived key of the organization: jobs are the account's, whichever of its keys reads them. */
+async function apiKey(rt: ConsoleRuntime, org: OrgContext, keyId?: string): Promise<string | null> {
+  const active = await activeKeys(rt, org);
+  const record = keyId === undefined ? active[0] : active.find((k) => k.id === keyId);
+  return record ? rt.keys.mintPlaygroundKey(record) : null;
+}
+
+const page = (rt: ConsoleRuntime, org: OrgContext, title: string, body: Html) =>
+  htmlReply(200, orgPage(rt, org, title, body));
+
+const noKey = (rt: ConsoleRuntime, org: OrgContext) =>
+  page(
+    rt,
+    org,
+    'Research',
+    html`<h1>Research</h1>
+      <p>Create an API key first on the <a href="${rt.link('/keys')}">API keys</a> page.</p>`,
+  );
+
+function sourceList(sources: readonly string[]): Html {
+  return html`<ol data-testid="research-sources">
+    ${sources.map((url) =>
+      /^https?:\/\//i.test(url)
+        ? html`<li><a href="${url}" rel="noopener noreferrer nofollow">${url}</a></li>`
+        : html`<li>${url}</li>`,
+    )}
+  </ol>`;
+}
+
+function stepText(step: unknown): string {
+  const queries = (step as { queries?: unknown }).queries;
+  if (Array.isArray(queries) && queries.every((q) => typeof q === 'string')) return queries.join(' · ');
+  return JSON.stringify(step).slice(0, 300);
+}
+
+function jobBody(rt: ConsoleRuntime, org: OrgContext, job: ResearchJob): Html {
+  const { link } = rt;
+  const open = job.status === 'queued' || job.status === 'running';
+  return html`<h1>Research</h1>
+    <p><a href="${link('/research')}">All research jobs</a></p>
+    <section class="card stack" aria-labelledby="job-heading" ${open ? html`data-refresh="2000"` : ''}>
+      <h2 id="job-heading">${job.prompt}</h2>
+      <p role="status" data-testid="research-status">
+        <strong>${STATUS_TEXT[job.status] ?? job.status}</strong>
+        <span class="muted"
+          >· ${job.credits_used} credits used · created ${job.created_at.slice(0, 19).replace('T', ' ')}
+          UTC</span
+        >
+      </p>
+      ${job.error ? html`<p class="error" role="alert">${job.error.description}</p>` : ''}
+      ${
+        job.steps?.length
+          ? html`<h3>Steps</h3>
+              <ol data-testid="research-steps">
+                ${job.steps.map((step) => html`<li>${stepText(step)}</li>`)}
+              </ol>`
+          : ''
+      }
+      ${
+        job.answer !== undefined
+          ? html`<h3>Answer</h3>
+              <div class="answer plain" data-testid="research-answer">${job.answer}</div>
+              <h3>Sources</h3>
+              ${sourceList(job.sources ?? [])}`
+          : ''
+      }
+      ${
+        open
+          ? html`<form method="post" action="${link(`/research/${job.id}/cancel`)}">
+              ${csrfField(org)}
+              <button type="submit" class="secondary">Cancel</button>
+            </form>`
+          : ''
+      }
+    </section>`;
+}
+
+/** A 404 page for a job this organization cannot see; any other failure as it is. */
+function notFound(thrown: unknown): never {
+  if (toCitewiseError(thrown).status === 404)
+    throw new ConsoleError(404, 'This research job does not exist.');
+  throw thrown;
+}
+
+/** `GET /research`: the organization's jobs, newest first. */
+export async function researchPage(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
+  const key = await apiKey(rt, org);
+  if (!key) return noKey(rt, org);
+  const { data } = await rt.engine.research.list({ limit: 50 }, { apiKey: key });
+  const rows = data.map(
+    (job) =>
+      html`<tr>
+        <td>${job.created_at.slice(0, 16).replace('T', ' ')}</td>
+        <td><a href="${rt.link(`/research/${job.id}`)}">${job.prompt.slice(0, 120)}</a></td>
+        <td>${STATUS_TEXT[job.status] ?? job.status}</td>
+        <td>${job.credits_used}</td>
+      </tr>`,
+  );
+  return page(
+    rt,
+    org,
+    'Research',
+    html`<h1>Research</h1>
+      <p class="hint">
+        Long questions answered in the background by API keys of ${org.organization.name}. Start one from the
+        <a href="${rt.link('/playground')}">playground</a> or with <code>POST /v1/research</code>.
+      </p>
+      ${dataTable(['Created (UTC)', 'Question', 'Status', 'Credits'], rows, 'No research jobs yet.')}`,
+  );
+}
+
+/** `GET /research/{id}`: one job. */
+export async function researchJobPage(rt: ConsoleRuntime, org: OrgContext, id: string): Promise<Reply> {
+  const key = await apiKey(rt, org);
+  if (!key) return noKey(rt, org);
+  const job = await rt.engine.research.get(id, { apiKey: key }).catch(notFound);
+  return page(rt, org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(rt, org, job));
+}
+
+/** `POST /research`: the playground's question, started as a job with the selected key. */
+export async function startResearch(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
+  const key = await apiKey(rt, org, org.form.get('key') ?? '');
+  if (!key) throw new ConsoleError(400, 'Pick an active key of this organization.');
+  const responseType = org.form.get('response_type');
+  try {
+    const job = await rt.engine.research.create(
+      {
+        prompt: org.form.get('prompt') ?? '',
+        ...(responseType === 'text' || responseType === 'markdown' ? { response_type: responseType } : {}),
+      },
+      { apiKey: key },
     );
+    return redirect(rt, `/research/${job.id}`);
+  } catch (thrown) {
+    const error = toCitewiseError(thrown);
+    if (error.status >= 500) throw thrown;
+    throw new ConsoleError(error.status === 433 ? 402 : 400, error.description);
   }
+}
 
-  /** A short-lived key of the organization: jobs are the account's, whichever of its keys reads them. */
-  async function apiKey(org: Org, keyId?: string): Promise<string | null> {
-    const active = await activeKeys(org);
-    const record = keyId === undefined ? active[0] : active.find((k) => k.id === keyId);
-    return record ? keys.mintPlaygroundKey(record) : null;
-  }
-
-  const noKey = (org: Org) =>
-    deps.page(
-      org,
-      'Research',
-      html`<h1>Research</h1>
-        <p>Create an API key first on the <a href="${link('/keys')}">API keys</a> page.</p>`,
-    );
-
-  function sourceList(sources: readonly string[]): Html {
-    return html`<ol data-testid="research-sources">
-      ${sources.map((url) =>
-        /^https?:\/\//i.test(url)
-          ? html`<li><a href="${url}" rel="noopener noreferrer nofollow">${url}</a></li>`
-          : html`<li>${url}</li>`,
-      )}
-    </ol>`;
-  }
-
-  function stepText(step: unknown): string {
-    const queries = (step as { queries?: unknown }).queries;
-    if (Array.isArray(queries) && queries.every((q) => typeof q === 'string')) return queries.join(' · ');
-    return JSON.stringify(step).slice(0, 300);
-  }
-
-  function jobBody(org: Org, job: ResearchJob): Html {
-    const open = job.status === 'queued' || job.status === 'running';
-    return html`<h1>Research</h1>
-      <p><a href="${link('/research')}">All research jobs</a></p>
-      <section class="card stack" aria-labelledby="job-heading" ${open ? html`data-refresh="2000"` : ''}>
-        <h2 id="job-heading">${job.prompt}</h2>
-        <p role="status" data-testid="research-status">
-          <strong>${STATUS_TEXT[job.status] ?? job.status}</strong>
-          <span class="muted"
-            >· ${job.credits_used} credits used · started ${job.created_at.slice(0, 19).replace('T', ' ')}
-            UTC</span
-          >
-        </p>
-        ${job.error ? html`<p class="error" role="alert">${job.error.description}</p>` : ''}
-        ${
-          job.steps?.length
-            ? html`<h3>Steps</h3>
-                <ol data-testid="research-steps">
-                  ${job.steps.map((step) => html`<li>${stepText(step)}</li>`)}
-                </ol>`
-            : ''
-        }
-        ${
-          job.answer !== undefined
-            ? html`<h3>Answer</h3>
-                <div class="answer plain" data-testid="research-answer">${job.answer}</div>
-                <h3>Sources</h3>
-                ${sourceList(job.sources ?? [])}`
-            : ''
-        }
-        ${
-          open
-            ? html`<form method="post" action="${link(`/research/${job.id}/cancel`)}">
-                ${deps.csrfField(org)}
-                <button type="submit" class="secondary">Cancel</button>
-              </form>`
-            : ''
-        }
-      </section>`;
-  }
-
-  return {
-    /** `GET /research`: the organization's jobs, newest first. */
-    async list(org: Org): Promise<ProtocolResponse> {
-      const key = await apiKey(org);
-      if (!key) return noKey(org);
-      const { data } = await engine.research.list({ limit: 50 }, { apiKey: key });
-      const rows = data.map(
-        (job) =>
-          html`<tr>
-            <td>${job.created_at.slice(0, 16).replace('T', ' ')}</td>
-            <td><a href="${link(`/research/${job.id}`)}">${job.prompt.slice(0, 120)}</a></td>
-            <td>${STATUS_TEXT[job.status] ?? job.status}</td>
-            <td>${job.credits_used}</td>
-          </tr>`,
-      );
-      return deps.page(
-        org,
-        'Research',
-        html`<h1>Research</h1>
-          <p class="hint">
-            Long questions answered in the background by API keys of ${org.organization.name}. Start one from
-            the <a href="${link('/playground')}">playground</a> or with <code>POST /v1/research</code>.
-          </p>
-          ${dataTable(['Created (UTC)', 'Question', 'Status', 'Credits'], rows, 'No research jobs yet.')}`,
-      );
-    },
-
-    /** `GET /research/{id}`: one job. */
-    async detail(org: Org, id: string): Promise<ProtocolResponse> {
-      const key = await apiKey(org);
-      if (!key) return noKey(org);
-      let job: ResearchJob;
-      try {
-        job = await engine.research.get(id, { apiKey: key });
-      } catch (thrown) {
-        if (toCitewiseError(thrown).status === 404) deps.fail(404, 'This research job does not exist.');
-        throw thrown;
-      }
-      return deps.page(org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(org, job));
-    },
-
-    /** `POST /research`: the playground's question, started as a job with the selected key. */
-    async start(org: Org): Promise<ProtocolResponse> {
-      const key = await apiKey(org, org.form.get('key') ?? '');
-      if (!key) deps.fail(400, 'Pick an active key of this organization.');
-      const responseType = org.form.get('response_type');
-      try {
-        const job = await engine.research.create(
-          {
-            prompt: org.form.get('prompt') ?? '',
-            ...(responseType === 'text' || responseType === 'markdown'
-              ? { response_type: responseType }
-              : {}),
-          },
-          { apiKey: key },
-        );
-        return deps.redirect(`/research/${job.id}`);
-      } catch (thrown) {
-        const error = toCitewiseError(thrown);
-        if (error.status >= 500) throw thrown;
-        return deps.fail(error.status === 433 ? 402 : 400, error.description);
-      }
-    },
-
-    /** `POST /research/{id}/cancel`. */
-    async cancel(org: Org, id: string): Promise<ProtocolResponse> {
-      const key = await apiKey(org);
-      if (!key) return noKey(org);
-      try {
-        await engine.research.cancel(id, { apiKey: key });
-      } catch (thrown) {
-        if (toCitewiseError(thrown).status === 404) deps.fail(404, 'This research job does not exist.');
-        throw thrown;
-      }
-      return deps.redirect(`/research/${id}`);
-    },
-  };
+/** `POST /research/{id}/cancel`. */
+export async function cancelResearch(rt: ConsoleRuntime, org: OrgContext, id: string): Promise<Reply> {
+  const key = await apiKey(rt, org);
+  if (!key) return noKey(rt, org);
+  await rt.engine.research.cancel(id, { apiKey: key }).catch(notFound);
+  return redirect(rt, `/research/${id}`);
 }

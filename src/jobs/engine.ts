@@ -5,8 +5,8 @@
  */
 import type { ProtocolService } from '../http/handler.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
-import type { CreditStore } from '../stores/types.ts';
+import type { CreditsService } from '../engine/credits.ts';
+import type { NormalizedSearchRequest } from '../http/schema.ts';
 import { createMemoryJobQueue } from './memory.ts';
 import { JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import {
@@ -54,10 +54,11 @@ export interface ResearchJobsApi {
 /** What the engine hands to its research jobs. */
 export interface EngineResearchDeps {
   readonly service: ProtocolService;
-  readonly credits: CreditStore;
-  readonly creditCost: number;
+  /** Holds, charges and refunds, each written to the ledger. */
+  readonly credits: CreditsService;
+  /** Credits held for a search (its price: `max_credits` caps a research search's). */
+  readonly price: (request: NormalizedSearchRequest) => number;
   readonly structuredOutput: boolean;
-  readonly usage?: UsageRecorder;
   readonly onError: (error: unknown, context: string, jobId?: string) => void;
 }
 
@@ -66,18 +67,14 @@ export function createEngineResearch(
   options: ResearchJobsOptions = {},
   deps: EngineResearchDeps,
 ): { readonly service: ResearchService; readonly api: ResearchJobsApi } {
-  if (typeof options !== 'object' || options === null) throw new TypeError('research must be an object');
+  if (typeof options !== 'object' || options === null) throw new TypeError('jobs must be an object');
   const d = JOBS_DEFAULTS;
   const webhooks = options.webhookSecret
     ? createWebhookSender({
         secret: options.webhookSecret,
         ...(options.allowPrivateHosts ? { allowPrivateHosts: options.allowPrivateHosts } : {}),
-        attempts: positiveInteger('research.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
-        backoffMs: nonNegativeInteger(
-          'research.webhookBackoffMs',
-          options.webhookBackoffMs,
-          d.webhookBackoffMs,
-        ),
+        attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
+        backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
         timeoutMs: d.webhookTimeoutMs,
       })
     : null;
@@ -85,30 +82,29 @@ export function createEngineResearch(
     {
       queue: options.queue ?? createMemoryJobQueue(),
       credits: deps.credits,
+      price: deps.price,
       run: options.run ?? createSearchRunner(deps.service, d.searchDepth),
       webhooks,
       structuredOutput: deps.structuredOutput,
-      ...(deps.usage ? { usage: deps.usage } : {}),
       onError: deps.onError,
     },
     {
-      workers: nonNegativeInteger('research.workers', options.workers, d.workers),
+      workers: nonNegativeInteger('jobs.workers', options.workers, d.workers),
       maxQueuedPerAccount: nonNegativeInteger(
-        'research.maxQueuedPerAccount',
+        'jobs.maxQueuedPerAccount',
         options.maxQueuedPerAccount,
         d.maxQueuedPerAccount,
       ),
       maxRunningPerAccount: positiveInteger(
-        'research.maxRunningPerAccount',
+        'jobs.maxRunningPerAccount',
         options.maxRunningPerAccount,
         d.maxRunningPerAccount,
       ),
-      leaseMs: positiveInteger('research.leaseMs', options.leaseMs, d.leaseMs),
-      maxAttempts: positiveInteger('research.maxAttempts', options.maxAttempts, d.maxAttempts),
-      timeLimitMs: positiveInteger('research.timeLimitMs', options.timeLimitMs, d.timeLimitMs),
-      creditCost: nonNegativeInteger('research.creditCost', options.creditCost, deps.creditCost),
-      pollMs: positiveInteger('research.pollMs', options.pollMs, d.pollMs),
-      eventPollMs: positiveInteger('research.eventPollMs', options.eventPollMs, d.eventPollMs),
+      leaseMs: positiveInteger('jobs.leaseMs', options.leaseMs, d.leaseMs),
+      maxAttempts: positiveInteger('jobs.maxAttempts', options.maxAttempts, d.maxAttempts),
+      timeLimitMs: positiveInteger('jobs.timeLimitMs', options.timeLimitMs, d.timeLimitMs),
+      pollMs: positiveInteger('jobs.pollMs', options.pollMs, d.pollMs),
+      eventPollMs: positiveInteger('jobs.eventPollMs', options.eventPollMs, d.eventPollMs),
     },
   );
   // A queue that outlives the process may hold jobs a previous run left: work them now.

@@ -38,8 +38,8 @@ export const JOBS_DEFAULTS = {
   queueFullRetryAfterMs: 30_000,
   /** How long the credits of a job stay held if nothing settles them (every process died for good). */
   reservationTtlMs: 7 * 86_400_000,
-  /** The depth of the search a job runs. */
-  searchDepth: 'deep',
+  /** The depth of the search a job runs: the multi-hop research loop. */
+  searchDepth: 'research',
 } as const;
 
 /** Options of research jobs (`engine.research`, `POST /v1/research`). Every option has a working default. */
@@ -62,11 +62,6 @@ export interface ResearchJobsOptions {
   readonly maxAttempts?: number;
   /** A job's time limit when its request names none, in ms. @default 300_000 */
   readonly timeLimitMs?: number;
-  /**
-   * Credits held when a job is created and its request names no `max_credits`; unused credits are refunded
-   * when it ends. @default the engine's `creditCost`
-   */
-  readonly creditCost?: number;
   /** Signing secret of webhooks (`whsec_…`, base64); without it, a job with a webhook is refused. @default none */
   readonly webhookSecret?: string;
   /** Hosts webhooks may reach although they resolve to private addresses (as the fetcher's). @default [] */

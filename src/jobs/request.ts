@@ -113,8 +113,8 @@ export function searchRequestOf(request: ParsedResearchRequest, depth: string): 
     ...(request.country ? { country: request.country } : {}),
     ...(request.language ? { language: request.language } : {}),
     ...(request.max_credits ? { max_credits: request.max_credits } : {}),
-    depth: depth as 'deep',
-    include: ['citations', 'usage'],
+    depth: depth as SearchRequest['depth'],
+    include: ['citations', 'usage', 'steps'],
   };
 }
 

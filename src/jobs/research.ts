@@ -12,8 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CitewiseError, toCitewiseError } from '../errors.ts';
 import { fingerprintBody } from '../http/idempotency.ts';
 import { parseSearchRequest } from '../http/schema.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
-import type { CreditStore, KeyRecord } from '../stores/types.ts';
+import type { CreditsService } from '../engine/credits.ts';
+import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { KeyRecord } from '../stores/types.ts';
 import { decodeCursor, JOB_STATUSES, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import {
@@ -67,7 +68,6 @@ export interface ResearchServiceSettings {
   readonly leaseMs: number;
   readonly maxAttempts: number;
   readonly timeLimitMs: number;
-  readonly creditCost: number;
   readonly pollMs: number;
   readonly eventPollMs: number;
 }
@@ -75,14 +75,15 @@ export interface ResearchServiceSettings {
 /** What the research service works with. */
 export interface ResearchServiceDeps {
   readonly queue: JobQueue;
-  readonly credits: CreditStore;
+  /** Holds, charges and refunds (each written to the ledger). */
+  readonly credits: CreditsService;
+  /** Credits held for the search a job runs (its price, capped by `max_credits`). */
+  readonly price: (request: NormalizedSearchRequest) => number;
   readonly run: ResearchRunner;
   /** Signs and delivers webhooks; without it a job with a webhook is refused. */
   readonly webhooks: WebhookSender | null;
   /** Whether the engine can answer with `output_schema` (it needs a model). */
   readonly structuredOutput: boolean;
-  /** Records each settlement for the console's usage pages. */
-  readonly usage?: UsageRecorder;
   readonly onError: (error: unknown, context: string, jobId?: string) => void;
 }
 
@@ -156,20 +157,16 @@ export function createResearchService(
     return viewOf(job, stepsOf(await queue.events(job.id, { limit: MAX_EVENTS_READ })));
   }
 
+  /** Charges what a completed job used (the rest returns), refunds any other; once, by the job's hold id. */
   async function settle(job: JobRecord): Promise<void> {
-    const reservation = reservationOf(job.id);
+    const hold = {
+      id: reservationOf(job.id),
+      account: job.account,
+      ...(job.keyId ? { keyId: job.keyId } : {}),
+      amount: (job.input as ResearchJobInput).reserved,
+    };
     const charge = job.status === 'completed' ? job.creditsUsed : 0;
-    const settled =
-      charge > 0 ? await credits.commit(reservation, charge) : await credits.refund(reservation);
-    if (settled && job.keyId && deps.usage) {
-      const reserved = (job.input as ResearchJobInput).reserved;
-      deps.usage.recordSearch({
-        accountId: job.account,
-        keyId: job.keyId,
-        kind: charge > 0 ? 'charge' : 'refund',
-        credits: charge > 0 ? charge : reserved,
-      });
-    }
+    await (charge > 0 ? credits.charge(hold, charge) : credits.refund(hold));
   }
 
   /** Settles the credits of an ended job, then delivers its webhook (in the background) and marks it done. */
@@ -337,8 +334,8 @@ export function createResearchService(
         const description = 'Invalid request: output_schema needs a model (start the service with --model)';
         throw new CitewiseError('invalid_request', description, { description });
       }
-      // The search the job will run must be valid too: refused now rather than failing later.
-      parseSearchRequest(searchRequestOf(request, JOBS_DEFAULTS.searchDepth));
+      // The search the job will run must be valid too (and priced): refused now rather than failing later.
+      const reserved = deps.price(parseSearchRequest(searchRequestOf(request, JOBS_DEFAULTS.searchDepth)));
       if (request.webhook) {
         if (!webhooks) {
           const description =
@@ -359,8 +356,7 @@ export function createResearchService(
         if (existing) return replay(existing);
       }
       const id = `res_${randomBytes(12).toString('hex')}`;
-      const reserved = request.max_credits ?? settings.creditCost;
-      await credits.reserve({
+      await credits.hold({
         account: key.accountId,
         id: reservationOf(id),
         amount: reserved,
@@ -383,7 +379,7 @@ export function createResearchService(
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         });
       } catch (error) {
-        await credits.refund(reservationOf(id));
+        await credits.refund({ id: reservationOf(id), account: key.accountId, amount: reserved });
         if (error instanceof JobQueueFullError) {
           throw new CitewiseError('too_many_jobs', error.message, {
             description: `Too Many Requests: this account already has ${error.maxQueued} research jobs waiting`,
@@ -394,7 +390,7 @@ export function createResearchService(
       }
       if (!enqueued.created) {
         // Another request with the same Idempotency-Key won the race: it holds the credits.
-        await credits.refund(reservationOf(id));
+        await credits.refund({ id: reservationOf(id), account: key.accountId, amount: reserved });
         return replay(enqueued.job);
       }
       start();

@@ -80,6 +80,7 @@ export function createSearchRunner(search: EngineSearch, depth: string): Researc
       }
     }
     if (!body) throw new CitewiseError('server_error', 'the search ended without an answer');
+    if (steps.length === 0 && body.steps) steps.push(...body.steps);
     return {
       result: {
         answer: body.answer,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { CitewiseApiError, createClient, type CitewiseClient } from '../../src/client/index.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
@@ -16,7 +16,7 @@ let key: string;
 beforeAll(async () => {
   engine = createSearchEngine({
     corpus: [CORPUS],
-    research: {
+    jobs: {
       run: async (request, context) => {
         await context.onStep({ index: 0, queries: [request.prompt] });
         return {
@@ -59,8 +59,8 @@ describe('client.research', () => {
   });
 
   it('lists and cancels, and throws the API errors', async () => {
-    const idle = createSearchEngine({ corpus: [CORPUS], research: { workers: 0 } });
-    const { key: idleKey } = await idle.createKey({ credits: 5 });
+    const idle = createSearchEngine({ corpus: [CORPUS], jobs: { workers: 0 } });
+    const { key: idleKey } = await idle.createKey({ credits: 100 });
     const idleServer = await listenOnLoopback(createServer(createNodeHandler(idle)));
     try {
       const idleClient = createClient({ baseUrl: idleServer.baseUrl, apiKey: idleKey });

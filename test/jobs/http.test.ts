@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { researchClient, type JobBody } from './support.ts';
@@ -67,16 +67,14 @@ describe('POST /v1/research and GET /v1/research/{id}', () => {
     const events = await api.allEvents(created.id);
     expect(events.at(-1)?.event).toBe('completed');
     const job = (await (await api.get(created.id)).json()) as JobBody;
-    expect(job).toMatchObject({
-      id: created.id,
-      status: 'completed',
-      response_type: 'markdown',
-      credits_used: 1,
-    });
+    expect(job).toMatchObject({ id: created.id, status: 'completed', response_type: 'markdown' });
     expect(job.answer).toMatch(/\S/);
     expect(job.sources?.length).toBeGreaterThan(0);
     expect(Date.parse((job as unknown as { completed_at: string }).completed_at)).toBeGreaterThan(0);
-    expect(await api.balance()).toBe(99);
+    // A research search is charged per query sent (at least one); the rest of its hold came back.
+    expect(job.credits_used).toBeGreaterThanOrEqual(1);
+    expect(job.steps?.length).toBeGreaterThan(0);
+    expect(await api.balance()).toBe(100 - job.credits_used);
   });
 
   it('returns the same job for a repeated Idempotency-Key and never charges twice', async () => {
@@ -92,7 +90,7 @@ describe('POST /v1/research and GET /v1/research/{id}', () => {
     await api.allEvents(a.id);
     const third = (await (await api.create(body, { 'idempotency-key': 'job-1' })).json()) as JobBody;
     expect(third).toMatchObject({ id: a.id, status: 'completed' });
-    expect(await api.balance()).toBe(99);
+    expect(await api.balance()).toBe(100 - third.credits_used);
     const other = await api.create({ prompt: 'Another question' }, { 'idempotency-key': 'job-1' });
     expect(other.status).toBe(422);
   });
@@ -131,7 +129,7 @@ describe('POST /v1/research and GET /v1/research/{id}', () => {
 
   it('refuses bad input with a 400 naming the field, charging nothing', async () => {
     const { api } = await setup({
-      research: { webhookSecret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+      jobs: { webhookSecret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
     });
     const cases: [unknown, RegExp][] = [
       [{}, /prompt/],
@@ -180,7 +178,7 @@ describe('POST /v1/research and GET /v1/research/{id}', () => {
 describe('GET /v1/research/{id}/events', () => {
   it('sends every event with an id and a name, ends after the terminal one, and replays after Last-Event-ID', async () => {
     const { api } = await setup({
-      research: {
+      jobs: {
         run: async (_request, context) => {
           for (let index = 0; index < 3; index++) await context.onStep({ index, queries: [`hop ${index}`] });
           return { result: { answer: 'Done [1].', sources: ['https://a.test/'] }, creditsUsed: 1 };
@@ -213,7 +211,7 @@ describe('GET /v1/research/{id}/events', () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { api } = await setup({
-      research: {
+      jobs: {
         run: async (_request, context) => {
           await context.onStep({ index: 0 });
           await gate;
@@ -273,10 +271,10 @@ describe('cancel, limits and listing', () => {
   });
 
   it('caps the jobs one account has waiting: 429 with Retry-After, nothing charged', async () => {
-    const { api } = await setup({ research: { workers: 0, maxQueuedPerAccount: 2 } });
-    expect((await api.create({ prompt: 'one' })).status).toBe(202);
-    expect((await api.create({ prompt: 'two' })).status).toBe(202);
-    const refused = await api.create({ prompt: 'three' });
+    const { api } = await setup({ jobs: { workers: 0, maxQueuedPerAccount: 2 } });
+    expect((await api.create({ prompt: 'one', max_credits: 1 })).status).toBe(202);
+    expect((await api.create({ prompt: 'two', max_credits: 1 })).status).toBe(202);
+    const refused = await api.create({ prompt: 'three', max_credits: 1 });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await errorOf(refused)).description).toMatch(/^Too Many Requests/);
@@ -284,15 +282,21 @@ describe('cancel, limits and listing', () => {
   });
 
   it('refuses a job the account cannot pay for with 433', async () => {
-    const { api } = await setup();
-    const response = await api.create({ prompt: 'q', max_credits: 101 });
+    const { engine, server } = await setup();
+    // A research job holds its price up front (a query's worth for each query it may send).
+    const { key } = await engine.createKey({ credits: 5 });
+    const poor = researchClient(server.baseUrl, key);
+    const response = await poor.create({ prompt: 'q' });
     expect(response.status).toBe(433);
     expect((await errorOf(response)).description).toBe('Account is at / over message quota');
+    expect(await poor.balance()).toBe(5);
+    // A cap it can pay is accepted: the research then sends fewer queries.
+    expect((await poor.create({ prompt: 'q', max_credits: 5 })).status).toBe(202);
   });
 
   for (const adapter of Object.keys(ADAPTERS)) {
     it(`lists the account’s jobs newest first, by status, a page at a time (${adapter})`, async () => {
-      const { api } = await setup({ research: { workers: 0 } }, adapter);
+      const { api } = await setup({ jobs: { workers: 0 } }, adapter);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++)
         ids.push(((await (await api.create({ prompt: `q${i}` })).json()) as JobBody).id);

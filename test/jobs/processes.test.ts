@@ -56,7 +56,7 @@ const statusesOf = (events: readonly SseEvent[]) =>
 /** Creates a job whose search is held, and resolves once a worker is running it. */
 async function heldJob(api: ReturnType<typeof researchClient>): Promise<string> {
   const arrived = search.hold();
-  const response = await api.create({ prompt: 'Where does the river rise?' });
+  const response = await api.create({ prompt: 'Where does the river rise?', max_credits: 1 });
   expect(response.status).toBe(202);
   const { id } = (await response.json()) as JobBody;
   await arrived;
@@ -125,7 +125,10 @@ function describeShared(name: string, store: () => string) {
     const apis = instances.map((instance) => researchClient(instance.baseUrl, key));
     const ids = await Promise.all(
       Array.from({ length: 100 }, async (_, i) => {
-        const response = await apis[i % 3]!.create({ prompt: `Question number ${i} about the river` });
+        const response = await apis[i % 3]!.create({
+          prompt: `Question number ${i} about the river`,
+          max_credits: 1,
+        });
         expect(response.status).toBe(202);
         return ((await response.json()) as JobBody).id;
       }),

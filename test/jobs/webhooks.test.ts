@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { researchClient, type JobBody } from './support.ts';
@@ -53,9 +53,9 @@ async function receiver(statuses: number[]) {
 async function setup(allowPrivateHosts: readonly string[]) {
   const engine: SearchEngine = createSearchEngine({
     corpus: [CORPUS],
-    research: { webhookSecret: SECRET, allowPrivateHosts, webhookBackoffMs: 10 },
+    jobs: { webhookSecret: SECRET, allowPrivateHosts, webhookBackoffMs: 10 },
   });
-  const { key } = await engine.createKey({ credits: 10 });
+  const { key } = await engine.createKey({ credits: 100 });
   const server = await listenOnLoopback(createServer(createNodeHandler(engine)));
   closers.push(
     () => engine.close(),
@@ -82,7 +82,8 @@ describe('research webhooks', () => {
       data: JobBody;
     };
     expect(payload.type).toBe('research.completed');
-    expect(payload.data).toMatchObject({ id: created.id, status: 'completed', credits_used: 1 });
+    expect(payload.data).toMatchObject({ id: created.id, status: 'completed' });
+    expect(payload.data.credits_used).toBeGreaterThanOrEqual(1);
     expect(payload.data.answer).toMatch(/\S/);
     // A body changed on the way, or signed with another secret, does not verify.
     const tampered = delivered.body.replace('research.completed', 'research.failed');
@@ -95,9 +96,9 @@ describe('research webhooks', () => {
     const hook = await receiver([]);
     const engine = createSearchEngine({
       corpus: [CORPUS],
-      research: { webhookSecret: SECRET, allowPrivateHosts: ['127.0.0.1'], workers: 0 },
+      jobs: { webhookSecret: SECRET, allowPrivateHosts: ['127.0.0.1'], workers: 0 },
     });
-    const { key } = await engine.createKey({ credits: 10 });
+    const { key } = await engine.createKey({ credits: 100 });
     closers.push(() => engine.close());
     const job = await engine.research.create({ prompt: 'q', webhook: { url: hook.url } }, { apiKey: key });
     await engine.research.cancel(job.id, { apiKey: key });
@@ -120,6 +121,6 @@ describe('research webhooks', () => {
   });
 
   it('refuses a webhook secret that is not a Standard Webhooks secret', () => {
-    expect(() => createSearchEngine({ research: { webhookSecret: 'hunter2' } })).toThrow(/whsec_/);
+    expect(() => createSearchEngine({ jobs: { webhookSecret: 'hunter2' } })).toThrow(/whsec_/);
   });
 });
