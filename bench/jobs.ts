@@ -2,7 +2,8 @@
  * Research job benchmark (`npm run bench:jobs`), two tables:
  *
  * 1. Overhead of a job over the same search run inline, on SQLite (the embedded default): each round runs
- *    one deep search inline (`engine.search`) and one as a job (`engine.research.create`, then its events
+ *    one search inline (`engine.search`, the very request a job sends: `depth: "research"` with citations,
+ *    usage and steps) and one as a job (`engine.research.create`, then its events
  *    until `completed`), interleaved, on the local corpus; the overhead of a round is the job's wall time
  *    minus the inline search's. Target: p50 ≤ 50 ms.
  * 2. 1,000 jobs queued on one Redis (BullMQ) with no worker running, then drained by 3 workers (3 engines,
@@ -22,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createSearchEngine, type SearchEngine } from '../src/engine/index.ts';
+import { JOBS_DEFAULTS } from '../src/jobs/options.ts';
+import { parseResearchRequest, searchRequestOf } from '../src/jobs/request.ts';
 import { createSqliteJobQueue } from '../src/jobs/sqlite.ts';
 import { createRedisJobQueue } from '../src/jobs/redis.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
@@ -72,7 +75,9 @@ async function overheadOnSqlite(): Promise<void> {
   for (let round = -2; round < ROUNDS; round++) {
     const prompt = PROMPTS[(round + 3) % PROMPTS.length]!;
     const a = performance.now();
-    await engine.search({ prompt, depth: 'deep' }, { apiKey: key });
+    await engine.search(searchRequestOf(parseResearchRequest({ prompt }), JOBS_DEFAULTS.searchDepth), {
+      apiKey: key,
+    });
     const b = performance.now();
     await runJob(engine, key, prompt);
     const c = performance.now();
@@ -88,7 +93,7 @@ async function overheadOnSqlite(): Promise<void> {
   const sorted = (list: number[]) => [...list].sort((x, y) => x - y);
   const [i, j, o] = [sorted(inline), sorted(job), sorted(overhead)];
   console.log(
-    `\n### Job overhead over the same search inline, SQLite, ${ROUNDS} rounds (deep search, local corpus)\n`,
+    `\n### Job overhead over the same search inline, SQLite, ${ROUNDS} rounds (${JOBS_DEFAULTS.searchDepth} search, local corpus)\n`,
   );
   console.log('| | p50 ms | p90 ms | max ms |');
   console.log('|---|---:|---:|---:|');
@@ -150,7 +155,7 @@ async function drainOnRedis(): Promise<void> {
   for (let i = 0; i < JOBS; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, JOBS - i) }, (_, n) =>
-        front.engine.research.create({ prompt: `job ${i + n}` }, { apiKey: key }),
+        front.engine.research.create({ prompt: `job ${i + n}`, max_credits: 1 }, { apiKey: key }),
       ),
     );
     ids.push(...batch.map((job) => job.id));

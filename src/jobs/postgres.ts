@@ -13,7 +13,11 @@ import type pg from 'pg';
 import type * as PgBossModule from 'pg-boss';
 import type { Job as BossJob, PgBoss } from 'pg-boss';
 import { positiveInteger } from '../options.ts';
-import { openPostgresConnection, type PostgresConnection } from '../stores/postgres/connection.ts';
+import {
+  openPostgresConnection,
+  toPostgresError,
+  type PostgresConnection,
+} from '../stores/postgres/connection.ts';
 import { endersOf, eventRange, pageOf, positionOf, withChecks } from './common.ts';
 import {
   JobQueueFullError,
@@ -185,18 +189,33 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     return started;
   }
 
+  /**
+   * Runs `work` in one transaction. A connection lost on the way (the database restarting) is reported
+   * through the error thrown, as a 503, never as an unhandled 'error' event that would end the process;
+   * the broken client is discarded rather than returned to the pool.
+   */
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await connection.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await connection.pool.connect();
+    } catch (error) {
+      throw toPostgresError(error);
+    }
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      await client.query('ROLLBACK').catch((rollback: unknown) => (broken ??= rollback as Error));
+      // Our own refusals stay as they are; the database's failures become 503 where they mean "unreachable".
+      throw error instanceof JobQueueFullError || error instanceof TypeError ? error : toPostgresError(error);
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 
