@@ -246,6 +246,17 @@ export async function* streamPipeline(
   yield { type: 'done', answer: output.answer, sources: output.sources };
 }
 
+/** What everything before the answer gathered: the answerer's input and what it was taken from. */
+interface Gathered {
+  readonly input: AnswerInput;
+  readonly documents: ExtractedContent[];
+  readonly timings: Omit<StageTimings, 'answer'>;
+  /** `depth: "research"`: its rounds. */
+  readonly steps?: readonly ResearchStep[];
+  /** Search queries sent. */
+  readonly searches: number;
+}
+
 /** Plan → search → gather → rank: everything before the answer. */
 async function selectPassages(
   request: PipelineRequest,
@@ -254,13 +265,7 @@ async function selectPassages(
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
-): Promise<{
-  input: AnswerInput;
-  documents: ExtractedContent[];
-  timings: Omit<StageTimings, 'answer'>;
-  steps?: readonly ResearchStep[];
-  searches: number;
-}> {
+): Promise<Gathered> {
   if (request.depth === 'research') return researchPassages(request, stages, settings, call, clock, onStep);
   const planner = stages.planner ?? deterministicPlanner;
   const planned = await planner(request.prompt, request.context, call.signal, request.depth);
@@ -356,13 +361,7 @@ async function researchPassages(
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
-): Promise<{
-  input: AnswerInput;
-  documents: ExtractedContent[];
-  timings: Omit<StageTimings, 'answer'>;
-  steps: readonly ResearchStep[];
-  searches: number;
-}> {
+): Promise<Gathered> {
   const question = planQuery(request.prompt, request.context);
   const plan = clock.lap();
   const research = settings.research ?? {};
