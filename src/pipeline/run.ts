@@ -383,7 +383,10 @@ async function researchPassages(
   const input: AnswerInput = {
     prompt: request.prompt,
     context: request.context,
-    query: question,
+    // The names a chain led to are what the answer is about too ("Leo McCarey" for "the child of the
+    // director of Love Affair"): an answerer that picks sentences by the query picks each hop's. Not for a
+    // comparison, whose sides the question names already (the leads of both would dilute the query).
+    query: result.analysis.sides.length > 0 ? question : [question, ...result.followed].join(' '),
     responseType: request.responseType,
     passages: result.passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
