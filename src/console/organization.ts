@@ -242,7 +242,7 @@ export async function usageCsv(rt: ConsoleRuntime, org: OrgContext): Promise<Rep
 // ---------------------------------------------------------------------------------------------------
 // Playground
 
-function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
+export function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
   const now = Date.now();
   return records.filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now));
 }

@@ -6,8 +6,8 @@
  */
 import { toCitewiseError } from '../errors.ts';
 import type { ResearchJob } from '../jobs/request.ts';
-import type { KeyRecord } from '../stores/types.ts';
 import { dataTable, html, type Html } from './html.ts';
+import { activeKeys } from './organization.ts';
 import {
   ConsoleError,
   htmlReply,
@@ -26,17 +26,9 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
   cancelled: 'Cancelled',
 };
 
-/** Active keys of the organization. */
-async function activeKeys(rt: ConsoleRuntime, org: OrgContext): Promise<KeyRecord[]> {
-  const now = Date.now();
-  return (await rt.keys.list(org.organization.id)).filter(
-    (k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now),
-  );
-}
-
 /** A short-lived key of the organization: jobs are the account's, whichever of its keys reads them. */
 async function apiKey(rt: ConsoleRuntime, org: OrgContext, keyId?: string): Promise<string | null> {
-  const active = await activeKeys(rt, org);
+  const active = activeKeys(await rt.keys.list(org.organization.id));
   const record = keyId === undefined ? active[0] : active.find((k) => k.id === keyId);
   return record ? rt.keys.mintPlaygroundKey(record) : null;
 }
