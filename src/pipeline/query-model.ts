@@ -89,6 +89,14 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
   return queries;
 }
 
+/** Defaults of {@link ModelQueryPlannerOptions}. */
+export const MODEL_QUERY_PLANNER_DEFAULTS = {
+  timeoutMs: 3000,
+  maxQueries: 3,
+  maxOutputTokens: 120,
+  maxContextMessages: 4,
+} as const;
+
 /**
  * Creates a model-based query planner.
  *
@@ -105,10 +113,22 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
  */
 export function createModelQueryPlanner(options: ModelQueryPlannerOptions): QueryPlanner {
   requireModelOption(options);
-  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, 3000);
-  const maxQueries = positiveInteger('maxQueries', options.maxQueries, 3);
-  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 120);
-  const maxContextMessages = nonNegativeInteger('maxContextMessages', options.maxContextMessages, 4);
+  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, MODEL_QUERY_PLANNER_DEFAULTS.timeoutMs);
+  const maxQueries = positiveInteger(
+    'maxQueries',
+    options.maxQueries,
+    MODEL_QUERY_PLANNER_DEFAULTS.maxQueries,
+  );
+  const maxOutputTokens = positiveInteger(
+    'maxOutputTokens',
+    options.maxOutputTokens,
+    MODEL_QUERY_PLANNER_DEFAULTS.maxOutputTokens,
+  );
+  const maxContextMessages = nonNegativeInteger(
+    'maxContextMessages',
+    options.maxContextMessages,
+    MODEL_QUERY_PLANNER_DEFAULTS.maxContextMessages,
+  );
   checkTelemetrySettings(options.telemetry);
 
   const instructions = [

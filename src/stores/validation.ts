@@ -4,6 +4,7 @@
  */
 import { positiveInteger } from '../options.ts';
 import type { CreateKeyInput, RateLimitOptions, ReserveInput } from './types.ts';
+import { STORE_DEFAULTS } from './defaults.ts';
 
 /** Longest accepted account id, reservation id, rate-limit key or key name. */
 export const MAX_ID_LENGTH = 512;
@@ -72,8 +73,8 @@ export function normaliseCreateKeyInput(input: CreateKeyInput): {
  * Missing fields take the documented defaults (60 per 60 000 ms).
  */
 export function normaliseRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
-  const limit = positiveInteger('limit', options?.limit, 60);
-  const windowMs = options?.windowMs ?? 60_000;
+  const limit = positiveInteger('limit', options?.limit, STORE_DEFAULTS.rateLimit.limit);
+  const windowMs = options?.windowMs ?? STORE_DEFAULTS.rateLimit.windowMs;
   assertPositiveMs(windowMs, 'windowMs');
   return { limit, windowMs };
 }

@@ -130,6 +130,15 @@ function cite(sentence: string, n: number): string {
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
 }
 
+/** Defaults of {@link ExtractiveAnswererOptions}. */
+export const EXTRACTIVE_ANSWERER_DEFAULTS = {
+  maxSentences: 4,
+  minSentences: 2,
+  minCoverage: 0.4,
+  relativeThreshold: 0.5,
+  duplicateThreshold: 0.6,
+} as const;
+
 /**
  * Creates the extractive answerer.
  *
@@ -144,11 +153,27 @@ function cite(sentence: string, n: number): string {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const maxSentences = positiveInteger('maxSentences', options.maxSentences, 4);
-  const minSentences = positiveInteger('minSentences', options.minSentences, 2);
-  const minCoverage = fraction('minCoverage', options.minCoverage, 0.4);
-  const relativeThreshold = fraction('relativeThreshold', options.relativeThreshold, 0.5);
-  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.6);
+  const maxSentences = positiveInteger(
+    'maxSentences',
+    options.maxSentences,
+    EXTRACTIVE_ANSWERER_DEFAULTS.maxSentences,
+  );
+  const minSentences = positiveInteger(
+    'minSentences',
+    options.minSentences,
+    EXTRACTIVE_ANSWERER_DEFAULTS.minSentences,
+  );
+  const minCoverage = fraction('minCoverage', options.minCoverage, EXTRACTIVE_ANSWERER_DEFAULTS.minCoverage);
+  const relativeThreshold = fraction(
+    'relativeThreshold',
+    options.relativeThreshold,
+    EXTRACTIVE_ANSWERER_DEFAULTS.relativeThreshold,
+  );
+  const duplicateThreshold = fraction(
+    'duplicateThreshold',
+    options.duplicateThreshold,
+    EXTRACTIVE_ANSWERER_DEFAULTS.duplicateThreshold,
+  );
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
   if (minSentences > maxSentences) {

@@ -14,6 +14,9 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 /** Time limit per page of {@link createContentExtractor} when `timeoutMs` is not given. */
 export const DEFAULT_EXTRACTION_TIMEOUT_MS = 10_000;
 
+/** Largest body {@link createContentExtractor} reads when `maxInputBytes` is not given (10 MiB). */
+export const DEFAULT_MAX_INPUT_BYTES = 10 * 1024 * 1024;
+
 /** Options of {@link createContentExtractor}. */
 export interface ContentExtractorOptions {
   /**
@@ -46,7 +49,7 @@ const WARM_UP_PAGE =
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
   const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_EXTRACTION_TIMEOUT_MS);
-  const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, 10 * 1024 * 1024);
+  const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, DEFAULT_MAX_INPUT_BYTES);
   if (options.dom !== undefined && !(DOM_IMPLEMENTATIONS as readonly string[]).includes(options.dom)) {
     throw new TypeError(
       `createContentExtractor: dom must be one of ${DOM_IMPLEMENTATIONS.map((name) => `'${name}'`).join(', ')}`,

@@ -8,6 +8,7 @@ import {
   assertReserveInput,
   normaliseClock,
 } from '../validation.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryCreditStore}. */
 export interface MemoryCreditStoreOptions {
@@ -36,9 +37,9 @@ interface Hold {
  */
 export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}): CreditStore {
   const now = normaliseClock(options.now);
-  const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
+  const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.settledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const maxSettled = positiveInteger('maxSettled', options.maxSettled, 100_000);
+  const maxSettled = positiveInteger('maxSettled', options.maxSettled, STORE_DEFAULTS.maxSettled);
 
   const available = new Map<string, number>();
   const holds = new Map<string, Hold>();

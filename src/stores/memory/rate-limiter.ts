@@ -2,6 +2,7 @@ import { positiveInteger } from '../../options.ts';
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
 import { assertId, normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions extends Partial<RateLimitOptions> {
@@ -28,7 +29,7 @@ export interface MemoryRateLimiter extends RateLimiter {
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
   const limits = normaliseRateLimitOptions(options);
   const now = normaliseClock(options.now);
-  const maxKeys = positiveInteger('maxKeys', options.maxKeys, 100_000);
+  const maxKeys = positiveInteger('maxKeys', options.maxKeys, STORE_DEFAULTS.maxRateLimitKeys);
 
   // key → TAT; Map order is least recently updated first.
   const tats = new Map<string, number>();
@@ -41,7 +42,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1) {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       const at = now();

@@ -9,6 +9,7 @@ import {
   type PostgresConnection,
   type PostgresConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 interface ReserveRow {
   o_reserved: boolean;
@@ -40,7 +41,7 @@ export function createPostgresCreditStore(options: PostgresCreditStoreOptions): 
 
 /** Validates `settleRetryMs` (default 5 000). */
 export function normaliseSettleRetryMs(value: unknown): number {
-  return nonNegativeNumber('settleRetryMs', value, 5_000);
+  return nonNegativeNumber('settleRetryMs', value, STORE_DEFAULTS.settleRetryMs);
 }
 
 /** @internal Builds the credit store on an open connection. */

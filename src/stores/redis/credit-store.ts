@@ -10,6 +10,7 @@ import {
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createRedisCreditStore}. */
 export interface RedisCreditStoreOptions extends RedisConnectionOptions {
@@ -36,9 +37,13 @@ export function normaliseRedisCreditSettings(options: {
   settledRetentionMs?: number;
   settleRetryMs?: number;
 }): RedisCreditSettings {
-  const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
+  const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.settledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const settleRetryMs = nonNegativeNumber('settleRetryMs', options.settleRetryMs, 5_000);
+  const settleRetryMs = nonNegativeNumber(
+    'settleRetryMs',
+    options.settleRetryMs,
+    STORE_DEFAULTS.settleRetryMs,
+  );
   return { settledRetentionMs, settleRetryMs };
 }
 

@@ -4,13 +4,12 @@
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
-import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
 import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
 import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
 import { buildRedisCreditStore, normaliseRedisCreditSettings } from './credit-store.ts';
 import { buildRedisIdempotencyStore } from './idempotency-store.ts';
-import { buildRedisKeyStore } from './key-store.ts';
+import { buildRedisKeyStore, normaliseRedisKeySettings } from './key-store.ts';
 import { buildRedisRateLimiter } from './rate-limiter.ts';
 
 export { createRedisKeyStore } from './key-store.ts';
@@ -74,7 +73,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const creditSettings = normaliseRedisCreditSettings(options);
   const now = normaliseClock(options.now);
   // Validate the key-cache options the same way the standalone factory does, before connecting.
-  const keySettings = validateKeySettings(options, now);
+  const keySettings = normaliseRedisKeySettings(options, now);
   const connection = openRedisConnection(options);
   return {
     keys: buildRedisKeyStore(connection, keySettings, false),
@@ -84,11 +83,4 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     client: connection.client,
     close: () => connection.close(),
   };
-}
-
-function validateKeySettings(options: RedisStoresOptions, now: () => number) {
-  const keyCacheMs = nonNegativeNumber('keyCacheMs', options.keyCacheMs, 5_000);
-  const negativeCacheMs = nonNegativeNumber('negativeCacheMs', options.negativeCacheMs, 1_000);
-  const keyCacheSize = positiveInteger('keyCacheSize', options.keyCacheSize, 10_000);
-  return { keyCacheMs, negativeCacheMs, keyCacheSize, now };
 }

@@ -7,6 +7,7 @@ import {
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createRedisRateLimiter}. */
 export interface RedisRateLimiterOptions extends RedisConnectionOptions, Partial<RateLimitOptions> {}
@@ -30,7 +31,7 @@ export function buildRedisRateLimiter(
   const scope = `${connection.prefix}rl:${limits.limit}:${limits.windowMs}`;
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1): Promise<RateLimitResult> {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost): Promise<RateLimitResult> {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       const [allowed, remaining, resetAt, retryAfterMs] = (await connection.run(

@@ -4,6 +4,7 @@ import { assertId, normaliseRateLimitOptions } from '../validation.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createSqliteRateLimiter}. */
 export interface SqliteRateLimiterOptions extends SqliteStoreOptions, Partial<RateLimitOptions> {
@@ -37,7 +38,7 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
 
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1) {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       return unlocked(() =>

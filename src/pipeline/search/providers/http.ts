@@ -337,8 +337,11 @@ function findMessage(value: unknown, depth: number): string | undefined {
   return undefined;
 }
 
+/** Characters of a provider's message kept in ours. */
+const CLIPPED_MESSAGE_CHARS = 200;
+
 /** Shortens a provider message for inclusion in ours. */
-function clip(text: string, max = 200): string {
+function clip(text: string, max: number = CLIPPED_MESSAGE_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
