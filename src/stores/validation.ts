@@ -45,8 +45,8 @@ export function assertReserveInput(input: ReserveInput): void {
   assertPositiveMs(input.ttlMs, 'ttlMs');
 }
 
-/** Validates {@link CreateKeyInput} and returns it normalised (`name`/`expiresAt` as `null` when absent). */
-export function normaliseCreateKeyInput(input: CreateKeyInput): {
+/** Validates {@link CreateKeyInput} and returns it normalized (`name`/`expiresAt` as `null` when absent). */
+export function normalizeCreateKeyInput(input: CreateKeyInput): {
   accountId: string;
   name: string | null;
   expiresAt: number | null;
@@ -72,7 +72,7 @@ export function normaliseCreateKeyInput(input: CreateKeyInput): {
  * Validates rate-limit options: `limit` a positive safe integer, `windowMs` a positive finite number.
  * Missing fields take the documented defaults (60 per 60 000 ms).
  */
-export function normaliseRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
+export function normalizeRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
   const limit = positiveInteger('limit', options?.limit, STORE_DEFAULTS.rateLimit.limit);
   const windowMs = options?.windowMs ?? STORE_DEFAULTS.rateLimit.windowMs;
   assertPositiveMs(windowMs, 'windowMs');
@@ -80,7 +80,7 @@ export function normaliseRateLimitOptions(options: Partial<RateLimitOptions> | u
 }
 
 /** Validates an injectable clock option. */
-export function normaliseClock(now: unknown): () => number {
+export function normalizeClock(now: unknown): () => number {
   if (now === undefined) return Date.now;
   if (typeof now !== 'function') throw new TypeError('now must be a function returning epoch ms');
   return now as () => number;

@@ -13,7 +13,7 @@ export interface Bm25Options {
    */
   readonly k1?: number;
   /**
-   * Length normalisation: 0 ignores document length, 1 fully normalises by it.
+   * Length normalization: 0 ignores document length, 1 fully normalizes by it.
    * @default 0.75
    */
   readonly b?: number;

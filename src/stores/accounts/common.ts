@@ -27,12 +27,12 @@ export function looksLikeToken(token: unknown): token is string {
 }
 
 /** Emails are compared lower-cased and trimmed. */
-export function normaliseEmail(email: unknown): string {
+export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string') throw new TypeError('email must be a string');
-  const normalised = email.trim().toLowerCase();
-  if (normalised.length === 0 || normalised.length > 320)
+  const normalized = email.trim().toLowerCase();
+  if (normalized.length === 0 || normalized.length > 320)
     throw new RangeError('email must be 1–320 characters');
-  return normalised;
+  return normalized;
 }
 
 export function assertRole(role: unknown): asserts role is Role {

@@ -16,7 +16,7 @@ import {
   mintInvitation,
   newId,
   newToken,
-  normaliseEmail,
+  normalizeEmail,
 } from './common.ts';
 import type {
   AccountStore,
@@ -189,13 +189,13 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
 
   const store: AccountStore = {
     async createUser({ email, passwordHash, operator = false }) {
-      const normalised = normaliseEmail(email);
+      const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');
       const id = newId('usr');
       const changes = await run(
         'INSERT INTO console_users (id, email, password_hash, operator, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
         id,
-        normalised,
+        normalized,
         passwordHash,
         operator ? 1 : 0,
         now(),
@@ -208,7 +208,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       return row ? user(row) : null;
     },
     async findUserByEmail(email) {
-      const row = await get<UserRow>('SELECT * FROM console_users WHERE email = ?', normaliseEmail(email));
+      const row = await get<UserRow>('SELECT * FROM console_users WHERE email = ?', normalizeEmail(email));
       return row ? user(row) : null;
     },
     async setPasswordHash(userId, passwordHash) {

@@ -6,7 +6,7 @@ import {
   assertId,
   assertPositiveMs,
   assertReserveInput,
-  normaliseClock,
+  normalizeClock,
 } from '../validation.ts';
 import { STORE_DEFAULTS } from '../defaults.ts';
 
@@ -36,7 +36,7 @@ interface Hold {
  * Balances are lost on restart; use the SQLite store to keep them.
  */
 export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}): CreditStore {
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.settledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
   const maxSettled = positiveInteger('maxSettled', options.maxSettled, STORE_DEFAULTS.maxSettled);

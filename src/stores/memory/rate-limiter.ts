@@ -1,7 +1,7 @@
 import { positiveInteger } from '../../options.ts';
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
-import { assertId, normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeClock, normalizeRateLimitOptions } from '../validation.ts';
 import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryRateLimiter}. */
@@ -27,8 +27,8 @@ export interface MemoryRateLimiter extends RateLimiter {
  * Keys idle long enough to be fully replenished are evicted, so memory is bounded by recent keys and `maxKeys`.
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
-  const limits = normaliseRateLimitOptions(options);
-  const now = normaliseClock(options.now);
+  const limits = normalizeRateLimitOptions(options);
+  const now = normalizeClock(options.now);
   const maxKeys = positiveInteger('maxKeys', options.maxKeys, STORE_DEFAULTS.maxRateLimitKeys);
 
   // key → TAT; Map order is least recently updated first.

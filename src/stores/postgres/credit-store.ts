@@ -35,12 +35,12 @@ export interface PostgresCreditStoreOptions extends PostgresConnectionOptions {
  * row. Times come from the database clock. Settled reservations are kept, so an id is never reused.
  */
 export function createPostgresCreditStore(options: PostgresCreditStoreOptions): CreditStore {
-  const settleRetryMs = normaliseSettleRetryMs(options.settleRetryMs);
+  const settleRetryMs = normalizeSettleRetryMs(options.settleRetryMs);
   return buildPostgresCreditStore(openPostgresConnection(options), settleRetryMs, true);
 }
 
 /** Validates `settleRetryMs` (default 5 000). */
-export function normaliseSettleRetryMs(value: unknown): number {
+export function normalizeSettleRetryMs(value: unknown): number {
   return nonNegativeNumber('settleRetryMs', value, STORE_DEFAULTS.settleRetryMs);
 }
 

@@ -33,7 +33,7 @@ export interface RedisCreditSettings {
 }
 
 /** Validates the credit store's settings, applying the defaults. */
-export function normaliseRedisCreditSettings(options: {
+export function normalizeRedisCreditSettings(options: {
   settledRetentionMs?: number;
   settleRetryMs?: number;
 }): RedisCreditSettings {
@@ -55,7 +55,7 @@ export function normaliseRedisCreditSettings(options: {
  * and maps an id back to its account for commit/refund.
  */
 export function createRedisCreditStore(options: RedisCreditStoreOptions): CreditStore {
-  const settings = normaliseRedisCreditSettings(options);
+  const settings = normalizeRedisCreditSettings(options);
   return buildRedisCreditStore(openRedisConnection(options), settings, true);
 }
 

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
-import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
 import {
   hashTag,
   openRedisConnection,
@@ -54,7 +54,7 @@ function keyStoreKeys(prefix: string) {
  * on another instance is visible everywhere within `keyCacheMs`; key expiry is checked on every call.
  */
 export function createRedisKeyStore(options: RedisKeyStoreOptions): KeyStore {
-  const settings = normaliseRedisKeySettings(options, normaliseClock(options.now));
+  const settings = normalizeRedisKeySettings(options, normalizeClock(options.now));
   return buildRedisKeyStore(openRedisConnection(options), settings, true);
 }
 
@@ -67,7 +67,7 @@ export interface RedisKeySettings {
 }
 
 /** Checks the key cache's options (of the key store alone or of `createRedisStores`). */
-export function normaliseRedisKeySettings(
+export function normalizeRedisKeySettings(
   options: Pick<RedisKeyStoreOptions, 'keyCacheMs' | 'negativeCacheMs' | 'keyCacheSize'>,
   now: () => number,
 ): RedisKeySettings {
@@ -117,7 +117,7 @@ export function buildRedisKeyStore(
 
   return {
     async create(input: CreateKeyInput) {
-      const fields = normaliseCreateKeyInput(input);
+      const fields = normalizeCreateKeyInput(input);
       const key = generateApiKey();
       const hash = hashApiKey(key);
       for (;;) {

@@ -1,6 +1,6 @@
 import { assertCost } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from '../types.ts';
-import { assertId, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeRateLimitOptions } from '../validation.ts';
 import {
   hashTag,
   openRedisConnection,
@@ -18,7 +18,7 @@ export interface RedisRateLimiterOptions extends RedisConnectionOptions, Partial
  * with different limits use different keys. Exact across any number of instances sharing the Redis.
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const limits = normaliseRateLimitOptions(options);
+  const limits = normalizeRateLimitOptions(options);
   return buildRedisRateLimiter(openRedisConnection(options), limits, true);
 }
 

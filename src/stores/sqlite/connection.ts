@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { nonNegativeInteger } from '../../options.ts';
-import { normaliseClock } from '../validation.ts';
+import { normalizeClock } from '../validation.ts';
 import { migrateSqliteDatabase, openSqliteDatabase, whenUnlocked } from './database.ts';
 import { STORE_DEFAULTS } from '../defaults.ts';
 
@@ -45,7 +45,7 @@ export function connectSqlite(
   migrateMore?: (db: DatabaseSync) => void,
 ): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const waitMs = nonNegativeInteger(
     'busyTimeoutMs',
     options.busyTimeoutMs,

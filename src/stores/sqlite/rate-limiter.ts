@@ -1,6 +1,6 @@
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
-import { assertId, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeRateLimitOptions } from '../validation.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
@@ -21,7 +21,7 @@ export interface SqliteRateLimiterOptions extends SqliteStoreOptions, Partial<Ra
  * `BEGIN IMMEDIATE` transaction. Rows of fully replenished keys are deleted once per window.
  */
 export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): RateLimiter {
-  const limits = normaliseRateLimitOptions(options);
+  const limits = normalizeRateLimitOptions(options);
   const scope = options.scope ?? `${limits.limit}/${limits.windowMs}`;
   assertId(scope, 'scope');
   const connection = connectSqlite(options);
