@@ -3,7 +3,7 @@
  * page, works once), and the operator's one-time setup link (`citewise console operator-link`, or written
  * at the first start of `serve`). Both let a new user sign up, or an existing one sign in, on the way.
  */
-import { hashToken, newToken } from '../stores/accounts/common.ts';
+import { hashToken, newToken } from '../stores/account-common.ts';
 import {
   ConsoleError,
   DAY,

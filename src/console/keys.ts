@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { nonNegativeInteger } from '../options.ts';
-import type { AccountStore } from '../stores/accounts/types.ts';
+import type { AccountStore } from '../stores/account-types.ts';
 import type { KeyRecord, KeyStore } from '../stores/types.ts';
 
 const CONSOLE_KEYS = Symbol('citewise.consoleKeys');

@@ -23,7 +23,7 @@ import type {
   PassageRanker,
   SearchProvider,
 } from '../pipeline/types.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';

@@ -3,8 +3,14 @@
  * and the UTC day of a time, so that memory, SQLite and PostgreSQL behave alike.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { assertId } from '../validation.ts';
-import { ROLES, type AccountStore, type InvitationRecord, type Role, type UsageRecord } from './types.ts';
+import { assertId } from './validation.ts';
+import {
+  ROLES,
+  type AccountStore,
+  type InvitationRecord,
+  type Role,
+  type UsageRecord,
+} from './account-types.ts';
 
 /** A new random id with a readable prefix, e.g. `org_3f9c1a2b7d4e5f60`. */
 export function newId(prefix: string): string {

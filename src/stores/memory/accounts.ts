@@ -15,7 +15,7 @@ import {
   newToken,
   normalizeEmail,
   utcDay,
-} from './common.ts';
+} from '../account-common.ts';
 import type {
   AccountStore,
   DailyUsage,
@@ -27,7 +27,7 @@ import type {
   UsageRecord,
   UsageStore,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Options of the memory stores. */
 export interface MemoryAccountStoreOptions {

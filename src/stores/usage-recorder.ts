@@ -2,8 +2,8 @@
  * Batches usage records so that recording never slows a search: `recordSearch` only appends to an array;
  * a timer (or a full batch) writes them to the {@link UsageStore} in one transaction.
  */
-import { integerOption, positiveInteger } from '../../options.ts';
-import type { GrantUsage, SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
+import { integerOption, positiveInteger } from '../options.ts';
+import type { GrantUsage, SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './account-types.ts';
 
 /** Options of {@link createUsageRecorder}. */
 export interface UsageRecorderOptions {

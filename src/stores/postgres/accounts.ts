@@ -7,7 +7,7 @@ import {
   toNumber,
   type PostgresConnection,
   type PostgresConnectionOptions,
-} from '../postgres/connection.ts';
+} from './connection.ts';
 import { assertId } from '../validation.ts';
 import {
   assertRole,
@@ -20,7 +20,7 @@ import {
   newId,
   newToken,
   normalizeEmail,
-} from './common.ts';
+} from '../account-common.ts';
 import type {
   AccountStore,
   InvitationRecord,
@@ -30,7 +30,7 @@ import type {
   UsageRecord,
   UsageStore,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Options of the PostgreSQL console stores: the connection options of `citewise/postgres`. */
 export type PostgresAccountStoreOptions = PostgresConnectionOptions;

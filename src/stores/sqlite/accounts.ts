@@ -3,8 +3,8 @@
  * idempotently; versioned in `console_schema`). Safe while another process (the CLI) uses the file.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { connectSqlite, type SqliteStoreOptions } from '../sqlite/connection.ts';
-import { immediateTransaction } from '../sqlite/database.ts';
+import { connectSqlite, type SqliteStoreOptions } from './connection.ts';
+import { immediateTransaction } from './database.ts';
 import { assertId } from '../validation.ts';
 import {
   assertRole,
@@ -17,7 +17,7 @@ import {
   newId,
   newToken,
   normalizeEmail,
-} from './common.ts';
+} from '../account-common.ts';
 import type {
   AccountStore,
   DailyUsage,
@@ -32,7 +32,7 @@ import type {
   UsageStore,
   UserOrganizationView,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Version of the console tables, kept in `console_schema`. */
 export const SQLITE_CONSOLE_SCHEMA_VERSION = 1;
