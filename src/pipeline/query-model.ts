@@ -8,7 +8,7 @@ import { generateText, type LanguageModel } from 'ai';
 import type { ChatMessage } from './types.ts';
 import { planQuery } from './query.ts';
 import { requireModelOption } from '../models/options.ts';
-import { nonNegativeInteger, positiveInteger, positiveNumber } from '../options.ts';
+import { nonNegativeInteger, numberOptions, positiveInteger, positiveNumber } from '../options.ts';
 import {
   checkTelemetrySettings,
   telemetryCallOptions,
@@ -113,21 +113,15 @@ export const MODEL_QUERY_PLANNER_DEFAULTS = {
  */
 export function createModelQueryPlanner(options: ModelQueryPlannerOptions): QueryPlanner {
   requireModelOption(options);
-  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, MODEL_QUERY_PLANNER_DEFAULTS.timeoutMs);
-  const maxQueries = positiveInteger(
-    'maxQueries',
-    options.maxQueries,
-    MODEL_QUERY_PLANNER_DEFAULTS.maxQueries,
-  );
-  const maxOutputTokens = positiveInteger(
-    'maxOutputTokens',
-    options.maxOutputTokens,
-    MODEL_QUERY_PLANNER_DEFAULTS.maxOutputTokens,
-  );
-  const maxContextMessages = nonNegativeInteger(
-    'maxContextMessages',
-    options.maxContextMessages,
-    MODEL_QUERY_PLANNER_DEFAULTS.maxContextMessages,
+  const { timeoutMs, maxQueries, maxOutputTokens, maxContextMessages } = numberOptions(
+    options,
+    MODEL_QUERY_PLANNER_DEFAULTS,
+    {
+      timeoutMs: positiveNumber,
+      maxQueries: positiveInteger,
+      maxOutputTokens: positiveInteger,
+      maxContextMessages: nonNegativeInteger,
+    },
   );
   checkTelemetrySettings(options.telemetry);
 

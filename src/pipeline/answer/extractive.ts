@@ -2,7 +2,7 @@
  * The extractive answerer: no model. It picks the 2–4 sentences of the ranked passages that best cover the
  * query, and composes them with numbered citations. Deterministic: the same input gives the same answer.
  */
-import { fraction, positiveInteger } from '../../options.ts';
+import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions, Passage } from '../types.ts';
 import { Bm25Index } from '../rank/bm25.ts';
 import { parseMarkdownBlocks, stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
@@ -153,26 +153,16 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const maxSentences = positiveInteger(
-    'maxSentences',
-    options.maxSentences,
-    EXTRACTIVE_ANSWERER_DEFAULTS.maxSentences,
-  );
-  const minSentences = positiveInteger(
-    'minSentences',
-    options.minSentences,
-    EXTRACTIVE_ANSWERER_DEFAULTS.minSentences,
-  );
-  const minCoverage = fraction('minCoverage', options.minCoverage, EXTRACTIVE_ANSWERER_DEFAULTS.minCoverage);
-  const relativeThreshold = fraction(
-    'relativeThreshold',
-    options.relativeThreshold,
-    EXTRACTIVE_ANSWERER_DEFAULTS.relativeThreshold,
-  );
-  const duplicateThreshold = fraction(
-    'duplicateThreshold',
-    options.duplicateThreshold,
-    EXTRACTIVE_ANSWERER_DEFAULTS.duplicateThreshold,
+  const { maxSentences, minSentences, minCoverage, relativeThreshold, duplicateThreshold } = numberOptions(
+    options,
+    EXTRACTIVE_ANSWERER_DEFAULTS,
+    {
+      maxSentences: positiveInteger,
+      minSentences: positiveInteger,
+      minCoverage: fraction,
+      relativeThreshold: fraction,
+      duplicateThreshold: fraction,
+    },
   );
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';

@@ -24,7 +24,13 @@ import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
-import { nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveNumber } from '../../options.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  numberOptions,
+  positiveInteger,
+  positiveNumber,
+} from '../../options.ts';
 
 type GenerateTextOptions = Parameters<typeof generateText>[0];
 
@@ -178,32 +184,15 @@ export const MODEL_ANSWERER_DEFAULTS = {
  */
 export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
   requireModelOption(options);
-  const maxOutputTokens = positiveInteger(
-    'maxOutputTokens',
-    options.maxOutputTokens,
-    MODEL_ANSWERER_DEFAULTS.maxOutputTokens,
-  );
-  const maxRetries = nonNegativeInteger('maxRetries', options.maxRetries, MODEL_ANSWERER_DEFAULTS.maxRetries);
-  const retryDelayMs = positiveNumber(
-    'retryDelayMs',
-    options.retryDelayMs,
-    MODEL_ANSWERER_DEFAULTS.retryDelayMs,
-  );
-  const maxRetryDelayMs = positiveNumber(
-    'maxRetryDelayMs',
-    options.maxRetryDelayMs,
-    MODEL_ANSWERER_DEFAULTS.maxRetryDelayMs,
-  );
-  const minAttemptMs = nonNegativeNumber(
-    'minAttemptMs',
-    options.minAttemptMs,
-    MODEL_ANSWERER_DEFAULTS.minAttemptMs,
-  );
-  const maxInvalidJsonRetries = nonNegativeInteger(
-    'maxInvalidJsonRetries',
-    options.maxInvalidJsonRetries,
-    MODEL_ANSWERER_DEFAULTS.maxInvalidJsonRetries,
-  );
+  const { maxOutputTokens, maxRetries, retryDelayMs, maxRetryDelayMs, minAttemptMs, maxInvalidJsonRetries } =
+    numberOptions(options, MODEL_ANSWERER_DEFAULTS, {
+      maxOutputTokens: positiveInteger,
+      maxRetries: nonNegativeInteger,
+      retryDelayMs: positiveNumber,
+      maxRetryDelayMs: positiveNumber,
+      minAttemptMs: nonNegativeNumber,
+      maxInvalidJsonRetries: nonNegativeInteger,
+    });
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
   checkTelemetrySettings(options.telemetry);
