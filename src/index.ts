@@ -21,6 +21,7 @@ export {
   FREE_CREDITS,
   type CreateKeyOptions,
   type Logger,
+  type ResearchOptions,
   type SearchCallOptions,
   type SearchEngine,
   type SearchEngineOptions,
@@ -45,8 +46,32 @@ export {
   type PipelineResult,
   type PipelineSettings,
   type PipelineStages,
+  type GatheredEvidence,
+  type PipelineEvent,
   type StageTimings,
 } from './pipeline/run.ts';
+export {
+  analyzeQuestion,
+  createModelResearchPlanner,
+  createRulesPlanner,
+  findLeads,
+  runResearch,
+  MODEL_PLANNER_DEFAULTS,
+  RESEARCH_DEFAULTS,
+  type Lead,
+  type ModelResearchPlannerOptions,
+  type PlannedQuery,
+  type QuestionAnalysis,
+  type ResearchPlan,
+  type ResearchPlanner,
+  type ResearchResult,
+  type ResearchRun,
+  type ResearchSettings,
+  type ResearchState,
+  type ResearchStep,
+  type ResearchStopReason,
+  type SearchedQuery,
+} from './pipeline/research/index.ts';
 
 // Errors
 export {
@@ -94,6 +119,7 @@ export {
 
 // Stage interfaces
 export type * from './pipeline/types.ts';
+export { SEARCH_DEPTHS } from './pipeline/types.ts';
 
 // Stage: query planning
 export { planQuery } from './pipeline/query.ts';

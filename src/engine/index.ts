@@ -43,6 +43,7 @@ import {
   resolveEngineOptions,
   type CreateKeyOptions,
   type Logger,
+  type ResearchOptions,
   type SearchCallOptions,
   type SearchEngineOptions,
 } from './options.ts';
@@ -52,7 +53,7 @@ import { buildStages } from './stages.ts';
 import { runSearchStream } from './stream.ts';
 
 export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
-export type { CreateKeyOptions, Logger, SearchCallOptions, SearchEngineOptions };
+export type { CreateKeyOptions, Logger, ResearchOptions, SearchCallOptions, SearchEngineOptions };
 
 /** The engine: library API, HTTP handler and administration of one citewise service. */
 export interface SearchEngine {
@@ -138,6 +139,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     moneyPath,
     credits,
     creditCost: resolved.creditCost,
+    researchCreditsPerQuery: resolved.researchCreditsPerQuery,
     extractCreditCost: resolved.extractCreditCost,
     strictGrounding: resolved.strictGrounding,
     metrics: options.metrics,

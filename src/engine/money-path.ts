@@ -69,13 +69,14 @@ export interface MoneyPath {
   /**
    * Admits the request before returning (so 503 and 433 are thrown, not streamed), then relays `events`.
    * The hold is settled before the final event is passed on: committed when `chargeable(final)` (default:
-   * always), else refunded; refunded when the events fail or the consumer stops early.
+   * always; a number of credits as for `run`), else refunded; refunded when the events fail or the consumer
+   * stops early.
    */
   stream<E>(
     target: ChargeTarget,
     events: (call: MeteredCall) => AsyncIterable<E>,
     isFinal: (event: E) => boolean,
-    chargeable?: (final: E) => boolean,
+    chargeable?: (final: E) => boolean | number,
   ): Promise<AsyncIterable<E>>;
 }
 
@@ -176,7 +177,11 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       return (async function* relay() {
         try {
           for await (const event of events(hold.call)) {
-            if (isFinal(event)) await hold.settle(chargeable(event) ? 'commit' : 'refund');
+            if (isFinal(event)) {
+              const verdict = chargeable(event);
+              if (typeof verdict === 'number') await hold.settle('commit', verdict);
+              else await hold.settle(verdict ? 'commit' : 'refund');
+            }
             yield event;
           }
         } finally {

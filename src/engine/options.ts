@@ -32,6 +32,11 @@ import { FAIR_SCHEDULER_DEFAULTS } from './fair-scheduler.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from '../options.ts';
 import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';
+import {
+  RESEARCH_DEFAULTS,
+  type ResearchPlanner,
+  type ResearchSettings,
+} from '../pipeline/research/types.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -245,12 +250,39 @@ export interface SearchEngineOptions {
    */
   readonly usage?: UsageRecorder;
   /**
+   * `depth: "research"`: its budgets (rounds, queries, pages, passage tokens), its time budget, its price
+   * and its planner. Every field has its default in `RESEARCH_DEFAULTS`.
+   * @default RESEARCH_DEFAULTS; with a model (`queryModel`, else `model`), the model plans each round
+   */
+  readonly research?: ResearchOptions;
+  /**
    * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
    * option, e.g. `{ integrations: new OpenTelemetry({ tracer }) }` with `@ai-sdk/otel`. Their function ids
    * are `<functionId>.answer` and `<functionId>.plan`; inputs are not recorded unless `recordInputs`.
    * @default none: the AI SDK's defaults (globally registered integrations, if any)
    */
   readonly telemetry?: ModelTelemetrySettings;
+}
+
+/** Options of `depth: "research"` ({@link SearchEngineOptions.research}). */
+export interface ResearchOptions extends ResearchSettings {
+  /**
+   * Time after the request arrived by which research stops and the answer is written from what was read,
+   * in ms (a request's `max_latency_ms` replaces it; the request timeout still bounds everything).
+   * @default RESEARCH_DEFAULTS.maxLatencyMs (20000)
+   */
+  readonly maxLatencyMs?: number;
+  /**
+   * Credits per search query a research search sends: `maxQueries` times this is held up front (or the
+   * request's `max_credits`, when lower), the queries sent are charged, the rest returned.
+   * @default RESEARCH_DEFAULTS.creditsPerQuery (1)
+   */
+  readonly creditsPerQuery?: number;
+  /**
+   * Plans each round. @default with a model: the model planner falling back to the rules; else the rules
+   * (createRulesPlanner)
+   */
+  readonly planner?: ResearchPlanner;
 }
 
 /** Options of one library search call. */
@@ -301,6 +333,31 @@ export interface ResolvedEngineOptions {
   readonly tavilyPrefix: string | null;
   readonly maintenance: boolean;
   readonly logger: Logger;
+  /** Credits per search query of `depth: "research"`. */
+  readonly researchCreditsPerQuery: number;
+}
+
+/** The research budgets, checked, with `RESEARCH_DEFAULTS` applied. */
+function resolveResearch(research: ResearchOptions | undefined): Required<ResearchSettings> & {
+  readonly maxLatencyMs: number;
+} {
+  if (research !== undefined && (research === null || typeof research !== 'object'))
+    throw new TypeError('research must be an object');
+  const d = RESEARCH_DEFAULTS;
+  const r = research ?? {};
+  const whole = (name: keyof ResearchOptions & keyof typeof d) =>
+    positiveInteger(`research.${name}`, r[name], d[name]);
+  return {
+    maxHops: whole('maxHops'),
+    maxQueries: whole('maxQueries'),
+    maxPages: whole('maxPages'),
+    questionResults: whole('questionResults'),
+    entityResults: whole('entityResults'),
+    leadResults: whole('leadResults'),
+    leadsPerRound: whole('leadsPerRound'),
+    maxPassageTokens: whole('maxPassageTokens'),
+    maxLatencyMs: whole('maxLatencyMs'),
+  };
 }
 
 /**
@@ -360,7 +417,13 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         options.stragglerGraceMs,
         defaults.stragglerGraceMs,
       ),
+      research: resolveResearch(options.research),
     },
+    researchCreditsPerQuery: nonNegativeInteger(
+      'research.creditsPerQuery',
+      options.research?.creditsPerQuery,
+      RESEARCH_DEFAULTS.creditsPerQuery,
+    ),
     publicUrl: normalizePublicUrl(options.publicUrl ?? defaults.publicUrl),
     corpus: options.corpus ?? (options.search ? [] : [DEFAULT_CORPUS]),
     idempotencyTtlMs: positiveInteger(

@@ -17,7 +17,7 @@ import {
 } from '../pipeline/run.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import type { CreditsService } from './credits.ts';
-import { chargeTarget, isChargeable } from './billing.ts';
+import { chargeTarget, isChargeable, priceOf, type SearchPrice } from './billing.ts';
 import type { MoneyPath } from './money-path.ts';
 import {
   groundingFields,
@@ -38,6 +38,8 @@ export interface SearchRuntime {
   readonly credits: CreditsService;
   /** Credits per search. */
   readonly creditCost: number;
+  /** Credits per search query of `depth: "research"`. */
+  readonly researchCreditsPerQuery: number;
   /** Credits per page read by `/v1/extract`. */
   readonly extractCreditCost: number;
   /** Refuse ungrounded answers unless the request says `grounding: "lenient"`. */
@@ -55,28 +57,44 @@ export async function runSearch(
   info: RequestInfo,
 ): Promise<SearchResponse> {
   assertAnswerable(runtime, request);
+  const price = searchPrice(runtime, request);
   let signal = info.signal;
   let result: PipelineResult;
   let grounding: GroundingCheck | undefined;
   try {
     result = await runtime.moneyPath.run(
-      chargeTarget(key, info),
+      { ...chargeTarget(key, info), amount: price.hold },
       async (call) => {
         signal = call.signal;
-        const found = await runPipeline(request, runtime.stages, runtime.settings, call);
+        const found = await runPipeline(request, runtime.stages, settingsFor(runtime, price), call);
         grounding = checkGroundingOf(runtime, request, found);
         return found;
       },
-      (found) => isChargeable(found.sources),
+      (found) => price.charge(found),
     );
   } catch (thrown) {
     const error = pipelineError(thrown, signal);
     observeSearch(runtime, info, false, { error });
     throw error;
   }
-  const charged = isChargeable(result.sources) ? runtime.creditCost : 0;
+  const charged = price.charge(result);
   observeSearch(runtime, info, false, { charged, timings: result.timings });
   return responseBody(runtime, key, request, result, info, charged, grounding);
+}
+
+/** The price of a request on this engine ({@link priceOf}). */
+export function searchPrice(runtime: SearchRuntime, request: NormalizedSearchRequest): SearchPrice {
+  return priceOf(request, {
+    creditCost: runtime.creditCost,
+    researchCreditsPerQuery: runtime.researchCreditsPerQuery,
+    ...(runtime.settings.research ? { research: runtime.settings.research } : {}),
+  });
+}
+
+/** The pipeline settings of one request: a research search sends no more queries than its hold pays for. */
+export function settingsFor(runtime: SearchRuntime, price: SearchPrice): PipelineSettings {
+  if (price.maxQueries === undefined) return runtime.settings;
+  return { ...runtime.settings, research: { ...runtime.settings.research, maxQueries: price.maxQueries } };
 }
 
 /**
@@ -110,7 +128,7 @@ export async function responseBody(
   runtime: SearchRuntime,
   key: KeyRecord,
   request: NormalizedSearchRequest,
-  result: Pick<PipelineResult, 'answer' | 'sources' | 'passages'> & { timings?: StageTimings },
+  result: Pick<PipelineResult, 'answer' | 'sources' | 'passages' | 'steps'> & { timings?: StageTimings },
   info: RequestInfo,
   charged: number,
   grounding: GroundingCheck | undefined,
@@ -133,6 +151,7 @@ export async function responseBody(
     };
   }
   if (request.include.includes('timings')) body.timings = { ...result.timings, total: responseTime };
+  if (request.include.includes('steps') && result.steps) body.steps = result.steps;
   return body;
 }
 

@@ -9,14 +9,17 @@ import type { NormalizedSearchRequest, SearchStreamEvent } from '../http/schema.
 import type { GroundingCheck } from '../pipeline/answer/grounding.ts';
 import { streamPipeline } from '../pipeline/run.ts';
 import type { ExtractedContent, Passage } from '../pipeline/types.ts';
+import type { ResearchStep } from '../pipeline/research/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { chargeTarget, isChargeable } from './billing.ts';
+import { chargeTarget } from './billing.ts';
 import { pipelineError } from './response.ts';
 import {
   assertAnswerable,
   checkGroundingOf,
   observeSearch,
   responseBody,
+  searchPrice,
+  settingsFor,
   type SearchRuntime,
 } from './search.ts';
 
@@ -28,9 +31,11 @@ export async function runSearchStream(
   info: RequestInfo,
 ): Promise<AsyncIterable<SearchStreamEvent>> {
   assertAnswerable(runtime, request);
+  const price = searchPrice(runtime, request);
   let signal = info.signal;
   let passages: readonly Passage[] = [];
   let documents: readonly ExtractedContent[] = [];
+  let steps: readonly ResearchStep[] | undefined;
   // Checked once, when the stream is done: before the hold is settled (a refused answer is refunded).
   let grounding: { check: GroundingCheck | undefined } | { refused: CitewiseError } | undefined;
   const groundingAtEnd = (event: { answer: string; sources: readonly string[] }) => {
@@ -43,17 +48,22 @@ export async function runSearchStream(
     }
     return grounding;
   };
+  let searches = 1;
+  const chargeOf = (sources: readonly string[]) => price.charge({ sources, searches });
   const events = await runtime.moneyPath.stream(
-    chargeTarget(key, info),
+    { ...chargeTarget(key, info), amount: price.hold },
     (call) => {
       signal = call.signal;
-      return streamPipeline(request, runtime.stages, runtime.settings, call, (selected, read) => {
-        passages = selected;
-        documents = read;
+      return streamPipeline(request, runtime.stages, settingsFor(runtime, price), call, (gathered) => {
+        passages = gathered.passages;
+        documents = gathered.documents;
+        steps = gathered.steps;
+        searches = gathered.searches;
       });
     },
     (event) => event.type === 'done',
-    (event) => event.type === 'done' && isChargeable(event.sources) && !('refused' in groundingAtEnd(event)),
+    (event) =>
+      event.type === 'done' && !('refused' in groundingAtEnd(event)) ? chargeOf(event.sources) : false,
   );
   return (async function* respond(): AsyncGenerator<SearchStreamEvent> {
     try {
@@ -64,9 +74,14 @@ export async function runSearchStream(
         }
         const checked = groundingAtEnd(event);
         if ('refused' in checked) throw checked.refused;
-        const charged = isChargeable(event.sources) ? runtime.creditCost : 0;
+        const charged = chargeOf(event.sources);
         observeSearch(runtime, info, true, { charged });
-        const result = { answer: event.answer, sources: [...event.sources], passages };
+        const result = {
+          answer: event.answer,
+          sources: [...event.sources],
+          passages,
+          ...(steps ? { steps } : {}),
+        };
         const body = await responseBody(runtime, key, request, result, info, charged, checked.check);
         yield { type: 'done', body };
       }

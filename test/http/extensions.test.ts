@@ -153,7 +153,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
       [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
       [
         { include: ['everything'] },
-        /include\[0\] entries must be citations, search_results, usage or timings/,
+        /include\[0\] entries must be citations, search_results, usage, timings or steps/,
       ],
       [{ country: 'USA' }, /country must be a two-letter country code/],
       [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
@@ -162,7 +162,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
         { time_range: 'week', from_date: '2024-01-01' },
         /time_range cannot be combined with from_date or to_date/,
       ],
-      [{ depth: 'infinite' }, /depth must be fast, standard or deep/],
+      [{ depth: 'infinite' }, /depth must be fast, standard, deep or research/],
     ];
     for (const [extra, description] of cases) {
       const response = await post({ prompt: 'Etna', ...extra });
