@@ -10,7 +10,7 @@ import { openSqliteDatabase } from './database.ts';
 import { createSqliteIdempotencyStore } from './idempotency-store.ts';
 import { createSqliteKeyStore } from './key-store.ts';
 import { createSqliteRateLimiter } from './rate-limiter.ts';
-import { normaliseClock } from '../validation.ts';
+import { normalizeClock } from '../validation.ts';
 
 // Research jobs on this backend (see src/jobs/).
 export { createSqliteJobQueue, type SqliteJobQueueOptions } from '../../jobs/sqlite.ts';
@@ -73,7 +73,7 @@ export interface SqliteStores {
  */
 export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const database = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
   let open = true;
   try {
