@@ -18,6 +18,7 @@ import {
   toPostgresError,
   type PostgresConnection,
 } from '../stores/postgres/connection.ts';
+import { JOBS_DEFAULTS } from './options.ts';
 import { endersOf, eventRange, pageOf, positionOf, withChecks } from './common.ts';
 import {
   JobQueueFullError,
@@ -135,9 +136,17 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   const schemaName = options.schema ?? 'citewise';
   const name = options.name ?? 'research';
   if (!/^[\w.-]{1,100}$/.test(name)) throw new TypeError('name must be 1–100 letters, digits, _ . or -');
-  const heartbeatSeconds = positiveInteger('heartbeatSeconds', options.heartbeatSeconds, 30);
+  const heartbeatSeconds = positiveInteger(
+    'heartbeatSeconds',
+    options.heartbeatSeconds,
+    JOBS_DEFAULTS.heartbeatSeconds,
+  );
   if (heartbeatSeconds < 10) throw new RangeError('heartbeatSeconds must be at least 10 (pg-boss)');
-  const monitorSeconds = positiveInteger('monitorSeconds', options.monitorSeconds, 5);
+  const monitorSeconds = positiveInteger(
+    'monitorSeconds',
+    options.monitorSeconds,
+    JOBS_DEFAULTS.monitorSeconds,
+  );
   const connection: PostgresConnection = openPostgresConnection({
     connectionString: options.connectionString,
     schema: schemaName,

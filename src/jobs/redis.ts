@@ -16,7 +16,11 @@ import type * as IoRedis from 'ioredis';
 import { openRedisConnection, type RedisConnection } from '../stores/redis/connection.ts';
 import { positiveInteger } from '../options.ts';
 import { endersOf, eventRange, isAfterPosition, pageOf, positionOf, withChecks } from './common.ts';
+import { JOBS_DEFAULTS } from './options.ts';
 import { JOB_SCRIPTS } from './redis-scripts.ts';
+
+/** The claim script's "no cap on an account's running jobs". */
+const NO_CAP = 0;
 import {
   JobQueueFullError,
   type JobError,
@@ -53,8 +57,12 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
   const prefix = options.prefix ?? 'citewise:';
   const name = options.name ?? 'research';
   if (!/^[\w.-]{1,100}$/.test(name)) throw new TypeError('name must be 1–100 letters, digits, _ . or -');
-  const stalledCheckMs = positiveInteger('stalledCheckMs', options.stalledCheckMs, 5_000);
-  const capRetryMs = positiveInteger('capRetryMs', options.capRetryMs, 1_000);
+  const stalledCheckMs = positiveInteger(
+    'stalledCheckMs',
+    options.stalledCheckMs,
+    JOBS_DEFAULTS.stalledCheckMs,
+  );
+  const capRetryMs = positiveInteger('capRetryMs', options.capRetryMs, JOBS_DEFAULTS.capRetryMs);
   const connection: RedisConnection = openRedisConnection({ url: options.url, prefix });
   for (const [command, definition] of Object.entries(JOB_SCRIPTS)) {
     const registered = connection.client as unknown as Record<string, unknown>;
@@ -203,7 +211,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
           k.pending,
           token,
           claimOptions.leaseMs,
-          claimOptions.maxRunningPerAccount ?? 0,
+          claimOptions.maxRunningPerAccount ?? NO_CAP,
         )) as [string, string?];
         if (verdict === 'ok') {
           held.set(token, { job: delivered, token });

@@ -115,6 +115,9 @@ export interface ResearchService {
 
 const reservationOf = (jobId: string) => `research:${jobId}`;
 
+/** The position before a job's first event (its events are numbered from 1): replay them all. */
+const BEFORE_FIRST_EVENT = 0;
+
 /** How long an ended job may wait for its finalization before another worker does it (webhook retries included). */
 function finalizeGraceMs(webhooks: WebhookSender | null): number {
   const { webhookAttempts, webhookBackoffMs, webhookTimeoutMs } = JOBS_DEFAULTS;
@@ -428,7 +431,7 @@ export function createResearchService(
 
     async events(key, id, options = {}) {
       const job = await owned(key, id);
-      return follow(job, options.after ?? 0, options.signal);
+      return follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal);
     },
 
     async cancel(key, id) {

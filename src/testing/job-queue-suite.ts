@@ -23,6 +23,9 @@ export interface JobQueueSuiteOptions {
 
 const LONG_LEASE_MS = 60_000;
 
+/** Defaults of {@link JobQueueSuiteOptions}. */
+export const JOB_QUEUE_SUITE_DEFAULTS = { leaseMs: 200 } as const;
+
 /**
  * Runs the {@link JobQueue} conformance suite (vitest) against `makeQueue`. Call it at the top level of a
  * test file. Accounts and scopes are random per test, so a shared server needs no cleanup between runs.
@@ -34,7 +37,7 @@ export function describeJobQueue(
   makeQueue: MakeJobQueue,
   options: JobQueueSuiteOptions = {},
 ): void {
-  const leaseMs = options.leaseMs ?? 200;
+  const leaseMs = options.leaseMs ?? JOB_QUEUE_SUITE_DEFAULTS.leaseMs;
   const recoveryMs = options.recoveryMs ?? leaseMs * 10 + 2_000;
   describe(`JobQueue conformance: ${name}`, () => {
     const opened: JobQueue[] = [];
