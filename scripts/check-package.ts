@@ -4,7 +4,7 @@
  * imports the root and every subpath export, runs the installed `citewise --help`, and starts
  * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key and serve the console's
  * sign-in page with its scripts and stylesheet. Once: a `.ts` file
- * importing every export typechecks with `tsc`. On a Node.js below `engines` (Node 20): the bin and an import
+ * importing every export typechecks with `tsc`, and `examples/` and CHANGELOG.md are in the package. On a Node.js below `engines` (Node 20): the bin and an import
  * stop with the one sentence naming the required version. Prints a table; exits 1 if any check failed.
  *
  *   node scripts/check-package.ts [--keep]      (--keep leaves the temporary project for a look)
@@ -251,17 +251,41 @@ async function checkServe(label: string, binary: string, project: string): Promi
   }
 }
 
-/** Below `engines`, the bin and an import stop with exit code 1 and the one sentence, not a stack trace. */
+/** The files the manual points at ship in the package: `examples/` and CHANGELOG.md. */
+function checkShippedFiles(project: string): void {
+  const installed = join(project, 'node_modules', pkg.name);
+  const wanted = [...readdirSync(join(ROOT, 'examples')).map((name) => `examples/${name}`), 'CHANGELOG.md'];
+  const missing = wanted.filter((file) => !existsSync(join(installed, file)));
+  record('package', 'ships examples/ and CHANGELOG.md', missing.length === 0, missing.join(', '));
+}
+
+/**
+ * Below `engines`, the bin and an import stop with exit code 1 and one line, not a stack trace; the bin's
+ * line names the `npx -y node@24 …` command, and that command runs it.
+ */
 function checkGuard(label: string, binary: string, project: string): void {
   const sentence = `citewise needs Node.js ${pkg.engines.node}, but this is Node.js `;
   const bin = run(binary, [join(project, 'node_modules', '.bin', 'citewise'), '--help'], project);
   const binOk =
     bin.status === 1 && bin.stderr.startsWith(sentence) && bin.stderr.trim().split('\n').length === 1;
-  record(label, 'below engines: citewise --help stops with one sentence', binOk, bin.stderr);
+  record(label, 'below engines: citewise --help stops with one line', binOk, bin.stderr);
+  const command = /Run it on Node\.js 24 with: (npx -y node@24 \S+citewise\.js --help)$/m.exec(
+    bin.stderr,
+  )?.[1];
+  // npx (beside the npm that packs) run by the old Node.js, as its user would: it fetches Node.js 24.
+  const npx = join(dirname(NPM[1]!), 'npx-cli.js');
+  const again =
+    command && existsSync(npx) ? run(binary, [npx, ...command.split(' ').slice(1)], project) : null;
+  record(
+    label,
+    'below engines: the command it names runs citewise on Node.js 24',
+    again?.status === 0 && again.stdout.includes('serve'),
+    again ? again.stderr : `no command in: ${bin.stderr}, or no ${npx}`,
+  );
   const lib = run(binary, ['--input-type=module', '-e', `await import('${pkg.name}');`], project);
   const libOk =
     lib.status === 1 && lib.stderr.startsWith(sentence) && lib.stderr.trim().split('\n').length === 1;
-  record(label, 'below engines: import stops with one sentence', libOk, lib.stderr);
+  record(label, 'below engines: import stops with one line', libOk, lib.stderr);
 }
 
 const started = Date.now();
@@ -293,6 +317,7 @@ try {
     await checkServe(label, binary, project);
   }
   checkTypes(project);
+  checkShippedFiles(project);
   const old = newestNode(`^${below}`);
   checkGuard(`node ${old}`, nodeBinary(old), project);
 } finally {

@@ -13,7 +13,6 @@ import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
   createSearchEngine,
-  DEFAULT_CORPUS,
   ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
@@ -52,6 +51,7 @@ import {
 } from './config.ts';
 import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { corpusFolders, noAnswerTextFor } from './corpus.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
@@ -221,15 +221,17 @@ async function openEngine(
     const problem = spec === undefined ? undefined : modelRequirementError(spec, config, env);
     if (problem) throw new Error(problem);
   }
-  const corpus = config.corpus?.length ? config.corpus : [DEFAULT_CORPUS];
+  const folders = corpusFolders(config);
   const local = createLocalIndexProvider({
-    paths: corpus,
+    paths: folders.paths,
+    fallbackPaths: folders.fallbackPaths,
     // The index built by `citewise index` (if any), re-read when it changes.
     indexFiles: [indexFilePath(config.dataDir)],
     // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
     publicUrl,
   });
   const models = await modelsFor(config);
+  const noAnswerText = noAnswerTextFor(config.search, local);
   const stores = openStores({
     dataDir: config.dataDir,
     store: config.store,
@@ -243,7 +245,7 @@ async function openEngine(
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
     idempotency: stores.idempotency,
     search: searchProviderFor(config, local),
-    corpus,
+    corpus: folders.served,
     publicUrl,
     indexedFiles: local.indexedFile,
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
@@ -265,6 +267,7 @@ async function openEngine(
     maintenance: config.maintenance,
     logger,
     ...models,
+    ...(noAnswerText ? { noAnswerText } : {}),
     ...(metrics ? { metrics: metrics.hook } : {}),
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
@@ -355,7 +358,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   opened.listener = consoleListener
     ? (req, res) => consoleListener(req, res, () => listener(req, res))
     : listener;
-  const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  const corpus = corpusFolders(config).description;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   if (serveConsole && consoleApp) {
     await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
+import type { NoAnswerText } from '../pipeline/answer/no-answer.ts';
 import {
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,
@@ -140,6 +141,12 @@ export interface SearchEngineOptions {
   readonly ranker?: PassageRanker;
   /** @default the extractive answerer (no model needed) */
   readonly answerer?: Answerer;
+  /**
+   * What the default answerers say when the sources hold no answer; a function is asked at each answer
+   * (`citewise serve` says "No answer in your documents." once you have given documents).
+   * @default 'The available sources do not contain an answer to this question.'
+   */
+  readonly noAnswerText?: NoAnswerText;
   /** @default in-memory key store */
   readonly keys?: KeyStore;
   /** @default in-memory credit store */

@@ -27,11 +27,13 @@ export function stageTelemetry(
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
 export function defaultAnswerer(options: SearchEngineOptions): Answerer {
-  const extractive = createExtractiveAnswerer();
+  const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
+  const extractive = createExtractiveAnswerer(noAnswer);
   if (!options.model) return extractive;
   const telemetry = stageTelemetry(options, 'answer');
   const model = createModelAnswerer({
     model: options.model,
+    ...noAnswer,
     ...(telemetry ? { telemetry } : {}),
     ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
   });

@@ -12,6 +12,7 @@ import {
   stripLinksAndHtml,
 } from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
+import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
@@ -54,10 +55,10 @@ export interface ExtractiveAnswererOptions {
    */
   readonly minSourceWeight?: number;
   /**
-   * The answer when nothing relevant is found.
+   * The answer when nothing relevant is found; a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
    */
-  readonly noAnswerText?: string;
+  readonly noAnswerText?: NoAnswerText;
   /** Locale for sentence splitting. */
   readonly locale?: string;
 }
@@ -189,18 +190,15 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
   const relativeThreshold = fraction('relativeThreshold', options.relativeThreshold, 0.5);
   const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.6);
   const minSourceWeight = fraction('minSourceWeight', options.minSourceWeight, 0.7);
-  const noAnswerText =
-    options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
+  const noAnswerText = noAnswerTextOf(options.noAnswerText);
   if (minSentences > maxSentences) {
     throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
   }
-  if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)
-    throw new TypeError('noAnswerText must be a non-empty string');
 
   return {
     async answer(input: AnswerInput, callOptions: CallOptions): Promise<AnswerOutput> {
       callOptions.signal.throwIfAborted();
-      const noAnswer: AnswerOutput = { answer: noAnswerText, sources: [] };
+      const noAnswer: AnswerOutput = { answer: noAnswerText(), sources: [] };
       const queryText = input.query.trim().length > 0 ? input.query : input.prompt;
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
