@@ -11,12 +11,7 @@ import { limitConnections } from '../http/connection-limits.ts';
 import { isLoopbackHost, LOOPBACK_HOST_NAMES } from '../mcp/hosts.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import {
-  createSearchEngine,
-  ENGINE_DEFAULTS,
-  type Logger,
-  type SearchEngineOptions,
-} from '../engine.ts';
+import { createSearchEngine, ENGINE_DEFAULTS, type Logger, type SearchEngineOptions } from '../engine.ts';
 import { modelEnvironment, resolveEmbeddingModel, resolveModel } from '../models/index.ts';
 import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
