@@ -176,7 +176,7 @@ async function checkServe(label: string, binary: string, project: string): Promi
   const dataDir = mkdtempSync(join(project, 'data-'));
   const env = { ...process.env, PATH: `${dirname(binary)}${delimiter}${process.env.PATH ?? ''}` };
   const bin = join(project, 'node_modules', '.bin', 'citewise');
-  const child = spawn(binary, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+  const child = spawn(binary, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
     cwd: project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -186,9 +186,10 @@ async function checkServe(label: string, binary: string, project: string): Promi
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const origin = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "listening" line within 60 s: ${output}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`no "ready" line within 60 s: ${output}`)), 60_000);
       const poll = setInterval(() => {
-        const match = /listening on (http:\/\/\S+)/.exec(output);
+        // Every line of stdout is a JSON log line; the `ready` one has the address.
+        const match = /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"ready"\}$/m.exec(output);
         if (match) {
           clearTimeout(timer);
           clearInterval(poll);

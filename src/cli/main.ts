@@ -47,6 +47,7 @@ import {
 import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
 import { corpusFolders, noAnswerTextFor } from './corpus.ts';
+import { openSignupExposure } from './exposure.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
@@ -358,10 +359,14 @@ async function serve(flags: CommandFlags): Promise<void> {
   if (serveConsole && consoleApp) {
     await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
   }
-  console.log(`citewise listening on ${baseUrl}`);
+  // stdout holds JSON log lines only (the `ready` line has the URL); a person at a terminal reads it on stderr.
+  if (process.stderr.isTTY) process.stderr.write(`citewise listening on ${baseUrl}\n`);
   if (firstKey) process.stderr.write(firstKeyText({ ...firstKey, baseUrl }, process.stderr.isTTY === true));
+  const exposure = openSignupExposure(config.host, serveConsole?.settings, ENGINE_DEFAULTS.freeCredits);
+  if (exposure) logger.warn(exposure.fields, exposure.message);
   logger.info(
     {
+      url: baseUrl,
       port,
       host: config.host,
       dataDir: config.dataDir,
