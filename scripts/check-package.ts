@@ -4,7 +4,7 @@
  * imports the root and every subpath export, runs the installed `citewise --help`, and starts
  * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key and serve the console's
  * sign-in page with its scripts and stylesheet. Once: a `.ts` file
- * importing every export typechecks with `tsc`, and `examples/` and CHANGELOG.md are in the package. On a Node.js below `engines` (Node 20): the bin and an import
+ * importing every export typechecks with `tsc`, and `examples/`, `deploy/` and CHANGELOG.md are in the package. On a Node.js below `engines` (Node 20): the bin and an import
  * stop with the one sentence naming the required version. Prints a table; exits 1 if any check failed.
  *
  *   node scripts/check-package.ts [--keep]      (--keep leaves the temporary project for a look)
@@ -252,12 +252,15 @@ async function checkServe(label: string, binary: string, project: string): Promi
   }
 }
 
-/** The files the manual points at ship in the package: `examples/` and CHANGELOG.md. */
+/** The files the manual points at ship in the package: `examples/`, `deploy/` and CHANGELOG.md. */
 function checkShippedFiles(project: string): void {
   const installed = join(project, 'node_modules', pkg.name);
-  const wanted = [...readdirSync(join(ROOT, 'examples')).map((name) => `examples/${name}`), 'CHANGELOG.md'];
+  const wanted = [
+    ...['examples', 'deploy'].flatMap((dir) => readdirSync(join(ROOT, dir)).map((name) => `${dir}/${name}`)),
+    'CHANGELOG.md',
+  ];
   const missing = wanted.filter((file) => !existsSync(join(installed, file)));
-  record('package', 'ships examples/ and CHANGELOG.md', missing.length === 0, missing.join(', '));
+  record('package', 'ships examples/, deploy/ and CHANGELOG.md', missing.length === 0, missing.join(', '));
 }
 
 /**
