@@ -66,9 +66,11 @@ export function servedUrl(output: string): string | undefined {
 export async function startServe(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  cwd: string = process.cwd(),
 ): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--log-level', 'info', ...args], {
     env: { ...process.env, ...env },
+    cwd,
   });
   let output = '';
   let stdout = '';
@@ -84,6 +86,7 @@ export async function startServe(
   });
   const dataDirFlag = args.indexOf('--data-dir');
   const dataDir = resolve(
+    cwd,
     (dataDirFlag >= 0 ? args[dataDirFlag + 1] : undefined) ?? env.CITEWISE_DATA_DIR ?? '.citewise',
   );
   const keyFile = firstKeyPath(dataDir);
