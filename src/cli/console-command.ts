@@ -18,6 +18,8 @@ import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
+import { createResetLink, setPassword } from '../console/password-reset.ts';
+import { passwordProblem } from '../console/passwords.ts';
 import type { SearchEngine } from '../engine.ts';
 import {
   addSettingOptions,
@@ -318,6 +320,49 @@ export function registerConsoleCommand(program: Command): void {
       console.log(`${base}${await app.createSetupLink()}`);
     }),
   );
+
+  addSettingOptions(
+    withStores(
+      command
+        .command('reset-password')
+        .description(
+          "Reset a console user's password: print a one-time link (24 h) that lets them choose a new one, " +
+            'or with --password-stdin set it; either way every session of the account ends.',
+        ),
+    ),
+    SERVE_SETTINGS,
+    (name) => name === 'publicUrl',
+  )
+    .argument('<email>', 'the email the user signed up with')
+    .option('--password-stdin', 'read the new password from standard input instead of printing a link')
+    .action(async (email: string, flags: ConsoleFlags & { publicUrl?: string; passwordStdin?: boolean }) =>
+      run(flags, async ({ accounts }) => {
+        const user = await accounts.findUserByEmail(email);
+        if (!user) throw new Error(`no console user ${email}`);
+        if (flags.passwordStdin) {
+          const password = (await readStdin()).replace(/\r?\n$/, '');
+          const problem = passwordProblem(password);
+          if (problem) throw new Error(problem);
+          await setPassword(accounts, user, password);
+          console.log(`Set a new password for ${user.email}; every session of the account ended.`);
+          return;
+        }
+        const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+        const base = resolvePublicUrl(
+          publicUrl,
+          SERVE_SETTINGS.host.default,
+          Number(SERVE_SETTINGS.port.default),
+        ).replace(/\/+$/, '');
+        console.log(`${base}${await createResetLink(accounts, user)}`);
+      }),
+    );
+}
+
+/** All of standard input, as text. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface Opened {

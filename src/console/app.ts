@@ -22,6 +22,9 @@ import type {
 import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
 import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
+import { revokedNotice, revokeQuestion } from './revoke.ts';
+import { creditAccountsSection, otherCreditAccounts } from './credit-accounts.ts';
+import { createResetLink, resetLinkSection, resetPassword, resetUser } from './password-reset.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
@@ -113,6 +116,7 @@ const ROUTES = [
   '/account',
   '/operator',
   '/organization',
+  '/favicon.ico',
 ];
 const PREFIXES = [
   '/keys/',
@@ -120,6 +124,7 @@ const PREFIXES = [
   '/invitations/',
   '/invite/',
   '/setup/',
+  '/reset/',
   '/console-assets/',
   '/operator/',
 ];
@@ -234,6 +239,8 @@ export function createConsole(options: ConsoleOptions): Console {
     const path = request.path.replace(/(.)\/+$/, '$1');
     const method = request.method.toUpperCase();
     if (path.startsWith('/console-assets/')) return asset(path.slice('/console-assets/'.length));
+    // Browsers ask for /favicon.ico on their own (e.g. on a JSON page of the API): the console's icon.
+    if (path === '/favicon.ico') return asset('favicon.svg');
     const context = await contextOf(request, method);
     const get = method === 'GET' || method === 'HEAD';
     if (!get && method !== 'POST') throw new ConsoleError(405, 'Method not allowed.');
@@ -247,6 +254,8 @@ export function createConsole(options: ConsoleOptions): Console {
       return get ? invitePage(context, match[1]!) : acceptInvite(context, match[1]!);
     if ((match = /^\/setup\/([^/]+)$/.exec(path)))
       return get ? setupPage(context, match[1]!) : acceptSetup(context, match[1]!);
+    if ((match = /^\/reset\/([^/]+)$/.exec(path)))
+      return get ? resetPage(context, match[1]!) : acceptReset(context, match[1]!);
 
     if (!context.user || !context.sessionToken) {
       if (path === '/playground/ask') throw new ConsoleError(401, 'Sign in first.');
@@ -427,6 +436,7 @@ export function createConsole(options: ConsoleOptions): Console {
           ${input.csrf ? html`<meta name="csrf-token" content="${input.csrf}" />` : ''}
           <meta name="base-path" content="${basePath}" />
           <title>${input.title} · citewise console</title>
+          <link rel="icon" href="${link('/console-assets/favicon.svg')}" type="image/svg+xml" />
           <link rel="stylesheet" href="${link('/console-assets/console.css')}" />
           ${
             input.scripts
@@ -861,6 +871,46 @@ export function createConsole(options: ConsoleOptions): Console {
     return context.user ? redirect('/operator') : startSession(context, user, '/operator');
   }
 
+  async function resetPage(context: Context, token: string, error?: string, status = 200): Promise<Reply> {
+    const user = await resetUser(accounts, token);
+    if (!user) throw new ConsoleError(404, 'This reset link is not valid any more.');
+    return htmlReply(
+      status,
+      page({
+        title: 'Choose a new password',
+        user: null,
+        body: html`<section class="card narrow">
+          <h1>Choose a new password</h1>
+          <p>
+            For <strong>${user.email}</strong>. The link works once; every signed-in browser is signed out.
+          </p>
+          ${errorNote(error)}
+          <form method="post" action="${link(`/reset/${token}`)}" class="stack">
+            <label for="reset-password">New password</label>
+            <input
+              id="reset-password"
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              required
+              minlength="10"
+            />
+            <button type="submit">Set password</button>
+          </form>
+        </section>`,
+      }),
+    );
+  }
+
+  async function acceptReset(context: Context, token: string): Promise<Reply> {
+    await throttle(context, null);
+    const done = await resetPassword(accounts, token, context.form.get('password') ?? '');
+    if (done === null) throw new ConsoleError(404, 'This reset link is not valid any more.');
+    if ('problem' in done) return resetPage(context, token, done.problem, 400);
+    logger?.info({ event: 'console.password_reset', userId: done.id }, 'console: password reset by link');
+    return startSession(context, done, '/keys');
+  }
+
   // ---------------------------------------------------------------------------------------------------
   // API keys
 
@@ -871,6 +921,7 @@ export function createConsole(options: ConsoleOptions): Console {
     created?: { key: string; record: KeyRecord },
     error?: string,
     status = 200,
+    notice?: string,
   ): Promise<Reply> {
     await recorder.flush();
     const [records, creators, members, perKey] = await Promise.all([
@@ -902,7 +953,12 @@ export function createConsole(options: ConsoleOptions): Console {
         <td>
           ${
             mayRevoke
-              ? html`<form method="post" action="${link(`/keys/${record.id}/revoke`)}" class="inline">
+              ? html`<form
+                  method="post"
+                  action="${link(`/keys/${record.id}/revoke`)}"
+                  class="inline"
+                  data-confirm="${revokeQuestion(record)}"
+                >
                   ${csrfField(org)}
                   <button type="submit" class="danger" aria-label="Revoke ${record.name ?? record.prefix}">
                     Revoke
@@ -929,6 +985,7 @@ export function createConsole(options: ConsoleOptions): Console {
         'API keys',
         html`<h1>API keys</h1>
           ${await balanceOf(org)} ${shown} ${errorNote(error)}
+          ${notice ? html`<p class="notice" role="status" data-testid="key-notice">${notice}</p>` : ''}
           <section class="card" aria-labelledby="create-key">
             <h2 id="create-key">Create a key</h2>
             <form method="post" action="${link('/keys')}" class="row">
@@ -1004,7 +1061,7 @@ export function createConsole(options: ConsoleOptions): Console {
     }
     await keys.revoke(keyId);
     logger?.info({ event: 'console.key_revoked', keyId, userId: org.user.id }, 'console: key revoked');
-    return redirect('/keys');
+    return keysPage(org, undefined, undefined, 200, revokedNotice(record));
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -1378,7 +1435,21 @@ export function createConsole(options: ConsoleOptions): Console {
   async function operator(context: Context, user: UserRecord, path: string, get: boolean): Promise<Reply> {
     if (!user.operator) throw new ConsoleError(403, 'Only the instance operator can open this page.');
     const csrf = csrfToken(context.sessionToken!);
-    if (!get) {
+    // A one-time password reset link, shown once on the page that answers the form.
+    let reset: { email: string; url: string } | undefined;
+    if (!get && path === '/operator/reset-link') {
+      const email = (context.form.get('email') ?? '').trim();
+      const target = email ? await accounts.findUserByEmail(email) : null;
+      if (!target) throw new ConsoleError(404, `There is no console user ${email || 'without an email'}.`);
+      reset = {
+        email: target.email,
+        url: `${context.origin}${link(await createResetLink(accounts, target))}`,
+      };
+      logger?.info(
+        { event: 'console.reset_link', userId: target.id, by: user.id },
+        'console: reset link made',
+      );
+    } else if (!get) {
       let match: RegExpExecArray | null;
       if (path === '/operator/maintenance') {
         const on = context.form.get('maintenance') === 'on';
@@ -1390,8 +1461,9 @@ export function createConsole(options: ConsoleOptions): Console {
         const amount = Number(context.form.get('credits'));
         if (!Number.isSafeInteger(amount) || amount < 1 || amount > 1e12)
           throw new ConsoleError(400, 'Grant a whole number of credits from 1.');
-        if (!(await accounts.getOrganization(match[1]!)))
-          throw new ConsoleError(404, 'No such organization.');
+        // An organization, or another credit account (the first start's, `keys create`'s).
+        if (!(await accounts.getOrganization(match[1]!)) && !(await credits.hasAccount(match[1]!)))
+          throw new ConsoleError(404, 'No such organization or credit account.');
         await grantCredits(match[1]!, amount, `granted by ${user.email}`);
       } else if ((match = /^\/operator\/([^/]+)\/(suspend|reactivate)$/.exec(path))) {
         if (!(await accounts.setSuspended(match[1]!, match[2] === 'suspend')))
@@ -1406,7 +1478,7 @@ export function createConsole(options: ConsoleOptions): Console {
       }
       return redirect('/operator');
     }
-    if (path !== '/operator') throw new ConsoleError(404, 'This page does not exist.');
+    if (path !== '/operator' && !reset) throw new ConsoleError(404, 'This page does not exist.');
     const organizations = await accounts.listOrganizations();
     const details = await Promise.all(
       organizations.map(async (o) => ({
@@ -1417,6 +1489,7 @@ export function createConsole(options: ConsoleOptions): Console {
     );
     const maintenance = (await accounts.getSetting(MAINTENANCE_SETTING)) === 'on';
     const field = html`<input type="hidden" name="_csrf" value="${csrf}" />`;
+    const others = await otherCreditAccounts(keys, credits, new Set(organizations.map((o) => o.id)));
     return htmlReply(
       200,
       page({
@@ -1488,7 +1561,9 @@ export function createConsole(options: ConsoleOptions): Console {
                   </tr>`,
               ),
             )}
-          </section>`,
+          </section>
+          ${creditAccountsSection(others, (id) => link(`/operator/${id}/grant`), field)}
+          ${resetLinkSection(link('/operator/reset-link'), field, reset)}`,
       }),
     );
   }
@@ -1561,7 +1636,7 @@ function chart(days: readonly { day: string; searches: number; credits: number }
   const height = 140;
   const barWidth = width / days.length;
   return html`<figure class="chart">
-    <svg viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="Searches per day over the last 30 days">
+    <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Searches per day over the last 30 days">
       ${days.map((d, i) => {
         const barHeight = Math.round((d.searches / max) * height);
         return html`<rect
@@ -1573,9 +1648,10 @@ function chart(days: readonly { day: string; searches: number; credits: number }
           ><title>${d.day}: ${d.searches} searches, ${d.credits} credits</title></rect
         >`;
       })}
-      <text x="0" y="${height + 16}" class="axis">${days[0]?.day ?? ''}</text>
-      <text x="${width}" y="${height + 16}" class="axis" text-anchor="end">${days.at(-1)?.day ?? ''}</text>
     </svg>
+    <p class="chart-axis" aria-hidden="true">
+      <span>${days[0]?.day ?? ''}</span><span>${days.at(-1)?.day ?? ''}</span>
+    </p>
     <details>
       <summary>Numbers per day</summary>
       ${dataTable(

@@ -19,14 +19,19 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
   return runScript(CLI, args, env);
 }
 
-/** Runs a script with this Node to completion; `env` is added to (or overrides) the test's environment. */
+/**
+ * Runs a script with this Node to completion; `env` is added to (or overrides) the test's environment, and
+ * `input` (if any) is written to its standard input.
+ */
 export function runScript(
   script: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  input?: string,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env } });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
