@@ -10,6 +10,7 @@
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { SearchEngine } from '../src/engine.ts';
 import { CitewiseError } from '../src/errors.ts';
+import { requestBaseUrl } from '../src/http/base-url.ts';
 import {
   errorResponse,
   isStreamBody,
@@ -34,7 +35,9 @@ export function createFetchHandler(
 ): (request: Request) => Promise<Response> {
   const basePath = options.basePath ?? '';
   return async (request) => {
-    const path = stripBasePath(new URL(request.url).pathname, basePath);
+    const url = new URL(request.url);
+    const path = stripBasePath(url.pathname, basePath);
+    const baseUrl = requestBaseUrl(url.protocol.slice(0, -1), url.host, basePath);
     const response: ProtocolResponse =
       path === null
         ? errorResponse(new CitewiseError('not_found'))
@@ -44,6 +47,7 @@ export function createFetchHandler(
             header: (name) => request.headers.get(name) ?? undefined,
             readBody: (limit) => readLimited(request, limit),
             signal: request.signal,
+            ...(baseUrl ? { baseUrl } : {}),
           });
     // A byte body is a file read from disk (an ArrayBuffer, never shared memory).
     const body = isStreamBody(response.body)

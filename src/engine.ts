@@ -136,6 +136,11 @@ async function withTimeout(work: Promise<void> | undefined, ms: number, message:
   }
 }
 
+/** The call with the request's base URL, from which the default local index cites its documents. */
+function withBaseUrl<T extends object>(call: T, info: RequestInfo): T {
+  return info.baseUrl ? { ...call, requestBaseUrl: info.baseUrl } : call;
+}
+
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
 export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
   const defaults = ENGINE_DEFAULTS;
@@ -339,7 +344,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
         chargeTarget(key, info),
         async (call) => {
           signal = call.signal;
-          const found = await runPipeline(request, stages, settings, call);
+          const found = await runPipeline(request, stages, settings, withBaseUrl(call, info));
           grounding = checkGroundingOf(request, found);
           return found;
         },
@@ -400,7 +405,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       chargeTarget(key, info),
       (call) => {
         signal = call.signal;
-        return streamPipeline(request, stages, settings, call, (selected, read) => {
+        return streamPipeline(request, stages, settings, withBaseUrl(call, info), (selected, read) => {
           passages = selected;
           documents = read;
         });

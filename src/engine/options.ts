@@ -113,7 +113,8 @@ export interface SearchEngineOptions {
   /**
    * Where clients reach this service (with the mount path of an adapter, if any), e.g.
    * `https://search.example.com`: the sources of corpus documents are `<publicUrl>/docs/<path>`, never
-   * file paths. An absolute http(s) URL. @default 'http://localhost'
+   * file paths. An absolute http(s) URL. @default where each request reached the API, as the adapter
+   * saw it (`http://127.0.0.1:3000/api` for an Express app mounted at `/api`), else 'http://localhost'
    */
   readonly publicUrl?: string;
   /**
