@@ -115,7 +115,7 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       // Never a server path: the corpus file's URL below the service's /docs/, where this request reached
       // it (no publicUrl given).
       expect(body.sources).toEqual([`${h.server.baseUrl}/docs/volcanoes.md`]);
-      const source = await fetch(body.sources[0]!);
+      const source = await fetch(`${h.server.baseUrl}/docs/volcanoes.md`);
       expect(source.status).toBe(200);
       expect(source.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
       expect(await source.text()).toMatch(/3,357/);
