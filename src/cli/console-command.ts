@@ -310,14 +310,7 @@ export function registerConsoleCommand(program: Command): void {
     (name) => name === 'publicUrl',
   ).action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
     run(flags, async ({ app }) => {
-      // As serve resolves it: --public-url, else CITEWISE_PUBLIC_URL, else serve's default host and port.
-      const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
-      const base = resolvePublicUrl(
-        publicUrl,
-        SERVE_SETTINGS.host.default,
-        Number(SERVE_SETTINGS.port.default),
-      ).replace(/\/+$/, '');
-      console.log(`${base}${await app.createSetupLink()}`);
+      console.log(`${linkBase(flags)}${await app.createSetupLink()}`);
     }),
   );
 
@@ -347,15 +340,22 @@ export function registerConsoleCommand(program: Command): void {
           console.log(`Set a new password for ${user.email}; every session of the account ended.`);
           return;
         }
-        const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
-        const base = resolvePublicUrl(
-          publicUrl,
-          SERVE_SETTINGS.host.default,
-          Number(SERVE_SETTINGS.port.default),
-        ).replace(/\/+$/, '');
-        console.log(`${base}${await createResetLink(accounts, user)}`);
+        console.log(`${linkBase(flags)}${await createResetLink(accounts, user)}`);
       }),
     );
+}
+
+/**
+ * The base of the links the operator commands print, as serve resolves its public URL: --public-url, else
+ * CITEWISE_PUBLIC_URL, else serve's default host and port.
+ */
+function linkBase(flags: ConsoleFlags & { publicUrl?: string }): string {
+  const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+  return resolvePublicUrl(
+    publicUrl,
+    SERVE_SETTINGS.host.default,
+    Number(SERVE_SETTINGS.port.default),
+  ).replace(/\/+$/, '');
 }
 
 /** All of standard input, as text. */

@@ -23,8 +23,14 @@ import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
 import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { revokedNotice, revokeQuestion } from './revoke.ts';
-import { creditAccountsSection, otherCreditAccounts } from './credit-accounts.ts';
-import { createResetLink, resetLinkSection, resetPassword, resetUser } from './password-reset.ts';
+import { creditAccountsSection, grantForm, otherCreditAccounts } from './credit-accounts.ts';
+import {
+  createResetLink,
+  newPasswordField,
+  resetLinkSection,
+  resetPassword,
+  resetUser,
+} from './password-reset.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
@@ -675,15 +681,7 @@ export function createConsole(options: ConsoleOptions): Console {
               autocomplete="current-password"
               required
             />
-            <label for="new-password">New password</label>
-            <input
-              id="new-password"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required
-              minlength="10"
-            />
+            ${newPasswordField('new-password', 'New password')}
             <button type="submit">Change password</button>
           </form>
         </section>`,
@@ -886,15 +884,7 @@ export function createConsole(options: ConsoleOptions): Console {
           </p>
           ${errorNote(error)}
           <form method="post" action="${link(`/reset/${token}`)}" class="stack">
-            <label for="reset-password">New password</label>
-            <input
-              id="reset-password"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required
-              minlength="10"
-            />
+            ${newPasswordField('reset-password', 'New password')}
             <button type="submit">Set password</button>
           </form>
         </section>`,
@@ -1526,23 +1516,7 @@ export function createConsole(options: ConsoleOptions): Console {
                         >${o.suspendedAt ? 'suspended' : 'active'}</span
                       >
                     </td>
-                    <td>
-                      <form method="post" action="${link(`/operator/${o.id}/grant`)}" class="inline">
-                        ${field}<label for="grant-${o.id}">Credits</label>
-                        <input
-                          id="grant-${o.id}"
-                          name="credits"
-                          type="number"
-                          min="1"
-                          step="1"
-                          required
-                          class="short"
-                        />
-                        <button type="submit" class="secondary" aria-label="Grant credits to ${o.name}">
-                          Grant
-                        </button>
-                      </form>
-                    </td>
+                    <td>${grantForm(link(`/operator/${o.id}/grant`), o.id, o.name, field)}</td>
                     <td>
                       <form
                         method="post"

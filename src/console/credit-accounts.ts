@@ -56,24 +56,19 @@ export function creditAccountsSection(
             <td><code>${row.id}</code></td>
             <td>${row.keys} (${row.activeKeys})</td>
             <td data-testid="account-credits-${row.id}">${row.credits.toLocaleString('en-US')}</td>
-            <td>
-              <form method="post" action="${grantAction(row.id)}" class="inline">
-                ${csrfField}<label for="grant-${row.id}">Credits</label>
-                <input
-                  id="grant-${row.id}"
-                  name="credits"
-                  type="number"
-                  min="1"
-                  step="1"
-                  required
-                  class="short"
-                />
-                <button type="submit" class="secondary" aria-label="Grant credits to ${row.id}">Grant</button>
-              </form>
-            </td>
+            <td>${grantForm(grantAction(row.id), row.id, row.id, csrfField)}</td>
           </tr>`,
       ),
       'No other accounts.',
     )}
   </section>`;
+}
+
+/** The operator's form granting credits to one account (`name` is how the button's label names it). */
+export function grantForm(action: string, accountId: string, name: string, csrfField: Html): Html {
+  return html`<form method="post" action="${action}" class="inline">
+    ${csrfField}<label for="grant-${accountId}">Credits</label>
+    <input id="grant-${accountId}" name="credits" type="number" min="1" step="1" required class="short" />
+    <button type="submit" class="secondary" aria-label="Grant credits to ${name}">Grant</button>
+  </form>`;
 }

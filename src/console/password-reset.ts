@@ -7,7 +7,7 @@
 import { hashToken, looksLikeToken, newToken } from '../stores/accounts/common.ts';
 import type { AccountStore, UserRecord } from '../stores/accounts/types.ts';
 import { html, type Html } from './html.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
+import { hashPassword, PASSWORD_MIN_LENGTH, passwordProblem } from './passwords.ts';
 
 /** How long a reset link works. */
 export const RESET_LINK_TTL_MS = 24 * 60 * 60 * 1000;
@@ -111,4 +111,17 @@ export function resetLinkSection(
       <button type="submit" class="secondary">Make reset link</button>
     </form>
   </section>`;
+}
+
+/** A labelled field for a new password (`name="password"`), as the account and reset pages ask for it. */
+export function newPasswordField(id: string, label: string): Html {
+  return html`<label for="${id}">${label}</label>
+    <input
+      id="${id}"
+      name="password"
+      type="password"
+      autocomplete="new-password"
+      required
+      minlength="${PASSWORD_MIN_LENGTH}"
+    />`;
 }
