@@ -3,7 +3,7 @@
  * (`--corpus` folders, or the index `citewise index` built), else citewise's manual; `--include-manual` adds
  * the manual back.
  */
-import { DEFAULT_CORPUS } from '../engine.ts';
+import { DEFAULT_CORPUS } from '../engine/index.ts';
 import { DEFAULT_NO_ANSWER_TEXT, type NoAnswerText } from '../pipeline/answer/no-answer.ts';
 import type { LocalIndexProvider } from '../pipeline/search/local-index.ts';
 import type { ServeConfig } from './settings.ts';

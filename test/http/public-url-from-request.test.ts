@@ -4,7 +4,7 @@
  * source opens; with `publicUrl` given, that address is used as it is.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { requestBaseUrl } from '../../src/http/base-url.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
