@@ -331,9 +331,7 @@ function checkGuard(label: string, binary: string, project: string): void {
   const binOk =
     bin.status === 1 && bin.stderr.startsWith(sentence) && bin.stderr.trim().split('\n').length === 1;
   record(label, 'below engines: citewise --help stops with one line', binOk, bin.stderr);
-  const command = /Run it on Node\.js 24 with: (npx -y node@24 \S+citewise\.js --help)$/m.exec(
-    bin.stderr,
-  )?.[1];
+  const command = /Run it on Node\.js 24 with: (npx -y node@24 \S+ --help)$/m.exec(bin.stderr)?.[1];
   // npx (beside the npm that packs) run by the old Node.js, as its user would: it fetches Node.js 24.
   const npx = join(dirname(NPM[1]!), 'npx-cli.js');
   const again =
