@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine } from '../../src/engine/index.ts';
-import { createModelAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createExtractiveAnswerer, createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
@@ -55,6 +55,11 @@ export interface MultihopBenchmarkOptions {
    * its prompt, not a plan, so this measures the fallbacks. @default false
    */
   readonly planWithModel?: boolean;
+  /**
+   * Answer with the extractive answerer instead of the stand-in model (no prompt is recorded then: only
+   * the answers are measured). @default false
+   */
+  readonly extractive?: boolean;
   /** Only questions whose id is listed (for looking at a few). @default all */
   readonly ids?: readonly string[];
   readonly log?: (line: string) => void;
@@ -167,7 +172,7 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
       // The stand-in model records what the answerer is given; it cannot plan, so queries are planned
       // without a model (as the research depth's targets are measured) unless `planWithModel` is set.
       model,
-      answerer: createModelAnswerer({ model }),
+      answerer: options.extractive ? createExtractiveAnswerer() : createModelAnswerer({ model }),
       ...(options.planWithModel ? {} : { queryModel: false as const }),
       rateLimiter: false,
       maxConcurrentSearches: concurrency,
@@ -274,11 +279,11 @@ export function formatMultihopReport(report: MultihopReport): string {
     const facts = rows.flatMap((r) => r.facts);
     const prompts = rows.map((r) => r.promptChars);
     const latency = rows.map((r) => r.latencyMs);
-    return `| ${label} | ${rows.length} | **${share(rows.map((r) => r.evidenceComplete))}** | ${share(facts)} | ${share(rows.map((r) => r.answerInContext))} | ${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
+    return `| ${label} | ${rows.length} | **${share(rows.map((r) => r.evidenceComplete))}** | ${share(facts)} | ${share(rows.map((r) => r.answerInContext))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
   };
   const header = [
-    '| depth · questions | n | evidence complete | facts covered | answer in context | prompt chars p50 / p95 | pages | searches | model calls | latency ms p50 / p95 |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| depth · questions | n | evidence complete | facts covered | answer in context | answer in answer | prompt chars p50 / p95 | pages | searches | model calls | latency ms p50 / p95 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const lines = [
     `### bench:qa --multihop — ${report.questions} questions over ${report.pages} pages, instant pages, ${report.concurrency} in flight, max_latency_ms ${report.maxLatencyMs}, recording stand-in model`,

@@ -768,6 +768,7 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
   --sample N              with --multihop: most questions per benchmark (default all)
   --concurrency C         with --multihop: default 2
   --max-latency MS        with --multihop: max_latency_ms of every request (default 15000)
+  --extractive            with --multihop: answer with the extractive answerer (measures answers only)
 `;
 
 async function main(): Promise<void> {
@@ -793,6 +794,7 @@ async function main(): Promise<void> {
       hotpot: { type: 'boolean', default: false },
       dump: { type: 'string' },
       multihop: { type: 'boolean', default: false },
+      extractive: { type: 'boolean', default: false },
       depths: { type: 'string' },
       ids: { type: 'string' },
       ...DATA_OPTION,
@@ -847,6 +849,7 @@ async function runMultihopMode(values: {
   concurrency?: string | undefined;
   depths?: string | undefined;
   ids?: string | undefined;
+  extractive?: boolean | undefined;
   dump?: string | undefined;
   'max-latency'?: string | undefined;
 }): Promise<void> {
@@ -860,6 +863,7 @@ async function runMultihopMode(values: {
     ...(given('concurrency') ? { concurrency: Number(values.concurrency) } : {}),
     ...(values.depths ? { depths: values.depths.split(',').map((d) => d.trim()) } : {}),
     ...(values.ids ? { ids: values.ids.split(',') } : {}),
+    ...(values.extractive ? { extractive: true } : {}),
     ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   });

@@ -246,6 +246,17 @@ export async function* streamPipeline(
   yield { type: 'done', answer: output.answer, sources: output.sources };
 }
 
+/** What everything before the answer gathered: the answerer's input and what it was taken from. */
+interface Gathered {
+  readonly input: AnswerInput;
+  readonly documents: ExtractedContent[];
+  readonly timings: Omit<StageTimings, 'answer'>;
+  /** `depth: "research"`: its rounds. */
+  readonly steps?: readonly ResearchStep[];
+  /** Search queries sent. */
+  readonly searches: number;
+}
+
 /** Plan → search → gather → rank: everything before the answer. */
 async function selectPassages(
   request: PipelineRequest,
@@ -254,13 +265,7 @@ async function selectPassages(
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
-): Promise<{
-  input: AnswerInput;
-  documents: ExtractedContent[];
-  timings: Omit<StageTimings, 'answer'>;
-  steps?: readonly ResearchStep[];
-  searches: number;
-}> {
+): Promise<Gathered> {
   if (request.depth === 'research') return researchPassages(request, stages, settings, call, clock, onStep);
   const planner = stages.planner ?? deterministicPlanner;
   const planned = await planner(request.prompt, request.context, call.signal, request.depth);
@@ -356,13 +361,7 @@ async function researchPassages(
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
-): Promise<{
-  input: AnswerInput;
-  documents: ExtractedContent[];
-  timings: Omit<StageTimings, 'answer'>;
-  steps: readonly ResearchStep[];
-  searches: number;
-}> {
+): Promise<Gathered> {
   const question = planQuery(request.prompt, request.context);
   const plan = clock.lap();
   const research = settings.research ?? {};
@@ -384,7 +383,10 @@ async function researchPassages(
   const input: AnswerInput = {
     prompt: request.prompt,
     context: request.context,
-    query: question,
+    // The names a chain led to are what the answer is about too ("Leo McCarey" for "the child of the
+    // director of Love Affair"): an answerer that picks sentences by the query picks each hop's. Not for a
+    // comparison, whose sides the question names already (the leads of both would dilute the query).
+    query: result.analysis.sides.length > 0 ? question : [question, ...result.followed].join(' '),
     responseType: request.responseType,
     passages: result.passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),

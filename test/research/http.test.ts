@@ -136,3 +136,34 @@ describe('depth "research" over HTTP', () => {
     expect(events.at(-1)).toBe('done');
   });
 });
+
+describe('depth "research" with a small max_latency_ms', () => {
+  it('answers 200 with what it read when the time budget ends, never a 5xx', async () => {
+    const web = handmadeWeb(PAGES);
+    const slow = {
+      id: 'slow',
+      search: async (...args: Parameters<typeof web.search.search>) => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return web.search.search(...args);
+      },
+    };
+    const { engine, key } = await engineWithKey({ search: slow, fetcher: false, extractor: false });
+    const server = await ADAPTERS['node:http']!(engine);
+    try {
+      const response = await apiClient(server.baseUrl, key).post({
+        prompt: QUESTION,
+        depth: 'research',
+        max_latency_ms: 100,
+        include: ['steps'],
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { answer: string; steps: Step[] };
+      expect(body.steps).toHaveLength(1);
+      expect(body.steps[0]?.stopped).toBe('time_limit');
+      expect(body.answer.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+      await engine.close();
+    }
+  });
+});

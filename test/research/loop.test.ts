@@ -57,6 +57,16 @@ describe('the research loop (model-free)', () => {
     expect(result.searches).toBe(web.queries.length);
   });
 
+  it("writes an extractive answer that cites each hop's page", async () => {
+    const web = handmadeWeb(PAGES);
+    const result = await research(web, 'Who is the child of the director of Love Affair?');
+    expect(result.answer).toContain('directed by Leo McCarey');
+    expect(result.answer).toContain('Mary McCarey');
+    expect(result.sources).toEqual(
+      expect.arrayContaining([web.urlOf('Love Affair (1939 film)'), web.urlOf('Leo McCarey')]),
+    );
+  });
+
   it('splits a comparison and follows each side to its director', async () => {
     const web = handmadeWeb(PAGES);
     const result = await research(web, "Which film's director was born first, Mord Em'ly or Ek Hi Bhool?");

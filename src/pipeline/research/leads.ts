@@ -6,6 +6,7 @@
  * leads next.
  */
 import { splitSentences } from '../../text/sentences.ts';
+import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
 
 /** A document read for one line of research, with how much its leads count. */
@@ -70,22 +71,7 @@ const NOT_NAMES = new Set(
 );
 
 /** Lower-case words allowed inside a name ("Tower of London", "Leonardo da Vinci"). */
-const CONNECTORS = new Set([
-  'of',
-  'the',
-  'de',
-  'da',
-  'del',
-  'der',
-  'di',
-  'du',
-  'la',
-  'le',
-  'van',
-  'von',
-  'y',
-  '&',
-]);
+const CONNECTORS = NAME_CONNECTORS;
 
 /** A name as compared: lower-case, accents folded, no qualifier in parentheses, no leading article. */
 export function nameKey(name: string): string {

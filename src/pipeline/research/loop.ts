@@ -59,6 +59,11 @@ export interface ResearchResult {
   readonly queries: number;
   /** Pages read (fetched and extracted, or taken from the provider). */
   readonly pages: number;
+  /**
+   * The leads whose own page was read (the links of the chains followed), in the order they were found:
+   * what the answer is about besides the question's own names.
+   */
+  readonly followed: readonly string[];
 }
 
 /** Runs the research loop. Throws only when the request is aborted or the search provider fails at once. */
@@ -159,7 +164,15 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
   }
   call.signal.throwIfAborted();
   const { passages, documents } = await selectEvidence(analysis.question, rounds, stages.ranker, maxTokens);
-  return { analysis, passages, documents, steps, queries: searchedKeys.size, pages: reads.size };
+  return {
+    analysis,
+    passages,
+    documents,
+    steps,
+    queries: searchedKeys.size,
+    pages: reads.size,
+    followed: followedLeads(rounds),
+  };
 }
 
 /**
@@ -174,6 +187,21 @@ function titleMatchesFirst(hits: readonly SearchHit[], planned: PlannedQuery): S
     return names.some((name) => title === name || title.startsWith(`${name} `));
   };
   return [...hits.filter(titled), ...hits.filter((hit) => !titled(hit))];
+}
+
+/** The names of the leads searched whose own page (titled by the name) was among what was read. */
+function followedLeads(rounds: readonly (readonly SearchedQuery[])[]): string[] {
+  const names: string[] = [];
+  for (const searched of rounds.flat()) {
+    const lead = searched.planned.lead;
+    if (!lead) continue;
+    const key = nameKey(lead.name);
+    if (
+      searched.documents.some((doc) => nameKey(doc.title) === key || nameKey(doc.title).startsWith(`${key} `))
+    )
+      names.push(lead.name);
+  }
+  return [...new Set(names)];
 }
 
 /** How queries are compared: lower-case, single spaces. */
