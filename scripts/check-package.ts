@@ -182,7 +182,9 @@ function packageOf(specifier: string): string | undefined {
 }
 
 /** `import … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`, `require('x')`, `require.resolve('x')`. */
-const IMPORT_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"\n]+)['"]/g;
+// `from` after white space or a brace only: the word inside a string (`['from', 'to']`) is not an import.
+const IMPORT_SPECIFIER =
+  /(?:(?<=[\s}])from\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"\n]+)['"]/g;
 
 /**
  * Every module the installed package can run (the JavaScript of its compiled `dist` and of its `bin`) imports

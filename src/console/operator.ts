@@ -7,7 +7,7 @@ import type { SearchEngine } from '../engine/index.ts';
 import { otherCreditAccounts } from './credit-accounts.ts';
 import { createResetLink } from './password-reset.ts';
 import type { Logger } from '../engine/options.ts';
-import type { AccountStore, UserRecord } from '../stores/accounts/types.ts';
+import type { AccountStore, UserRecord } from '../stores/account-types.ts';
 import {
   ConsoleError,
   htmlReply,

@@ -4,8 +4,8 @@
  * new password. The link works once, for 24 hours; using it ends every session of the account. Only the
  * hash of its token is kept (an instance-wide setting), so a copy of the database cannot use it.
  */
-import { hashToken, looksLikeToken, newToken } from '../stores/accounts/common.ts';
-import type { AccountStore, UserRecord } from '../stores/accounts/types.ts';
+import { hashToken, looksLikeToken, newToken } from '../stores/account-common.ts';
+import type { AccountStore, UserRecord } from '../stores/account-types.ts';
 import { html, type Html } from './html.ts';
 import { hashPassword, PASSWORD_MIN_LENGTH, passwordProblem } from './passwords.ts';
 

@@ -13,13 +13,13 @@ export async function resetPage(
   rt: ConsoleRuntime,
   context: Context,
   token: string,
-  error?: string,
-  status = 200,
+  refused?: { readonly error: string; readonly status: number },
 ): Promise<Reply> {
   const user = await resetUser(rt.accounts, token);
   if (!user) throw new ConsoleError(404, 'This reset link is not valid any more.');
+  const error = refused?.error;
   return htmlReply(
-    status,
+    refused ? refused.status : 200,
     page(rt, {
       title: 'Choose a new password',
       user: null,
@@ -41,7 +41,7 @@ export async function acceptReset(rt: ConsoleRuntime, context: Context, token: s
   await throttle(rt, context, null);
   const done = await resetPassword(rt.accounts, token, context.form.get('password') ?? '');
   if (done === null) throw new ConsoleError(404, 'This reset link is not valid any more.');
-  if ('problem' in done) return resetPage(rt, context, token, done.problem, 400);
+  if ('problem' in done) return resetPage(rt, context, token, { error: done.problem, status: 400 });
   rt.logger?.info({ event: 'console.password_reset', userId: done.id }, 'console: password reset by link');
   return startSession(rt, context, done, '/keys');
 }

@@ -2,7 +2,7 @@
  * The extractive answerer: no model. It picks the 2–4 sentences of the ranked passages that best cover the
  * query, and composes them with numbered citations. Deterministic: the same input gives the same answer.
  */
-import { fraction, positiveInteger } from '../../options.ts';
+import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions, Passage } from '../types.ts';
 import { Bm25Index } from '../rank/bm25.ts';
 import {
@@ -168,6 +168,16 @@ function cite(sentence: string, n: number): string {
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
 }
 
+/** Defaults of {@link ExtractiveAnswererOptions}. */
+export const EXTRACTIVE_ANSWERER_DEFAULTS = {
+  maxSentences: 4,
+  minSentences: 2,
+  minCoverage: 0.4,
+  relativeThreshold: 0.5,
+  duplicateThreshold: 0.6,
+  minSourceWeight: 0.7,
+} as const;
+
 /**
  * Creates the extractive answerer.
  *
@@ -185,12 +195,15 @@ function cite(sentence: string, n: number): string {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const maxSentences = positiveInteger('maxSentences', options.maxSentences, 4);
-  const minSentences = positiveInteger('minSentences', options.minSentences, 2);
-  const minCoverage = fraction('minCoverage', options.minCoverage, 0.4);
-  const relativeThreshold = fraction('relativeThreshold', options.relativeThreshold, 0.5);
-  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.6);
-  const minSourceWeight = fraction('minSourceWeight', options.minSourceWeight, 0.7);
+  const { maxSentences, minSentences, minCoverage, relativeThreshold, duplicateThreshold, minSourceWeight } =
+    numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
+      maxSentences: positiveInteger,
+      minSentences: positiveInteger,
+      minCoverage: fraction,
+      relativeThreshold: fraction,
+      duplicateThreshold: fraction,
+      minSourceWeight: fraction,
+    });
   const noAnswerText = noAnswerTextOf(options.noAnswerText);
   if (minSentences > maxSentences) {
     throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
