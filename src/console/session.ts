@@ -131,7 +131,7 @@ export async function startSession(
 }
 
 /** Throttles sign-in and sign-up attempts per client address (and per email for sign-in). */
-async function throttle(rt: ConsoleRuntime, context: Context, email: string | null): Promise<void> {
+export async function throttle(rt: ConsoleRuntime, context: Context, email: string | null): Promise<void> {
   const { perAccount, perAddress } = rt.throttles;
   const byAddress = await perAddress.consume(`address:${context.clientAddress}`);
   const byAccount = email ? await perAccount.consume(`email:${email}`) : { allowed: true, retryAfterMs: 0 };

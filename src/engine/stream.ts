@@ -20,6 +20,7 @@ import {
   responseBody,
   searchPrice,
   settingsFor,
+  withBaseUrl,
   type SearchRuntime,
 } from './search.ts';
 
@@ -54,12 +55,18 @@ export async function runSearchStream(
     chargeTarget(key, info, price.hold),
     (call) => {
       signal = call.signal;
-      return streamPipeline(request, runtime.stages, settingsFor(runtime, price), call, (gathered) => {
-        passages = gathered.passages;
-        documents = gathered.documents;
-        steps = gathered.steps;
-        searches = gathered.searches;
-      });
+      return streamPipeline(
+        request,
+        runtime.stages,
+        settingsFor(runtime, price),
+        withBaseUrl(call, info),
+        (gathered) => {
+          passages = gathered.passages;
+          documents = gathered.documents;
+          steps = gathered.steps;
+          searches = gathered.searches;
+        },
+      );
     },
     (event) => event.type === 'done',
     (event) =>

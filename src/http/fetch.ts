@@ -6,7 +6,7 @@
 import { isStreamBody, payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
 
 /** Builds a {@link ProtocolRequest} from a fetch `Request`. `path` is relative to the mount point. */
-export function fromFetchRequest(request: Request, path: string): ProtocolRequest {
+export function fromFetchRequest(request: Request, path: string, baseUrl?: string): ProtocolRequest {
   return {
     method: request.method,
     path,
@@ -14,6 +14,7 @@ export function fromFetchRequest(request: Request, path: string): ProtocolReques
     readBody: (limit) => readFetchBody(request, limit),
     signal: request.signal,
     query: new URL(request.url).search.slice(1),
+    ...(baseUrl ? { baseUrl } : {}),
   };
 }
 

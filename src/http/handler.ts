@@ -59,6 +59,12 @@ export interface ProtocolRequest {
   readonly signal: AbortSignal;
   /** The query string without its `?` (`status=running&limit=10`); absent or `''` when there is none. */
   readonly query?: string;
+  /**
+   * Where the client reached the API: origin and mount path, e.g. `http://127.0.0.1:3000/api`. Adapters set
+   * it from the request; an engine without `publicUrl` cites its corpus documents under it, so that a source
+   * is a URL this server answers.
+   */
+  readonly baseUrl?: string;
 }
 
 /**
@@ -85,6 +91,8 @@ export interface RequestInfo {
   readonly signal: AbortSignal;
   /** A research job's search, paid by the job's own credit hold: the search holds no credits itself. */
   readonly prepaid?: boolean;
+  /** The request's {@link ProtocolRequest.baseUrl}. */
+  readonly baseUrl?: string;
 }
 
 /** The engine operations the protocol layer needs. Implemented by the engine. */
@@ -235,6 +243,7 @@ export async function handleProtocolRequest(
     requestId: randomUUID(),
     startedAt: performance.now(),
     signal: request.signal,
+    ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
   };
   let response: ProtocolResponse;
   let errorCode: ErrorCode | undefined;

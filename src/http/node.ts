@@ -11,6 +11,7 @@ export function fromNodeRequest(
   res: ServerResponse,
   path: string,
   parsedBody?: unknown,
+  baseUrl?: string,
 ): ProtocolRequest {
   const controller = new AbortController();
   // The response closing before it finished means the client went away: abort the work (and refund).
@@ -29,6 +30,7 @@ export function fromNodeRequest(
     ...(parsedBody === undefined ? {} : { parsedBody }),
     signal: controller.signal,
     query: queryOf(req.url),
+    ...(baseUrl ? { baseUrl } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export interface CallOptions {
    * bound the call.
    */
   readonly deadline?: number;
+  /**
+   * Where the client reached the service (origin and mount path), when the engine has no `publicUrl`: the
+   * engine's local index cites its documents under it.
+   */
+  readonly requestBaseUrl?: string;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */
