@@ -343,22 +343,23 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           grounding = checkGroundingOf(request, found);
           return found;
         },
-        (found) => isChargeable(found.sources),
+        isChargeable,
       );
     } catch (thrown) {
       const error = pipelineError(thrown, signal);
       observeSearch(info, false, error);
       throw error;
     }
-    const charged = isChargeable(result.sources) ? creditCost : 0;
+    const charged = isChargeable(result) ? creditCost : 0;
     observeSearch(info, false, undefined, result.timings, charged);
     return responseBody(key, request, result, info, charged, grounding);
   }
 
   /**
    * The grounding check of a finished search, when the response shows it or strict grounding needs it.
-   * Under strict grounding, an answer citing sources none of which supports a sentence is refused (thrown
-   * inside the money path, so it is refunded); an answer that says the sources hold none is returned.
+   * Under strict grounding, an answer written from pages that no source supports (it cites none, or none
+   * of its citations holds) is refused: thrown inside the money path, so a plain search is refunded. A
+   * search that found no page at all is answered ("the sources do not contain an answer") for free.
    */
   function checkGroundingOf(
     request: NormalizedSearchRequest,
@@ -367,13 +368,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     const strict = (request.grounding ?? (strictGrounding ? 'strict' : 'lenient')) === 'strict';
     if (!strict && !request.include.includes('citations')) return undefined;
     const check = groundingOf({ ...found, json: request.jsonSchema !== undefined });
-    if (strict && isChargeable(found.sources) && check.report.level === 'none') throw ungroundedError();
+    if (strict && isChargeable(found) && check.report.level === 'none') throw ungroundedError();
     return check;
   }
 
   /**
-   * A streamed search: admitted (and charged) like a plain one, committed just before the `done` event,
-   * refunded on failure and when the consumer stops early (a client that disconnected).
+   * A streamed search: admitted like a plain one and charged by the same rule, committed just before the
+   * first answer text goes out (a client that leaves after receiving it has paid), refunded on failure and
+   * when the consumer stops before any answer text (a client that disconnected).
    */
   async function runSearchStream(
     key: KeyRecord,
@@ -384,7 +386,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     let signal = info.signal;
     let passages: readonly Passage[] = [];
     let documents: readonly ExtractedContent[] = [];
-    // Checked once, when the stream is done: before the hold is settled (a refused answer is refunded).
+    let charged = 0;
+    // Checked once, when the stream is done (an answer refused before any text went out is refunded).
     let grounding: { check: GroundingCheck | undefined } | { refused: CitewiseError } | undefined;
     const groundingAtEnd = (event: { answer: string; sources: readonly string[] }) => {
       if (grounding === undefined) {
@@ -405,9 +408,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           documents = read;
         });
       },
-      (event) => event.type === 'done',
-      (event) =>
-        event.type === 'done' && isChargeable(event.sources) && !('refused' in groundingAtEnd(event)),
+      (event) => event.type === 'delta' || event.type === 'done',
+      (event) => {
+        // At the first delta; at `done` only for an answer streamed without text (then it may be refused).
+        const refused = event.type === 'done' && 'refused' in groundingAtEnd(event);
+        const chargeable = isChargeable({ documents }) && !refused;
+        charged = chargeable ? creditCost : 0;
+        return chargeable;
+      },
     );
     return (async function* respond(): AsyncGenerator<SearchStreamEvent> {
       try {
@@ -418,7 +426,6 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           }
           const checked = groundingAtEnd(event);
           if ('refused' in checked) throw checked.refused;
-          const charged = isChargeable(event.sources) ? creditCost : 0;
           observeSearch(info, true, undefined, undefined, charged);
           const result = { answer: event.answer, sources: [...event.sources], passages };
           const body = await responseBody(key, request, result, info, charged, checked.check);
@@ -427,7 +434,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       } catch (thrown) {
         const error = pipelineError(thrown, signal);
         service.reportError(error, info);
-        observeSearch(info, true, error);
+        observeSearch(info, true, error, undefined, charged);
         yield { type: 'error', error: errorBody(error).error };
       }
     })();

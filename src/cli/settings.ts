@@ -707,7 +707,7 @@ export const SERVE_SETTINGS = {
     env: 'CITEWISE_STRICT_GROUNDING',
     group: 'models',
     meaning:
-      'Refuse (422, refunded) an answer none of whose sentences has a citation verified against its source; a request\'s "grounding" overrides it.',
+      'Refuse (422) an answer written from pages none of whose sentences has a citation verified against its source (an uncited answer included): refunded when plain, charged when streamed; a request\'s "grounding" overrides it.',
     default: String(ENGINE_DEFAULTS.strictGrounding),
     parse: parseBoolean,
     isSwitch: true,

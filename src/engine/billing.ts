@@ -1,6 +1,6 @@
 /**
- * Who pays for a search and when: the charge target of a request, the rule that a search without sources
- * is free, and the usage records of every commit and refund. The hold → commit/refund sequence itself is
+ * Who pays for a search and when: the charge target of a request, the rule that a search which found no
+ * page at all is free, and the usage records of every commit and refund. The hold → commit/refund sequence itself is
  * the money path (money-path.ts).
  */
 import type { RequestInfo } from '../http/handler.ts';
@@ -15,9 +15,13 @@ export function chargeTarget(key: KeyRecord, info: RequestInfo) {
   return { account: key.accountId, keyId: key.id, requestId: info.requestId, signal: info.signal, arrivedAt };
 }
 
-/** A search is charged only when its answer has sources: finding nothing costs nothing. */
-export function isChargeable(sources: readonly string[]): boolean {
-  return sources.length > 0;
+/**
+ * A search is charged for the work done: once it found pages (or documents) and wrote an answer from them,
+ * whether or not the answer cites them, since what the answer cites is up to the prompt. Only a search that
+ * found no page at all (the "sources do not contain an answer" reply, written without a model) is free.
+ */
+export function isChargeable(search: { readonly documents: readonly unknown[] }): boolean {
+  return search.documents.length > 0;
 }
 
 /** The money path's `onSettled` hook that records each commit as a charge and each refund as a refund. */

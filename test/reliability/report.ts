@@ -18,6 +18,7 @@ const EXPECTED = [
   'failing-upstreams',
   'lifecycle',
   'soak',
+  'free-answers',
 ];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
