@@ -110,6 +110,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       call: {
         signal,
         requestId: target.requestId,
+        account: target.account,
         deadline: deadlineAt,
         startedAt: target.arrivedAt ?? Date.now(),
       },

@@ -18,6 +18,11 @@ export interface CallOptions {
    * bound the call.
    */
   readonly deadline?: number;
+  /**
+   * Who the work is for (the paying account): stages shared by every request, like the extraction
+   * workers, are shared fairly between accounts. @default none: each call counts on its own
+   */
+  readonly account?: string;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */

@@ -19,6 +19,7 @@ const EXPECTED = [
   'lifecycle',
   'soak',
   'free-answers',
+  'extraction-flood',
 ];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
