@@ -24,7 +24,13 @@ import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
-import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  passwordProblem,
+  PasswordHashingBusyError,
+  verifyPassword,
+} from './passwords.ts';
 import {
   cookie,
   csrfToken,
@@ -147,10 +153,20 @@ interface OrgContext extends Context {
 
 class ConsoleError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(status: number, message: string, headers: Readonly<Record<string, string>> = {}) {
     super(message);
     this.status = status;
+    this.headers = headers;
   }
+}
+
+/** Password hashing is at its bound (a flood of sign-ins): 429, try again shortly. */
+function busyError(error: PasswordHashingBusyError): ConsoleError {
+  const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+  return new ConsoleError(429, 'Too many sign-ins at once. Try again in a few seconds.', {
+    'retry-after': String(seconds),
+  });
 }
 
 /** Creates the console on an engine whose key store was wrapped by `withConsoleKeys`. */
@@ -206,7 +222,8 @@ export function createConsole(options: ConsoleOptions): Console {
     try {
       const response = await route(request);
       return { ...response, headers: { ...SECURITY_HEADERS, ...response.headers } };
-    } catch (thrown) {
+    } catch (caught) {
+      const thrown = caught instanceof PasswordHashingBusyError ? busyError(caught) : caught;
       const status = thrown instanceof ConsoleError ? thrown.status : 500;
       if (!(thrown instanceof ConsoleError)) logger?.error({ err: thrown }, 'console: request failed');
       const message =
@@ -216,6 +233,7 @@ export function createConsole(options: ConsoleOptions): Console {
       return {
         status,
         headers: {
+          ...(thrown instanceof ConsoleError ? thrown.headers : {}),
           ...SECURITY_HEADERS,
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-store',

@@ -371,6 +371,44 @@ describe('console security', { timeout: 90_000 }, () => {
   });
 });
 
+describe('password hashing under a sign-in flood', { timeout: 90_000 }, () => {
+  it('runs a bounded number of hashes at once: past the waiting line, 429 with Retry-After; then sign-in works again', async () => {
+    const harness = await startHarness({
+      trustProxy: true,
+      signInLimitPerAccount: { limit: 1_000, windowMs: 600_000 },
+      signInLimitPerAddress: { limit: 1_000, windowMs: 600_000 },
+    });
+    try {
+      const owner = client(harness.baseUrl, { 'x-forwarded-for': '10.9.0.1' });
+      await owner.request('POST', '/sign-up', { email: 'flood@example.com', password: PASSWORD });
+      // 40 sign-ins at once from 20 addresses: 2 hash, 8 wait, the rest are told to come back.
+      const flood = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          client(harness.baseUrl, { 'x-forwarded-for': `10.9.1.${i % 20}` }).request('POST', '/sign-in', {
+            email: `nobody${i}@example.com`,
+            password: 'wrong-password-x',
+          }),
+        ),
+      );
+      const busy = flood.filter((attempt) => attempt.response.status === 429);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(flood.every((attempt) => [401, 429].includes(attempt.response.status))).toBe(true);
+      for (const attempt of busy) {
+        expect(attempt.response.headers.get('retry-after')).toBe('1');
+        expect(attempt.text).toContain('Too many sign-ins at once');
+      }
+      const after = await client(harness.baseUrl, { 'x-forwarded-for': '10.9.2.1' }).request(
+        'POST',
+        '/sign-in',
+        { email: 'flood@example.com', password: PASSWORD },
+      );
+      expect(after.response.status).toBe(303);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe('sign-up policies', { timeout: 90_000 }, () => {
   it('invite-only: no sign-up without a link; sign-up through an invitation works', async () => {
     const harness = await startHarness({ signup: 'invite-only' });

@@ -9,15 +9,14 @@
  * Figure: bombs refused / other tenant's pages failed / its slowest page (ms) / workers replaced.
  */
 import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { createDeflate, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
 import { createContentExtractor, type ContentExtractorOptions } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { pdfOfStreams, textContent } from '../support/pdf.ts';
+import { deflatedBomb, pdfOfStreams, textContent } from '../support/pdf.ts';
 import { recordFigure } from './figures.ts';
 
 const MIB = 1024 * 1024;
@@ -33,22 +32,6 @@ const MEDIUM = `<html><body><article>${`<p>${WORDS.repeat(5)}</p>`.repeat(3_500)
 /** 3.8 MB of 400,000 elements: a heap over 64 MiB. */
 const DENSE = `<html><body><article>${'<p><span>a</span><b>b</b><i>c</i></p>'.repeat(100_000)}</article></body></html>`;
 
-/** A content stream that says "bomb", then `size` bytes of spaces, deflated as it is generated. */
-async function bombStream(size: number): Promise<Buffer> {
-  const deflate = createDeflate({ level: 9 });
-  const chunks: Buffer[] = [];
-  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = once(deflate, 'end');
-  deflate.write(textContent(['bomb']));
-  const spaces = Buffer.alloc(MIB, 0x20);
-  for (let written = 0; written < size; written += MIB) {
-    if (!deflate.write(spaces)) await once(deflate, 'drain');
-  }
-  deflate.end();
-  await done;
-  return Buffer.concat(chunks);
-}
-
 const figure = { bombs: 0, refused: 0, otherFailed: 0, otherSlowestMs: 0, replaced: 0 };
 let web: Server;
 let webUrl: string;
@@ -56,7 +39,7 @@ const pages = new Map<string, { type: string; body: Uint8Array | string }>();
 const services: { server: Server; engine: SearchEngine }[] = [];
 
 beforeAll(async () => {
-  const bomb = await bombStream(128 * MIB);
+  const bomb = await deflatedBomb(128 * MIB);
   pages.set('/page', { type: 'text/html', body: ARTICLE });
   pages.set('/heavy', { type: 'text/html', body: HEAVY });
   pages.set('/medium', { type: 'text/html', body: MEDIUM });

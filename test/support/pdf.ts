@@ -1,4 +1,6 @@
 /** A hand-written PDF for extraction and crawler tests: small enough to read, valid enough for pdf.js. */
+import { once } from 'node:events';
+import { createDeflate } from 'node:zlib';
 
 /** Document information of {@link tinyPdf}; `author` and `creationDate` (PDF date, `D:2024…Z`) are optional. */
 export interface TinyPdfInfo {
@@ -96,4 +98,23 @@ export function textContent(lines: readonly string[]): Uint8Array {
   return Buffer.from(
     ['BT', '/F1 12 Tf', '72 720 Td', '14 TL', ...lines.map((l) => `(${l}) Tj T*`), 'ET'].join('\n'),
   );
+}
+
+/**
+ * A content stream that says "bomb", then `size` bytes of spaces, deflated as it is generated (a PDF bomb:
+ * 128 MiB of it is about 128 KB).
+ */
+export async function deflatedBomb(size: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = once(deflate, 'end');
+  deflate.write(textContent(['bomb']));
+  const spaces = Buffer.alloc(1024 * 1024, 0x20);
+  for (let written = 0; written < size; written += spaces.length) {
+    if (!deflate.write(spaces)) await once(deflate, 'drain');
+  }
+  deflate.end();
+  await done;
+  return Buffer.concat(chunks);
 }

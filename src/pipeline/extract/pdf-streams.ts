@@ -27,26 +27,34 @@ function isZlib(data: Uint8Array): boolean {
 }
 
 /**
- * Inflates `data`, resolving with the output (what came out before any corruption: PDF.js keeps that
- * much too), or rejecting with {@link PdfTooLargeError} as soon as the output passes `limit` bytes.
+ * Inflates `data` and counts the output (what came out before any corruption: PDF.js keeps that much
+ * too), rejecting with {@link PdfTooLargeError} as soon as it passes `limit` bytes. The output itself is
+ * kept only when it is zlib again (a stream compressed twice), to be inflated in turn.
  */
-function inflateAtMost(data: Uint8Array, limit: number, maxDecodedBytes: number): Promise<Buffer> {
+function inflateAtMost(
+  data: Uint8Array,
+  limit: number,
+  maxDecodedBytes: number,
+): Promise<{ readonly length: number; readonly inner: Buffer | null }> {
   return new Promise((resolve, reject) => {
     const inflater = createInflate({ finishFlush: constants.Z_SYNC_FLUSH });
     const chunks: Buffer[] = [];
     let length = 0;
+    let keep: boolean | undefined;
     let done = false;
     const finish = (error?: Error) => {
       if (done) return;
       done = true;
       inflater.destroy();
       if (error) reject(error);
-      else resolve(Buffer.concat(chunks, length));
+      else resolve({ length, inner: keep ? Buffer.concat(chunks) : null });
     };
     inflater.on('data', (chunk: Buffer) => {
       length += chunk.length;
       if (length > limit) return finish(new PdfTooLargeError(maxDecodedBytes));
-      chunks.push(chunk);
+      // Decided on the first two bytes out (a first chunk of one byte is kept, to decide on the next).
+      if (keep === undefined && length >= 2) keep = isZlib(Buffer.concat([...chunks, chunk]));
+      if (keep !== false) chunks.push(chunk);
     });
     inflater.on('end', () => finish());
     inflater.on('error', () => finish());
@@ -72,11 +80,12 @@ export async function assertPdfStreamsWithin(bytes: Uint8Array, maxDecodedBytes:
     if (buffer[start] === 0x0d) start++;
     if (buffer[start] === 0x0a) start++;
     const end = buffer.indexOf(END_STREAM, start);
-    let layer: Uint8Array = buffer.subarray(start, end === -1 ? buffer.length : end);
+    let layer: Uint8Array | null = buffer.subarray(start, end === -1 ? buffer.length : end);
     from = end === -1 ? buffer.length : end + END_STREAM.length;
-    while (isZlib(layer)) {
-      layer = await inflateAtMost(layer, maxDecodedBytes - total, maxDecodedBytes);
-      total += layer.length;
+    while (layer && isZlib(layer)) {
+      const inflated = await inflateAtMost(layer, maxDecodedBytes - total, maxDecodedBytes);
+      total += inflated.length;
+      layer = inflated.inner;
     }
   }
 }
