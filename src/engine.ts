@@ -26,8 +26,8 @@ import { runPipeline, streamPipeline, type PipelineResult, type StageTimings } f
 import { normalizePublicUrl } from './pipeline/search/local-index.ts';
 import { createDocumentServer } from './http/docs.ts';
 import type { ExtractedContent, Passage } from './pipeline/types.ts';
-import { chargeTarget, isChargeable, recordUsageOf } from './engine/billing.ts';
-import { isExtracted, readPages } from './engine/extract.ts';
+import { chargeTarget, extractCharge, isChargeable, recordUsageOf } from './engine/billing.ts';
+import { readPages } from './engine/extract.ts';
 import {
   parseExtractRequest,
   type ExtractRequest,
@@ -144,6 +144,11 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     'extractCreditCost',
     options.extractCreditCost,
     defaults.extractCreditCost,
+  );
+  const extractFailedShare = fraction(
+    'extractFailedShare',
+    options.extractFailedShare,
+    defaults.extractFailedShare,
   );
   if (options.strictGrounding !== undefined && typeof options.strictGrounding !== 'boolean')
     throw new TypeError('strictGrounding must be a boolean');
@@ -440,7 +445,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     })();
   }
 
-  /** `POST /v1/extract`: a hold for every URL, then a charge for each page read (failed pages are free). */
+  /**
+   * `POST /v1/extract`: a hold for every URL, then a charge for each page read and a share of one for each
+   * page requested but not read (see {@link extractCharge}).
+   */
   async function runExtract(
     key: KeyRecord,
     request: NormalizedExtractRequest,
@@ -461,14 +469,14 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
           signal = call.signal;
           return readPages(request, { fetcher, extractor }, call, settings.pageTimeoutMs);
         },
-        (read) => read.filter(isExtracted).length * extractCreditCost,
+        (read) => extractCharge(read, extractCreditCost, extractFailedShare),
       );
     } catch (thrown) {
       throw pipelineError(thrown, signal);
     }
     return {
       results,
-      credits_charged: results.filter(isExtracted).length * extractCreditCost,
+      credits_charged: extractCharge(results, extractCreditCost, extractFailedShare),
       response_time: Math.round(performance.now() - info.startedAt),
     };
   }

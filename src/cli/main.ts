@@ -249,6 +249,7 @@ async function openEngine(
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
     creditCost: config.creditCost,
     extractCreditCost: config.extractCreditCost,
+    extractFailedShare: config.extractFailedShare,
     strictGrounding: config.strictGrounding,
     tavilyPrefix: config.tavilyPrefix,
     maxResults: config.maxResults,

@@ -456,7 +456,8 @@ export const SERVE_SETTINGS = {
     flag: '--credit-cost <n>',
     env: 'CITEWISE_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one search, in credits; a search that found no source costs nothing.',
+    meaning:
+      'Cost of one search, in credits, whether or not its answer cites the pages it read; a search that found no page at all costs nothing.',
     default: String(ENGINE_DEFAULTS.creditCost),
     parse: parseNonNegativeInteger,
   },
@@ -464,9 +465,19 @@ export const SERVE_SETTINGS = {
     flag: '--extract-credit-cost <n>',
     env: 'CITEWISE_EXTRACT_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one page read by POST /v1/extract, in credits; a page that failed costs nothing.',
+    meaning:
+      'Cost of one page read by POST /v1/extract, in credits; a page that failed costs --extract-failed-share of it.',
     default: String(ENGINE_DEFAULTS.extractCreditCost),
     parse: parseNonNegativeInteger,
+  },
+  extractFailedShare: {
+    flag: '--extract-failed-share <0-1>',
+    env: 'CITEWISE_EXTRACT_FAILED_SHARE',
+    group: 'limits',
+    meaning:
+      'Share of --extract-credit-cost charged for a page of POST /v1/extract requested from its server but not read (error status, too many redirects, timeout, unreadable body), summed over the request and rounded up; pages refused before any request (bad URL, private address, robots.txt) are free.',
+    default: String(ENGINE_DEFAULTS.extractFailedShare),
+    parse: parseFraction,
   },
   requestTimeoutMs: {
     flag: '--request-timeout <duration>',

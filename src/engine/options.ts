@@ -36,6 +36,7 @@ export const ENGINE_DEFAULTS = {
   creditCost: 1,
   tavilyPrefix: '/compat/tavily',
   extractCreditCost: 1,
+  extractFailedShare: 0.25,
   rateLimit: { limit: 60, windowMs: 60_000 },
   maxConcurrentSearches: 8,
   maxQueuedSearches: 64,
@@ -162,8 +163,16 @@ export interface SearchEngineOptions {
   readonly idempotencyTtlMs?: number;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
-  /** Credits charged per page read by `POST /v1/extract` (failed pages are free). @default 1 */
+  /** Credits charged per page read by `POST /v1/extract` (failed pages: see `extractFailedShare`). @default 1 */
   readonly extractCreditCost?: number;
+  /**
+   * Share (0–1) of `extractCreditCost` charged for a page of `POST /v1/extract` that was requested from its
+   * server but could not be read (an error status, too many redirects, a timeout, an unreadable body),
+   * summed over the request and rounded up: outbound requests are work, and a request of 20 failing
+   * redirect chains is no longer free. Pages refused before any request (a bad URL, a private address,
+   * robots.txt) stay free. 0 makes every failed page free. @default 0.25
+   */
+  readonly extractFailedShare?: number;
   /** Searches running at once; more wait in a queue. @default 8 */
   readonly maxConcurrentSearches?: number;
   /** Searches allowed to wait; past this, 503. @default 64 */

@@ -77,7 +77,10 @@ export interface FailedPage {
 /** The body of a 200 from `POST /v1/extract`: one entry per requested URL, in request order. */
 export interface ExtractResponse {
   readonly results: readonly (ExtractedPage | FailedPage)[];
-  /** Credits charged: one `extractCreditCost` per page read (failed pages are free). */
+  /**
+   * Credits charged: one `extractCreditCost` per page read, and `extractFailedShare` of one per page
+   * requested from its server but not read (summed, rounded up).
+   */
   readonly credits_charged: number;
   /** Milliseconds from the request's arrival to the response. */
   readonly response_time: number;

@@ -29,6 +29,9 @@ describe('POST /v1/extract', () => {
     web = createServer((req, res) => {
       if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
       if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+      // A chain of redirects: /hop/5 → /hop/4 → … → /hop/0, which is missing.
+      const hop = /^\/hop\/(\d+)/.exec(req.url ?? '');
+      if (hop && hop[1] !== '0') return res.writeHead(302, { location: `/hop/${Number(hop[1]) - 1}` }).end();
       if (req.url === '/empty')
         return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -43,7 +46,7 @@ describe('POST /v1/extract', () => {
       // The first page starts the extraction worker, which can take seconds on a busy machine.
       pageTimeoutMs: 30_000,
     });
-    ({ key } = await engine.createKey({ credits: 10 }));
+    ({ key } = await engine.createKey({ credits: 100 }));
     api = createServer(createNodeHandler(engine));
     apiUrl = (await listenOnLoopback(api)).baseUrl;
   });
@@ -69,7 +72,7 @@ describe('POST /v1/extract', () => {
       }
     ).available_credits;
 
-  it('reads each page in request order and charges only the pages read', async () => {
+  it('reads each page in request order and charges the pages read, and a share of one for pages requested but not read', async () => {
     const before = await balance();
     const blocked = 'http://127.0.0.1:1/secret';
     const response = await extract({
@@ -95,9 +98,10 @@ describe('POST /v1/extract', () => {
     expect(missing).toMatchObject({ error: { code: 'bad_status' } });
     expect(refused).toMatchObject({ error: { code: 'blocked_address' } });
     expect(empty).toMatchObject({ error: { code: 'no_content' } });
-    expect(body.credits_charged).toBe(1);
+    // One page read (1), two pages requested but not read (2 × 0.25, rounded up: 1); the blocked one is free.
+    expect(body.credits_charged).toBe(2);
     expect(typeof body.response_time).toBe('number');
-    expect(await balance()).toBe(before - 1);
+    expect(await balance()).toBe(before - 2);
   });
 
   it('format "text" gives plain text', async () => {
@@ -151,7 +155,24 @@ describe('POST /v1/extract', () => {
     expect(await balance()).toBe(before - 1);
   });
 
-  it('the cost per page read is configurable (extractCreditCost); failed pages stay free', async () => {
+  it('a fan-out of failing fetches is not free: 20 redirect chains cost 20 × 0.25 credits; refused pages are free', async () => {
+    const before = await balance();
+    const chains = Array.from({ length: 20 }, (_, i) => `${webUrl}/hop/5?${i}`);
+    const body = (await (await extract({ urls: chains })).json()) as {
+      results: { error?: { code: string } }[];
+      credits_charged: number;
+    };
+    expect(body.results.every((r) => r.error?.code === 'bad_status')).toBe(true);
+    expect(body.credits_charged).toBe(5);
+    expect(await balance()).toBe(before - 5);
+    // Refused before any request (a private address): nothing was fetched, nothing is charged.
+    const blocked = Array.from({ length: 20 }, (_, i) => `http://127.0.0.1:1/${i}`);
+    const refused = (await (await extract({ urls: blocked })).json()) as { credits_charged: number };
+    expect(refused.credits_charged).toBe(0);
+    expect(await balance()).toBe(before - 5);
+  });
+
+  it('the cost per page read is configurable (extractCreditCost); a failed page costs extractFailedShare of it', async () => {
     const dear = createSearchEngine({
       search: { id: 'none', search: async () => [] },
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
@@ -162,16 +183,17 @@ describe('POST /v1/extract', () => {
     try {
       const { key: own } = await dear.createKey({ credits: 10 });
       const body = await dear.extract({ urls: [`${webUrl}/glaciers`, `${webUrl}/missing`] }, { apiKey: own });
-      expect(body.credits_charged).toBe(3);
-      expect((await dear.balance(own)).available_credits).toBe(7);
-      // 3 credits per URL asked for must be available before any page is read (9 > 7).
+      // 3 for the page read, 3 × 0.25 rounded up for the missing one.
+      expect(body.credits_charged).toBe(4);
+      expect((await dear.balance(own)).available_credits).toBe(6);
+      // 3 credits per URL asked for must be available before any page is read (9 > 6).
       await expect(
         dear.extract(
           { urls: [`${webUrl}/glaciers`, `${webUrl}/missing`, `${webUrl}/empty`] },
           { apiKey: own },
         ),
       ).rejects.toMatchObject({ status: 433 });
-      expect((await dear.balance(own)).available_credits).toBe(7);
+      expect((await dear.balance(own)).available_credits).toBe(6);
     } finally {
       await dear.close();
     }
