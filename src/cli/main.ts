@@ -235,6 +235,9 @@ async function openEngine(
     store: config.store,
     limitsStore: config.limitsStore,
   });
+  // Read before the engine opens (the console's stores after the key and credit stores: see
+  // prepareServeConsole): applied a query later, a restart would serve searches for that long.
+  const maintenance = config.maintenance || ((await serveConsole?.storedMaintenance()) ?? false);
   const engine = createSearchEngine({
     keys: serveConsole ? serveConsole.wrapKeys(stores.keys) : stores.keys,
     ...(serveConsole ? { usage: serveConsole.stores.recorder } : {}),
@@ -263,7 +266,7 @@ async function openEngine(
     maxAccountShare: config.maxAccountShare,
     ...(config.maxLatencyMs === undefined ? {} : { maxLatencyMs: config.maxLatencyMs }),
     ...(config.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: config.stragglerGraceMs }),
-    maintenance: config.maintenance,
+    maintenance,
     logger,
     ...models,
     ...(metrics ? { metrics: metrics.hook } : {}),
