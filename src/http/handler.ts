@@ -32,6 +32,8 @@ import { openApiDocument } from './openapi.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
 import {
+  jsonDepth,
+  MAX_JSON_DEPTH,
   parseSearchRequest,
   type BalanceResponse,
   type NormalizedSearchRequest,
@@ -491,7 +493,7 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
     });
   }
   // A host framework's body parser (e.g. express.json()) may have read the body already.
-  if (request.parsedBody !== undefined) return request.parsedBody;
+  if (request.parsedBody !== undefined) return withinDepth(request.parsedBody);
   const raw = await request.readBody(limit);
   const bytes = codings.length
     ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
@@ -510,14 +512,27 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
       cause,
     });
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (cause) {
     throw new CitewiseError('invalid_request', 'malformed JSON', {
       description: 'Invalid request: the body is not valid JSON',
       cause,
     });
   }
+  return withinDepth(parsed);
+}
+
+/** A body nested past {@link MAX_JSON_DEPTH} (in a field's value) is a 400, whatever the route. */
+function withinDepth(body: unknown): unknown {
+  const limit = MAX_JSON_DEPTH + 1;
+  if (jsonDepth(body, limit) > limit) {
+    throw new CitewiseError('invalid_request', 'body nested too deeply', {
+      description: `Invalid request: the body is nested too deeply (a field's value at most ${MAX_JSON_DEPTH} levels)`,
+    });
+  }
+  return body;
 }
 
 /** `application/json` or any `+json` type, parameters allowed; a charset other than UTF-8 is refused. */
