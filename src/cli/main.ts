@@ -51,7 +51,8 @@ import {
   type ServeConfig,
 } from './config.ts';
 import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
-import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { firstKeyPath, firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { sqliteFiles, widerThanOwner } from './file-modes.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
@@ -333,6 +334,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const consoleApp = serveConsole?.start(engine, logger) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
+  warnOfWideFiles(config, stores, serveConsole, logger);
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
@@ -401,6 +403,28 @@ async function serve(flags: CommandFlags): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** Logs the data files that other users of the machine can read (see file-modes.ts). */
+function warnOfWideFiles(
+  config: ServeConfig,
+  stores: CliStores,
+  serveConsole: ServeConsole | null,
+  logger: Logger,
+): void {
+  const accounts = serveConsole?.settings.accountsStore;
+  const files = [
+    config.dataDir,
+    ...(stores.localDatabase ? sqliteFiles(stores.localDatabase) : []),
+    ...(accounts?.startsWith('sqlite:') ? sqliteFiles(accounts.replace(/^sqlite:(\/\/)?/i, '')) : []),
+    firstKeyPath(config.dataDir),
+  ];
+  for (const { path, mode, wanted } of widerThanOwner(files)) {
+    logger.warn(
+      { path, mode },
+      `${path} is open to other users (mode ${mode}) and holds password hashes, key hashes or the ledger: chmod ${wanted} ${path}`,
+    );
+  }
+}
+
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
 function searchProviderFor(config: ServeConfig, local: SearchProvider): SearchProvider {
   return createSearchProviderFromSpec(config.search, {
@@ -440,7 +464,8 @@ interface StoreFlags {
 function openStores(flags: StoreFlags): CliStores {
   const dataDir = resolveDataDir(flags.dataDir, env);
   const store = resolveStore(flags.store, env);
-  if (!store) mkdirSync(dataDir, { recursive: true });
+  // The data directory holds the database (password hashes, keys, the ledger): its owner's only.
+  if (!store) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   return openCliStores({ dataDir, store, limitsStore: flags.limitsStore });
 }
 

@@ -32,6 +32,8 @@ export interface CliStores {
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
   readonly createdLocalDatabase: boolean;
+  /** That local SQLite file, when keys and credits are in one. */
+  readonly localDatabase: string | undefined;
   /** Applies pending schema migrations (PostgreSQL); returns what it did, for printing. */
   migrate(): Promise<string>;
   close(): Promise<void>;
@@ -82,6 +84,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
+  let localDatabase: string | undefined;
   let description: string;
 
   if (kind === 'redis') {
@@ -105,8 +108,9 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     const path = settings.store
       ? resolve(settings.store.replace(/^sqlite:(\/\/)?/i, ''))
       : databasePath(settings.dataDir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     createdLocalDatabase = !existsSync(path);
+    localDatabase = path;
     const stores = createSqliteStores({ path });
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
@@ -133,6 +137,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     rateLimiter: limiter,
     description,
     createdLocalDatabase,
+    localDatabase,
     migrate,
     close: closeAll,
   };

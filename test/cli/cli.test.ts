@@ -2,7 +2,7 @@
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -321,6 +321,39 @@ describe('citewise CLI', () => {
     server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS]);
     expect(server.output()).not.toMatch(/cw_[A-Za-z0-9]{40}/);
     expect(await (await balance(server.baseUrl, firstKey)).json()).toEqual({ available_credits: before });
+  });
+
+  it('creates the data directory 0700 and the database 0600 (its -wal too); warns at start when they are wider', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'citewise-modes-'));
+    const data = join(parent, 'data');
+    try {
+      const fresh = await startServer(data);
+      try {
+        expect(statSync(data).mode & 0o777).toBe(0o700);
+        expect(statSync(join(data, 'citewise.db')).mode & 0o777).toBe(0o600);
+        expect(statSync(join(data, 'citewise.db-wal')).mode & 0o777).toBe(0o600);
+        expect(fresh.output()).not.toMatch(/open to other users/);
+      } finally {
+        // A request answered: serve is past its start (its SIGTERM handler is set).
+        await fetch(`${fresh.baseUrl}/healthz`);
+        expect(await stop(fresh)).toBe(0);
+      }
+      // Files of an older version (or made by hand) keep their modes, and are named at start.
+      chmodSync(data, 0o755);
+      chmodSync(join(data, 'citewise.db'), 0o644);
+      const old = await startServer(data);
+      try {
+        await expect
+          .poll(() => old.output())
+          .toMatch(/citewise\.db is open to other users \(mode 0644\).*chmod 600/);
+        expect(old.output()).toMatch(/data is open to other users \(mode 0755\).*chmod 700/);
+      } finally {
+        await fetch(`${old.baseUrl}/healthz`);
+        expect(await stop(old)).toBe(0);
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it('--maintenance answers 503 on every /v1 route', async () => {
