@@ -524,13 +524,21 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
   return withinDepth(parsed);
 }
 
-/** A body nested past {@link MAX_JSON_DEPTH} (in a field's value) is a 400, whatever the route. */
+/**
+ * A body with a field nested past {@link MAX_JSON_DEPTH} is a 400 naming the field, whatever the route (the
+ * same words as the `json_schema` check).
+ */
 function withinDepth(body: unknown): unknown {
-  const limit = MAX_JSON_DEPTH + 1;
-  if (jsonDepth(body, limit) > limit) {
-    throw new CitewiseError('invalid_request', 'body nested too deeply', {
-      description: `Invalid request: the body is nested too deeply (a field's value at most ${MAX_JSON_DEPTH} levels)`,
+  const tooDeep = (name: string, limit: number) =>
+    new CitewiseError('invalid_request', 'body nested too deeply', {
+      description: `Invalid request: ${name} must be nested at most ${limit} levels deep`,
     });
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body)) {
+      if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep(name, MAX_JSON_DEPTH);
+    }
+  } else if (jsonDepth(body, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) {
+    throw tooDeep('the body', MAX_JSON_DEPTH + 1);
   }
   return body;
 }

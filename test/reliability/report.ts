@@ -20,6 +20,7 @@ const EXPECTED = [
   'soak',
   'free-answers',
   'extraction-flood',
+  'oversized-bodies',
 ];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
