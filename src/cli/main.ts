@@ -309,11 +309,16 @@ async function serve(flags: CommandFlags): Promise<void> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = config.metricsPath ? createMetrics() : undefined;
   // Listen first: with --port 0 the port, and so the public URL of corpus documents, is known only then.
-  // Requests that arrive before the engine is open are answered 503.
+  // Requests that arrive before the engine is open are answered 503, except the liveness probe: the
+  // process serves HTTP, so /healthz is 200 (/readyz says 503 until the service can take searches).
   const opened: { listener?: RequestListener } = {};
   const server = createServer((req, res) => {
     if (opened.listener) return opened.listener(req, res);
-    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === '/healthz') {
+      return res.writeHead(200, json).end(JSON.stringify({ status: 'ok' }));
+    }
+    res.writeHead(503, { ...json, 'retry-after': '1' });
     res.end(JSON.stringify({ error: { description: 'Service Unavailable: starting' } }));
   });
   // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).

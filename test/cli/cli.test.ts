@@ -2,6 +2,9 @@
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -352,6 +355,53 @@ describe('citewise CLI', () => {
         expect(await stop(old)).toBe(0);
       }
     } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('/healthz answers 200 from the moment serve listens, also while it starts (/readyz is the one that waits)', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'citewise-health-'));
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    // A web search provider makes serve start its extraction workers before it opens: a start of a second or so.
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', String(port), '--data-dir', parent, '--log-level', 'warn'].concat([
+        '--search',
+        'searxng',
+        '--searxng-url',
+        'http://127.0.0.1:9',
+      ]),
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let listening = false;
+    child.stdout.on('data', (chunk: Buffer) => (listening ||= chunk.toString().includes('listening on')));
+    const health: string[] = [];
+    const ready: string[] = [];
+    try {
+      while (!listening && child.exitCode === null) {
+        const [h, r] = await Promise.all(
+          ['/healthz', '/readyz'].map((path) =>
+            fetch(`http://127.0.0.1:${port}${path}`).then(
+              async (response) => `${response.status} ${await response.text()}`,
+              () => null, // not listening yet
+            ),
+          ),
+        );
+        if (h) health.push(h);
+        if (r) ready.push(r);
+      }
+      expect(listening).toBe(true);
+      // Answered while it started: liveness 200, readiness 503 "starting".
+      expect(health.length).toBeGreaterThan(0);
+      expect(new Set(health)).toEqual(new Set(['200 {"status":"ok"}']));
+      expect(ready.some((answer) => answer.startsWith('503') && answer.includes('starting'))).toBe(true);
+      await fetch(`http://127.0.0.1:${port}/healthz`);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
       rmSync(parent, { recursive: true, force: true });
     }
   });

@@ -292,6 +292,30 @@ describe('console security', { timeout: 90_000 }, () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 429]);
   });
 
+  it('sign-up tells a taken email apart (no email step could hide it), and probing it is throttled per address', async () => {
+    const prober = client(harness.baseUrl, { 'x-forwarded-for': '10.0.7.1' });
+    const first = await prober.request('POST', '/sign-up', {
+      email: 'taken@example.com',
+      password: PASSWORD,
+    });
+    expect(first.response.status).toBe(303);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const probe = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.7.1' }).request(
+        'POST',
+        '/sign-up',
+        {
+          email: i === 0 ? 'taken@example.com' : `probe${i}@example.com`,
+          password: PASSWORD,
+        },
+      );
+      if (i === 0) expect(probe.text).toContain('An account with this email already exists');
+      statuses.push(probe.response.status);
+    }
+    // 6 attempts per address in this harness's window: the first sign-up and 5 probes, then 429.
+    expect(statuses).toEqual([400, 303, 303, 303, 303, 429]);
+  });
+
   it('ends the session on sign-out, and every session on a password change', async () => {
     const a = client(harness.baseUrl, { 'x-forwarded-for': '10.0.4.1' });
     await a.request('POST', '/sign-up', { email: 'sessions@example.com', password: PASSWORD });

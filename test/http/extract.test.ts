@@ -129,6 +129,24 @@ describe('POST /v1/extract', () => {
     expect(await balance()).toBe(before);
   });
 
+  it('one URL check for both extract routes: a 900,000-character URL is a 400 on /v1/extract and on the Tavily route', async () => {
+    const before = await balance();
+    const huge = `${webUrl}/glaciers?${'q'.repeat(900_000)}`;
+    const v1 = await extract({ urls: [huge] });
+    expect(v1.status).toBe(400);
+    expect(((await v1.json()) as { error: { description: string } }).error.description).toMatch(
+      /at most 2048 characters/,
+    );
+    const tavily = await fetch(`${apiUrl}/compat/tavily/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: [huge] }),
+    });
+    expect(tavily.status).toBe(400);
+    expect(JSON.stringify(await tavily.json())).toMatch(/urls\[0\] must be at most 2048 characters/);
+    expect(await balance()).toBe(before);
+  });
+
   it('needs a key, and credits for every URL asked for (433 before any page is read)', async () => {
     expect((await extract({ urls: [`${webUrl}/glaciers`] }, 'cw_nope')).status).toBe(401);
     const { key: poor } = await engine.createKey({ credits: 1 });
