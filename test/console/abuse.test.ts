@@ -70,6 +70,14 @@ async function signUp(page: Page, email: string): Promise<void> {
   await page.waitForURL('**/keys');
 }
 
+/** The rows of a CSV whose cells are all quoted (`""` inside a cell is a quote). */
+function parseCsv(text: string): string[][] {
+  return text
+    .trim()
+    .split('\r\n')
+    .map((line) => [...line.matchAll(/"((?:[^"]|"")*)"/g)].map((match) => match[1]!.replace(/""/g, '"')));
+}
+
 /** Signs in; the page's status. */
 async function signIn(page: Page, email: string, password = PASSWORD): Promise<number> {
   await page.goto(`${server.baseUrl}/sign-in`);
@@ -125,6 +133,31 @@ describe.runIf(hasChromium)('console abuse (headless Chromium)', { timeout: 90_0
     expect(forced.status()).toBe(404);
     await admin.goto(`${server.baseUrl}/keys`);
     expect(await admin.getByText('You are not a member of any organization').count()).toBe(1);
+  });
+
+  it('a key named like a formula is quoted in the usage CSV (-, +, = and @ cells), numbers are not', async () => {
+    const page = await newBrowser('10.36.8.1');
+    await signUp(page, 'owner8@example.com');
+    // (A key name is trimmed, so none starts with a tab or a carriage return.)
+    const names = ['-1+HYPERLINK("http://evil.test/","x")', '+1+1', '=1+1', '@SUM(1)'];
+    for (const name of names) {
+      await page.goto(`${server.baseUrl}/keys`);
+      await page.getByLabel('Name').fill(name);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = (await page.getByTestId('new-api-key').textContent())!.trim();
+      const searched = await fetch(`${server.baseUrl}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'How do I revoke a key?' }),
+      });
+      expect(searched.status).toBe(200);
+    }
+    const csv = await (await page.request.get(`${server.baseUrl}/usage.csv`)).text();
+    const rows = parseCsv(csv).slice(1);
+    const keyNames = rows.filter((cells) => cells[1] === 'charge').map((cells) => cells[4]);
+    expect(keyNames.sort()).toEqual(names.map((name) => `'${name}`).sort());
+    // Credits are numbers and stay as they are.
+    expect(rows.map((cells) => cells[2])).toEqual(expect.arrayContaining(['-1', '+1000']));
   });
 
   it('an invitation whose creator is no longer an owner or admin there is refused when used', async () => {
