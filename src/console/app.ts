@@ -9,7 +9,6 @@ import { errorBody, toCitewiseError } from '../errors.ts';
 import { hashToken, newToken } from '../stores/accounts/common.ts';
 import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';
 import { parseSearchRequest } from '../http/schema.ts';
-import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
 import type {
   AccountStore,
   MembershipRecord,
@@ -24,6 +23,7 @@ import type { KeyRecord, RateLimitOptions } from '../stores/types.ts';
 import { readAsset } from './assets.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { cancelInvitationsBy, honouredInvitation } from './invitations.ts';
+import { createSignInThrottle } from './sign-in-throttle.ts';
 import { isConsoleKeyStore, type ConsoleKeyStore } from './keys.ts';
 import {
   dummyPasswordHash,
@@ -72,10 +72,15 @@ export interface ConsoleOptions {
   readonly sessionTtlMs?: number;
   /** Invitation lifetime in ms. @default 604_800_000 (7 days) */
   readonly invitationTtlMs?: number;
-  /** Sign-in attempts allowed per email address. @default { limit: 10, windowMs: 900_000 } */
+  /**
+   * Failed sign-ins of one email, from every address, after which only addresses that have not failed on
+   * it may still try (so its owner can sign in). @default { limit: 10, windowMs: 900_000 }
+   */
   readonly signInLimitPerAccount?: RateLimitOptions;
   /** Sign-in and sign-up attempts allowed per client address. @default { limit: 50, windowMs: 900_000 } */
   readonly signInLimitPerAddress?: RateLimitOptions;
+  /** Failed sign-ins of one email from one client address. @default { limit: 5, windowMs: 900_000 } */
+  readonly signInLimitPerAddressAndAccount?: RateLimitOptions;
   /** How often the maintenance switch is read from the account store (other instances' changes). @default 5_000 */
   readonly settingsPollMs?: number;
   /** Console events (sign-ups, failed sign-ins, keys created): ids only, never keys or passwords. @default silent */
@@ -189,12 +194,13 @@ export function createConsole(options: ConsoleOptions): Console {
   const invitationTtlMs = options.invitationTtlMs ?? 7 * DAY;
   const trustProxy = options.trustProxy ?? false;
   const logger = options.logger;
-  const perAccount = createMemoryRateLimiter(
-    options.signInLimitPerAccount ?? { limit: 10, windowMs: 900_000 },
-  );
-  const perAddress = createMemoryRateLimiter(
-    options.signInLimitPerAddress ?? { limit: 50, windowMs: 900_000 },
-  );
+  const signInThrottle = createSignInThrottle({
+    ...(options.signInLimitPerAccount ? { perAccount: options.signInLimitPerAccount } : {}),
+    ...(options.signInLimitPerAddress ? { perAddress: options.signInLimitPerAddress } : {}),
+    ...(options.signInLimitPerAddressAndAccount
+      ? { perAddressAndAccount: options.signInLimitPerAddressAndAccount }
+      : {}),
+  });
   const link = (path: string) => `${basePath}${path}`;
 
   // Maintenance is an instance-wide setting: read at start and every few seconds, so a toggle by the
@@ -542,19 +548,16 @@ export function createConsole(options: ConsoleOptions): Console {
     );
   }
 
-  /** Throttles sign-in and sign-up attempts per client address (and per email for sign-in). */
+  /** Throttles sign-in and sign-up attempts (see sign-in-throttle.ts); 429 with Retry-After when refused. */
   async function throttle(context: Context, email: string | null): Promise<void> {
-    const byAddress = await perAddress.consume(`address:${context.clientAddress}`);
-    const byAccount = email ? await perAccount.consume(`email:${email}`) : { allowed: true, retryAfterMs: 0 };
-    if (!byAddress.allowed || !byAccount.allowed) {
-      const minutes = Math.max(
-        1,
-        Math.ceil(Math.max(byAddress.retryAfterMs, byAccount.retryAfterMs) / 60_000),
-      );
+    const refused = await signInThrottle.admit(context.clientAddress, email);
+    if (refused) {
+      const minutes = Math.max(1, Math.ceil(refused.retryAfterMs / 60_000));
       logger?.warn({ event: 'console.throttled', email: email !== null }, 'console: too many attempts');
       throw new ConsoleError(
         429,
         `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        { 'retry-after': String(Math.ceil(refused.retryAfterMs / 1000)) },
       );
     }
   }
@@ -638,6 +641,7 @@ export function createConsole(options: ConsoleOptions): Console {
     const user = await accounts.findUserByEmail(email);
     const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
     if (!user || !matches) {
+      await signInThrottle.failed(context.clientAddress, email);
       logger?.info({ event: 'console.signin_failed' }, 'console: sign-in failed');
       return null;
     }
@@ -705,6 +709,7 @@ export function createConsole(options: ConsoleOptions): Console {
     const password = context.form.get('password') ?? '';
     await throttle(context, user.email);
     if (!(await verifyPassword(current, user.passwordHash))) {
+      await signInThrottle.failed(context.clientAddress, user.email);
       return accountPage(context, user, { error: 'The current password is incorrect.' }, 400);
     }
     const problem = passwordProblem(password);

@@ -2,7 +2,7 @@
  * Console attacks of issue #36 in headless Chromium against the console over real HTTP (127.0.0.1): a
  * removed admin cannot come back through an invitation they created (item 3), a key named like a
  * spreadsheet formula is quoted in the usage CSV (item 8), and someone who knows an email cannot lock its
- * owner out (item 10).
+ * owner out (item 10). The console trusts X-Forwarded-For here, so each browser has an address of its own.
  */
 import { createServer } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -158,6 +158,24 @@ describe.runIf(hasChromium)('console abuse (headless Chromium)', { timeout: 90_0
     expect(keyNames.sort()).toEqual(names.map((name) => `'${name}`).sort());
     // Credits are numbers and stay as they are.
     expect(rows.map((cells) => cells[2])).toEqual(expect.arrayContaining(['-1', '+1000']));
+  });
+
+  it('ten wrong passwords from one address do not lock the owner out: the right one from their own address gets in', async () => {
+    const owner = await newBrowser('10.36.10.1');
+    await signUp(owner, 'owner10@example.com');
+    await owner.context().clearCookies();
+    const attacker = await newBrowser('10.36.10.66');
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++)
+      statuses.push(await signIn(attacker, 'owner10@example.com', `guess-number-${i}`));
+    // The account's limit here is 3 failures: then this address waits, and says so.
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(new Set(statuses.slice(3))).toEqual(new Set([429]));
+    expect(await attacker.getByText('Too many attempts').count()).toBe(1);
+    // The owner, from an address without failures, with the right password.
+    expect(await signIn(owner, 'owner10@example.com')).toBe(303);
+    await owner.waitForURL('**/keys');
+    expect(await owner.getByRole('heading', { name: 'API keys' }).count()).toBe(1);
   });
 
   it('an invitation whose creator is no longer an owner or admin there is refused when used', async () => {

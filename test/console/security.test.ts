@@ -130,6 +130,23 @@ function client(baseUrl: string, extraHeaders: Record<string, string> = {}) {
 
 const PASSWORD = 'a-long-password-1';
 
+/** A member invitation into a new organization, made by its owner (a link is honoured only while its creator may invite). */
+async function invitationInto(accounts: AccountStore, name: string): Promise<string> {
+  const organization = await accounts.createOrganization({ name });
+  const owner = await accounts.createUser({
+    email: `owner-of-${name.toLowerCase()}@example.com`,
+    passwordHash: 'x',
+  });
+  await accounts.putMembership({ organizationId: organization.id, userId: owner!.id, role: 'owner' });
+  const { token } = await accounts.createInvitation({
+    organizationId: organization.id,
+    role: 'member',
+    createdBy: owner!.id,
+    expiresAt: Date.now() + 60_000,
+  });
+  return token;
+}
+
 // Each scrypt hash takes 32 MiB and tens of milliseconds; some tests make a dozen: room for a loaded machine.
 describe('console security', { timeout: 90_000 }, () => {
   let harness: Harness;
@@ -252,7 +269,7 @@ describe('console security', { timeout: 90_000 }, () => {
     expect(unknown.response.headers.getSetCookie()).toEqual(wrong.response.headers.getSetCookie());
   });
 
-  it('throttles sign-in per account (even with the right password) and per client address', async () => {
+  it('throttles failed sign-ins per account and address, and attempts per address; the owner still gets in', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.1.1' });
     await c.request('POST', '/sign-up', { email: 'throttle@example.com', password: PASSWORD });
     for (let i = 0; i < 3; i++) {
@@ -266,7 +283,8 @@ describe('console security', { timeout: 90_000 }, () => {
       );
       expect(attempt.response.status).toBe(401);
     }
-    const blocked = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.9' }).request(
+    // The account is under attack: an address that failed on it waits, even with the right password…
+    const blocked = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.0' }).request(
       'POST',
       '/sign-in',
       {
@@ -276,6 +294,35 @@ describe('console security', { timeout: 90_000 }, () => {
     );
     expect(blocked.response.status).toBe(429);
     expect(blocked.text).toContain('Too many attempts');
+    expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    // …an address that has not failed gets one try: a wrong password counts, the owner's right one gets in.
+    const guess = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.8' }).request(
+      'POST',
+      '/sign-in',
+      {
+        email: 'throttle@example.com',
+        password: 'wrong-password-x',
+      },
+    );
+    expect(guess.response.status).toBe(401);
+    const again = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.8' }).request(
+      'POST',
+      '/sign-in',
+      {
+        email: 'throttle@example.com',
+        password: 'wrong-password-y',
+      },
+    );
+    expect(again.response.status).toBe(429);
+    const ownerIn = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.9' }).request(
+      'POST',
+      '/sign-in',
+      {
+        email: 'throttle@example.com',
+        password: PASSWORD,
+      },
+    );
+    expect(ownerIn.response.status).toBe(303);
 
     const address = client(harness.baseUrl, { 'x-forwarded-for': '10.0.3.1' });
     const statuses: number[] = [];
@@ -349,12 +396,7 @@ describe('console security', { timeout: 90_000 }, () => {
   it('sends a CSP without inline scripts and with frame-ancestors none, on every page', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.5.1' });
     await c.request('POST', '/sign-up', { email: 'csp@example.com', password: PASSWORD });
-    const { token } = await harness.accounts.createInvitation({
-      organizationId: (await harness.accounts.createOrganization({ name: 'CSP' })).id,
-      role: 'member',
-      createdBy: 'usr_cli',
-      expiresAt: Date.now() + 60_000,
-    });
+    const token = await invitationInto(harness.accounts, 'CSP');
     for (const path of [
       '/sign-in',
       '/sign-up',
@@ -445,13 +487,7 @@ describe('sign-up policies', { timeout: 90_000 }, () => {
       });
       expect(refused.response.status).toBe(403);
       expect(await harness.accounts.findUserByEmail('x@example.com')).toBeNull();
-      const org = await harness.accounts.createOrganization({ name: 'Invited' });
-      const { token } = await harness.accounts.createInvitation({
-        organizationId: org.id,
-        role: 'member',
-        createdBy: 'usr_cli',
-        expiresAt: Date.now() + 60_000,
-      });
+      const token = await invitationInto(harness.accounts, 'Invited');
       const invited = client(harness.baseUrl);
       const joined = await invited.request('POST', `/invite/${token}`, {
         intent: 'sign-up',
