@@ -4,7 +4,9 @@
  * imports the root and every subpath export, runs the installed `citewise --help`, and starts
  * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key and serve the console's
  * sign-in page with its scripts and stylesheet. Once: a `.ts` file
- * importing every export typechecks with `tsc`. On a Node.js below `engines` (Node 20): the bin and an import
+ * importing every export typechecks with `tsc`, and every module the installed package can run (the
+ * JavaScript of its `dist` and its `bin`) imports only Node.js built-ins, itself, its dependencies and its
+ * peers: never a dev dependency such as linkedom or jsdom, which users do not get. On a Node.js below `engines` (Node 20): the bin and an import
  * stop with the one sentence naming the required version. Prints a table; exits 1 if any check failed.
  *
  *   node scripts/check-package.ts [--keep]      (--keep leaves the temporary project for a look)
@@ -21,8 +23,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import semver from 'semver';
@@ -31,6 +34,7 @@ interface PackageJson {
   name: string;
   engines: { node: string };
   exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
 }
@@ -158,6 +162,59 @@ function checkTypes(project: string): void {
       (result.status === null
         ? `tsc did not finish: ${result.error?.message ?? `killed by ${result.signal ?? 'a signal'}`}`
         : result.stderr),
+  );
+}
+
+/** The files below `folder` whose names end with one of `endings`. */
+function filesBelow(folder: string, endings: readonly string[]): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => endings.some((ending) => name.endsWith(ending)))
+    .map((name) => join(folder, name));
+}
+
+/** The package a bare import specifier names (`@scope/name/sub` → `@scope/name`), or undefined for a path. */
+function packageOf(specifier: string): string | undefined {
+  if (/^(?:\.|\/|node:|#|data:|file:)/.test(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** `import … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`, `require('x')`, `require.resolve('x')`. */
+const IMPORT_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"\n]+)['"]/g;
+
+/**
+ * Every module the installed package can run (the JavaScript of its compiled `dist` and of its `bin`) imports
+ * only Node.js built-ins, the package itself, its dependencies and its peers: a dev dependency imported there
+ * would fail for users, who do not get it (linkedom and jsdom are only the tests' references). Read from the
+ * text, comments included: a superset of what runs.
+ */
+function checkRuntimeImports(project: string): void {
+  const installed = join(project, 'node_modules', pkg.name);
+  const allowed = new Set([
+    pkg.name,
+    ...builtinModules,
+    ...Object.keys(pkg.dependencies),
+    ...Object.keys(pkg.peerDependencies),
+  ]);
+  const files = [
+    ...filesBelow(join(installed, 'dist'), ['.js']),
+    ...filesBelow(join(installed, 'bin'), ['.js']),
+  ];
+  const outside: string[] = [];
+  for (const file of files) {
+    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT_SPECIFIER)) {
+      const name = packageOf(match[1]!);
+      if (name !== undefined && !allowed.has(name)) outside.push(`${relative(installed, file)}: ${name}`);
+    }
+  }
+  const devOnly = ['linkedom', 'jsdom'].filter((name) => existsSync(join(project, 'node_modules', name)));
+  record(
+    `node ${process.versions.node}`,
+    `${files.length} installed modules import only built-ins, dependencies and peers; linkedom, jsdom not installed`,
+    files.length > 0 && outside.length === 0 && devOnly.length === 0,
+    [...new Set(outside)].join(', ') ||
+      (devOnly.length ? `installed: ${devOnly.join(', ')}` : 'no modules found'),
   );
 }
 
@@ -293,6 +350,7 @@ try {
     await checkServe(label, binary, project);
   }
   checkTypes(project);
+  checkRuntimeImports(project);
   const old = newestNode(`^${below}`);
   checkGuard(`node ${old}`, nodeBinary(old), project);
 } finally {

@@ -2,7 +2,6 @@
 import { availableParallelism } from 'node:os';
 import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
-import { DOM_IMPLEMENTATIONS, type DomImplementation } from './dom.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 import { EXTRACTION_LIMIT_DEFAULTS } from './limits.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
@@ -12,13 +11,15 @@ import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 /** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
-/** Time limit per page of {@link createContentExtractor} when `timeoutMs` is not given. */
-export const DEFAULT_EXTRACTION_TIMEOUT_MS = 10_000;
-
-/** Defaults of {@link ContentExtractorOptions} (the worker count: `Math.min(2, availableParallelism())`). */
-export const CONTENT_EXTRACTOR_DEFAULTS = {
+/**
+ * Defaults of {@link createContentExtractor}: at most `maxWorkers` worker threads (fewer on a machine with
+ * fewer cores), the queue, a time limit per page, the largest body extracted, each account's share of the
+ * workers, a worker's memory, and the bounds of one extraction (`maxPdfDecodedBytes`, `maxTextChars`).
+ */
+export const EXTRACTOR_DEFAULTS = {
+  maxWorkers: 2,
   maxQueue: 256,
-  timeoutMs: DEFAULT_EXTRACTION_TIMEOUT_MS,
+  timeoutMs: 10_000,
   maxInputBytes: 10 * 1024 * 1024,
   maxAccountShare: 0.5,
   maxWorkerMemoryMb: 512,
@@ -29,16 +30,18 @@ export const CONTENT_EXTRACTOR_DEFAULTS = {
 export interface ContentExtractorOptions {
   /**
    * Worker threads running extraction off the main thread; `0` extracts in the calling thread.
-   * @default Math.min(2, availableParallelism())
+   * @default Math.min(2, availableParallelism()) (`EXTRACTOR_DEFAULTS.maxWorkers`)
    */
   readonly workers?: number;
   /** Extractions allowed to wait for a worker before calls are refused (`service_unavailable`). @default 256 */
   readonly maxQueue?: number;
   /**
    * Time limit per page, on top of the call's signal, counted from when its extraction starts on a worker
-   * (waiting for a worker does not count). @default 10_000
+   * (waiting for a worker does not count). @default 10_000 (`EXTRACTOR_DEFAULTS.timeoutMs`)
    */
   readonly timeoutMs?: number;
+  /** Larger bodies are refused with `payload_too_large`. @default 10 MiB (`EXTRACTOR_DEFAULTS.maxInputBytes`) */
+  readonly maxInputBytes?: number;
   /**
    * Largest share (0–1] of the workers, and of the extractions waiting for one, that one account (the
    * call's `account`) may hold, as searches share their slots: with 2 workers, one account extracts on
@@ -54,10 +57,6 @@ export interface ContentExtractorOptions {
   readonly maxPdfDecodedBytes?: number;
   /** See `ExtractContentOptions.maxTextChars`. @default 2_000_000 */
   readonly maxTextChars?: number;
-  /** Larger bodies are refused with `payload_too_large`. @default 10 * 1024 * 1024 */
-  readonly maxInputBytes?: number;
-  /** DOM for HTML pages (see {@link DOM_IMPLEMENTATIONS}). @default 'lite' ({@link DEFAULT_DOM}) */
-  readonly dom?: DomImplementation;
   /** Remove share/related/caption/byline blocks left inside Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
 }
@@ -73,8 +72,12 @@ const WARM_UP_PAGE =
  * (`CitewiseError` code `timeout`), and with `payload_too_large` for oversized bodies.
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
-  const defaults = CONTENT_EXTRACTOR_DEFAULTS;
-  const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
+  const defaults = EXTRACTOR_DEFAULTS;
+  const workers = nonNegativeInteger(
+    'workers',
+    options.workers,
+    Math.min(defaults.maxWorkers, availableParallelism()),
+  );
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, defaults.timeoutMs);
   const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, defaults.maxInputBytes);
   const limits = {
@@ -85,11 +88,6 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
     ),
     maxTextChars: positiveInteger('maxTextChars', options.maxTextChars, defaults.maxTextChars),
   };
-  if (options.dom !== undefined && !(DOM_IMPLEMENTATIONS as readonly string[]).includes(options.dom)) {
-    throw new TypeError(
-      `createContentExtractor: dom must be one of ${DOM_IMPLEMENTATIONS.map((name) => `'${name}'`).join(', ')}`,
-    );
-  }
   const pool: WorkerPool<ExtractTaskPayload, ExtractedContent | null> | undefined =
     workers > 0
       ? createWorkerPool({
@@ -120,7 +118,6 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
         contentType: page.contentType,
         ...limits,
         ...(page.charset ? { charset: page.charset } : {}),
-        ...(options.dom ? { dom: options.dom } : {}),
         ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
       };
       // In the calling thread the limit starts now; on the pool it starts when a worker takes the page.

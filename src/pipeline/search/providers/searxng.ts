@@ -11,25 +11,25 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  clampLimit,
   DEFAULT_USER_AGENT,
-  expectArray,
-  filterAndFinalizeHits,
-  htmlToText,
-  httpStatusError,
   joinUrl,
-  mapResults,
-  numberField,
-  recencyOf,
-  parseJsonObject,
   requireBaseUrl,
   requireOneOf,
   resolveHttpOptions,
-  sendProviderRequest,
-  stringField,
-  toIsoDate,
   type HttpProviderOptions,
-} from './http.ts';
+} from './http-options.ts';
+import { parseJsonObject, sendProviderRequest } from './request.ts';
+import { httpStatusError } from './http-errors.ts';
+import {
+  clampLimit,
+  expectArray,
+  filterAndFinalizeHits,
+  mapResults,
+  numberField,
+  stringField,
+} from './results.ts';
+import { recencyOf, toIsoDate } from './dates.ts';
+import { htmlToText } from './html-text.ts';
 import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createSearxngProvider}. */
