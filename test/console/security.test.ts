@@ -272,57 +272,24 @@ describe('console security', { timeout: 90_000 }, () => {
   it('throttles failed sign-ins per account and address, and attempts per address; the owner still gets in', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.1.1' });
     await c.request('POST', '/sign-up', { email: 'throttle@example.com', password: PASSWORD });
+    /** Signs in to throttle@example.com from `address`. */
+    const signInFrom = (address: string, password: string) =>
+      client(harness.baseUrl, { 'x-forwarded-for': address }).request('POST', '/sign-in', {
+        email: 'throttle@example.com',
+        password,
+      });
     for (let i = 0; i < 3; i++) {
-      const attempt = await client(harness.baseUrl, { 'x-forwarded-for': `10.0.2.${i}` }).request(
-        'POST',
-        '/sign-in',
-        {
-          email: 'throttle@example.com',
-          password: 'wrong-password-x',
-        },
-      );
-      expect(attempt.response.status).toBe(401);
+      expect((await signInFrom(`10.0.2.${i}`, 'wrong-password-x')).response.status).toBe(401);
     }
     // The account is under attack: an address that failed on it waits, even with the right password…
-    const blocked = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.0' }).request(
-      'POST',
-      '/sign-in',
-      {
-        email: 'throttle@example.com',
-        password: PASSWORD,
-      },
-    );
+    const blocked = await signInFrom('10.0.2.0', PASSWORD);
     expect(blocked.response.status).toBe(429);
     expect(blocked.text).toContain('Too many attempts');
     expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(0);
     // …an address that has not failed gets one try: a wrong password counts, the owner's right one gets in.
-    const guess = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.8' }).request(
-      'POST',
-      '/sign-in',
-      {
-        email: 'throttle@example.com',
-        password: 'wrong-password-x',
-      },
-    );
-    expect(guess.response.status).toBe(401);
-    const again = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.8' }).request(
-      'POST',
-      '/sign-in',
-      {
-        email: 'throttle@example.com',
-        password: 'wrong-password-y',
-      },
-    );
-    expect(again.response.status).toBe(429);
-    const ownerIn = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.9' }).request(
-      'POST',
-      '/sign-in',
-      {
-        email: 'throttle@example.com',
-        password: PASSWORD,
-      },
-    );
-    expect(ownerIn.response.status).toBe(303);
+    expect((await signInFrom('10.0.2.8', 'wrong-password-x')).response.status).toBe(401);
+    expect((await signInFrom('10.0.2.8', 'wrong-password-y')).response.status).toBe(429);
+    expect((await signInFrom('10.0.2.9', PASSWORD)).response.status).toBe(303);
 
     const address = client(harness.baseUrl, { 'x-forwarded-for': '10.0.3.1' });
     const statuses: number[] = [];

@@ -68,8 +68,14 @@ describe('createWorkerPool', () => {
   });
 
   it("starts a task's time limit when it starts on a worker, not while it waits", async () => {
-    pool = createWorkerPool<Payload, { value: number }>({ workerUrl, size: 1, taskTimeoutMs: 400 });
-    const tasks = [1, 2, 3].map(() => pool!.run({ mode: 'sleep', value: 250 }));
+    pool = createWorkerPool<Payload, { value: number }>({
+      workerUrl,
+      size: 1,
+      taskTimeoutMs: 500,
+      signalsReady: true,
+    });
+    // The third waits 400 ms and runs 200: within its limit only if waiting does not count.
+    const tasks = [1, 2, 3].map(() => pool!.run({ mode: 'sleep', value: 200 }));
     await expect(Promise.all(tasks)).resolves.toHaveLength(3);
     await expect(pool.run({ mode: 'sleep', value: 5_000 })).rejects.toMatchObject({ code: 'timeout' });
     await expect(pool.run({ mode: 'echo', value: 2 })).resolves.toMatchObject({ value: 2 });
