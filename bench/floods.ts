@@ -2,7 +2,7 @@
  * Flood benchmark (`npm run bench:floods`): what two floods do to everybody else, against the real
  * `citewise serve` (a child process, SQLite stores, the console on) on loopback.
  *
- * - **Sign-in flood**: sign-ins with wrong passwords from 20 client addresses (`X-Forwarded-For`, the service
+ * - **Sign-in flood**: sign-ins with wrong passwords for 1,000 different emails from 20 client addresses (`X-Forwarded-For`, the service
  *   runs with `--trust-proxy`), many at once. Each takes a scrypt hash on libuv's thread pool, which also
  *   reads files: measured are the sign-ins answered per second (401 or 429) and, during the flood, the
  *   latency of `GET /docs/…` (a file read) and of a search by another tenant, against the same probes idle.
@@ -204,7 +204,7 @@ async function signInFlood(root: string): Promise<string[]> {
               origin: service.url,
               'x-forwarded-for': `198.51.100.${i % ADDRESSES}`,
             },
-            body: new URLSearchParams({ email: `victim${i % 7}@example.com`, password: 'wrong-password-1' }),
+            body: new URLSearchParams({ email: `victim${i}@example.com`, password: 'wrong-password-1' }),
           }).then(
             async (response) => {
               await response.arrayBuffer();

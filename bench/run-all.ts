@@ -46,6 +46,13 @@ const BENCHMARKS: ReadonlyArray<{
     what: 'requests/s per store against a hello-world',
     readsData: false,
   },
+  {
+    name: 'floods',
+    script: 'floods.ts',
+    args: [],
+    what: "a sign-in flood and a PDF-bomb flood: everybody else's latency and the peak RSS",
+    readsData: false,
+  },
 ];
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, ...DATA_OPTION } });
