@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after the other, each in its own process so they do not share a
  * heap or a JIT. Each prints its own Markdown table; run one alone with `npm run bench:<name>`.
  *
- *   node bench/run-all.ts [--only extract,rank,qa,stores] [--data DIR]
+ *   node bench/run-all.ts [--only extract,rank,qa,stores,floods] [--data DIR]
  *
  * `--data` (or CITEWISE_DATASETS) names the data folder, passed on to the benchmarks that read one.
  */
