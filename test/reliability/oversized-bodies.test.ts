@@ -49,7 +49,7 @@ async function postTwoMegabytes(url: string, chunked: boolean): Promise<{ status
     const response = await fetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: chunked ? (Readable.toWeb(Readable.from([TWO_MB])) as ReadableStream) : TWO_MB,
+      body: chunked ? Readable.toWeb(Readable.from([TWO_MB])) : TWO_MB,
       ...(chunked ? { duplex: 'half' } : {}),
     } as RequestInit);
     const body = await response.text();

@@ -75,7 +75,7 @@ interface Task<Result> {
   /** Starts the task's time limit (once its worker is ready). */
   startClock(): void;
   /** Settles the task once: clears its timer and abort listener. */
-  finish(outcome: { readonly result: Result } | { readonly error: unknown }): void;
+  finish(outcome: { readonly result: Result } | { readonly error: Error }): void;
 }
 
 interface Slot<Result> {
@@ -167,7 +167,7 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
   };
 
   /** Terminates a slot's worker (it is replaced when the next task starts) and fails its task, if any. */
-  const stop = (slot: Slot<Result>, error: unknown): void => {
+  const stop = (slot: Slot<Result>, error: Error): void => {
     const index = slots.indexOf(slot);
     if (index !== -1) slots.splice(index, 1);
     slot.worker.removeAllListeners('message');
@@ -248,7 +248,7 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
           signal ?? new AbortController().signal,
         );
       } catch (error) {
-        if (closed) throw new Error('worker pool closed');
+        if (closed) throw new Error('worker pool closed', { cause: error });
         if (error instanceof CitewiseError && error.code === 'service_unavailable') {
           throw new CitewiseError('service_unavailable', 'extraction queue is full', { cause: error });
         }
