@@ -18,7 +18,7 @@
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, isApiPath, passesOn, payloadTooLarge } from '../src/http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';

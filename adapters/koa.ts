@@ -10,7 +10,7 @@
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { isApiPath, isStreamBody, passesOn } from '../src/http/handler.ts';
 import { fromNodeRequest } from '../src/http/node.ts';
 

@@ -10,15 +10,16 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Logger } from '../engine.ts';
+import type { Logger } from '../engine/index.ts';
 import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
 import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
 import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
 import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
+import { createCreditsService, type CreditsService } from '../engine/credits.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
-import type { SearchEngine } from '../engine.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import {
   addSettingOptions,
   databasePath,
@@ -91,33 +92,79 @@ export interface ConsoleStores {
 
 /** Opens the account and usage stores named by `accountsStore`. */
 export function openConsoleStores(accountsStore: string, logger?: Logger): ConsoleStores {
-  let accounts: AccountStore;
-  let usage: UsageStore;
-  if (storeKind(accountsStore) === 'postgres') {
-    const { url, option: schema } = takeParameter(accountsStore, 'schema');
-    const options = { connectionString: url, maxConnections: 4, ...(schema ? { schema } : {}) };
-    accounts = createPostgresAccountStore(options);
-    usage = createPostgresUsageStore({ ...options, maxConnections: 2 });
-  } else {
-    const path = accountsStore.replace(/^sqlite:(\/\/)?/i, '');
-    accounts = createSqliteAccountStore({ path });
-    usage = createSqliteUsageStore({ path });
-  }
+  const accounts =
+    storeKind(accountsStore) === 'postgres'
+      ? createPostgresAccountStore(postgresOptions(accountsStore, 4))
+      : createSqliteAccountStore({ path: sqlitePath(accountsStore) });
+  const ledger = openUsageLedger(accountsStore, logger);
+  return {
+    accounts,
+    usage: ledger.usage,
+    recorder: ledger.recorder,
+    description: redact(accountsStore),
+    async close() {
+      await ledger.close();
+      await accounts.close?.();
+    },
+  };
+}
+
+/** The usage store (the credit ledger) named by `accountsStore`, with its batching recorder. */
+interface UsageLedger {
+  readonly usage: UsageStore;
+  readonly recorder: BatchingUsageRecorder;
+  /** Writes what the recorder holds, then closes the store. */
+  close(): Promise<void>;
+}
+
+function openUsageLedger(accountsStore: string, logger?: Logger): UsageLedger {
+  const usage =
+    storeKind(accountsStore) === 'postgres'
+      ? createPostgresUsageStore(postgresOptions(accountsStore, 2))
+      : createSqliteUsageStore({ path: sqlitePath(accountsStore) });
   const recorder = createUsageRecorder(usage, {
     onError: (error) => logger?.warn({ err: error }, 'console: usage records not written yet; retrying'),
   });
   return {
-    accounts,
     usage,
     recorder,
-    description: redact(accountsStore),
     async close() {
       await recorder.close();
-      await accounts.close?.();
       await usage.close?.();
     },
   };
 }
+
+function postgresOptions(accountsStore: string, maxConnections: number) {
+  const { url, option: schema } = takeParameter(accountsStore, 'schema');
+  return { connectionString: url, maxConnections, ...(schema ? { schema } : {}) };
+}
+
+function sqlitePath(accountsStore: string): string {
+  return accountsStore.replace(/^sqlite:(\/\/)?/i, '');
+}
+
+/**
+ * The credits service of an admin command (`keys create`, `credits grant`, `console grant`): the credit
+ * store it is given, writing to the ledger where the console keeps it (the `--accounts-store`, else beside
+ * keys and credits), so that the console's ledger and the balance agree whoever granted.
+ */
+export async function withCliCredits(
+  flags: ConsoleFlags,
+  store: CreditStore,
+  work: (credits: CreditsService, ledger: BatchingUsageRecorder) => Promise<void>,
+): Promise<void> {
+  const { accountsStore } = resolveConsoleSettings({ ...flags, console: true }, process.env);
+  const ledger = openUsageLedger(accountsStore);
+  try {
+    await work(createCreditsService({ store, ledger: ledger.recorder }), ledger.recorder);
+  } finally {
+    await ledger.close();
+  }
+}
+
+/** The note of a grant made with the CLI, in the ledger. */
+export const CLI_GRANT_NOTE = 'granted by the operator (CLI)';
 
 /** What `serve` needs to run the console: the key store wrapper before the engine, the console after it. */
 export interface ServeConsole {
@@ -237,15 +284,8 @@ export function registerConsoleCommand(program: Command): void {
       run(flags, async ({ accounts, credits, stores }) => {
         if (!(await accounts.getOrganization(organization)))
           throw new Error(`no organization ${organization}`);
-        const balance = await credits.grant(organization, amount);
-        stores.recorder.record({
-          at: Date.now(),
-          accountId: organization,
-          keyId: null,
-          kind: 'grant',
-          credits: amount,
-          note: 'granted by the operator (CLI)',
-        });
+        const service = createCreditsService({ store: credits, ledger: stores.recorder });
+        const balance = await service.grant(organization, amount, CLI_GRANT_NOTE);
         console.log(`Granted ${amount} credits to ${organization}; available: ${balance}.`);
       }),
     );
@@ -340,7 +380,7 @@ async function run(flags: ConsoleFlags, work: (opened: Opened) => Promise<void>)
   const core = openCliStores({ dataDir, store: resolveStore(flags.store, env) });
   const stores = openConsoleStores(settings.accountsStore);
   try {
-    const { createSearchEngine } = await import('../engine.ts');
+    const { createSearchEngine } = await import('../engine/index.ts');
     const engine = createSearchEngine({
       keys: withConsoleKeys(core.keys, stores.accounts),
       credits: core.credits,

@@ -17,7 +17,7 @@ import {
   ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
-} from '../engine.ts';
+} from '../engine/index.ts';
 import { modelEnvironment, resolveEmbeddingModel, resolveModel } from '../models/index.ts';
 import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
@@ -33,11 +33,14 @@ import { PACKAGE_VERSION } from '../package-info.ts';
 import { createConsoleNodeHandler } from '../console/adapters.ts';
 import {
   addConsoleServeOptions,
+  CLI_GRANT_NOTE,
   offerOperatorSetup,
   prepareServeConsole,
   registerConsoleCommand,
   type ServeConsole,
+  withCliCredits,
 } from './console-command.ts';
+import type { UsageRecorder } from '../stores/accounts/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   addSettingOptions,
@@ -50,7 +53,7 @@ import {
   type CommandFlags,
   type ServeConfig,
 } from './config.ts';
-import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
+import { CONSOLE_SETTINGS, parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 import { firstKeyPath, firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
 import { sqliteFiles, widerThanOwner } from './file-modes.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
@@ -71,7 +74,7 @@ export function buildProgram(): Command {
   addSettingOptions(serveCommand, SERVE_SETTINGS).action(async (flags: CommandFlags) => serve(flags));
 
   const keys = program.command('keys').description('Create, list and revoke API keys.');
-  withStoreOptions(
+  withLedgerOptions(
     keys.command('create').description('Create an API key (printed once, as the last line of output).'),
   )
     .option('--account <id>', 'an existing account the key spends from (default: a new account)')
@@ -84,7 +87,9 @@ export function buildProgram(): Command {
     .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
     .option('--name <label>', 'a label to tell keys apart')
     .action(async (flags: KeyCreateFlags) => {
-      await withStores(flags, async (stores) => createKeyCommand(stores, flags));
+      await withStores(flags, async (stores) =>
+        withCliCredits(flags, stores.credits, (_credits, ledger) => createKeyCommand(stores, flags, ledger)),
+      );
     });
   withStoreOptions(
     keys.command('list').description('List keys (never the keys themselves, only their first characters).'),
@@ -111,7 +116,7 @@ export function buildProgram(): Command {
   });
 
   const credits = program.command('credits').description('Grant and inspect credits.');
-  withStoreOptions(
+  withLedgerOptions(
     credits
       .command('grant')
       .description('Add credits to an existing account (with --create-account: to a new one).')
@@ -126,8 +131,10 @@ export function buildProgram(): Command {
             `no account ${account}: check the id (keys list shows them) or add --create-account`,
           );
         }
-        const balance = await stores.credits.grant(account, amount);
-        console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+        await withCliCredits(flags, stores.credits, async (service) => {
+          const balance = await service.grant(account, amount, CLI_GRANT_NOTE);
+          console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+        });
       });
     });
   withStoreOptions(
@@ -163,6 +170,11 @@ function withStoreOptions(command: Command): Command {
   return addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir' || name === 'store');
 }
 
+/** The store flags and `--accounts-store` (where the credit ledger is), for a command that grants credits. */
+function withLedgerOptions(command: Command): Command {
+  return addSettingOptions(withStoreOptions(command), CONSOLE_SETTINGS, (name) => name === 'accountsStore');
+}
+
 interface KeyCreateFlags extends StoreFlags {
   readonly account?: string;
   readonly createAccount?: boolean;
@@ -175,7 +187,11 @@ interface KeyCreateFlags extends StoreFlags {
  * `keys create`: an unknown `--account` is refused unless `--create-account` (a typo must not open a new
  * account with free credits), and `--credits` is refused when no account is created (it would be ignored).
  */
-async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promise<void> {
+async function createKeyCommand(
+  stores: CliStores,
+  flags: KeyCreateFlags,
+  ledger: UsageRecorder,
+): Promise<void> {
   const accountExists = flags.account !== undefined && (await stores.credits.hasAccount(flags.account));
   if (flags.account !== undefined && !accountExists && !flags.createAccount) {
     throw new Error(
@@ -188,7 +204,12 @@ async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promi
         `use: citewise credits grant ${flags.account} ${flags.credits}`,
     );
   }
-  const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits, rateLimiter: false });
+  const engine = createSearchEngine({
+    keys: stores.keys,
+    credits: stores.credits,
+    usage: ledger,
+    rateLimiter: false,
+  });
   const { key, record, accountCreated } = await engine.createKey({
     ...(flags.account ? { accountId: flags.account } : {}),
     ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
@@ -261,6 +282,14 @@ async function openEngine(
     minQueryCoverage: config.minQueryCoverage,
     minDeeperPageMentions: config.minDeeperPageMentions,
     maxPassageTokens: config.maxPassageTokens,
+    research: {
+      maxHops: config.researchMaxHops,
+      maxQueries: config.researchMaxQueries,
+      maxPages: config.researchMaxPages,
+      maxPassageTokens: config.researchMaxPassageTokens,
+      maxLatencyMs: config.researchMaxLatencyMs,
+      creditsPerQuery: config.researchCreditsPerQuery,
+    },
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentSearches: config.maxConcurrentSearches,
     maxQueuedSearches: config.maxQueuedSearches,

@@ -5,6 +5,7 @@
  */
 import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 
@@ -210,6 +211,8 @@ async function* streamEvents(response: Response): AsyncGenerator<SearchStreamEve
 function toStreamEvent(event: string, data: string): SearchStreamEvent {
   const payload = JSON.parse(data) as Record<string, unknown>;
   switch (event) {
+    case 'step':
+      return { type: 'step', step: payload['step'] as ResearchStep };
     case 'sources':
       return { type: 'sources', sources: payload['sources'] as string[] };
     case 'delta':

@@ -26,7 +26,7 @@
  * createServer((req, res) => ui(req, res, () => api(req, res))).listen(8787);
  * ```
  */
-export { createConsole } from './app.ts';
+export { CONSOLE_DEFAULTS, createConsole } from './app.ts';
 export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy } from './app.ts';
 export { createConsoleNodeHandler, createConsoleFetchHandler } from './adapters.ts';
 export type { ConsoleAdapterOptions } from './adapters.ts';

@@ -1,41 +1,112 @@
 /**
- * Invitations stay in the hands of the people who may invite: an invitation link is only as good as its
- * creator's place in the organization. Removing a member cancels the pending invitations they created (or
- * they could come back through one of them), and a link is honoured only while its creator is still an
- * owner or admin there (an owner, for an owner invitation), which also covers an invitation created at the
- * moment its creator was removed.
+ * The links that bring someone in: an invitation to join an organization with a role (made on the members
+ * page, works once), and the operator's one-time setup link (`citewise console operator-link`, or written
+ * at the first start of `serve`). Both let a new user sign up, or an existing one sign in, on the way.
  */
-import type { AccountStore, InvitationRecord, Role } from '../stores/accounts/types.ts';
+import { hashToken, newToken } from '../stores/accounts/common.ts';
+import {
+  ConsoleError,
+  DAY,
+  htmlReply,
+  organizationCookie,
+  redirect,
+  type ConsoleRuntime,
+  type Context,
+  type Reply,
+} from './runtime.ts';
+import { honouredInvitation } from './invitation-rules.ts';
+import { authenticate, createOrganizationFor, createUserFromForm, startSession } from './session.ts';
+import { inviteView, setupView } from './views/auth.ts';
 
-/** Whether a member with `role` may invite to `invited` (owners and admins invite; only owners invite owners). */
-export function mayInvite(role: Role | undefined, invited: Role): boolean {
-  if (invited === 'owner') return role === 'owner';
-  return role === 'owner' || role === 'admin';
-}
+/** The instance setting holding the setup link's token hash and expiry. */
+const SETUP_SETTING = 'operator_setup';
 
-/** Cancels the pending invitations `userId` created in the organization; returns how many. */
-export async function cancelInvitationsBy(
-  accounts: AccountStore,
-  organizationId: string,
-  userId: string,
-): Promise<number> {
-  const theirs = (await accounts.listInvitations(organizationId)).filter((i) => i.createdBy === userId);
-  const cancelled = await Promise.all(theirs.map((i) => accounts.deleteInvitation(organizationId, i.id)));
-  return cancelled.filter(Boolean).length;
-}
+const INVITATION_GONE = 'This invitation link is not valid any more. Ask for a new one.';
+const SETUP_GONE = 'This setup link is not valid any more.';
 
-/**
- * The pending invitation of a raw token, if its creator may still invite to its role; `null` otherwise (an
- * invitation whose creator may not is deleted on the way).
- */
-export async function honouredInvitation(
-  accounts: AccountStore,
+/** `GET /invite/<token>`. */
+export async function invitePage(
+  rt: ConsoleRuntime,
+  context: Context,
   token: string,
-): Promise<InvitationRecord | null> {
-  const invitation = await accounts.findInvitation(token);
-  if (!invitation) return null;
-  const creator = await accounts.getMembership(invitation.organizationId, invitation.createdBy);
-  if (mayInvite(creator?.role, invitation.role)) return invitation;
-  await accounts.deleteInvitation(invitation.organizationId, invitation.id);
-  return null;
+  refused?: { status: number; error: string },
+): Promise<Reply> {
+  const invitation = await honouredInvitation(rt.accounts, token);
+  if (!invitation) throw new ConsoleError(404, INVITATION_GONE);
+  const organization = await rt.accounts.getOrganization(invitation.organizationId);
+  return htmlReply(
+    refused?.status ?? 200,
+    inviteView(rt, context, token, invitation, organization?.name, refused?.error),
+  );
+}
+
+/** `POST /invite/<token>`: joins (signing up or in first when needed). */
+export async function acceptInvite(rt: ConsoleRuntime, context: Context, token: string): Promise<Reply> {
+  let user = context.user;
+  const intent = context.form.get('intent');
+  if (!(await honouredInvitation(rt.accounts, token))) throw new ConsoleError(404, INVITATION_GONE);
+  if (!user) {
+    const found =
+      intent === 'sign-in' ? await authenticate(rt, context) : await createUserFromForm(rt, context);
+    if (found === null)
+      return invitePage(rt, context, token, { status: 401, error: 'Email or password is incorrect.' });
+    if (typeof found === 'string') return invitePage(rt, context, token, { status: 400, error: found });
+    user = found;
+  }
+  const membership = await rt.accounts.acceptInvitation(token, user.id);
+  if (!membership) throw new ConsoleError(404, INVITATION_GONE);
+  rt.logger?.info(
+    { event: 'console.invitation_accepted', userId: user.id, organizationId: membership.organizationId },
+    'console: invitation accepted',
+  );
+  if (!context.user) return startSession(rt, context, user, '/keys');
+  // Show the organization just joined.
+  return redirect(rt, '/keys', organizationCookie(rt, context, membership.organizationId));
+}
+
+/** Makes a one-time setup link (a day) that makes whoever opens it the operator; returns its path. */
+export async function createSetupLink(rt: ConsoleRuntime): Promise<string> {
+  const token = newToken();
+  await rt.accounts.setSetting(SETUP_SETTING, `${hashToken(token)}:${Date.now() + DAY}`);
+  return rt.link(`/setup/${token}`);
+}
+
+async function setupTokenValid(rt: ConsoleRuntime, token: string): Promise<boolean> {
+  const stored = await rt.accounts.getSetting(SETUP_SETTING);
+  if (!stored) return false;
+  const [hash, expiresAt] = stored.split(':');
+  return hash === hashToken(token) && Number(expiresAt) > Date.now();
+}
+
+/** `GET /setup/<token>`. */
+export async function setupPage(
+  rt: ConsoleRuntime,
+  context: Context,
+  token: string,
+  refused?: { status: number; error: string },
+): Promise<Reply> {
+  if (!(await setupTokenValid(rt, token))) throw new ConsoleError(404, SETUP_GONE);
+  return htmlReply(refused?.status ?? 200, setupView(rt, context, token, refused?.error));
+}
+
+/** `POST /setup/<token>`: the user (signed up or in on the way) becomes the operator; the link is used up. */
+export async function acceptSetup(rt: ConsoleRuntime, context: Context, token: string): Promise<Reply> {
+  if (!(await setupTokenValid(rt, token))) throw new ConsoleError(404, SETUP_GONE);
+  let user = context.user;
+  if (!user) {
+    const found =
+      context.form.get('intent') === 'sign-in'
+        ? await authenticate(rt, context)
+        : await createUserFromForm(rt, context);
+    if (found === null)
+      return setupPage(rt, context, token, { status: 401, error: 'Email or password is incorrect.' });
+    if (typeof found === 'string') return setupPage(rt, context, token, { status: 400, error: found });
+    user = found;
+    if ((await rt.accounts.listUserOrganizations(user.id)).length === 0)
+      await createOrganizationFor(rt, user);
+  }
+  await rt.accounts.setSetting(SETUP_SETTING, null);
+  await rt.accounts.setOperator(user.id, true);
+  rt.logger?.info({ event: 'console.operator_created', userId: user.id }, 'console: operator set up');
+  return context.user ? redirect(rt, '/operator') : startSession(rt, context, user, '/operator');
 }

@@ -1,14 +1,13 @@
 /**
- * Who pays for a search and when: the charge target of a request, the rule that a search which found no
- * page at all is free, and the usage records of every commit and refund. The hold → commit/refund sequence itself is
- * the money path (money-path.ts).
+ * Who pays for a search and when: the charge target of a request and the rule that a search which found
+ * no page at all is free (one that found pages is charged, whether or not its answer cites them). The hold → commit/refund sequence itself is the money path (money-path.ts); the ledger
+ * entry of each is the credits service's (credits.ts).
  */
-import type { ExtractedPage, FailedPage } from '../http/extract.ts';
+import { CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { ResearchSettings } from '../pipeline/research/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { isExtracted } from './extract.ts';
-import type { ChargeTarget, MoneyPathOptions } from './money-path.ts';
 
 /** Who pays for a search: the key's account, held under the request id. */
 export function chargeTarget(key: KeyRecord, info: RequestInfo) {
@@ -18,48 +17,61 @@ export function chargeTarget(key: KeyRecord, info: RequestInfo) {
 }
 
 /**
+ * The price of one search: what is held when it is admitted, and what is charged for its result.
+ * A plain search holds and charges `creditCost`. A research search holds `creditsPerQuery` for each query
+ * it may send (`maxQueries`, fewer when the request's `max_credits` is lower) and is charged for the
+ * queries it sent. Either way, a search that found no page at all is free ({@link isChargeable}).
+ */
+export interface SearchPrice {
+  /** Credits held when the search is admitted. */
+  readonly hold: number;
+  /** Most search queries the research may send (the hold divided by the price of one). */
+  readonly maxQueries?: number;
+  /** Credits charged for a finished search (or a streamed one at its first answer text). */
+  charge(result: { readonly documents: readonly unknown[]; readonly searches?: number }): number;
+}
+
+/** Prices a search (see {@link SearchPrice}); a `max_credits` below the least it can cost is a 400. */
+export function priceOf(
+  request: Pick<NormalizedSearchRequest, 'depth' | 'maxCredits'>,
+  prices: {
+    readonly creditCost: number;
+    readonly researchCreditsPerQuery: number;
+    readonly research?: ResearchSettings;
+  },
+): SearchPrice {
+  const cap = request.maxCredits ?? Infinity;
+  if (request.depth !== 'research') {
+    if (cap < prices.creditCost) throw belowPrice(prices.creditCost);
+    return {
+      hold: prices.creditCost,
+      charge: (result) => (isChargeable(result) ? prices.creditCost : 0),
+    };
+  }
+  const perQuery = prices.researchCreditsPerQuery;
+  if (cap < perQuery) throw belowPrice(perQuery);
+  const maxQueries = Math.min(
+    prices.research?.maxQueries ?? Infinity,
+    perQuery === 0 ? Infinity : Math.floor(cap / perQuery),
+  );
+  return {
+    hold: perQuery === 0 ? 0 : perQuery * maxQueries,
+    ...(Number.isFinite(maxQueries) ? { maxQueries } : {}),
+    charge: (result) =>
+      isChargeable(result) ? perQuery * Math.min(maxQueries, Math.max(1, result.searches ?? 1)) : 0,
+  };
+}
+
+function belowPrice(least: number): CitewiseError {
+  const description = `Invalid request: max_credits must be at least ${least}, the least this search costs`;
+  return new CitewiseError('invalid_request', description, { description });
+}
+
+/**
  * A search is charged for the work done: once it found pages (or documents) and wrote an answer from them,
  * whether or not the answer cites them, since what the answer cites is up to the prompt. Only a search that
  * found no page at all (the "sources do not contain an answer" reply, written without a model) is free.
  */
 export function isChargeable(search: { readonly documents: readonly unknown[] }): boolean {
   return search.documents.length > 0;
-}
-
-/** Failures of `POST /v1/extract` that come before any request to the page's server: those pages are free. */
-const REFUSED_BEFORE_REQUEST: ReadonlySet<string> = new Set([
-  'bad_url',
-  'blocked_address',
-  'robots_disallowed',
-  'aborted',
-]);
-
-/**
- * What a `POST /v1/extract` costs: `cost` per page read, and `failedShare` of it per page requested from
- * its server but not read (summed, rounded up), so that a fan-out of failing fetches is not free.
- */
-export function extractCharge(
-  results: readonly (ExtractedPage | FailedPage)[],
-  cost: number,
-  failedShare: number,
-): number {
-  const read = results.filter(isExtracted).length;
-  const failed = results.filter(
-    (result) => 'error' in result && !REFUSED_BEFORE_REQUEST.has(result.error.code),
-  ).length;
-  // Rounded to 1e-9 first, so that 4 × 0.25 is 1, not a float above it rounded up to 2.
-  return read * cost + Math.ceil(Math.round(failed * cost * failedShare * 1e9) / 1e9);
-}
-
-/** The money path's `onSettled` hook that records each commit as a charge and each refund as a refund. */
-export function recordUsageOf(usage: UsageRecorder): NonNullable<MoneyPathOptions['onSettled']> {
-  return (target: ChargeTarget, action, amount) => {
-    if (target.keyId === undefined) return;
-    usage.recordSearch({
-      accountId: target.account,
-      keyId: target.keyId,
-      kind: action === 'commit' ? 'charge' : 'refund',
-      credits: amount,
-    });
-  };
 }

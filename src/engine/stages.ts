@@ -11,6 +11,9 @@ import { createModelQueryPlanner } from '../pipeline/query-model.ts';
 import type { PipelinePlanner, PipelineStages } from '../pipeline/run.ts';
 import { createEmbeddingReranker } from '../pipeline/rank/embeddings.ts';
 import { createBm25Ranker } from '../pipeline/rank/index.ts';
+import { createModelResearchPlanner } from '../pipeline/research/model-planner.ts';
+import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
+import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import type { Answerer, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
@@ -19,7 +22,7 @@ import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
 /** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 export function stageTelemetry(
   options: SearchEngineOptions,
-  stage: 'answer' | 'plan',
+  stage: 'answer' | 'plan' | 'research',
 ): ModelTelemetrySettings | undefined {
   if (!options.telemetry) return undefined;
   return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'citewise'}.${stage}` };
@@ -77,6 +80,25 @@ export function lazyContentExtractor(): ContentExtractor {
 }
 
 /**
+ * The planner of `depth: "research"`: the one given, else with a model (`queryModel`, else `model`) the
+ * model planner falling back to the rules, else the rules alone.
+ */
+export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
+  if (options.research?.planner) return options.research.planner;
+  const settings = options.research ?? {};
+  const rules = createRulesPlanner(settings);
+  const model = options.queryModel ?? options.model;
+  if (!model) return rules;
+  const telemetry = stageTelemetry(options, 'research');
+  return createModelResearchPlanner({
+    model,
+    fallback: rules,
+    settings,
+    ...(telemetry ? { telemetry } : {}),
+  });
+}
+
+/**
  * The pipeline's stages from the engine's options: each one given is used as it is, the others are the
  * defaults (the local index of `corpus` as search, BM25 with the optional embedding re-ranker, the default
  * answerer and planner, the lazy fetcher and extractor). `structuredOutput`: whether `response_type: "json"`
@@ -96,6 +118,7 @@ export function buildStages(
   const bm25 = options.ranker ?? createBm25Ranker();
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
+    researchPlanner: researchPlanner(options),
     search: options.search ?? createLocalIndexProvider({ paths: corpus, publicUrl }),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })

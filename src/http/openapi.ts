@@ -32,7 +32,9 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   to_date: 'Only results published on or before this date (YYYY-MM-DD).',
   max_sources: 'Read at most this many sources (no deeper reading when set).',
   depth:
-    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read.',
+    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read; `research`: rounds of search → read → plan that follow what was read (the director of a film, each side of a comparison) for questions that need several documents, priced per query sent.',
+  max_credits:
+    'Most credits this search may cost. A research search holds its price per query times its most queries, or this when lower (then it sends fewer queries); the queries sent are charged and the rest returned. Below the least a search can cost: 400.',
   max_latency_ms:
     'Milliseconds after the request arrived by which the answer starts from the pages that have arrived ' +
     '(pages still loading are answered from their search snippets; pages already downloaded are still ' +
@@ -41,7 +43,8 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include:
     'Extra response fields: `citations` (every `[n]` of every sentence with a quote verified against the ' +
-    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`.",
+    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`, " +
+    '`steps` (with `depth: "research"`: each round\'s queries, pages read and findings).',
   grounding:
     '`strict`: an answer that cites sources none of which supports any of its sentences is refused with 422 ' +
     "`ungrounded_answer` and refunded; `lenient`: it is returned. Default: the server's `--strict-grounding`.",
@@ -49,6 +52,26 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'With `response_type: "json"` (and only then): the JSON Schema the answer object must match. Its top ' +
     'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',
 };
+
+/** One round of a research search (`include: ["steps"]`, and the `step` event of a stream). */
+export const researchStepSchema = z
+  .object({
+    hop: z.number().int().meta({ description: 'The round, from 1.' }),
+    planner: z
+      .enum(['model', 'rules'])
+      .meta({ description: 'Who chose the queries: the model or the rules.' }),
+    fallback: z.string().optional().meta({
+      description: "Set when the model's plan was refused and the rules planned instead: why.",
+    }),
+    queries: z.array(z.string()).meta({ description: 'The queries searched in this round.' }),
+    pages: z.array(z.string()).meta({ description: 'URLs read in this round.' }),
+    found: z.array(z.string()).meta({ description: 'What the round found that the next one follows.' }),
+    stopped: z
+      .enum(['covered', 'no_leads', 'hop_limit', 'query_limit', 'page_limit', 'time_limit'])
+      .optional()
+      .meta({ description: 'On the last round: why the research stopped.' }),
+  })
+  .meta({ description: 'One round of `depth: "research"`: search, read, and what it leads to.' });
 
 const searchResponseSchema = z
   .object({
@@ -147,6 +170,10 @@ const searchResponseSchema = z
       .record(z.string(), z.number())
       .optional()
       .meta({ description: 'Extension (optional), with `include: ["timings"]`: milliseconds per stage.' }),
+    steps: z.array(researchStepSchema).optional().meta({
+      description:
+        'Extension (optional), with `depth: "research"` and `include: ["steps"]`: the rounds of the research.',
+    }),
   })
   .meta({ description: 'SearchResponse: the answer, its format, its sources and the time taken.' });
 
@@ -209,6 +236,9 @@ const errorSchema = z
 
 const streamEventSchema = z
   .union([
+    z
+      .object({ step: researchStepSchema })
+      .meta({ title: 'step', description: '`event: step`: a round of `depth: "research"` ended.' }),
     z.object({ sources: z.array(z.string()) }).meta({ title: 'sources', description: '`event: sources`' }),
     z.object({ text: z.string() }).meta({ title: 'delta', description: '`event: delta`: more answer text.' }),
     searchResponseSchema.meta({ title: 'done', description: '`event: done`: the full SearchResponse.' }),

@@ -6,7 +6,7 @@
  */
 import type { Telemetry } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import { telemetryCallOptions } from '../../src/pipeline/answer/telemetry.ts';

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createConsoleNodeHandler, type AccountStore, type Console } from '../../src/console/index.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip, launchBrowser } from './browser.ts';

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
 import type { AnswerInput, Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { memoryConsole } from './memory-console.ts';

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import type { Logger } from '../../src/engine.ts';
+import type { Logger } from '../../src/engine/index.ts';
 import {
   createConsoleNodeHandler,
   verifyPassword,

@@ -22,7 +22,7 @@ describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
 
   it('lists the model', async () => {
     const models = await client.models.list();
-    expect(models.data.map((m) => m.id)).toEqual(['citewise']);
+    expect(models.data.map((m) => m.id)).toEqual(['citewise', 'citewise-research']);
   });
 
   it('answers the last user message, with citations and search results, charged one search', async () => {

@@ -8,7 +8,7 @@ import { TavilyExtract, TavilySearch } from '@langchain/tavily';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { parseTavilyExtract, parseTavilySearch } from '../../src/http/compat/tavily.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';

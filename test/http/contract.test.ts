@@ -3,7 +3,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { Answerer, AnswerInput, SearchProvider } from '../../src/pipeline/types.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 

@@ -3,7 +3,7 @@
  * the adapters themselves are covered by the contract suite).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
 
@@ -177,7 +177,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
       [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
       [
         { include: ['everything'] },
-        /include\[0\] entries must be citations, search_results, usage or timings/,
+        /include\[0\] entries must be citations, search_results, usage, timings or steps/,
       ],
       [{ country: 'USA' }, /country must be a two-letter country code/],
       [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
@@ -186,7 +186,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
         { time_range: 'week', from_date: '2024-01-01' },
         /time_range cannot be combined with from_date or to_date/,
       ],
-      [{ depth: 'infinite' }, /depth must be fast, standard or deep/],
+      [{ depth: 'infinite' }, /depth must be fast, standard, deep or research/],
     ];
     for (const [extra, description] of cases) {
       const response = await post({ prompt: 'Etna', ...extra });

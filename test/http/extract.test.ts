@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title>

@@ -4,7 +4,7 @@
  * answer is held open until the test releases it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer } from '../../src/pipeline/types.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/index.ts';
 import type { CreditStore } from '../../src/stores/types.ts';

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit, SearchProvider } from '../../src/pipeline/types.ts';

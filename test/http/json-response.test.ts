@@ -4,7 +4,7 @@
  * model that keeps returning JSON that does not match the schema (500, credits refunded).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { MAX_JSON_SCHEMA_CHARS, parseSearchRequest } from '../../src/http/schema.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { MAX_LATENCY_MS_RANGE } from '../../src/http/schema.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createWorkerPool } from '../../src/pipeline/extract/pool.ts';

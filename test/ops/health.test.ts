@@ -3,7 +3,7 @@
  * `/readyz` answers 503 (in the spec's error shape) naming the stores that do not answer.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';

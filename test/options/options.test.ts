@@ -7,7 +7,7 @@ import {
   positiveInteger,
   positiveNumber,
 } from '../../src/options.ts';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { buildAnswerPrompt } from '../../src/pipeline/answer/prompt.ts';
 import { LocalIndex } from '../../src/pipeline/search/local-index.ts';

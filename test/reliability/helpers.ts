@@ -1,5 +1,5 @@
 /** Shared pieces of the reliability suite: engines over scripted providers, and request helpers. */
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { SearchHit, SearchProvider } from '../../src/pipeline/types.ts';
 
 /** A provider answering every query with the same hits, counting its calls. */

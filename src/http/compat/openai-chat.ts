@@ -14,8 +14,11 @@ import {
   type SearchResponse,
 } from '../schema.ts';
 
-/** The model ids served: one per answer mode (today one, the configured answerer). */
-export const CHAT_MODELS = ['citewise'] as const;
+/**
+ * The model ids served, one per depth: `citewise` is a standard search, `citewise-research` the research
+ * depth (several rounds, priced per query: like Perplexity's deep-research model).
+ */
+export const CHAT_MODELS = ['citewise', 'citewise-research'] as const;
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() });
 const chatMessage = z.object({
@@ -68,7 +71,8 @@ export function parseChatRequest(body: unknown): ChatPlan {
   if (prompt === undefined) throw invalid('messages must contain a user message');
   const context = userTexts.slice(0, -1).map((content) => ({ role: 'user', content }));
   const stream = data.stream ?? false;
-  const search = parseSearchRequest({ prompt, context, stream, include: ['search_results'] });
+  const depth = data.model === 'citewise-research' ? 'research' : 'standard';
+  const search = parseSearchRequest({ prompt, context, stream, depth, include: ['search_results'] });
   return {
     model: data.model,
     search,
@@ -126,6 +130,7 @@ export function chatCompletion(plan: ChatPlan, response: SearchResponse, request
 
 /** One event of a streamed search, as the engine produces it. */
 type StreamEvent =
+  | { readonly type: 'step' }
   | { readonly type: 'sources'; readonly sources: readonly string[] }
   | { readonly type: 'delta'; readonly text: string }
   | { readonly type: 'done'; readonly body: SearchResponse }
@@ -150,6 +155,8 @@ export async function* chatCompletionChunks(
   };
   const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
   for await (const event of events) {
+    // Research steps have no chat-completion form.
+    if (event.type === 'step') continue;
     if (event.type === 'sources') {
       yield frame({
         ...base,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
@@ -15,6 +15,7 @@ import { extractContent } from '../extract/index.ts';
 import { markdownToText, splitMarkdownSections, stripInlineMarkdown } from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 
 /** A document to add to a {@link LocalIndex}. */
 export interface LocalDocumentInput {
@@ -403,50 +404,8 @@ export async function listDocumentFiles(
   return files;
 }
 
-/**
- * The path below the service's `/docs/` of corpus folder number `index` (0-based): the first folder is
- * served at `/docs/`, the second at `/docs/2/`, the third at `/docs/3/`, …
- */
-export function corpusUrlPrefix(index: number): string {
-  return index === 0 ? '' : `${index + 1}/`;
-}
-
-/**
- * Checks a public base URL (an absolute http(s) URL, without query or fragment) and returns it without
- * a trailing slash. @throws TypeError otherwise.
- */
-export function normalizePublicUrl(value: string): string {
-  const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
-    throw new TypeError(
-      `publicUrl must be an absolute http(s) URL without query or fragment, got ${String(value)}`,
-    );
-  }
-  return parsed.href.replace(/\/+$/, '');
-}
-
-/**
- * The public URL of a corpus file: `<publicUrl>/docs/<prefix><relative path>`, each segment
- * percent-encoded. `relativePath` uses the platform's separator.
- */
-export function corpusDocumentUrl(publicUrl: string, folderIndex: number, relativePath: string): string {
-  const encoded = relativePath.split(path.sep).map(encodeURIComponent).join('/');
-  return `${normalizePublicUrl(publicUrl)}/docs/${corpusUrlPrefix(folderIndex)}${encoded}`;
-}
-
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
 const INDEXED_FILES_PREFIX = '.indexed/';
-
-/** Path of `file` relative to its corpus root (its name when the root is the file itself). */
-function relativeToRoot(file: string, root: string, rootIsFile: boolean): string {
-  return rootIsFile ? path.basename(file) : path.relative(root, file);
-}
-
-function documentUrl(file: string, root: string, baseUrl: string | undefined, rootIsFile: boolean): string {
-  if (baseUrl === undefined) return pathToFileURL(file).href;
-  const encoded = relativeToRoot(file, root, rootIsFile).split(path.sep).map(encodeURIComponent).join('/');
-  return `${baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`}${encoded}`;
-}
 
 /** Reads one file into a document input; `null` when it has no text. */
 async function readDocument(file: string, url: string): Promise<LocalDocumentInput | null> {
@@ -503,7 +462,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const fileUrl = (file: string, rootIndex: number): string | null => {
     const root = roots[rootIndex]!;
     const isFile = rootIsFile.get(root) ?? false;
-    if (publicUrl === undefined) return documentUrl(file, root, options.baseUrl, isFile);
+    if (publicUrl === undefined) return fileDocumentUrl(file, root, options.baseUrl, isFile);
     const relative = relativeToRoot(file, root, isFile);
     // In the first folder, a subfolder named like a later folder's prefix (`2`, `3`, …) is shadowed by it.
     const first = relative.split(path.sep)[0]!;

@@ -3,7 +3,7 @@
  * a timer (or a full batch) writes them to the {@link UsageStore} in one transaction.
  */
 import { integerOption, positiveInteger } from '../../options.ts';
-import type { SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
+import type { GrantUsage, SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
 
 /** Options of {@link createUsageRecorder}. */
 export interface UsageRecorderOptions {
@@ -19,9 +19,10 @@ export interface UsageRecorderOptions {
   readonly now?: () => number;
 }
 
-/** A {@link UsageRecorder} that writes in batches; also records grants. */
+/** A {@link UsageRecorder} that writes in batches, searches and grants. */
 export interface BatchingUsageRecorder extends UsageRecorder {
-  /** Queues any usage record (e.g. a grant made by the console). */
+  recordGrant(grant: GrantUsage): void;
+  /** Queues any usage record. */
   record(record: UsageRecord): void;
   /** Writes everything queued now (pages call it before they read usage). */
   flush(): Promise<void>;
@@ -82,6 +83,16 @@ export function createUsageRecorder(
         kind: usage.kind,
         credits: usage.credits,
         note: null,
+      });
+    },
+    recordGrant(grant: GrantUsage) {
+      record({
+        at: now(),
+        accountId: grant.accountId,
+        keyId: null,
+        kind: 'grant',
+        credits: grant.credits,
+        note: grant.note,
       });
     },
     record,

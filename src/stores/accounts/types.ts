@@ -204,7 +204,20 @@ export interface SearchUsage {
   readonly credits: number;
 }
 
-/** Receives settled searches from the engine. Must return at once (the search does not wait for it). */
+/** Credits added to an account (opened with an allowance, or granted), as the credits service reports it. */
+export interface GrantUsage {
+  readonly accountId: string;
+  readonly credits: number;
+  /** Why, e.g. `sign-up` or `granted by ops@example.com`. */
+  readonly note: string;
+}
+
+/**
+ * The ledger as the credits service writes it: settled searches and grants. Must return at once (the
+ * search does not wait for it).
+ */
 export interface UsageRecorder {
   recordSearch(usage: SearchUsage): void;
+  /** Credits added to an account; a recorder without it keeps searches only. */
+  recordGrant?(grant: GrantUsage): void;
 }
