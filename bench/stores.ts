@@ -48,7 +48,7 @@ import {
   createUsageRecorder,
   type AccountStore,
   type UsageStore,
-} from '../src/stores/accounts/index.ts';
+} from '../src/console/index.ts';
 import { withConsoleKeys } from '../src/console/keys.ts';
 
 interface LoadSpec {

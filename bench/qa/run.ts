@@ -256,7 +256,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const servers: Server[] = [];
   const observations = new Map<string, Observation>();
   const byRequestId = new Map<string, Observation>();
-  // The latest text read for each URL: kept once while questions wait to be scored, and normalised once
+  // The latest text read for each URL: kept once while questions wait to be scored, and normalized once
   // when they are (20-40 pages per question, the same pages across questions).
   const pages = new Map<string, { text: string; normalized?: NormalizedText }>();
   const pageOf = ({ url, text }: { url: string; text: string }) => {

@@ -1,5 +1,5 @@
 /**
- * The console in the CLI: `serve`'s console options, where account data lives, and the operator's
+ * The console in the CLI: `serve`'s console options, where console data lives, and the operator's
  * commands (`citewise console …`), which do what the operator page does.
  *
  * Account data (users, organizations, sessions, usage) lives next to keys and credits: in the SQLite file
@@ -11,10 +11,10 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Logger } from '../engine/index.ts';
-import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
-import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
-import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
-import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
+import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/sqlite/accounts.ts';
+import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/postgres/accounts.ts';
+import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/usage-recorder.ts';
+import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createCreditsService, type CreditsService } from '../engine/credits.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';

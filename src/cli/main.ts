@@ -40,7 +40,7 @@ import {
   type ServeConsole,
   withCliCredits,
 } from './console-command.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   addSettingOptions,

@@ -866,7 +866,8 @@ export const CONSOLE_SETTINGS = {
     flag: '--accounts-store <url>',
     env: 'CITEWISE_ACCOUNTS_STORE',
     group: 'console',
-    meaning: 'Where console accounts and usage live: `sqlite:PATH` or `postgres://…`.',
+    meaning:
+      'Where the console keeps its users, organizations and usage (the credit ledger): `sqlite:PATH` or `postgres://…`.',
     defaultText:
       'the --store database (SQLite or PostgreSQL); with a Redis store, SQLite in the data directory',
     parse: parseAccountsStore,

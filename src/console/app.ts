@@ -10,8 +10,8 @@
 import { createCreditsService } from '../engine/credits.ts';
 import { FREE_CREDITS, type Logger, type SearchEngine } from '../engine/index.ts';
 import type { ProtocolResponse } from '../http/handler.ts';
-import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
-import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
+import type { BatchingUsageRecorder } from '../stores/usage-recorder.ts';
+import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { RateLimitOptions } from '../stores/types.ts';
 import { html } from './html.ts';
 import { createSetupLink } from './invitations.ts';

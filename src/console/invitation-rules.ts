@@ -5,7 +5,7 @@
  * owner or admin there (an owner, for an owner invitation), which also covers an invitation created at the
  * moment its creator was removed.
  */
-import type { AccountStore, InvitationRecord, Role } from '../stores/accounts/types.ts';
+import type { AccountStore, InvitationRecord, Role } from '../stores/account-types.ts';
 
 /** Whether a member with `role` may invite to `invited` (owners and admins invite; only owners invite owners). */
 export function mayInvite(role: Role | undefined, invited: Role): boolean {

@@ -3,7 +3,7 @@
  * page, works once), and the operator's one-time setup link (`citewise console operator-link`, or written
  * at the first start of `serve`). Both let a new user sign up, or an existing one sign in, on the way.
  */
-import { hashToken, newToken } from '../stores/accounts/common.ts';
+import { hashToken, newToken } from '../stores/account-common.ts';
 import {
   ConsoleError,
   DAY,
@@ -24,20 +24,24 @@ const SETUP_SETTING = 'operator_setup';
 const INVITATION_GONE = 'This invitation link is not valid any more. Ask for a new one.';
 const SETUP_GONE = 'This setup link is not valid any more.';
 
-/** `GET /invite/<token>`. */
+/** A sign-up or sign-in on the way that failed: the page again, with its status and message. */
+interface Refused {
+  readonly status: number;
+  readonly error: string;
+}
+
+/** `GET /invite/<token>` (and the page again after a `refused` sign-up or sign-in). */
 export async function invitePage(
   rt: ConsoleRuntime,
   context: Context,
   token: string,
-  refused?: { status: number; error: string },
+  refused?: Refused,
 ): Promise<Reply> {
   const invitation = await honouredInvitation(rt.accounts, token);
   if (!invitation) throw new ConsoleError(404, INVITATION_GONE);
   const organization = await rt.accounts.getOrganization(invitation.organizationId);
-  return htmlReply(
-    refused?.status ?? 200,
-    inviteView(rt, context, token, invitation, organization?.name, refused?.error),
-  );
+  const view = inviteView(rt, context, token, invitation, organization?.name, refused?.error);
+  return htmlReply(refused === undefined ? 200 : refused.status, view);
 }
 
 /** `POST /invite/<token>`: joins (signing up or in first when needed). */
@@ -78,15 +82,16 @@ async function setupTokenValid(rt: ConsoleRuntime, token: string): Promise<boole
   return hash === hashToken(token) && Number(expiresAt) > Date.now();
 }
 
-/** `GET /setup/<token>`. */
+/** `GET /setup/<token>` (and the page again after a `refused` sign-up or sign-in). */
 export async function setupPage(
   rt: ConsoleRuntime,
   context: Context,
   token: string,
-  refused?: { status: number; error: string },
+  refused?: Refused,
 ): Promise<Reply> {
   if (!(await setupTokenValid(rt, token))) throw new ConsoleError(404, SETUP_GONE);
-  return htmlReply(refused?.status ?? 200, setupView(rt, context, token, refused?.error));
+  const view = setupView(rt, context, token, refused?.error);
+  return htmlReply(refused === undefined ? 200 : refused.status, view);
 }
 
 /** `POST /setup/<token>`: the user (signed up or in on the way) becomes the operator; the link is used up. */

@@ -5,7 +5,7 @@
  */
 import type { SearchEngine } from '../engine/index.ts';
 import type { Logger } from '../engine/options.ts';
-import type { AccountStore, UserRecord } from '../stores/accounts/types.ts';
+import type { AccountStore, UserRecord } from '../stores/account-types.ts';
 import {
   ConsoleError,
   htmlReply,

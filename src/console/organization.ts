@@ -5,7 +5,7 @@
  */
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { parseSearchRequest } from '../http/schema.ts';
-import type { Role } from '../stores/accounts/types.ts';
+import type { Role } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   ConsoleError,

@@ -6,14 +6,14 @@
 import type { CreditsService } from '../engine/credits.ts';
 import type { Logger, SearchEngine } from '../engine/index.ts';
 import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';
-import type { BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
+import type { BatchingUsageRecorder } from '../stores/usage-recorder.ts';
 import type {
   AccountStore,
   MembershipRecord,
   OrganizationRecord,
   UsageStore,
   UserRecord,
-} from '../stores/accounts/types.ts';
+} from '../stores/account-types.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
 import type { Html } from './html.ts';
 import type { ConsoleKeyStore } from './keys.ts';

@@ -3,7 +3,7 @@
  * pages that start and end sessions: sign-up, sign-in, sign-out, the account page (password change) and
  * the choice of organization. Sign-in and sign-up attempts are throttled (sign-in-throttle.ts).
  */
-import type { OrganizationRecord, UserRecord } from '../stores/accounts/types.ts';
+import type { OrganizationRecord, UserRecord } from '../stores/account-types.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import {
   ConsoleError,

@@ -8,7 +8,7 @@
  * The balance lives in the {@link CreditStore} (atomic, shared by every instance); the ledger is the usage
  * recorder the service is given (the console's usage store). Without a ledger, only the balance changes.
  */
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../stores/types.ts';
 
 /** Options of {@link createCreditsService}. */

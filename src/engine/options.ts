@@ -23,10 +23,12 @@ import type {
   PassageRanker,
   SearchProvider,
 } from '../pipeline/types.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
+import { STORE_DEFAULTS } from '../stores/defaults.ts';
+import { FAIR_SCHEDULER_DEFAULTS } from './fair-scheduler.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from '../options.ts';
 import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';
@@ -47,10 +49,10 @@ export const ENGINE_DEFAULTS = {
   tavilyPrefix: '/compat/tavily',
   extractCreditCost: 1,
   extractFailedShare: 0.25,
-  rateLimit: { limit: 60, windowMs: 60_000 },
-  maxConcurrentSearches: 8,
-  maxQueuedSearches: 64,
-  maxAccountShare: 0.5,
+  rateLimit: STORE_DEFAULTS.rateLimit,
+  maxConcurrentSearches: FAIR_SCHEDULER_DEFAULTS.concurrency,
+  maxQueuedSearches: FAIR_SCHEDULER_DEFAULTS.maxQueued,
+  maxAccountShare: FAIR_SCHEDULER_DEFAULTS.maxAccountShare,
   requestTimeoutMs: 30_000,
   pageTimeoutMs: 8_000,
   maxResults: 5,

@@ -15,23 +15,21 @@ import {
   createConsoleNodeHandler,
   type Console,
 } from '../../src/console/index.ts';
-import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { fetchBridge } from '../support/servers.ts';
+import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 const BASE = '/console';
 const PASSWORD = 'mounted-password-1';
 
-const search: SearchProvider = {
-  id: 'fixed',
-  search: async () => [
-    { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
-  ],
-};
-const answerer: Answerer = {
-  answer: async () => ({ answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] }),
-};
+const search = fakeSearchProvider([
+  { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
+]);
+const answerer = staticAnswerer({
+  answer: 'On the API keys page [1].',
+  sources: ['https://example.com/keys'],
+});
 
 interface Mounted {
   readonly engine: SearchEngine;

@@ -9,26 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
-import type { AnswerInput, Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 const DAY = 86_400_000;
 const FAIL = 'please fail this one';
-const inputs: AnswerInput[] = [];
-const search: SearchProvider = {
-  id: 'fixed',
-  search: async () => [
-    { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
-  ],
-};
-const answerer: Answerer = {
-  answer: async (input) => {
-    inputs.push(input);
-    if (input.prompt === FAIL) throw new Error('the model is down');
-    return { answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] };
-  },
-};
+const search = fakeSearchProvider([
+  { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
+]);
+const answerer = staticAnswerer((input) => {
+  if (input.prompt === FAIL) throw new Error('the model is down');
+  return { answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] };
+});
+const { inputs } = answerer;
 
 let server: ListeningServer;
 let engine: SearchEngine;

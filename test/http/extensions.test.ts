@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
-import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+import { fakeFetcher, fakeSearchProvider } from '../../src/testing/index.ts';
 
 const PAGES = [
   {
@@ -21,35 +21,9 @@ const PAGES = [
   { url: 'https://c.example.net/fuji', title: 'Fuji', snippet: 'Mount Fuji is 3,776 metres high.' },
 ];
 
-/** A provider that records its queries and serves fixed hits. */
-function recordingProvider(queries: SearchQuery[]): SearchProvider {
-  return {
-    id: 'fixed',
-    async search(query) {
-      queries.push(query);
-      return PAGES.slice(0, query.limit);
-    },
-  };
-}
-
-/** A fetcher that records its calls and serves a small HTML page. */
-function recordingFetcher(urls: string[]): PageFetcher {
-  return {
-    async fetch(url): Promise<FetchedPage> {
-      urls.push(url.href);
-      const html =
-        '<html><body><article><p>Mount Fuji is an active volcano 3,776 metres high in Japan.</p></article></body></html>';
-      return {
-        url: url.href,
-        requestedUrl: url.href,
-        status: 200,
-        contentType: 'text/html',
-        body: Buffer.from(html),
-        headers: {},
-      };
-    },
-  };
-}
+/** A small HTML page, served for every URL fetched. */
+const FUJI_PAGE =
+  '<html><body><article><p>Mount Fuji is an active volcano 3,776 metres high in Japan.</p></article></body></html>';
 
 describe('request extensions, rate-limit headers and idempotency', () => {
   const running: Array<{ engine: SearchEngine; server: RunningServer }> = [];
@@ -61,11 +35,13 @@ describe('request extensions, rate-limit headers and idempotency', () => {
   });
 
   async function setup(options: SearchEngineOptions = {}) {
-    const queries: SearchQuery[] = [];
-    const fetched: string[] = [];
+    const search = fakeSearchProvider(PAGES, { id: 'fixed' });
+    const fetcher = fakeFetcher(() => FUJI_PAGE);
+    const { queries } = search;
+    const fetched = fetcher.urls;
     const engine = createSearchEngine({
-      search: recordingProvider(queries),
-      fetcher: recordingFetcher(fetched),
+      search,
+      fetcher,
       extractor: {
         extract: async (page) => ({
           url: page.url,

@@ -13,7 +13,7 @@ import { buildAnswerPrompt } from '../../src/pipeline/answer/prompt.ts';
 import { LocalIndex } from '../../src/pipeline/search/local-index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { Bm25Index, createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { createUsageRecorder } from '../../src/stores/accounts/recorder.ts';
+import { createUsageRecorder } from '../../src/stores/usage-recorder.ts';
 import {
   createMemoryCreditStore,
   createMemoryIdempotencyStore,

@@ -5,7 +5,7 @@
 import { html, type Html } from '../html.ts';
 import type { ConsolePaths, Context, SignupPolicy } from '../runtime.ts';
 import { csrfToken } from '../security.ts';
-import type { InvitationRecord, UserRecord } from '../../stores/accounts/types.ts';
+import type { InvitationRecord, UserRecord } from '../../stores/account-types.ts';
 import { credentialsForm, csrfField, errorNote, page, signUpOrSignIn } from './layout.ts';
 
 /** The sign-up page: the form when sign-up is open, the domains it is limited to. */

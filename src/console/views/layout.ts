@@ -5,7 +5,7 @@
 import { html, type Html } from '../html.ts';
 import type { ConsolePaths, OrgContext } from '../runtime.ts';
 import { csrfToken } from '../security.ts';
-import type { UserRecord } from '../../stores/accounts/types.ts';
+import type { UserRecord } from '../../stores/account-types.ts';
 
 /** What {@link page} lays out. */
 export interface PageInput {

@@ -1,7 +1,7 @@
 /** The members page: an invitation link just made, the invite form with pending invitations, the list. */
 import { dataTable, html, type Html } from '../html.ts';
 import type { ConsolePaths, OrgContext } from '../runtime.ts';
-import type { InvitationRecord, MemberView } from '../../stores/accounts/types.ts';
+import type { InvitationRecord, MemberView } from '../../stores/account-types.ts';
 import { copyOnce, csrfField, errorNote, formatTime, orgPage } from './layout.ts';
 
 /** What the members page shows. */

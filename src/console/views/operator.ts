@@ -1,7 +1,7 @@
 /** The operator's page: the maintenance switch, and every organization with its grant and suspend forms. */
 import { dataTable, html, type Html } from '../html.ts';
 import type { ConsolePaths } from '../runtime.ts';
-import type { OrganizationRecord, UserRecord } from '../../stores/accounts/types.ts';
+import type { OrganizationRecord, UserRecord } from '../../stores/account-types.ts';
 import { page } from './layout.ts';
 
 /** An organization as the operator sees it. */

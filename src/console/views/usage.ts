@@ -4,7 +4,7 @@
  */
 import { dataTable, html, type Html } from '../html.ts';
 import type { ConsolePaths, OrgContext } from '../runtime.ts';
-import type { KeyUsage, UsageRecord } from '../../stores/accounts/types.ts';
+import type { KeyUsage, UsageRecord } from '../../stores/account-types.ts';
 import { balanceNote, formatTime, orgPage } from './layout.ts';
 
 /** Searches and credits of one day. */

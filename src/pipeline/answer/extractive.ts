@@ -2,7 +2,7 @@
  * The extractive answerer: no model. It picks the 2–4 sentences of the ranked passages that best cover the
  * query, and composes them with numbered citations. Deterministic: the same input gives the same answer.
  */
-import { fraction, positiveInteger } from '../../options.ts';
+import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions, Passage } from '../types.ts';
 import { Bm25Index } from '../rank/bm25.ts';
 import { parseMarkdownBlocks, stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
@@ -130,6 +130,15 @@ function cite(sentence: string, n: number): string {
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
 }
 
+/** Defaults of {@link ExtractiveAnswererOptions}. */
+export const EXTRACTIVE_ANSWERER_DEFAULTS = {
+  maxSentences: 4,
+  minSentences: 2,
+  minCoverage: 0.4,
+  relativeThreshold: 0.5,
+  duplicateThreshold: 0.6,
+} as const;
+
 /**
  * Creates the extractive answerer.
  *
@@ -144,11 +153,17 @@ function cite(sentence: string, n: number): string {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const maxSentences = positiveInteger('maxSentences', options.maxSentences, 4);
-  const minSentences = positiveInteger('minSentences', options.minSentences, 2);
-  const minCoverage = fraction('minCoverage', options.minCoverage, 0.4);
-  const relativeThreshold = fraction('relativeThreshold', options.relativeThreshold, 0.5);
-  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.6);
+  const { maxSentences, minSentences, minCoverage, relativeThreshold, duplicateThreshold } = numberOptions(
+    options,
+    EXTRACTIVE_ANSWERER_DEFAULTS,
+    {
+      maxSentences: positiveInteger,
+      minSentences: positiveInteger,
+      minCoverage: fraction,
+      relativeThreshold: fraction,
+      duplicateThreshold: fraction,
+    },
+  );
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
   if (minSentences > maxSentences) {

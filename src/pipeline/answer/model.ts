@@ -24,7 +24,13 @@ import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
-import { nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveNumber } from '../../options.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  numberOptions,
+  positiveInteger,
+  positiveNumber,
+} from '../../options.ts';
 
 type GenerateTextOptions = Parameters<typeof generateText>[0];
 
@@ -154,6 +160,16 @@ function structuredSchema(schema: Readonly<Record<string, unknown>>) {
   });
 }
 
+/** Defaults of {@link ModelAnswererOptions}. */
+export const MODEL_ANSWERER_DEFAULTS = {
+  maxOutputTokens: 1024,
+  maxRetries: 2,
+  retryDelayMs: 500,
+  maxRetryDelayMs: 4000,
+  minAttemptMs: 1000,
+  maxInvalidJsonRetries: 1,
+} as const;
+
 /**
  * Creates the model answerer.
  *
@@ -168,16 +184,21 @@ function structuredSchema(schema: Readonly<Record<string, unknown>>) {
  */
 export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
   requireModelOption(options);
-  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 1024);
-  const maxRetries = nonNegativeInteger('maxRetries', options.maxRetries, 2);
-  const retryDelayMs = positiveNumber('retryDelayMs', options.retryDelayMs, 500);
-  const maxRetryDelayMs = positiveNumber('maxRetryDelayMs', options.maxRetryDelayMs, 4000);
-  const minAttemptMs = nonNegativeNumber('minAttemptMs', options.minAttemptMs, 1000);
-  const maxInvalidJsonRetries = nonNegativeInteger('maxInvalidJsonRetries', options.maxInvalidJsonRetries, 1);
+  const { maxOutputTokens, maxRetries, retryDelayMs, maxRetryDelayMs, minAttemptMs, maxInvalidJsonRetries } =
+    numberOptions(options, MODEL_ANSWERER_DEFAULTS, {
+      maxOutputTokens: positiveInteger,
+      maxRetries: nonNegativeInteger,
+      retryDelayMs: positiveNumber,
+      maxRetryDelayMs: positiveNumber,
+      minAttemptMs: nonNegativeNumber,
+      maxInvalidJsonRetries: nonNegativeInteger,
+    });
   const noAnswerText =
     options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
   checkTelemetrySettings(options.telemetry);
-  if (options.temperature !== undefined) nonNegativeNumber('temperature', options.temperature, 0);
+  // Checked only: without it the provider's default applies.
+  if (options.temperature !== undefined)
+    nonNegativeNumber('temperature', options.temperature, options.temperature);
   if (options.fallback !== undefined && typeof options.fallback.answer !== 'function')
     throw new TypeError('fallback must be an Answerer');
   if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)

@@ -30,6 +30,8 @@ const CDATA_SECTION_NODE = 4;
 const COMMENT_NODE = 8;
 const DOCUMENT_NODE = 9;
 const DOCUMENT_FRAGMENT_NODE = 11;
+/** `NodeFilter.SHOW_ALL`: a tree walker's default. */
+const SHOW_ALL = 0xffffffff;
 
 /** Upper-case tag names, computed once per name. */
 const upperCase = nameTable((name) => name.toUpperCase());
@@ -742,7 +744,7 @@ export class LiteDocument extends LiteParentNode {
     return new LiteDocumentFragment(this);
   }
 
-  createTreeWalker(root: LiteNode, whatToShow = 0xffffffff): LiteTreeWalker {
+  createTreeWalker(root: LiteNode, whatToShow: number = SHOW_ALL): LiteTreeWalker {
     return new LiteTreeWalker(root, whatToShow);
   }
 

@@ -106,11 +106,14 @@ function optionalPositive(name: string, value: number | undefined): number | und
   return value;
 }
 
+/** Defaults of {@link WorkerPoolOptions}. */
+export const POOL_DEFAULTS = { maxQueue: 256, maxAccountShare: 0.5 } as const;
+
 /** Creates a worker pool. Throws TypeError/RangeError on bad options. */
 export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): WorkerPool<Payload, Result> {
   if (!(options?.workerUrl instanceof URL)) throw new TypeError('createWorkerPool: workerUrl must be a URL');
   const size = options.size ?? Math.min(2, availableParallelism());
-  const maxQueue = options.maxQueue ?? 256;
+  const maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
   if (!Number.isInteger(size) || size < 1)
     throw new RangeError('createWorkerPool: size must be an integer >= 1');
   if (!Number.isInteger(maxQueue) || maxQueue < 0) {
@@ -121,7 +124,7 @@ export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): W
   const scheduler = createFairScheduler({
     concurrency: size,
     maxQueued: maxQueue,
-    maxAccountShare: options.maxAccountShare ?? 0.5,
+    maxAccountShare: options.maxAccountShare ?? POOL_DEFAULTS.maxAccountShare,
   });
 
   const slots: Slot<Result>[] = [];

@@ -217,6 +217,12 @@ function placeLists(
   return share;
 }
 
+/** Defaults of {@link LeadQuery}. */
+export const LEADS_DEFAULTS = {
+  /** Sentences read per document. */
+  maxSentences: 30,
+} as const;
+
 /** Words that introduce the maker or holder of something ("directed by X", "a single by X"). */
 const AGENT_MARKERS = new Set(['by', 'of', 'for', 'in', 'from', 'to', 'at']);
 
@@ -228,7 +234,7 @@ const AGENT_MARKERS = new Set(['by', 'of', 'for', 'in', 'from', 'to', 'at']);
  * it comes in the document (introductions name the relations of a subject).
  */
 export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lead[] {
-  const maxSentences = query.maxSentences ?? 30;
+  const maxSentences = query.maxSentences ?? LEADS_DEFAULTS.maxSentences;
   const focusKeys = query.focus.map(nameKey).filter(Boolean);
   const best = new Map<string, Lead & { total: number }>();
   for (const source of sources) {

@@ -17,6 +17,16 @@ import { splitSentences } from '../../text/sentences.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 
+/** Defaults of the local index and its provider. */
+export const LOCAL_INDEX_DEFAULTS = {
+  /** Characters of a hit's snippet. */
+  snippetLength: 300,
+  /** Hits of one {@link LocalIndex.search}. */
+  limit: 10,
+  /** Larger files are not indexed. */
+  maxFileBytes: 5_000_000,
+} as const;
+
 /** A document to add to a {@link LocalIndex}. */
 export interface LocalDocumentInput {
   /** Identity of the document and the URL returned in hits. Adding the same URL again replaces it. */
@@ -107,7 +117,12 @@ export class LocalIndex {
   readonly #snippetLength: number;
 
   constructor(options: LocalIndexOptions = {}) {
-    const snippetLength = integerOption('snippetLength', options.snippetLength, 300, 20);
+    const snippetLength = integerOption(
+      'snippetLength',
+      options.snippetLength,
+      LOCAL_INDEX_DEFAULTS.snippetLength,
+      20,
+    );
     this.#bm25 = new Bm25Index(options.bm25);
     this.#options = options;
     this.#snippetLength = snippetLength;
@@ -192,7 +207,7 @@ export class LocalIndex {
   }
 
   /** Documents matching the query, best first, at most `limit`. Documents sharing no term with the query are not returned. */
-  search(query: string, limit = 10): LocalIndexHit[] {
+  search(query: string, limit: number = LOCAL_INDEX_DEFAULTS.limit): LocalIndexHit[] {
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
     if (limit === 0) return [];
     const locale = this.#options.locale;
@@ -453,7 +468,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       ? undefined
       : normalizePublicUrl(options.publicUrl);
   const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
-  const maxFileBytes = positiveInteger('maxFileBytes', options.maxFileBytes, 5_000_000);
+  const maxFileBytes = positiveInteger(
+    'maxFileBytes',
+    options.maxFileBytes,
+    LOCAL_INDEX_DEFAULTS.maxFileBytes,
+  );
   const roots = options.paths.map((p) => path.resolve(p));
   const index = new LocalIndex(options);
   const rootIsFile = new Map<string, boolean>();

@@ -69,12 +69,15 @@ const JSON_DISABLED_MESSAGE =
   'If JSON is already enabled, the instance limiter/bot detection is refusing this client ' +
   '(set `server.limiter: false` or add this host to `botdetection` pass_ip).';
 
+/** Defaults of {@link SearxngProviderOptions}. */
+export const SEARXNG_DEFAULTS = { pages: 1 } as const;
+
 /** Creates a {@link SearchProvider} backed by a SearXNG instance's JSON API. */
 export function createSearxngProvider(options: SearxngProviderOptions): SearchProvider {
   const http = resolveHttpOptions(LABEL, options);
   const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl);
   requireOneOf(LABEL, 'safesearch', options.safesearch, [0, 1, 2]);
-  const pages = options.pages ?? 1;
+  const pages = options.pages ?? SEARXNG_DEFAULTS.pages;
   if (!Number.isInteger(pages) || pages < 1 || pages > MAX_PAGES)
     throw new RangeError(`${LABEL}: pages must be an integer from 1 to ${MAX_PAGES}`);
   const engines = options.engines?.map((e) => e.trim()).filter(Boolean) ?? [];

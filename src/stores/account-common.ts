@@ -3,8 +3,14 @@
  * and the UTC day of a time, so that memory, SQLite and PostgreSQL behave alike.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { assertId } from '../validation.ts';
-import { ROLES, type AccountStore, type InvitationRecord, type Role, type UsageRecord } from './types.ts';
+import { assertId } from './validation.ts';
+import {
+  ROLES,
+  type AccountStore,
+  type InvitationRecord,
+  type Role,
+  type UsageRecord,
+} from './account-types.ts';
 
 /** A new random id with a readable prefix, e.g. `org_3f9c1a2b7d4e5f60`. */
 export function newId(prefix: string): string {
@@ -27,12 +33,12 @@ export function looksLikeToken(token: unknown): token is string {
 }
 
 /** Emails are compared lower-cased and trimmed. */
-export function normaliseEmail(email: unknown): string {
+export function normalizeEmail(email: unknown): string {
   if (typeof email !== 'string') throw new TypeError('email must be a string');
-  const normalised = email.trim().toLowerCase();
-  if (normalised.length === 0 || normalised.length > 320)
+  const normalized = email.trim().toLowerCase();
+  if (normalized.length === 0 || normalized.length > 320)
     throw new RangeError('email must be 1–320 characters');
-  return normalised;
+  return normalized;
 }
 
 export function assertRole(role: unknown): asserts role is Role {

@@ -2,7 +2,7 @@
  * In-memory account and usage stores: the library default of the console, and the reference the
  * conformance suites are written against. Everything is lost on restart.
  */
-import { assertId, normaliseClock } from '../validation.ts';
+import { assertId, normalizeClock } from '../validation.ts';
 import {
   assertRole,
   assertTime,
@@ -13,9 +13,9 @@ import {
   mintInvitation,
   newId,
   newToken,
-  normaliseEmail,
+  normalizeEmail,
   utcDay,
-} from './common.ts';
+} from '../account-common.ts';
 import type {
   AccountStore,
   DailyUsage,
@@ -27,7 +27,7 @@ import type {
   UsageRecord,
   UsageStore,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Options of the memory stores. */
 export interface MemoryAccountStoreOptions {
@@ -37,7 +37,7 @@ export interface MemoryAccountStoreOptions {
 
 /** Creates an {@link AccountStore} in process memory. */
 export function createMemoryAccountStore(options: MemoryAccountStoreOptions = {}): AccountStore {
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const users = new Map<string, UserRecord>();
   const organizations = new Map<string, OrganizationRecord>();
   const memberships = new Map<string, MembershipRecord>(); // `${org} ${user}`
@@ -49,12 +49,12 @@ export function createMemoryAccountStore(options: MemoryAccountStoreOptions = {}
 
   const store: AccountStore = {
     async createUser({ email, passwordHash, operator = false }) {
-      const normalised = normaliseEmail(email);
+      const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');
-      for (const user of users.values()) if (user.email === normalised) return null;
+      for (const user of users.values()) if (user.email === normalized) return null;
       const user: UserRecord = {
         id: newId('usr'),
-        email: normalised,
+        email: normalized,
         passwordHash,
         operator,
         createdAt: now(),
@@ -68,8 +68,8 @@ export function createMemoryAccountStore(options: MemoryAccountStoreOptions = {}
       return user ? { ...user } : null;
     },
     async findUserByEmail(email) {
-      const normalised = normaliseEmail(email);
-      for (const user of users.values()) if (user.email === normalised) return { ...user };
+      const normalized = normalizeEmail(email);
+      for (const user of users.values()) if (user.email === normalized) return { ...user };
       return null;
     },
     async setPasswordHash(userId, passwordHash) {

@@ -2,8 +2,8 @@
  * Batches usage records so that recording never slows a search: `recordSearch` only appends to an array;
  * a timer (or a full batch) writes them to the {@link UsageStore} in one transaction.
  */
-import { integerOption, positiveInteger } from '../../options.ts';
-import type { GrantUsage, SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './types.ts';
+import { integerOption, positiveInteger } from '../options.ts';
+import type { GrantUsage, SearchUsage, UsageRecord, UsageRecorder, UsageStore } from './account-types.ts';
 
 /** Options of {@link createUsageRecorder}. */
 export interface UsageRecorderOptions {
@@ -30,14 +30,30 @@ export interface BatchingUsageRecorder extends UsageRecorder {
   close(): Promise<void>;
 }
 
+/** Defaults of {@link UsageRecorderOptions}. */
+export const USAGE_RECORDER_DEFAULTS = {
+  flushIntervalMs: 1_000,
+  maxBatch: 500,
+  maxPending: 100_000,
+} as const;
+
 /** Creates a batching recorder writing to `store`. */
 export function createUsageRecorder(
   store: UsageStore,
   options: UsageRecorderOptions = {},
 ): BatchingUsageRecorder {
-  const flushIntervalMs = positiveInteger('flushIntervalMs', options.flushIntervalMs, 1_000);
-  const maxBatch = positiveInteger('maxBatch', options.maxBatch, 500);
-  const maxPending = integerOption('maxPending', options.maxPending, 100_000, maxBatch);
+  const flushIntervalMs = positiveInteger(
+    'flushIntervalMs',
+    options.flushIntervalMs,
+    USAGE_RECORDER_DEFAULTS.flushIntervalMs,
+  );
+  const maxBatch = positiveInteger('maxBatch', options.maxBatch, USAGE_RECORDER_DEFAULTS.maxBatch);
+  const maxPending = integerOption(
+    'maxPending',
+    options.maxPending,
+    USAGE_RECORDER_DEFAULTS.maxPending,
+    maxBatch,
+  );
   const now = options.now ?? Date.now;
   let pending: UsageRecord[] = [];
   let writing: Promise<void> = Promise.resolve();

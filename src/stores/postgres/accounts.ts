@@ -7,7 +7,7 @@ import {
   toNumber,
   type PostgresConnection,
   type PostgresConnectionOptions,
-} from '../postgres/connection.ts';
+} from './connection.ts';
 import { assertId } from '../validation.ts';
 import {
   assertRole,
@@ -19,8 +19,8 @@ import {
   mintInvitation,
   newId,
   newToken,
-  normaliseEmail,
-} from './common.ts';
+  normalizeEmail,
+} from '../account-common.ts';
 import type {
   AccountStore,
   InvitationRecord,
@@ -30,7 +30,7 @@ import type {
   UsageRecord,
   UsageStore,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Options of the PostgreSQL console stores: the connection options of `citewise/postgres`. */
 export type PostgresAccountStoreOptions = PostgresConnectionOptions;
@@ -88,12 +88,12 @@ export function buildPostgresAccountStore(
 
   const store: AccountStore = {
     async createUser({ email, passwordHash, operator = false }) {
-      const normalised = normaliseEmail(email);
+      const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');
       const [row] = await rows(
         `INSERT INTO ${s}.console_users (id, email, password_hash, operator, created_at)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING *`,
-        [newId('usr'), normalised, passwordHash, operator, now()],
+        [newId('usr'), normalized, passwordHash, operator, now()],
       );
       return row ? user(row) : null;
     },
@@ -103,7 +103,7 @@ export function buildPostgresAccountStore(
       return row ? user(row) : null;
     },
     async findUserByEmail(email) {
-      const [row] = await rows(`SELECT * FROM ${s}.console_users WHERE email = $1`, [normaliseEmail(email)]);
+      const [row] = await rows(`SELECT * FROM ${s}.console_users WHERE email = $1`, [normalizeEmail(email)]);
       return row ? user(row) : null;
     },
     async setPasswordHash(userId, passwordHash) {

@@ -3,8 +3,8 @@
  * idempotently; versioned in `console_schema`). Safe while another process (the CLI) uses the file.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { connectSqlite, type SqliteStoreOptions } from '../sqlite/connection.ts';
-import { immediateTransaction } from '../sqlite/database.ts';
+import { connectSqlite, type SqliteStoreOptions } from './connection.ts';
+import { immediateTransaction } from './database.ts';
 import { assertId } from '../validation.ts';
 import {
   assertRole,
@@ -16,8 +16,8 @@ import {
   mintInvitation,
   newId,
   newToken,
-  normaliseEmail,
-} from './common.ts';
+  normalizeEmail,
+} from '../account-common.ts';
 import type {
   AccountStore,
   DailyUsage,
@@ -32,7 +32,7 @@ import type {
   UsageStore,
   UserOrganizationView,
   UserRecord,
-} from './types.ts';
+} from '../account-types.ts';
 
 /** Version of the console tables, kept in `console_schema`. */
 export const SQLITE_CONSOLE_SCHEMA_VERSION = 1;
@@ -189,13 +189,13 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
 
   const store: AccountStore = {
     async createUser({ email, passwordHash, operator = false }) {
-      const normalised = normaliseEmail(email);
+      const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');
       const id = newId('usr');
       const changes = await run(
         'INSERT INTO console_users (id, email, password_hash, operator, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
         id,
-        normalised,
+        normalized,
         passwordHash,
         operator ? 1 : 0,
         now(),
@@ -208,7 +208,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
       return row ? user(row) : null;
     },
     async findUserByEmail(email) {
-      const row = await get<UserRow>('SELECT * FROM console_users WHERE email = ?', normaliseEmail(email));
+      const row = await get<UserRow>('SELECT * FROM console_users WHERE email = ?', normalizeEmail(email));
       return row ? user(row) : null;
     },
     async setPasswordHash(userId, passwordHash) {
