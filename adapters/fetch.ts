@@ -10,6 +10,7 @@
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { SearchEngine } from '../src/engine/index.ts';
 import { CitewiseError } from '../src/errors.ts';
+import { requestBaseUrl } from '../src/http/base-url.ts';
 import { fromFetchRequest, toFetchResponse } from '../src/http/fetch.ts';
 import { errorResponse, stripBasePath } from '../src/http/handler.ts';
 
@@ -29,11 +30,14 @@ export function createFetchHandler(
 ): (request: Request) => Promise<Response> {
   const basePath = options.basePath ?? '';
   return async (request) => {
-    const path = stripBasePath(new URL(request.url).pathname, basePath);
+    const url = new URL(request.url);
+    const path = stripBasePath(url.pathname, basePath);
+    // Where this request reached the API: the engine cites its corpus under it when it has no publicUrl.
+    const baseUrl = requestBaseUrl(url.protocol.slice(0, -1), url.host, basePath);
     return toFetchResponse(
       path === null
         ? errorResponse(new CitewiseError('not_found'))
-        : await engine.handle(fromFetchRequest(request, path)),
+        : await engine.handle(fromFetchRequest(request, path, baseUrl)),
     );
   };
 }

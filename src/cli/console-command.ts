@@ -19,6 +19,8 @@ import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createCreditsService, type CreditsService } from '../engine/credits.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
+import { createResetLink, setPassword } from '../console/password-reset.ts';
+import { passwordProblem } from '../console/passwords.ts';
 import type { SearchEngine } from '../engine/index.ts';
 import {
   addSettingOptions,
@@ -354,16 +356,59 @@ export function registerConsoleCommand(program: Command): void {
     (name) => name === 'publicUrl',
   ).action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
     run(flags, async ({ app }) => {
-      // As serve resolves it: --public-url, else CITEWISE_PUBLIC_URL, else serve's default host and port.
-      const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
-      const base = resolvePublicUrl(
-        publicUrl,
-        SERVE_SETTINGS.host.default,
-        Number(SERVE_SETTINGS.port.default),
-      ).replace(/\/+$/, '');
-      console.log(`${base}${await app.createSetupLink()}`);
+      console.log(`${linkBase(flags)}${await app.createSetupLink()}`);
     }),
   );
+
+  addSettingOptions(
+    withStores(
+      command
+        .command('reset-password')
+        .description(
+          "Reset a console user's password: print a one-time link (24 h) that lets them choose a new one, " +
+            'or with --password-stdin set it; either way every session of the account ends.',
+        ),
+    ),
+    SERVE_SETTINGS,
+    (name) => name === 'publicUrl',
+  )
+    .argument('<email>', 'the email the user signed up with')
+    .option('--password-stdin', 'read the new password from standard input instead of printing a link')
+    .action(async (email: string, flags: ConsoleFlags & { publicUrl?: string; passwordStdin?: boolean }) =>
+      run(flags, async ({ accounts }) => {
+        const user = await accounts.findUserByEmail(email);
+        if (!user) throw new Error(`no console user ${email}`);
+        if (flags.passwordStdin) {
+          const password = (await readStdin()).replace(/\r?\n$/, '');
+          const problem = passwordProblem(password);
+          if (problem) throw new Error(problem);
+          await setPassword(accounts, user, password);
+          console.log(`Set a new password for ${user.email}; every session of the account ended.`);
+          return;
+        }
+        console.log(`${linkBase(flags)}${await createResetLink(accounts, user)}`);
+      }),
+    );
+}
+
+/**
+ * The base of the links the operator commands print, as serve resolves its public URL: --public-url, else
+ * CITEWISE_PUBLIC_URL, else serve's default host and port.
+ */
+function linkBase(flags: ConsoleFlags & { publicUrl?: string }): string {
+  const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+  return resolvePublicUrl(
+    publicUrl,
+    SERVE_SETTINGS.host.default,
+    Number(SERVE_SETTINGS.port.default),
+  ).replace(/\/+$/, '');
+}
+
+/** All of standard input, as text. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface Opened {

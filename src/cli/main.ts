@@ -13,7 +13,6 @@ import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
   createSearchEngine,
-  DEFAULT_CORPUS,
   ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
@@ -56,6 +55,8 @@ import {
 import { CONSOLE_SETTINGS, parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 import { firstKeyPath, firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
 import { sqliteFiles, widerThanOwner } from './file-modes.ts';
+import { corpusFolders, noAnswerTextFor } from './corpus.ts';
+import { openSignupExposure } from './exposure.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
@@ -243,15 +244,17 @@ async function openEngine(
     const problem = spec === undefined ? undefined : modelRequirementError(spec, config, env);
     if (problem) throw new Error(problem);
   }
-  const corpus = config.corpus?.length ? config.corpus : [DEFAULT_CORPUS];
+  const folders = corpusFolders(config);
   const local = createLocalIndexProvider({
-    paths: corpus,
+    paths: folders.paths,
+    fallbackPaths: folders.fallbackPaths,
     // The index built by `citewise index` (if any), re-read when it changes.
     indexFiles: [indexFilePath(config.dataDir)],
     // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
     publicUrl,
   });
   const models = await modelsFor(config);
+  const noAnswerText = noAnswerTextFor(config.search, local);
   const stores = openStores({
     dataDir: config.dataDir,
     store: config.store,
@@ -268,7 +271,7 @@ async function openEngine(
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
     idempotency: stores.idempotency,
     search: searchProviderFor(config, local),
-    corpus,
+    corpus: folders.served,
     publicUrl,
     indexedFiles: local.indexedFile,
     ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
@@ -299,6 +302,7 @@ async function openEngine(
     maintenance,
     logger,
     ...models,
+    ...(noAnswerText ? { noAnswerText } : {}),
     ...(metrics ? { metrics: metrics.hook } : {}),
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
@@ -395,15 +399,19 @@ async function serve(flags: CommandFlags): Promise<void> {
   opened.listener = consoleListener
     ? (req, res) => consoleListener(req, res, () => listener(req, res))
     : listener;
-  const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  const corpus = corpusFolders(config).description;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   if (serveConsole && consoleApp) {
     await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
   }
-  console.log(`citewise listening on ${baseUrl}`);
+  // stdout holds JSON log lines only (the `ready` line has the URL); a person at a terminal reads it on stderr.
+  if (process.stderr.isTTY) process.stderr.write(`citewise listening on ${baseUrl}\n`);
   if (firstKey) process.stderr.write(firstKeyText({ ...firstKey, baseUrl }, process.stderr.isTTY === true));
+  const exposure = openSignupExposure(config.host, serveConsole?.settings, ENGINE_DEFAULTS.freeCredits);
+  if (exposure) logger.warn(exposure.fields, exposure.message);
   logger.info(
     {
+      url: baseUrl,
       port,
       host: config.host,
       dataDir: config.dataDir,

@@ -555,6 +555,18 @@ export const SERVE_SETTINGS = {
     parse: (text: string) => parseFolders(text.split(delimiter)),
     parseItems: parseFolders,
   },
+  includeManual: {
+    flag: '--include-manual',
+    env: 'CITEWISE_INCLUDE_MANUAL',
+    group: 'search',
+    meaning:
+      "Also answer from citewise's own manual (docs/) when you have given documents (`--corpus`, or an index " +
+      'built by `citewise index`). Without this, the manual is the corpus only until you give documents; ' +
+      'then answers come from your documents alone ("No answer in your documents." when they hold none).',
+    default: 'false',
+    parse: parseBoolean,
+    isSwitch: true,
+  },
   searxngUrl: {
     flag: '--searxng-url <url>',
     env: 'SEARXNG_URL',

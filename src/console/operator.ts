@@ -4,6 +4,8 @@
  * seconds so that a toggle here, on another instance or by the CLI reaches them all.
  */
 import type { SearchEngine } from '../engine/index.ts';
+import { otherCreditAccounts } from './credit-accounts.ts';
+import { createResetLink } from './password-reset.ts';
 import type { Logger } from '../engine/options.ts';
 import type { AccountStore, UserRecord } from '../stores/account-types.ts';
 import {
@@ -74,11 +76,13 @@ export async function operator(
   get: boolean,
 ): Promise<Reply> {
   if (!user.operator) throw new ConsoleError(403, 'Only the instance operator can open this page.');
-  if (!get) {
+  // A one-time password reset link, shown once on the page that answers the form.
+  let reset: { email: string; url: string } | undefined;
+  if (!get && path === '/operator/reset-link') reset = await resetLinkFor(rt, context, user);
+  else if (!get) {
     await operatorAction(rt, context, user, path);
     return redirect(rt, '/operator');
-  }
-  if (path !== '/operator') throw new ConsoleError(404, 'This page does not exist.');
+  } else if (path !== '/operator') throw new ConsoleError(404, 'This page does not exist.');
   const organizations = await rt.accounts.listOrganizations();
   const rows = await Promise.all(
     organizations.map(async (o) => ({
@@ -88,7 +92,30 @@ export async function operator(
     })),
   );
   const maintenance = (await rt.accounts.getSetting(MAINTENANCE_SETTING)) === 'on';
-  return htmlReply(200, operatorView(rt, user, csrfToken(context.sessionToken!), maintenance, rows));
+  const others = await otherCreditAccounts(rt.keys, rt.credits, new Set(organizations.map((o) => o.id)));
+  return htmlReply(
+    200,
+    operatorView(rt, user, csrfToken(context.sessionToken!), maintenance, rows, { others, reset }),
+  );
+}
+
+/** `POST /operator/reset-link`: a one-time password reset link for the member with that email. */
+async function resetLinkFor(
+  rt: ConsoleRuntime,
+  context: Context,
+  user: UserRecord,
+): Promise<{ email: string; url: string }> {
+  const email = (context.form.get('email') ?? '').trim();
+  const target = email ? await rt.accounts.findUserByEmail(email) : null;
+  if (!target) throw new ConsoleError(404, `There is no console user ${email || 'without an email'}.`);
+  rt.logger?.info(
+    { event: 'console.reset_link', userId: target.id, by: user.id },
+    'console: reset link made',
+  );
+  return {
+    email: target.email,
+    url: `${context.origin}${rt.link(await createResetLink(rt.accounts, target))}`,
+  };
 }
 
 /** The operator's forms: maintenance, a grant (through the credits service, with its ledger entry), suspend. */
@@ -107,7 +134,9 @@ async function operatorAction(
     const amount = Number(context.form.get('credits'));
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_GRANT)
       throw new ConsoleError(400, 'Grant a whole number of credits from 1.');
-    if (!(await rt.accounts.getOrganization(match[1]!))) throw new ConsoleError(404, 'No such organization.');
+    // An organization, or another credit account (the first start's, `keys create`'s).
+    if (!(await rt.accounts.getOrganization(match[1]!)) && !(await rt.credits.hasAccount(match[1]!)))
+      throw new ConsoleError(404, 'No such organization or credit account.');
     await rt.credits.grant(match[1]!, amount, `granted by ${user.email}`);
   } else if ((match = /^\/operator\/([^/]+)\/(suspend|reactivate)$/.exec(path))) {
     if (!(await rt.accounts.setSuspended(match[1]!, match[2] === 'suspend')))

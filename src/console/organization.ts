@@ -4,6 +4,7 @@
  * key of the organization. Owners and admins manage others' keys and the members; members their own keys.
  */
 import { errorBody, toCitewiseError } from '../errors.ts';
+import { revokedNotice } from './revoke.ts';
 import { parseSearchRequest } from '../http/schema.ts';
 import type { Role } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
@@ -39,7 +40,12 @@ const SHOWN = { status: 200 } as const;
 export async function keysPage(
   rt: ConsoleRuntime,
   org: OrgContext,
-  outcome: { status: number; created?: { key: string; record: KeyRecord }; error?: string } = SHOWN,
+  outcome: {
+    status: number;
+    created?: { key: string; record: KeyRecord };
+    error?: string;
+    notice?: string;
+  } = SHOWN,
 ): Promise<Reply> {
   const id = org.organization.id;
   await rt.recorder.flush();
@@ -70,7 +76,13 @@ export async function keysPage(
   });
   return htmlReply(
     outcome.status,
-    keysView(rt, org, { available, rows, created: outcome.created, error: outcome.error }),
+    keysView(rt, org, {
+      available,
+      rows,
+      created: outcome.created,
+      error: outcome.error,
+      notice: outcome.notice,
+    }),
   );
 }
 
@@ -109,7 +121,7 @@ export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: stri
   }
   await rt.keys.revoke(keyId);
   rt.logger?.info({ event: 'console.key_revoked', keyId, userId: org.user.id }, 'console: key revoked');
-  return redirect(rt, '/keys');
+  return keysPage(rt, org, { status: 200, notice: revokedNotice(record) });
 }
 
 // ---------------------------------------------------------------------------------------------------

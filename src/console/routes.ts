@@ -5,6 +5,7 @@
 import { readAsset } from './assets.ts';
 import { acceptInvite, acceptSetup, invitePage, setupPage } from './invitations.ts';
 import { operator } from './operator.ts';
+import { acceptReset, resetPage } from './reset-pages.ts';
 import {
   ask,
   createKey,
@@ -47,6 +48,7 @@ const ROUTES = [
   '/account',
   '/operator',
   '/organization',
+  '/favicon.ico',
 ];
 const PREFIXES = [
   '/keys/',
@@ -54,6 +56,7 @@ const PREFIXES = [
   '/invitations/',
   '/invite/',
   '/setup/',
+  '/reset/',
   '/console-assets/',
   '/operator/',
 ];
@@ -69,6 +72,8 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   const path = request.path.replace(/(.)\/+$/, '$1');
   const method = request.method.toUpperCase();
   if (path.startsWith('/console-assets/')) return asset(path.slice('/console-assets/'.length));
+  // Browsers ask for /favicon.ico on their own (e.g. on a JSON page of the API): the console's icon.
+  if (path === '/favicon.ico') return asset('favicon.svg');
   const context = await contextOf(rt, request, method);
   const get = method === 'GET' || method === 'HEAD';
   if (!get && method !== 'POST') throw new ConsoleError(405, 'Method not allowed.');
@@ -82,6 +87,8 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
     return get ? invitePage(rt, context, match[1]!) : acceptInvite(rt, context, match[1]!);
   if ((match = /^\/setup\/([^/]+)$/.exec(path)))
     return get ? setupPage(rt, context, match[1]!) : acceptSetup(rt, context, match[1]!);
+  if ((match = /^\/reset\/([^/]+)$/.exec(path)))
+    return get ? resetPage(rt, context, match[1]!) : acceptReset(rt, context, match[1]!);
 
   if (!context.user || !context.sessionToken) {
     if (path === '/playground/ask') throw new ConsoleError(401, 'Sign in first.');

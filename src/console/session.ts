@@ -131,7 +131,7 @@ export async function startSession(
 }
 
 /** Throttles sign-in and sign-up attempts (see sign-in-throttle.ts); 429 with Retry-After when refused. */
-async function throttle(rt: ConsoleRuntime, context: Context, email: string | null): Promise<void> {
+export async function throttle(rt: ConsoleRuntime, context: Context, email: string | null): Promise<void> {
   const refused = await rt.signInThrottle.admit(context.clientAddress, email);
   if (refused) {
     const minutes = Math.max(1, Math.ceil(refused.retryAfterMs / 60_000));

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
+import type { NoAnswerText } from '../pipeline/answer/no-answer.ts';
 import {
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,
@@ -129,7 +130,9 @@ export interface SearchEngineOptions {
   /**
    * Where clients reach this service (with the mount path of an adapter, if any), e.g.
    * `https://search.example.com`: the sources of corpus documents are `<publicUrl>/docs/<path>`, never
-   * file paths. An absolute http(s) URL. @default "http://localhost"
+   * file paths. An absolute http(s) URL. Without it, an adapter's request gives the base: where that request
+   * reached the API (`http://127.0.0.1:3000/api` for an Express app mounted at `/api`).
+   * @default "http://localhost"
    */
   readonly publicUrl?: string;
   /**
@@ -157,6 +160,12 @@ export interface SearchEngineOptions {
   readonly ranker?: PassageRanker;
   /** @default the extractive answerer (no model needed) */
   readonly answerer?: Answerer;
+  /**
+   * What the default answerers say when the sources hold no answer; a function is asked at each answer
+   * (`citewise serve` says "No answer in your documents." once you have given documents).
+   * @default 'The available sources do not contain an answer to this question.'
+   */
+  readonly noAnswerText?: NoAnswerText;
   /** @default in-memory key store */
   readonly keys?: KeyStore;
   /** @default in-memory credit store */

@@ -68,7 +68,12 @@ export async function runSearch(
       { ...chargeTarget(key, info), amount: price.hold },
       async (call) => {
         signal = call.signal;
-        const found = await runPipeline(request, runtime.stages, settingsFor(runtime, price), call);
+        const found = await runPipeline(
+          request,
+          runtime.stages,
+          settingsFor(runtime, price),
+          withBaseUrl(call, info),
+        );
         grounding = checkGroundingOf(runtime, request, found);
         return found;
       },
@@ -179,4 +184,9 @@ export function observeSearch(
     ...(!failed && outcome.timings ? { timings: outcome.timings } : {}),
     ...(failed ? { errorCode: outcome.error.code } : {}),
   });
+}
+
+/** The call with the request's base URL, from which the default local index cites its documents. */
+export function withBaseUrl<T extends object>(call: T, info: RequestInfo): T {
+  return info.baseUrl ? { ...call, requestBaseUrl: info.baseUrl } : call;
 }

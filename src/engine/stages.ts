@@ -15,7 +15,7 @@ import { createModelResearchPlanner } from '../pipeline/research/model-planner.t
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
-import type { Answerer, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
+import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
 import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
 
@@ -30,17 +30,41 @@ export function stageTelemetry(
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
 export function defaultAnswerer(options: SearchEngineOptions): Answerer {
-  const extractive = createExtractiveAnswerer();
+  const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
+  const extractive = createExtractiveAnswerer(noAnswer);
   if (!options.model) return extractive;
   const telemetry = stageTelemetry(options, 'answer');
   const model = createModelAnswerer({
     model: options.model,
+    ...noAnswer,
     ...(telemetry ? { telemetry } : {}),
     ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
   // that is down answers 503 at once instead of every request waiting for its retries.
   return withAnswererResilience(model, { retries: 0, upstream: 'model' });
+}
+
+/**
+ * The default search: the local index of `corpus`, citing `<publicUrl>/docs/…`. Without a `publicUrl` option
+ * (`fromRequest`), a request's own base URL replaces the default one, so that an engine mounted at
+ * `http://127.0.0.1:3000/api` cites `http://127.0.0.1:3000/api/docs/…`, which it serves.
+ */
+function localSearch(corpus: readonly string[], publicUrl: string, fromRequest: boolean): SearchProvider {
+  const local = createLocalIndexProvider({ paths: corpus, publicUrl });
+  if (!fromRequest) return local;
+  const served = `${publicUrl}/docs/`;
+  return {
+    id: local.id,
+    async search(query, call) {
+      const hits = await local.search(query, call);
+      const base = call.requestBaseUrl;
+      if (!base) return hits;
+      return hits.map((hit) =>
+        hit.url.startsWith(served) ? { ...hit, url: `${base}/docs/${hit.url.slice(served.length)}` } : hit,
+      );
+    },
+  };
 }
 
 /**
@@ -119,7 +143,7 @@ export function buildStages(
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
     researchPlanner: researchPlanner(options),
-    search: options.search ?? createLocalIndexProvider({ paths: corpus, publicUrl }),
+    search: options.search ?? localSearch(corpus, publicUrl, options.publicUrl === undefined),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,

@@ -21,6 +21,7 @@ import {
   responseBody,
   searchPrice,
   settingsFor,
+  withBaseUrl,
   type SearchRuntime,
 } from './search.ts';
 
@@ -55,12 +56,18 @@ export async function runSearchStream(
     { ...chargeTarget(key, info), amount: price.hold },
     (call) => {
       signal = call.signal;
-      return streamPipeline(request, runtime.stages, settingsFor(runtime, price), call, (gathered) => {
-        passages = gathered.passages;
-        documents = gathered.documents;
-        steps = gathered.steps;
-        searches = gathered.searches;
-      });
+      return streamPipeline(
+        request,
+        runtime.stages,
+        settingsFor(runtime, price),
+        withBaseUrl(call, info),
+        (gathered) => {
+          passages = gathered.passages;
+          documents = gathered.documents;
+          steps = gathered.steps;
+          searches = gathered.searches;
+        },
+      );
     },
     (event) => event.type === 'delta' || event.type === 'done',
     (event) => {

@@ -6,13 +6,14 @@
 import { isStreamBody, payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
 
 /** Builds a {@link ProtocolRequest} from a fetch `Request`. `path` is relative to the mount point. */
-export function fromFetchRequest(request: Request, path: string): ProtocolRequest {
+export function fromFetchRequest(request: Request, path: string, baseUrl?: string): ProtocolRequest {
   return {
     method: request.method,
     path,
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => readFetchBody(request, limit),
     signal: request.signal,
+    ...(baseUrl ? { baseUrl } : {}),
   };
 }
 

@@ -23,6 +23,11 @@ export interface CallOptions {
    * workers, are shared fairly between accounts. @default none: each call counts on its own
    */
   readonly account?: string;
+  /**
+   * Where the client reached the service (origin and mount path), when the engine has no `publicUrl`: the
+   * engine's local index cites its documents under it.
+   */
+  readonly requestBaseUrl?: string;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */

@@ -39,6 +39,7 @@ describe('CLI configuration', () => {
       maxAccountShare: ENGINE_DEFAULTS.maxAccountShare,
       search: 'local',
       corpus: undefined,
+      includeManual: false,
       searxngUrl: undefined,
       searxngPages: 1,
       braveApiKey: undefined,

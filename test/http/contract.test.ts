@@ -113,8 +113,9 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       expect(body.response_type).toBe('markdown');
       expect(body.answer).toMatch(/3,357/);
       expect(body.answer).toMatch(/\[1\]/);
-      // Never a server path: the corpus file's URL below the service's /docs/ (publicUrl's default base).
-      expect(body.sources).toEqual(['http://localhost/docs/volcanoes.md']);
+      // Never a server path: the corpus file's URL below the service's /docs/, where this request reached
+      // it (no publicUrl given).
+      expect(body.sources).toEqual([`${h.server.baseUrl}/docs/volcanoes.md`]);
       const source = await fetch(`${h.server.baseUrl}/docs/volcanoes.md`);
       expect(source.status).toBe(200);
       expect(source.headers.get('content-type')).toBe('text/markdown; charset=utf-8');

@@ -3,6 +3,7 @@
  * invitation to an organization and the operator's one-time setup link.
  */
 import { html, type Html } from '../html.ts';
+import { newPasswordField } from '../password-reset.ts';
 import type { ConsolePaths, Context, SignupPolicy } from '../runtime.ts';
 import { csrfToken } from '../security.ts';
 import type { InvitationRecord, UserRecord } from '../../stores/account-types.ts';
@@ -78,15 +79,7 @@ export function accountView(
           autocomplete="current-password"
           required
         />
-        <label for="new-password">New password</label>
-        <input
-          id="new-password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength="10"
-        />
+        ${newPasswordField('new-password', 'New password')}
         <button type="submit">Change password</button>
       </form>
     </section>`,

@@ -2,6 +2,7 @@
 import { dataTable, html, type Html } from '../html.ts';
 import type { ConsolePaths, OrgContext } from '../runtime.ts';
 import type { KeyRecord } from '../../stores/types.ts';
+import { revokeQuestion } from '../revoke.ts';
 import { balanceNote, copyOnce, csrfField, errorNote, formatTime, orgPage } from './layout.ts';
 
 /** The expiries a new key may get, in days (the form's choices). */
@@ -26,6 +27,8 @@ export interface KeysPage {
   /** A key just created, shown once. */
   readonly created?: { readonly key: string } | undefined;
   readonly error?: string | undefined;
+  /** What just happened (a key revoked). */
+  readonly notice?: string | undefined;
 }
 
 export function keysView(paths: ConsolePaths, org: OrgContext, view: KeysPage): Html {
@@ -43,7 +46,12 @@ export function keysView(paths: ConsolePaths, org: OrgContext, view: KeysPage): 
         <td>
           ${
             mayRevoke
-              ? html`<form method="post" action="${link(`/keys/${record.id}/revoke`)}" class="inline">
+              ? html`<form
+                  method="post"
+                  action="${link(`/keys/${record.id}/revoke`)}"
+                  class="inline"
+                  data-confirm="${revokeQuestion(record)}"
+                >
                   ${csrfField(org)}
                   <button type="submit" class="danger" aria-label="Revoke ${record.name ?? record.prefix}">
                     Revoke
@@ -67,6 +75,7 @@ export function keysView(paths: ConsolePaths, org: OrgContext, view: KeysPage): 
     'API keys',
     html`<h1>API keys</h1>
       ${balanceNote(view.available)} ${shown} ${errorNote(view.error)}
+      ${view.notice ? html`<p class="notice" role="status" data-testid="key-notice">${view.notice}</p>` : ''}
       <section class="card" aria-labelledby="create-key">
         <h2 id="create-key">Create a key</h2>
         <form method="post" action="${link('/keys')}" class="row">

@@ -72,6 +72,7 @@ export function page(paths: ConsolePaths, input: PageInput): Html {
         ${input.csrf ? html`<meta name="csrf-token" content="${input.csrf}" />` : ''}
         <meta name="base-path" content="${basePath}" />
         <title>${input.title} · citewise console</title>
+        <link rel="icon" href="${link('/console-assets/favicon.svg')}" type="image/svg+xml" />
         <link rel="stylesheet" href="${link('/console-assets/console.css')}" />
         ${
           input.scripts

@@ -2,6 +2,8 @@
 import { dataTable, html, type Html } from '../html.ts';
 import type { ConsolePaths } from '../runtime.ts';
 import type { OrganizationRecord, UserRecord } from '../../stores/account-types.ts';
+import { creditAccountsSection, grantForm, type CreditAccountRow } from '../credit-accounts.ts';
+import { resetLinkSection } from '../password-reset.ts';
 import { page } from './layout.ts';
 
 /** An organization as the operator sees it. */
@@ -17,6 +19,7 @@ export function operatorView(
   csrf: string,
   maintenance: boolean,
   rows: readonly OperatorRow[],
+  more: { others: readonly CreditAccountRow[]; reset?: { email: string; url: string } | undefined },
 ): Html {
   const { link } = paths;
   const field = html`<input type="hidden" name="_csrf" value="${csrf}" />`;
@@ -54,23 +57,7 @@ export function operatorView(
                     >${o.suspendedAt ? 'suspended' : 'active'}</span
                   >
                 </td>
-                <td>
-                  <form method="post" action="${link(`/operator/${o.id}/grant`)}" class="inline">
-                    ${field}<label for="grant-${o.id}">Credits</label>
-                    <input
-                      id="grant-${o.id}"
-                      name="credits"
-                      type="number"
-                      min="1"
-                      step="1"
-                      required
-                      class="short"
-                    />
-                    <button type="submit" class="secondary" aria-label="Grant credits to ${o.name}">
-                      Grant
-                    </button>
-                  </form>
-                </td>
+                <td>${grantForm(link(`/operator/${o.id}/grant`), o.id, o.name, field)}</td>
                 <td>
                   <form
                     method="post"
@@ -89,6 +76,8 @@ export function operatorView(
               </tr>`,
           ),
         )}
-      </section>`,
+      </section>
+      ${creditAccountsSection(more.others, (id) => link(`/operator/${id}/grant`), field)}
+      ${resetLinkSection(link('/operator/reset-link'), field, more.reset)}`,
   });
 }

@@ -124,7 +124,7 @@ function chart(days: readonly Day[]): Html {
   const { width, height } = CHART;
   const barWidth = width / days.length;
   return html`<figure class="chart">
-    <svg viewBox="0 0 ${width} ${height + 20}" role="img" aria-label="Searches per day over the last 30 days">
+    <svg viewBox="0 0 ${width} ${height}" role="img" aria-label="Searches per day over the last 30 days">
       ${days.map((d, i) => {
         const barHeight = Math.round((d.searches / max) * height);
         return html`<rect
@@ -136,9 +136,10 @@ function chart(days: readonly Day[]): Html {
           ><title>${d.day}: ${d.searches} searches, ${d.credits} credits</title></rect
         >`;
       })}
-      <text x="0" y="${height + 16}" class="axis">${days[0]?.day ?? ''}</text>
-      <text x="${width}" y="${height + 16}" class="axis" text-anchor="end">${days.at(-1)?.day ?? ''}</text>
     </svg>
+    <p class="chart-axis" aria-hidden="true">
+      <span>${days[0]?.day ?? ''}</span><span>${days.at(-1)?.day ?? ''}</span>
+    </p>
     <details>
       <summary>Numbers per day</summary>
       ${dataTable(

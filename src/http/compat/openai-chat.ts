@@ -1,7 +1,8 @@
 /**
  * OpenAI-compatible chat completions, `POST /v1/chat/completions` and `GET /v1/models`: clients that speak the
  * OpenAI chat API (the `openai` SDK, the AI SDK's OpenAI-compatible provider, chat UIs) get citewise's answer
- * as the assistant message, with Perplexity's additive `citations` and `search_results`. A translation onto
+ * as the assistant message, with Perplexity's additive `citations` and `search_results`, and the sources as
+ * OpenAI's `url_citation` annotations (what the AI SDK reads as sources). A translation onto
  * `/v1/search`: same keys, credits, limits; errors in OpenAI's shape.
  */
 import { z } from 'zod';
@@ -108,6 +109,40 @@ function searchResultsOf(response: SearchResponse): ChatSearchResult[] {
   return (response.search_results ?? []).map(({ title, url, snippet }) => ({ title, url, snippet }));
 }
 
+/** OpenAI's `url_citation` annotation, which OpenAI's clients read as the answer's sources. */
+export interface ChatUrlCitation {
+  readonly type: 'url_citation';
+  readonly url_citation: {
+    readonly url: string;
+    readonly title: string;
+    /** Where the source's first `[n]` marker starts in the answer (UTF-16 offsets, as in JavaScript). */
+    readonly start_index: number;
+    readonly end_index: number;
+  };
+}
+
+/**
+ * One `url_citation` per source, in `[n]` order, spanning the first `[n]` of the answer: the AI SDK's
+ * OpenAI provider (`@ai-sdk/openai`) turns them into the URL sources of `generateText` and `streamText`.
+ */
+export function urlCitationsOf(response: SearchResponse): ChatUrlCitation[] {
+  const titles = new Map((response.search_results ?? []).map(({ url, title }) => [url, title]));
+  return response.sources.map((url, i) => {
+    const marker = `[${i + 1}]`;
+    const at = response.answer.indexOf(marker);
+    const start = at === -1 ? 0 : at;
+    return {
+      type: 'url_citation' as const,
+      url_citation: {
+        url,
+        title: titles.get(url) || url,
+        start_index: start,
+        end_index: at === -1 ? 0 : start + marker.length,
+      },
+    };
+  });
+}
+
 /** The `chat.completion` body of a finished search. */
 export function chatCompletion(plan: ChatPlan, response: SearchResponse, requestId: string) {
   return {
@@ -118,7 +153,11 @@ export function chatCompletion(plan: ChatPlan, response: SearchResponse, request
     choices: [
       {
         index: 0,
-        message: { role: 'assistant' as const, content: response.answer },
+        message: {
+          role: 'assistant' as const,
+          content: response.answer,
+          annotations: urlCitationsOf(response),
+        },
         finish_reason: 'stop' as const,
       },
     ],
@@ -138,8 +177,9 @@ type StreamEvent =
 
 /**
  * The SSE frames of a streamed chat completion: `chat.completion.chunk`s, the first with the assistant role
- * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, `usage`,
- * `citations` and `search_results`; then `data: [DONE]`. A failure after the start is sent as
+ * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, the
+ * sources as `delta.annotations` (`url_citation`s), `usage`, `citations` and `search_results`; then
+ * `data: [DONE]`. A failure after the start is sent as
  * `data: {"error": …}` (its `type` as for the code's HTTP status) and the stream ends (the search is refunded).
  */
 export async function* chatCompletionChunks(
@@ -166,9 +206,10 @@ export async function* chatCompletionChunks(
     } else if (event.type === 'delta') {
       yield frame({ ...base, choices: [{ index: 0, delta: { content: event.text }, finish_reason: null }] });
     } else if (event.type === 'done') {
+      const annotations = urlCitationsOf(event.body);
       yield frame({
         ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        choices: [{ index: 0, delta: annotations.length ? { annotations } : {}, finish_reason: 'stop' }],
         usage: usageOf(plan, event.body.answer),
         citations: event.body.sources,
         search_results: searchResultsOf(event.body),

@@ -24,6 +24,7 @@ import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
+import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import {
   nonNegativeInteger,
   nonNegativeNumber,
@@ -67,10 +68,10 @@ export interface ModelAnswererOptions {
   /** Answerer used when the model fails (e.g. `createExtractiveAnswerer()`); otherwise the request fails. */
   readonly fallback?: Answerer;
   /**
-   * Answer when no passages were found (the model is not called).
+   * Answer when no passages were found (the model is not called); a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
    */
-  readonly noAnswerText?: string;
+  readonly noAnswerText?: NoAnswerText;
   /** Prompt options (context length, extra instructions). */
   readonly prompt?: Omit<AnswerPromptOptions, 'nonce'>;
   /** Provider-specific options passed to the AI SDK, e.g. `{ openai: { reasoningEffort: 'low' } }`. */
@@ -193,16 +194,13 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
       minAttemptMs: nonNegativeNumber,
       maxInvalidJsonRetries: nonNegativeInteger,
     });
-  const noAnswerText =
-    options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
+  const noAnswerText = noAnswerTextOf(options.noAnswerText);
   checkTelemetrySettings(options.telemetry);
   // Checked only: without it the provider's default applies.
   if (options.temperature !== undefined)
     nonNegativeNumber('temperature', options.temperature, options.temperature);
   if (options.fallback !== undefined && typeof options.fallback.answer !== 'function')
     throw new TypeError('fallback must be an Answerer');
-  if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)
-    throw new TypeError('noAnswerText must be a non-empty string');
   buildAnswerPrompt(
     { prompt: '', context: [], query: '', responseType: 'text', passages: [] },
     options.prompt,
@@ -292,7 +290,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     async answer(input: AnswerInput, call: CallOptions): Promise<AnswerOutput> {
       call.signal.throwIfAborted();
       if (input.jsonSchema) return answerJson({ ...input, jsonSchema: input.jsonSchema }, call);
-      if (input.passages.length === 0) return { answer: noAnswerText, sources: [] };
+      if (input.passages.length === 0) return { answer: noAnswerText(), sources: [] };
       const prompt = buildAnswerPrompt(input, options.prompt);
       const sources = prompt.sources.map((source) => source.url);
       for (let attempt = 0; ; attempt++) {
@@ -324,8 +322,9 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
       const sources = prompt.sources.map((source) => source.url);
       yield { type: 'sources', sources };
       if (input.passages.length === 0) {
-        yield { type: 'delta', text: noAnswerText };
-        yield { type: 'done', answer: noAnswerText, sources: [] };
+        const text = noAnswerText();
+        yield { type: 'delta', text };
+        yield { type: 'done', answer: text, sources: [] };
         return;
       }
       for (let attempt = 0; ; attempt++) {

@@ -330,6 +330,13 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
   /** Folders (or single files) to index, recursively. Hidden entries and `node_modules` are skipped. */
   readonly paths: readonly string[];
   /**
+   * Folders searched only while `paths` and `indexFiles` hold no document: the corpus to fall back on until
+   * the user gives documents of their own (`citewise serve` falls back on its manual, and stops answering
+   * from it once `--corpus` or `citewise index` gave documents). They are numbered after `paths` for
+   * `publicUrl` URLs. @default []
+   */
+  readonly fallbackPaths?: readonly string[];
+  /**
    * When set, a document's URL is `baseUrl` + its path relative to its folder (e.g.
    * `https://example.com/docs/` + `api-keys.md`); otherwise its `file://` URL.
    */
@@ -383,6 +390,11 @@ export interface LocalIndexProvider extends SearchProvider {
    * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
    */
   readonly indexedFile: (encodedPath: string) => string | undefined;
+  /**
+   * Whether documents other than those of `fallbackPaths` are indexed (the user's own documents): then
+   * searches leave the fallback folders out. `false` until loaded.
+   */
+  hasOwnDocuments(): boolean;
 }
 
 /** What {@link LocalIndexProvider.load} indexed. */
@@ -451,12 +463,14 @@ async function readDocument(file: string, url: string): Promise<LocalDocumentInp
  */
 export function createLocalIndexProvider(options: LocalIndexProviderOptions): LocalIndexProvider {
   const indexFiles: readonly string[] = options?.indexFiles ?? [];
+  const fallbackPaths: readonly string[] = options?.fallbackPaths ?? [];
   const isPathList = (value: unknown): value is readonly string[] =>
     Array.isArray(value) && value.every((f) => typeof f === 'string' && f.length > 0);
   if (!isPathList(indexFiles)) throw new TypeError('indexFiles must be an array of file paths');
+  if (!isPathList(fallbackPaths)) throw new TypeError('fallbackPaths must be an array of folder paths');
   if (
     !Array.isArray(options?.paths) ||
-    (options.paths.length === 0 && indexFiles.length === 0) ||
+    (options.paths.length === 0 && indexFiles.length === 0 && fallbackPaths.length === 0) ||
     !options.paths.every((p) => typeof p === 'string')
   ) {
     throw new TypeError('paths must be a non-empty array of folder paths');
@@ -473,7 +487,10 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     options.maxFileBytes,
     LOCAL_INDEX_DEFAULTS.maxFileBytes,
   );
-  const roots = options.paths.map((p) => path.resolve(p));
+  const roots = [...options.paths, ...fallbackPaths].map((p) => path.resolve(p));
+  const firstFallbackRoot = options.paths.length;
+  // URLs of the fallback folders' documents, as last read.
+  let fallbackUrls: ReadonlySet<string> = new Set();
   const index = new LocalIndex(options);
   const rootIsFile = new Map<string, boolean>();
 
@@ -590,6 +607,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const readAll = async (): Promise<LoadReport> => {
     const skipped: { file: string; reason: string }[] = [];
     const seen = new Set<string>();
+    const fallback = new Set<string>();
     for (const [rootIndex, root] of roots.entries()) {
       rootIsFile.set(root, (await stat(root)).isFile());
       for (const file of await listDocumentFiles(root, (extension) => extensions.has(extension))) {
@@ -611,6 +629,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
           else {
             index.addDocument(document);
             seen.add(url);
+            if (rootIndex >= firstFallbackRoot) fallback.add(url);
           }
         } catch (error) {
           skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
@@ -620,6 +639,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     for (const url of index.urls())
       if (!seen.has(url) && !indexFileUrls().has(url)) index.removeDocument(url);
     folderUrls = seen;
+    fallbackUrls = fallback;
     skipped.push(...(await syncIndexFiles()));
     return { documents: index.size, skipped };
   };
@@ -633,9 +653,16 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     return attempt;
   };
 
+  const hasOwnDocuments = (): boolean => {
+    let fallbackIndexed = 0;
+    for (const url of fallbackUrls) if (index.has(url)) fallbackIndexed++;
+    return index.size > fallbackIndexed;
+  };
+
   const provider: LocalIndexProvider = {
     id: 'local',
     index,
+    hasOwnDocuments,
     load() {
       loading ??= start();
       return loading;
@@ -652,9 +679,13 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;
-      const filtering = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
+      // The fallback folders answer only while there is nothing else.
+      const hideFallback = fallbackUrls.size > 0 && hasOwnDocuments();
+      const byDomain = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
+      const filtering = byDomain || hideFallback;
       const hits = index.search(query.query, filtering ? index.size : query.limit).filter((hit) => {
-        if (!filtering) return true;
+        if (hideFallback && fallbackUrls.has(hit.url)) return false;
+        if (!byDomain) return true;
         const host = URL.canParse(hit.url) ? new URL(hit.url).hostname : '';
         const matches = (domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
         if (include !== undefined && include.length > 0 && !include.some(matches)) return false;
