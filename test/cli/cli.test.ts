@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { CLI, runCli, servedUrl, startServe, type ServeProcess } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 
 /**
@@ -370,7 +370,7 @@ describe('citewise CLI', () => {
     // A web search provider makes serve start its extraction workers before it opens: a start of a second or so.
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--port', String(port), '--data-dir', parent, '--log-level', 'warn'].concat([
+      [CLI, 'serve', '--port', String(port), '--data-dir', parent, '--log-level', 'info'].concat([
         '--search',
         'searxng',
         '--searxng-url',
@@ -379,7 +379,11 @@ describe('citewise CLI', () => {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let listening = false;
-    child.stdout.on('data', (chunk: Buffer) => (listening ||= chunk.toString().includes('listening on')));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      listening ||= servedUrl(stdout) !== undefined;
+    });
     const health: string[] = [];
     const ready: string[] = [];
     try {
