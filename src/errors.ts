@@ -130,8 +130,9 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     retryable: false,
     when:
       'Strict grounding (`--strict-grounding`, or `"grounding": "strict"` in the request): no sentence of ' +
-      'the answer has a citation verified against its source, or the search found no source at all for a ' +
-      '`response_type: "json"` answer. Refunded.',
+      'the answer has a citation verified against its source (an answer that cites nothing included), or ' +
+      'the search found no source at all for a `response_type: "json"` answer. Refunded, except a streamed ' +
+      'answer whose text was already sent (charged).',
   },
   too_many_jobs: {
     status: 429,

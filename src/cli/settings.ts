@@ -470,7 +470,8 @@ export const SERVE_SETTINGS = {
     flag: '--credit-cost <n>',
     env: 'CITEWISE_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one search, in credits; a search that found no source costs nothing.',
+    meaning:
+      'Cost of one search, in credits, whether or not its answer cites the pages it read; a search that found no page at all costs nothing.',
     default: String(ENGINE_DEFAULTS.creditCost),
     parse: parseNonNegativeInteger,
   },
@@ -478,9 +479,19 @@ export const SERVE_SETTINGS = {
     flag: '--extract-credit-cost <n>',
     env: 'CITEWISE_EXTRACT_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one page read by POST /v1/extract, in credits; a page that failed costs nothing.',
+    meaning:
+      'Cost of one page read by POST /v1/extract, in credits; a page that failed costs --extract-failed-share of it.',
     default: String(ENGINE_DEFAULTS.extractCreditCost),
     parse: parseNonNegativeInteger,
+  },
+  extractFailedShare: {
+    flag: '--extract-failed-share <0-1>',
+    env: 'CITEWISE_EXTRACT_FAILED_SHARE',
+    group: 'limits',
+    meaning:
+      'Share of --extract-credit-cost charged for a page of POST /v1/extract requested from its server but not read (error status, too many redirects, timeout, unreadable body), summed over the request and rounded up; pages refused before any request (bad URL, private address, robots.txt) are free.',
+    default: String(ENGINE_DEFAULTS.extractFailedShare),
+    parse: parseFraction,
   },
   requestTimeoutMs: {
     flag: '--request-timeout <duration>',
@@ -743,7 +754,7 @@ export const SERVE_SETTINGS = {
     group: 'research',
     meaning:
       'Credits per search query a research search sends; its most queries times this is held, the rest ' +
-      'returned; nothing when it found no source.',
+      'returned; nothing when it found no page at all.',
     default: String(RESEARCH_DEFAULTS.creditsPerQuery),
     parse: parseNonNegativeInteger,
   },
@@ -787,7 +798,7 @@ export const SERVE_SETTINGS = {
     env: 'CITEWISE_STRICT_GROUNDING',
     group: 'models',
     meaning:
-      'Refuse (422, refunded) an answer none of whose sentences has a citation verified against its source; a request\'s "grounding" overrides it.',
+      'Refuse (422) an answer written from pages none of whose sentences has a citation verified against its source (an uncited answer included): refunded when plain, charged when streamed; a request\'s "grounding" overrides it.',
     default: String(ENGINE_DEFAULTS.strictGrounding),
     parse: parseBoolean,
     isSwitch: true,

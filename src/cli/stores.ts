@@ -41,6 +41,8 @@ export interface CliStores {
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
   readonly createdLocalDatabase: boolean;
+  /** That local SQLite file, when keys and credits are in one. */
+  readonly localDatabase: string | undefined;
   /** Applies pending schema migrations (PostgreSQL); returns what it did, for printing. */
   migrate(): Promise<string>;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let openJobQueue: (settings: JobQueueSettings) => JobQueue;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
+  let localDatabase: string | undefined;
   let description: string;
 
   if (kind === 'redis') {
@@ -135,8 +138,9 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     const path = settings.store
       ? resolve(settings.store.replace(/^sqlite:(\/\/)?/i, ''))
       : databasePath(settings.dataDir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     createdLocalDatabase = !existsSync(path);
+    localDatabase = path;
     const stores = createSqliteStores({ path });
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
@@ -174,6 +178,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     },
     description,
     createdLocalDatabase,
+    localDatabase,
     migrate,
     close: closeAll,
   };

@@ -69,7 +69,8 @@ export interface SearchEngine {
   balance(apiKey: string): Promise<BalanceResponse>;
   /**
    * Reads up to 20 pages as the owner of `apiKey` (`POST /v1/extract`): clean content, title, date and
-   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read.
+   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read (and
+   * `extractFailedShare` of it per page requested but not read).
    */
   extract(request: ExtractRequest, options: SearchCallOptions): Promise<ExtractResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
@@ -144,6 +145,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     creditCost: resolved.creditCost,
     researchCreditsPerQuery: resolved.researchCreditsPerQuery,
     extractCreditCost: resolved.extractCreditCost,
+    extractFailedShare: resolved.extractFailedShare,
     strictGrounding: resolved.strictGrounding,
     metrics: options.metrics,
     reportError: createErrorReporter(logger),

@@ -34,6 +34,8 @@ import type { ResearchService } from '../jobs/research.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
 import {
+  jsonDepth,
+  MAX_JSON_DEPTH,
   parseSearchRequest,
   type BalanceResponse,
   type NormalizedSearchRequest,
@@ -512,7 +514,7 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
     });
   }
   // A host framework's body parser (e.g. express.json()) may have read the body already.
-  if (request.parsedBody !== undefined) return request.parsedBody;
+  if (request.parsedBody !== undefined) return withinDepth(request.parsedBody);
   const raw = await request.readBody(limit);
   const bytes = codings.length
     ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
@@ -531,14 +533,35 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
       cause,
     });
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (cause) {
     throw new CitewiseError('invalid_request', 'malformed JSON', {
       description: 'Invalid request: the body is not valid JSON',
       cause,
     });
   }
+  return withinDepth(parsed);
+}
+
+/**
+ * A body with a field nested past {@link MAX_JSON_DEPTH} is a 400 naming the field, whatever the route (the
+ * same words as the `json_schema` check).
+ */
+function withinDepth(body: unknown): unknown {
+  const tooDeep = (name: string, limit: number) =>
+    new CitewiseError('invalid_request', 'body nested too deeply', {
+      description: `Invalid request: ${name} must be nested at most ${limit} levels deep`,
+    });
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body)) {
+      if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep(name, MAX_JSON_DEPTH);
+    }
+  } else if (jsonDepth(body, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) {
+    throw tooDeep('the body', MAX_JSON_DEPTH + 1);
+  }
+  return body;
 }
 
 /** `application/json` or any `+json` type, parameters allowed; a charset other than UTF-8 is refused. */

@@ -478,8 +478,9 @@ function searchPath(): Record<string, unknown> {
       operationId: 'search',
       summary: 'Search the web and answer the prompt with sources',
       description:
-        'Charges one search worth of credits when it succeeds; a failed or cancelled search, and one that ' +
-        'found no source (its answer says so and `sources` is empty), is refunded.',
+        'Charges one search worth of credits when it succeeds, whether or not the answer cites the pages it ' +
+        'read; a failed or cancelled search, and one that found no page at all (its answer says so and ' +
+        '`sources` is empty), is refunded. A streamed answer is charged when its first text is sent.',
       parameters: [
         {
           name: 'Idempotency-Key',

@@ -93,7 +93,7 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
       title: 'Read web pages',
       description:
         `Reads up to ${MAX_EXTRACT_URLS} web pages and returns their main content as Markdown (or text), ` +
-        'without menus and ads. Each page read costs credits; pages that fail are free.',
+        'without menus and ads. Each page read costs credits; a page that fails costs a share of that.',
       inputSchema: {
         urls: z
           .array(z.url())

@@ -303,8 +303,9 @@ describe('OpenAPI 3.1 document', () => {
           error: { code: 'bad_status', message: expect.any(String) as unknown },
         },
       ]);
-      expect(body.credits_charged).toBe(1);
-      expect((await client.balance()).available_credits).toBe(before - 1);
+      // 1 for the page read, 0.25 rounded up for the missing one.
+      expect(body.credits_charged).toBe(2);
+      expect((await client.balance()).available_credits).toBe(before - 2);
     } finally {
       await reader.close();
       await web.close();

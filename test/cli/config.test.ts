@@ -30,6 +30,7 @@ describe('CLI configuration', () => {
       rateLimit: ENGINE_DEFAULTS.rateLimit,
       creditCost: ENGINE_DEFAULTS.creditCost,
       extractCreditCost: ENGINE_DEFAULTS.extractCreditCost,
+      extractFailedShare: ENGINE_DEFAULTS.extractFailedShare,
       tavilyPrefix: ENGINE_DEFAULTS.tavilyPrefix,
       requestTimeoutMs: ENGINE_DEFAULTS.requestTimeoutMs,
       maxLatencyMs: ENGINE_DEFAULTS.maxLatencyMs,
