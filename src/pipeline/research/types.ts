@@ -38,11 +38,11 @@ export interface ResearchSettings {
   readonly maxQueries?: number;
   /** @default RESEARCH_DEFAULTS.maxPages (40) */
   readonly maxPages?: number;
-  /** @default RESEARCH_DEFAULTS.questionResults (5) */
+  /** @default RESEARCH_DEFAULTS.questionResults (8) */
   readonly questionResults?: number;
   /** @default RESEARCH_DEFAULTS.entityResults (3) */
   readonly entityResults?: number;
-  /** @default RESEARCH_DEFAULTS.leadResults (2) */
+  /** @default RESEARCH_DEFAULTS.leadResults (3) */
   readonly leadResults?: number;
   /** @default RESEARCH_DEFAULTS.leadsPerRound (4) */
   readonly leadsPerRound?: number;
