@@ -49,6 +49,11 @@ const NON_ASCII = /[\u0080-\uffff]/;
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 let wordSegmenter: Intl.Segmenter | undefined;
+// A word of Latin letters loses its diacritics ("Aschenbrödel" → "aschenbrodel", "Tekezé" → "tekeze"), as
+// search engines fold them (SQLite FTS5's remove_diacritics, Lucene's ASCII folding): a name typed without
+// its accents still matches. Other scripts keep their marks (in Devanagari or Arabic they are the vowels).
+const LATIN_RUN = /^[\p{Script=Latin}\p{M}\p{N}'’]+$/u;
+const COMBINING_MARKS = /\p{M}+/gu;
 
 function segmentWords(run: string): string[] {
   wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -98,7 +103,8 @@ export function stem(word: string): string {
  *
  * Text is NFKC-normalized (full-width letters, ligatures and compatibility forms fold to their plain
  * forms), lower-cased, split into runs of Unicode letters and digits (so `--rate-limit` gives `rate`,
- * `limit` and `as_1f2e` gives `as`, `1f2e`), possessive `'s` is dropped, then stop words are removed and
+ * `limit` and `as_1f2e` gives `as`, `1f2e`); words of Latin letters lose their diacritics (`Tekezé` gives
+ * `tekeze`; other scripts keep their marks), possessive `'s` is dropped, then stop words are removed and
  * tokens stemmed unless disabled. Runs of Chinese, Japanese, Thai, Lao, Khmer or Burmese text, which
  * have no spaces between words, are split into words with `Intl.Segmenter` (word granularity).
  *
@@ -130,7 +136,7 @@ function lowerCaseWords(text: string, locale: string | undefined): string[] {
   const words: string[] = [];
   for (const [run] of lowerCase(text.normalize('NFKC')).matchAll(WORD)) {
     if (UNSPACED_SCRIPT.test(run)) words.push(...segmentWords(run));
-    else words.push(run);
+    else words.push(LATIN_RUN.test(run) ? run.normalize('NFD').replace(COMBINING_MARKS, '') : run);
   }
   return words;
 }
