@@ -173,6 +173,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       options.minDeeperPageMentions,
       defaults.minDeeperPageMentions,
     ),
+    cheapResults: positiveInteger('cheapResults', options.cheapResults, defaults.cheapResults),
     maxPassageTokens: positiveInteger(
       'maxPassageTokens',
       options.maxPassageTokens,

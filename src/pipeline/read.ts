@@ -99,6 +99,8 @@ export interface PageReader {
 }
 
 interface MutableRead {
+  /** The hit's position among the search's results (0 first): the fetcher serves a host's pages in this order. */
+  readonly position: number;
   /** When the page's fetch ended (epoch ms), for the stragglers' grace. */
   arrivedAt?: number;
   /** Waited for until the answer time, never cut by the stragglers' grace. */
@@ -131,7 +133,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       Math.max(0, deadline - Date.now()),
     );
     const signal = AbortSignal.any([call.signal, read.stopper.signal]);
-    const pageCall = { ...call, signal, deadline };
+    const pageCall = { ...call, signal, deadline, priority: read.position };
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
       const page = await raceSignal(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
@@ -141,8 +143,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       if (read.admit && !read.admit(page)) return;
       changed(read, 'extracting');
       const content = await raceSignal(extractor!.extract(page, pageCall), signal);
+      // The extractor's object is kept as it is when it has a title: a cached extraction is then the same
+      // object in every search, and the ranker's passages and tokens of it (kept by object) are reused.
       if (content && content.text.trim())
-        read.document = { ...content, title: content.title || read.hit.title };
+        read.document = content.title ? content : { ...content, title: read.hit.title };
     } catch {
       // A page that failed, timed out or was stopped is dropped; its snippet stands in.
     } finally {
@@ -156,6 +160,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     read(hits, readOptions = {}) {
       return hits.map((hit, index) => {
         const read: MutableRead = {
+          position: all.length,
           patient: index < (readOptions.patient ?? 0),
           hit,
           state: 'waiting',

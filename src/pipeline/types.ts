@@ -18,6 +18,12 @@ export interface CallOptions {
    * bound the call.
    */
   readonly deadline?: number;
+  /**
+   * Where this call stands among its request's calls, lower first: the page fetcher serves a host's
+   * waiting requests in this order (the pipeline passes a page's position among the search results, so
+   * every search's first results go before anyone's later ones). @default 0
+   */
+  readonly priority?: number;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */
@@ -120,6 +126,12 @@ export interface FetchedPage {
 export interface PageFetcher {
   /** Gives up at `options.deadline` (or the fetcher's own page timeout, whichever comes first). */
   fetch(url: URL, options: CallOptions): Promise<FetchedPage>;
+  /**
+   * Whether fetching `url` now would cost the site no new request or a quick one (cached, being fetched
+   * already, or a fast host with room): the pipeline then reads it with the first results. Optional: a
+   * fetcher without it is never asked to read more.
+   */
+  isCheap?(url: URL): boolean;
   close?(): Promise<void>;
 }
 
