@@ -24,6 +24,7 @@ import type {
   SearchHit,
 } from './types.ts';
 import { raceSignal } from './abort.ts';
+import { SPECULATIVE_PRIORITY } from './fetch/host-scheduler.ts';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
@@ -110,6 +111,8 @@ interface MutableRead {
   document: ExtractedContent | null;
   readonly stopper: AbortController;
   readonly go: { readonly promise: Promise<void>; open(): void };
+  /** Its extraction is wanted (not only read ahead): its fetch is then needed, not speculative. */
+  wanted: boolean;
   readonly admit: ((page: FetchedPage) => boolean) | undefined;
 }
 
@@ -133,7 +136,16 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       Math.max(0, deadline - Date.now()),
     );
     const signal = AbortSignal.any([call.signal, read.stopper.signal]);
-    const pageCall = { ...call, signal, deadline, priority: read.position };
+    // A page read ahead is a speculative fetch until its extraction is wanted: the fetcher sends it only
+    // when its host has room to spare, and any needed page goes first (read when the host picks).
+    const pageCall = {
+      ...call,
+      signal,
+      deadline,
+      get priority() {
+        return read.wanted ? read.position : SPECULATIVE_PRIORITY + read.position;
+      },
+    };
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
       const page = await raceSignal(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
@@ -167,6 +179,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
           stopper: new AbortController(),
           go: latch(),
+          wanted: readOptions.extract !== false,
           admit: readOptions.admit,
         };
         if (readOptions.extract !== false) read.go.open();
@@ -179,7 +192,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       });
     },
     release(reads) {
-      for (const read of reads as MutableRead[]) read.go.open();
+      for (const read of reads as MutableRead[]) {
+        read.wanted = true;
+        read.go.open();
+      }
     },
     settle(reads) {
       const mine = reads as readonly MutableRead[];

@@ -21,7 +21,10 @@ export interface CallOptions {
   /**
    * Where this call stands among its request's calls, lower first: the page fetcher serves a host's
    * waiting requests in this order (the pipeline passes a page's position among the search results, so
-   * every search's first results go before anyone's later ones). @default 0
+   * every search's first results go before anyone's later ones). From `SPECULATIVE_PRIORITY` on, the
+   * fetch may not be needed (a page read ahead): it is sent only while its host has room to spare. It may
+   * change while the call waits (a getter): it is read whenever the host picks its next request.
+   * @default 0
    */
   readonly priority?: number;
 }

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAST_HOST_SAMPLES,
+  SPECULATIVE_PRIORITY,
   createHostScheduler,
   type SlotTicket,
 } from '../../src/pipeline/fetch/host-scheduler.ts';
@@ -90,6 +91,62 @@ describe('host scheduler', () => {
     await Promise.all([running, ...runs]);
     // C0 and B0 share priority 0 and nobody runs: the older (C0) first. A1 and B1: the older A1.
     expect(log).toEqual(['A0', 'C0', 'B0', 'A1', 'B1', 'A2']);
+  });
+
+  it('starts a speculative task only with room to spare, and any needed task before it', async () => {
+    const scheduler = createHostScheduler(
+      { concurrency: 4, ratePerSecond: 1000, burst: 100, fastMs: 200 },
+      Date.now,
+    );
+    const log: string[] = [];
+    const gates = ['A0', 'A1'].map((name) => gate(log, name));
+    const running = gates.map((g, i) => scheduler.run('one.test', ticket('A', i), never, g.task));
+    // Half of the 4 slots are busy: the page read ahead waits, although a slot is free.
+    const ahead = scheduler.run(
+      'one.test',
+      ticket('A', SPECULATIVE_PRIORITY + 5),
+      never,
+      async () => void log.push('A5 ahead'),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toEqual(['A0', 'A1']);
+    // A needed page of another search takes the free slot at once.
+    await scheduler.run('one.test', ticket('B', 3), never, async () => void log.push('B3'));
+    expect(log).toEqual(['A0', 'A1', 'B3']);
+    gates[0]!.open();
+    await Promise.all([running[0], ahead]);
+    expect(log).toEqual(['A0', 'A1', 'B3', 'A5 ahead']);
+    gates[1]!.open();
+    await running[1];
+  });
+
+  it('keeps half the burst for needed tasks: a speculative one waits for the bucket to refill', async () => {
+    const scheduler = createHostScheduler(
+      { concurrency: 100, ratePerSecond: 10, burst: 4, fastMs: 200 },
+      Date.now,
+    );
+    const started: string[] = [];
+    const t0 = Date.now();
+    const runs = [
+      ...[0, 1, 2].map((i) =>
+        scheduler.run(
+          'one.test',
+          ticket('A', i),
+          never,
+          async () => void started.push(`needed ${Date.now() - t0}`),
+        ),
+      ),
+      scheduler.run(
+        'one.test',
+        ticket('A', SPECULATIVE_PRIORITY),
+        never,
+        async () => void started.push(`ahead ${Date.now() - t0}`),
+      ),
+    ];
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all(runs);
+    // Three needed tasks take 3 of the 4 tokens; the read-ahead waits until 2 are in again (100 ms).
+    expect(started).toEqual(['needed 0', 'needed 0', 'needed 0', 'ahead 100']);
   });
 
   it('drops a waiting task whose signal aborts, without running it', async () => {

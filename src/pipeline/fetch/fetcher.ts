@@ -51,9 +51,9 @@ import { USER_AGENT } from '../../package-info.ts';
  */
 export const FETCHER_DEFAULTS = {
   concurrency: 64,
-  perHostConcurrency: 16,
-  perHostRate: 32,
-  perHostBurst: 48,
+  perHostConcurrency: 32,
+  perHostRate: 64,
+  perHostBurst: 96,
   fastHostMs: 200,
   pageTimeoutMs: 15_000,
   connectTimeoutMs: 5_000,
@@ -71,7 +71,7 @@ export const DEFAULT_USER_AGENT = USER_AGENT;
 export interface PageCacheOptions {
   /**
    * Total bytes of cached bodies (plus a small per-entry overhead). Must be finite.
-   * @default 33_554_432 (32 MiB)
+   * @default 67_108_864 (64 MiB)
    */
   readonly maxBytes?: number;
   /**
@@ -99,19 +99,20 @@ export interface PageFetcherOptions {
   /**
    * Requests in flight at once to one host (`host:port`). A host's waiting requests are served fairly
    * between searches (a search's first results before anyone's later ones), so a popular site shared by
-   * many searches does not queue them behind each other.
-   * @default 16
+   * many searches does not queue them behind each other. Sized for the engine's default of 8 searches at
+   * once all reading one site.
+   * @default 32
    */
   readonly perHostConcurrency?: number;
   /**
    * Requests started per second to one host, sustained (a token bucket refilled at this rate). May be
    * fractional (0.5: one every 2 s).
-   * @default 32
+   * @default 64
    */
   readonly perHostRate?: number;
   /**
    * Requests that may start at once to one host after a quiet spell (the token bucket's size); at least 1.
-   * @default 48
+   * @default 96
    */
   readonly perHostBurst?: number;
   /**
@@ -273,7 +274,7 @@ function resolveCache(
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError('cache must be an options object or false');
   }
-  const maxBytes = positiveInteger('cache.maxBytes', options?.maxBytes, 32 * 1024 * 1024);
+  const maxBytes = positiveInteger('cache.maxBytes', options?.maxBytes, 64 * 1024 * 1024);
   const ttlMs = positiveInteger('cache.ttlMs', options?.ttlMs, 300_000);
   return new LRUCache<string, FetchedPage>({
     maxSize: maxBytes,
@@ -365,10 +366,10 @@ interface HopOptions {
   readonly maxBytes: number;
 }
 
-/** One caller waiting for a shared fetch: its search and the page's place among its results. */
+/** One caller waiting for a shared fetch: its search and the page's place among its results (read live). */
 interface Caller {
   readonly requestId: string;
-  readonly priority: number;
+  readonly call: CallOptions;
 }
 
 /** A fetch shared by every caller asking for the same URL at the same time. */
@@ -392,7 +393,7 @@ function flightTicket(callers: ReadonlySet<Caller>): SlotTicket {
     },
     priority() {
       let best = Infinity;
-      for (const caller of callers) best = Math.min(best, caller.priority);
+      for (const caller of callers) best = Math.min(best, caller.call.priority ?? 0);
       return Number.isFinite(best) ? best : 0;
     },
   };
@@ -664,7 +665,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     if (cached) return cached;
 
     let flight = flights.get(url.href);
-    const caller: Caller = { requestId: call.requestId, priority: call.priority ?? 0 };
+    const caller: Caller = { requestId: call.requestId, call };
     if (!flight) {
       flight = startFlight(url);
       flights.set(url.href, flight);

@@ -72,6 +72,13 @@ interface HostState {
   timer: NodeJS.Timeout | undefined;
 }
 
+/**
+ * Priorities from this one on mark a speculative request (a page read ahead that may not be needed): it
+ * starts only while its host has room to spare, half of its slots and half of its burst free, so needed
+ * requests of any search never wait behind speculation, and a busy site is not sent pages nobody asked for.
+ */
+export const SPECULATIVE_PRIORITY = 1_000_000;
+
 /** Hosts kept once idle before the idle ones whose bucket is full again are forgotten. */
 const PRUNE_ABOVE = 1024;
 /** Requests timed on a host before it can count as fast. */
@@ -156,10 +163,15 @@ export function createHostScheduler(limits: HostLimits, now: () => number = Date
   const dispatch = (host: string, state: HostState): void => {
     while (state.waiting.size > 0 && state.running < limits.concurrency) {
       refill(state);
-      if (state.tokens < 1) {
-        // Come back when the next token is in.
+      const waiter = next(state)!;
+      // A speculative request needs room to spare: half the slots and half the burst free.
+      const speculative = waiter.ticket.priority() >= SPECULATIVE_PRIORITY;
+      const tokensNeeded = speculative ? Math.max(1, limits.burst / 2) : 1;
+      if (speculative && state.running >= Math.max(1, Math.floor(limits.concurrency / 2))) return;
+      if (state.tokens < tokensNeeded) {
+        // Come back when enough tokens are in.
         if (state.timer === undefined) {
-          const waitMs = Math.ceil(((1 - state.tokens) / limits.ratePerSecond) * 1000);
+          const waitMs = Math.ceil(((tokensNeeded - state.tokens) / limits.ratePerSecond) * 1000);
           state.timer = setTimeout(() => {
             state.timer = undefined;
             dispatch(host, state);
@@ -167,7 +179,6 @@ export function createHostScheduler(limits: HostLimits, now: () => number = Date
         }
         return;
       }
-      const waiter = next(state)!;
       state.waiting.delete(waiter);
       state.tokens -= 1;
       waiter.start();
