@@ -18,9 +18,10 @@
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, isApiPath, passesOn, payloadTooLarge } from '../src/http/handler.ts';
+import { requestBaseUrl } from '../src/http/base-url.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
 /** Returns the middleware pair to pass to `app.use(path?, …)`. */
@@ -29,7 +30,9 @@ export function citewiseExpress(engine: SearchEngine): [RequestHandler, ErrorReq
     if (!isApiPath(req.path, engine.tavilyPrefix)) return next();
     // A body parser that ran before us (express.json()) leaves the parsed body in `req.body`.
     const parsed = req.body as unknown;
-    engine.handle(fromNodeRequest(req, res, req.path, parsed)).then((response) => {
+    // Where this request reached the API (Express applies its `trust proxy` setting to `req.protocol`).
+    const baseUrl = requestBaseUrl(req.protocol, req.get('host'), req.baseUrl);
+    engine.handle(fromNodeRequest(req, res, req.path, parsed, baseUrl)).then((response) => {
       if (passesOn(req.path, response)) next();
       else writeNodeResponse(res, response);
     }, next);

@@ -10,8 +10,9 @@
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { isApiPath, isStreamBody, passesOn } from '../src/http/handler.ts';
+import { requestBaseUrl } from '../src/http/base-url.ts';
 import { fromNodeRequest } from '../src/http/node.ts';
 
 /** Returns Koa middleware for the /v1 API. */
@@ -22,7 +23,11 @@ export function citewiseKoa(engine: SearchEngine): Middleware {
       return;
     }
     const parsed = (ctx.request as { body?: unknown }).body;
-    const response = await engine.handle(fromNodeRequest(ctx.req, ctx.res, ctx.path, parsed));
+    // Mounted under a prefix (koa-mount, a router), ctx.path is below it: the rest of the original path is it.
+    const original = new URL(ctx.originalUrl, 'http://x').pathname;
+    const mountPath = original.endsWith(ctx.path) ? original.slice(0, original.length - ctx.path.length) : '';
+    const baseUrl = requestBaseUrl(ctx.protocol, ctx.host, mountPath);
+    const response = await engine.handle(fromNodeRequest(ctx.req, ctx.res, ctx.path, parsed, baseUrl));
     // A /docs/… path that is not a corpus file may be the application's own.
     if (passesOn(ctx.path, response)) {
       await next();

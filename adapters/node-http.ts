@@ -10,9 +10,10 @@
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SearchEngine } from '../src/engine.ts';
+import type { SearchEngine } from '../src/engine/index.ts';
 import { CitewiseError } from '../src/errors.ts';
 import { errorResponse, stripBasePath } from '../src/http/handler.ts';
+import { requestBaseUrl } from '../src/http/base-url.ts';
 import { fromNodeRequest, writeNodeResponse } from '../src/http/node.ts';
 
 export {
@@ -37,6 +38,10 @@ export function createNodeHandler(
   return (req, res) => {
     const path = stripBasePath(new URL(req.url ?? '/', 'http://localhost').pathname, basePath);
     if (path === null) return writeNodeResponse(res, errorResponse(new CitewiseError('not_found')));
-    void engine.handle(fromNodeRequest(req, res, path)).then((response) => writeNodeResponse(res, response));
+    const protocol = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    const baseUrl = requestBaseUrl(protocol, req.headers.host, basePath);
+    void engine
+      .handle(fromNodeRequest(req, res, path, undefined, baseUrl))
+      .then((response) => writeNodeResponse(res, response));
   };
 }

@@ -1,8 +1,10 @@
 /**
  * Whether two DOMs give the same extraction: every page of both extraction datasets (WCXB dev and the article
  * benchmark) through `extractHtml` on each, the results compared field by field. The small DOM
- * (src/pipeline/extract/lite-dom.ts) reproduces the tree and the quirks of linkedom that the results depend
- * on; this is how a change to it, to linkedom or to a stage is checked against the whole of both sets.
+ * (src/pipeline/extract/lite-dom.ts), the only one extraction uses, reproduces the tree and the quirks of
+ * linkedom that the results depend on; linkedom and jsdom are dev dependencies, kept as references
+ * (bench/lib/reference-doms.ts). This is how a change to the small DOM or to a stage is checked against the
+ * whole of both sets.
  *
  *   node bench/extract-parity.ts [--data DIR] [--every N] [--doms lite,linkedom] [--show K]
  *
@@ -12,11 +14,10 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
-import { DOM_IMPLEMENTATIONS, type DomImplementation } from '../src/pipeline/extract/dom.ts';
 import { extractHtml } from '../src/pipeline/extract/html.ts';
-import { tuneLinkedomForWorkers } from '../src/pipeline/extract/worker-dom.ts';
 import { loadBenchmarkPages } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
+import { DOMS, parserOf, type DomName } from './lib/reference-doms.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';
 
 const { values } = parseArgs({
@@ -38,14 +39,12 @@ if (!Number.isInteger(every) || every < 1) fail('--every must be a positive inte
 const show = Number(values.show);
 if (!Number.isInteger(show) || show < 0) fail('--show must be a whole number.');
 const doms = values.doms.split(',').map((name) => name.trim());
-if (doms.length !== 2 || !doms.every((name) => (DOM_IMPLEMENTATIONS as readonly string[]).includes(name))) {
-  fail(`--doms must name two of ${DOM_IMPLEMENTATIONS.join(', ')}.`);
+if (doms.length !== 2 || !doms.every((name) => (DOMS as readonly string[]).includes(name))) {
+  fail(`--doms must name two of ${DOMS.join(', ')}.`);
 }
-const [first, second] = doms as [DomImplementation, DomImplementation];
+const [first, second] = doms as [DomName, DomName];
 
 const datasets = resolveDatasetsDir(values.data, ['wcxb-dev', 'article-extraction-benchmark']);
-// linkedom as the extraction workers run it (the settings answer as linkedom does; tests check that).
-tuneLinkedomForWorkers();
 const pages = [
   ...loadWcxbPages(join(datasets, 'wcxb-dev'), every).map((page) => ({ ...page, id: `wcxb ${page.id}` })),
   ...loadBenchmarkPages(join(datasets, 'article-extraction-benchmark'))
@@ -62,8 +61,14 @@ let differing = 0;
 for (const page of pages) {
   const html = decodeBytes(page.html, { sniffMeta: true }).text;
   // One after the other: each DOM's extraction is synchronous work.
-  const a = (await extractHtml(html, { url: page.url, dom: first })) as Record<string, unknown> | null;
-  const b = (await extractHtml(html, { url: page.url, dom: second })) as Record<string, unknown> | null;
+  const a = (await extractHtml(html, { url: page.url, parser: parserOf(first) })) as Record<
+    string,
+    unknown
+  > | null;
+  const b = (await extractHtml(html, { url: page.url, parser: parserOf(second) })) as Record<
+    string,
+    unknown
+  > | null;
   if (JSON.stringify(a) === JSON.stringify(b)) continue;
   differing++;
   if (differing > show) continue;

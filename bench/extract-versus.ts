@@ -2,9 +2,10 @@
  * This checkout's extractor against another checkout's (an older commit), in one process, alternating page by
  * page, so that a shared machine's changing speed hits both alike: the firm way to measure a speed change
  * here, where the machine's speed moves by a quarter within minutes and two runs of `bench:extract` minutes
- * apart cannot be compared. Both run with the extraction workers' linkedom settings, as the service runs
- * them, on every WCXB page (`--every N` for one in N), each page `--reps` times per side, with the side that
- * goes first swapped from page to page.
+ * apart cannot be compared. Both run as the service's extraction workers run them (an older checkout that
+ * tuned linkedom in its workers, `src/pipeline/extract/worker-dom.ts`, with those settings), on every WCXB
+ * page (`--every N` for one in N), each page `--reps` times per side, with the side that goes first swapped
+ * from page to page.
  *
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
  *   node bench/extract-versus.ts --before /tmp/before [--data DIR] [--every N] [--reps 2]
@@ -58,13 +59,18 @@ if ([reps, every, block].some((value) => !Number.isInteger(value) || value < 1))
   process.exit(2);
 }
 
-/** One checkout's extractor, with the workers' linkedom settings applied. */
+/**
+ * One checkout's extractor, as its workers run it: a checkout from before linkedom left production tunes
+ * linkedom there (worker-dom.ts), and that is applied too.
+ */
 async function loadExtractor(root: string): Promise<ExtractHtml> {
   const module = (path: string): string => pathToFileURL(join(resolve(root), path)).href;
-  const workerDom = (await import(module('src/pipeline/extract/worker-dom.ts'))) as {
-    tuneLinkedomForWorkers(): boolean;
-  };
-  workerDom.tuneLinkedomForWorkers();
+  if (existsSync(join(root, 'src/pipeline/extract/worker-dom.ts'))) {
+    const workerDom = (await import(module('src/pipeline/extract/worker-dom.ts'))) as {
+      tuneLinkedomForWorkers(): boolean;
+    };
+    workerDom.tuneLinkedomForWorkers();
+  }
   const html = (await import(module('src/pipeline/extract/html.ts'))) as { extractHtml: ExtractHtml };
   return html.extractHtml;
 }
@@ -79,7 +85,7 @@ interface Page {
   readonly text: string;
 }
 
-/** One checkout's extractor in this thread, with the workers' linkedom settings applied. */
+/** One checkout's extractor in this thread, as its workers run it. */
 async function inThisThread(root: string): Promise<Extract> {
   const extractHtml = await loadExtractor(root);
   return (page) => extractHtml(page.text, page);

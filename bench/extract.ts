@@ -27,9 +27,12 @@ import { setTimeout } from 'node:timers/promises';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
-import { DEFAULT_EXTRACTION_TIMEOUT_MS } from '../src/pipeline/extract/extractor.ts';
-import type { StageTimes } from '../src/pipeline/extract/html.ts';
-import type { ContentExtractor, ExtractedContent, FetchedPage } from '../src/pipeline/types.ts';
+import { EXTRACTOR_DEFAULTS } from '../src/pipeline/extract/extractor.ts';
+import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
+import { decodeBytes } from '../src/pipeline/extract/decode.ts';
+import { parserOf } from './lib/reference-doms.ts';
+import { asFetchedPage } from './lib/fetched-page.ts';
+import type { ContentExtractor, ExtractedContent } from '../src/pipeline/types.ts';
 import { loadBenchmarkPages, type BenchmarkPage } from './lib/article-benchmark.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { profileInWorker, type PageProfile } from './lib/extract-profile.ts';
@@ -66,18 +69,6 @@ interface Variant {
 let worker: ContentExtractor | undefined;
 const call = { signal: new AbortController().signal, requestId: 'bench' };
 
-/** A benchmark page as the fetcher hands it to the extractor. */
-function toFetched(page: Page): FetchedPage {
-  return {
-    url: page.url,
-    requestedUrl: page.url,
-    status: 200,
-    contentType: 'text/html',
-    body: page.html,
-    headers: {},
-  };
-}
-
 const VARIANTS: Record<string, Variant> = {
   ours: {
     name: 'ours',
@@ -85,7 +76,7 @@ const VARIANTS: Record<string, Variant> = {
     run: (page) => {
       // No time limit here: the table counts the pages over the service's limit instead.
       worker ??= createContentExtractor({ workers: 1, timeoutMs: 600_000, maxInputBytes: 2 ** 30 });
-      return worker.extract(toFetched(page), call);
+      return worker.extract(asFetchedPage(page), call);
     },
   },
   inprocess: {
@@ -96,7 +87,11 @@ const VARIANTS: Record<string, Variant> = {
   jsdom: {
     name: 'jsdom',
     label: 'citewise on jsdom',
-    run: (page) => extractContent(page.html, { url: page.url, contentType: 'text/html', dom: 'jsdom' }),
+    run: (page) =>
+      extractHtml(decodeBytes(page.html, { sniffMeta: true }).text, {
+        url: page.url,
+        parser: parserOf('jsdom'),
+      }),
   },
   baseline: {
     name: 'baseline',
@@ -253,7 +248,7 @@ function speedTable(timesOfVariants: readonly (readonly number[])[], withBaselin
   const baselineIndex = withBaseline ? variants.findIndex((variant) => variant.name === 'baseline') : -1;
   const baselineTotal = baselineIndex >= 0 ? timesOfVariants[baselineIndex]!.reduce((a, b) => a + b, 0) : 0;
   console.log(
-    `\n| extractor | median ms | p90 ms | max ms | total ms | total / naive total | pages over ${DEFAULT_EXTRACTION_TIMEOUT_MS} ms |`,
+    `\n| extractor | median ms | p90 ms | max ms | total ms | total / naive total | pages over ${EXTRACTOR_DEFAULTS.timeoutMs} ms |`,
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const [v, variant] of variants.entries()) {
@@ -265,7 +260,7 @@ function speedTable(timesOfVariants: readonly (readonly number[])[], withBaselin
       baselineTotal > 0
         ? `${(total / baselineTotal).toFixed(3)} (${(baselineTotal / total).toFixed(2)}× faster)`
         : 'n/a';
-    const over = times.filter((t) => t > DEFAULT_EXTRACTION_TIMEOUT_MS).length;
+    const over = times.filter((t) => t > EXTRACTOR_DEFAULTS.timeoutMs).length;
     console.log(
       `| ${variant.label} | ${ms1(quantile(sorted, 0.5))} | ${ms1(quantile(sorted, 0.9))} | ${ms1(sorted.at(-1) ?? 0)} | ${Math.round(total)} | ${variant.name === 'baseline' ? '1.000' : ratio} | ${over} |`,
     );
@@ -447,9 +442,9 @@ function costModel(profiles: readonly PageProfile[], stages: readonly string[]):
 
 async function pool(pages: readonly Page[], workers: number): Promise<void> {
   const extractor = createContentExtractor({ workers, timeoutMs: 60_000 });
-  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(toFetched(page), call))); // warm-up
+  await Promise.all(pages.slice(0, workers).map((page) => extractor.extract(asFetchedPage(page), call))); // warm-up
   const start = performance.now();
-  await Promise.all(pages.map((page) => extractor.extract(toFetched(page), call)));
+  await Promise.all(pages.map((page) => extractor.extract(asFetchedPage(page), call)));
   const wall = performance.now() - start;
   await extractor.close?.();
   console.log(

@@ -27,7 +27,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { createNodeHandler } from '../adapters/node-http.ts';
-import { createSearchEngine } from '../src/engine.ts';
+import { createSearchEngine } from '../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../src/pipeline/types.ts';
 import {
   createMemoryCreditStore,
@@ -48,7 +48,7 @@ import {
   createUsageRecorder,
   type AccountStore,
   type UsageStore,
-} from '../src/stores/accounts/index.ts';
+} from '../src/console/index.ts';
 import { withConsoleKeys } from '../src/console/keys.ts';
 
 interface LoadSpec {

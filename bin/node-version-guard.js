@@ -29,7 +29,21 @@ if (isNode) {
   if (!supported) {
     const need =
       required === undefined ? 'a newer Node.js (see "engines" in its package.json)' : `Node.js ${required}`;
-    runtime.stderr.write(`citewise needs ${need}, but this is Node.js ${runtime.versions.node}.\n`);
+    runtime.stderr.write(
+      `citewise needs ${need}, but this is Node.js ${runtime.versions.node}. ${howToRun(runtime.argv)}\n`,
+    );
     runtime.exit(1);
   }
+}
+
+/**
+ * The one command that runs the same thing on Node.js 24 without installing it (npx fetches the `node`
+ * package), or, without a script to name (`node -e`, a REPL), what to install.
+ */
+function howToRun(argv) {
+  const script = argv[1];
+  if (typeof script !== 'string' || script.length === 0 || script === '-')
+    return 'Install Node.js 24 (https://nodejs.org/) and run it again.';
+  const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+  return `Run it on Node.js 24 with: npx -y node@24 ${[script, ...argv.slice(2)].map(quote).join(' ')}`;
 }

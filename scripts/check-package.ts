@@ -4,7 +4,10 @@
  * imports the root and every subpath export, runs the installed `citewise --help`, and starts
  * `citewise serve` to answer `GET /v1/balance` and `POST /v1/search` with the first key and serve the console's
  * sign-in page with its scripts and stylesheet. Once: a `.ts` file
- * importing every export typechecks with `tsc`. On a Node.js below `engines` (Node 20): the bin and an import
+ * importing every export typechecks with `tsc`; `examples/`, `deploy/` and CHANGELOG.md are in the package; and
+ * every module the installed package can run (the JavaScript of its `dist` and its `bin`) imports only
+ * Node.js built-ins, itself, its dependencies and its peers: never a dev dependency such as linkedom or
+ * jsdom, which users do not get. On a Node.js below `engines` (Node 20): the bin and an import
  * stop with the one sentence naming the required version. Prints a table; exits 1 if any check failed.
  *
  *   node scripts/check-package.ts [--keep]      (--keep leaves the temporary project for a look)
@@ -21,8 +24,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import semver from 'semver';
@@ -31,6 +35,7 @@ interface PackageJson {
   name: string;
   engines: { node: string };
   exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
 }
@@ -161,6 +166,61 @@ function checkTypes(project: string): void {
   );
 }
 
+/** The files below `folder` whose names end with one of `endings`. */
+function filesBelow(folder: string, endings: readonly string[]): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => endings.some((ending) => name.endsWith(ending)))
+    .map((name) => join(folder, name));
+}
+
+/** The package a bare import specifier names (`@scope/name/sub` → `@scope/name`), or undefined for a path. */
+function packageOf(specifier: string): string | undefined {
+  if (/^(?:\.|\/|node:|#|data:|file:)/.test(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** `import … from 'x'`, `export … from 'x'`, `import 'x'`, `import('x')`, `require('x')`, `require.resolve('x')`. */
+// `from` after white space or a brace only: the word inside a string (`['from', 'to']`) is not an import.
+const IMPORT_SPECIFIER =
+  /(?:(?<=[\s}])from\s*|\bimport\s*\(?\s*|\brequire(?:\.resolve)?\s*\(\s*)['"]([^'"\n]+)['"]/g;
+
+/**
+ * Every module the installed package can run (the JavaScript of its compiled `dist` and of its `bin`) imports
+ * only Node.js built-ins, the package itself, its dependencies and its peers: a dev dependency imported there
+ * would fail for users, who do not get it (linkedom and jsdom are only the tests' references). Read from the
+ * text, comments included: a superset of what runs.
+ */
+function checkRuntimeImports(project: string): void {
+  const installed = join(project, 'node_modules', pkg.name);
+  const allowed = new Set([
+    pkg.name,
+    ...builtinModules,
+    ...Object.keys(pkg.dependencies),
+    ...Object.keys(pkg.peerDependencies),
+  ]);
+  const files = [
+    ...filesBelow(join(installed, 'dist'), ['.js']),
+    ...filesBelow(join(installed, 'bin'), ['.js']),
+  ];
+  const outside: string[] = [];
+  for (const file of files) {
+    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT_SPECIFIER)) {
+      const name = packageOf(match[1]!);
+      if (name !== undefined && !allowed.has(name)) outside.push(`${relative(installed, file)}: ${name}`);
+    }
+  }
+  const devOnly = ['linkedom', 'jsdom'].filter((name) => existsSync(join(project, 'node_modules', name)));
+  record(
+    `node ${process.versions.node}`,
+    `${files.length} installed modules import only built-ins, dependencies and peers; linkedom, jsdom not installed`,
+    files.length > 0 && outside.length === 0 && devOnly.length === 0,
+    [...new Set(outside)].join(', ') ||
+      (devOnly.length ? `installed: ${devOnly.join(', ')}` : 'no modules found'),
+  );
+}
+
 function checkHelp(label: string, binary: string, project: string): void {
   const result = run(binary, [join(project, 'node_modules', '.bin', 'citewise'), '--help'], project);
   record(
@@ -176,7 +236,7 @@ async function checkServe(label: string, binary: string, project: string): Promi
   const dataDir = mkdtempSync(join(project, 'data-'));
   const env = { ...process.env, PATH: `${dirname(binary)}${delimiter}${process.env.PATH ?? ''}` };
   const bin = join(project, 'node_modules', '.bin', 'citewise');
-  const child = spawn(binary, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+  const child = spawn(binary, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
     cwd: project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -186,9 +246,10 @@ async function checkServe(label: string, binary: string, project: string): Promi
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
     const origin = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "listening" line within 60 s: ${output}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`no "ready" line within 60 s: ${output}`)), 60_000);
       const poll = setInterval(() => {
-        const match = /listening on (http:\/\/\S+)/.exec(output);
+        // Every line of stdout is a JSON log line; the `ready` one has the address.
+        const match = /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"ready"\}$/m.exec(output);
         if (match) {
           clearTimeout(timer);
           clearInterval(poll);
@@ -251,17 +312,42 @@ async function checkServe(label: string, binary: string, project: string): Promi
   }
 }
 
-/** Below `engines`, the bin and an import stop with exit code 1 and the one sentence, not a stack trace. */
+/** The files the manual points at ship in the package: `examples/`, `deploy/` and CHANGELOG.md. */
+function checkShippedFiles(project: string): void {
+  const installed = join(project, 'node_modules', pkg.name);
+  const wanted = [
+    ...['examples', 'deploy'].flatMap((dir) => readdirSync(join(ROOT, dir)).map((name) => `${dir}/${name}`)),
+    'CHANGELOG.md',
+  ];
+  const missing = wanted.filter((file) => !existsSync(join(installed, file)));
+  record('package', 'ships examples/, deploy/ and CHANGELOG.md', missing.length === 0, missing.join(', '));
+}
+
+/**
+ * Below `engines`, the bin and an import stop with exit code 1 and one line, not a stack trace; the bin's
+ * line names the `npx -y node@24 …` command, and that command runs it.
+ */
 function checkGuard(label: string, binary: string, project: string): void {
   const sentence = `citewise needs Node.js ${pkg.engines.node}, but this is Node.js `;
   const bin = run(binary, [join(project, 'node_modules', '.bin', 'citewise'), '--help'], project);
   const binOk =
     bin.status === 1 && bin.stderr.startsWith(sentence) && bin.stderr.trim().split('\n').length === 1;
-  record(label, 'below engines: citewise --help stops with one sentence', binOk, bin.stderr);
+  record(label, 'below engines: citewise --help stops with one line', binOk, bin.stderr);
+  const command = /Run it on Node\.js 24 with: (npx -y node@24 \S+ --help)$/m.exec(bin.stderr)?.[1];
+  // npx (beside the npm that packs) run by the old Node.js, as its user would: it fetches Node.js 24.
+  const npx = join(dirname(NPM[1]!), 'npx-cli.js');
+  const again =
+    command && existsSync(npx) ? run(binary, [npx, ...command.split(' ').slice(1)], project) : null;
+  record(
+    label,
+    'below engines: the command it names runs citewise on Node.js 24',
+    again?.status === 0 && again.stdout.includes('serve'),
+    again ? again.stderr : `no command in: ${bin.stderr}, or no ${npx}`,
+  );
   const lib = run(binary, ['--input-type=module', '-e', `await import('${pkg.name}');`], project);
   const libOk =
     lib.status === 1 && lib.stderr.startsWith(sentence) && lib.stderr.trim().split('\n').length === 1;
-  record(label, 'below engines: import stops with one sentence', libOk, lib.stderr);
+  record(label, 'below engines: import stops with one line', libOk, lib.stderr);
 }
 
 const started = Date.now();
@@ -293,6 +379,8 @@ try {
     await checkServe(label, binary, project);
   }
   checkTypes(project);
+  checkShippedFiles(project);
+  checkRuntimeImports(project);
   const old = newestNode(`^${below}`);
   checkGuard(`node ${old}`, nodeBinary(old), project);
 } finally {

@@ -18,7 +18,7 @@ import {
   type AnySetting,
   type SettingGroup,
 } from '../src/cli/settings.ts';
-import { ENGINE_DEFAULTS } from '../src/engine.ts';
+import { ENGINE_DEFAULTS } from '../src/engine/index.ts';
 import { ERROR_TABLE } from '../src/errors.ts';
 
 /** Width of the `--help` texts on the CLI page. */

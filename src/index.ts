@@ -21,10 +21,17 @@ export {
   FREE_CREDITS,
   type CreateKeyOptions,
   type Logger,
+  type ResearchOptions,
   type SearchCallOptions,
   type SearchEngine,
   type SearchEngineOptions,
-} from './engine.ts';
+} from './engine/index.ts';
+export {
+  createCreditsService,
+  type CreditsService,
+  type CreditsServiceOptions,
+  type HoldOf,
+} from './engine/credits.ts';
 export {
   ARRIVED_SHARE,
   DEFAULT_EXPAND_TO_RESULTS,
@@ -39,8 +46,32 @@ export {
   type PipelineResult,
   type PipelineSettings,
   type PipelineStages,
+  type GatheredEvidence,
+  type PipelineEvent,
   type StageTimings,
 } from './pipeline/run.ts';
+export {
+  analyzeQuestion,
+  createModelResearchPlanner,
+  createRulesPlanner,
+  findLeads,
+  runResearch,
+  MODEL_PLANNER_DEFAULTS,
+  RESEARCH_DEFAULTS,
+  type Lead,
+  type ModelResearchPlannerOptions,
+  type PlannedQuery,
+  type QuestionAnalysis,
+  type ResearchPlan,
+  type ResearchPlanner,
+  type ResearchResult,
+  type ResearchRun,
+  type ResearchSettings,
+  type ResearchState,
+  type ResearchStep,
+  type ResearchStopReason,
+  type SearchedQuery,
+} from './pipeline/research/index.ts';
 
 // Errors
 export {
@@ -88,6 +119,7 @@ export {
 
 // Stage interfaces
 export type * from './pipeline/types.ts';
+export { SEARCH_DEPTHS } from './pipeline/types.ts';
 
 // Stage: query planning
 export { planQuery } from './pipeline/query.ts';
@@ -110,11 +142,11 @@ export {
 export { canonicalizeUrl, isHttpUrl, isTrackingParam } from './pipeline/search/url.ts';
 export {
   LocalIndex,
-  corpusDocumentUrl,
   createLocalIndexProvider,
   type LocalIndexProvider,
   type LocalIndexProviderOptions,
 } from './pipeline/search/local-index.ts';
+export { corpusDocumentUrl } from './pipeline/search/corpus-url.ts';
 
 // Stage: fetch
 export * from './pipeline/fetch/index.ts';

@@ -65,3 +65,23 @@ export function fraction(name: string, value: unknown, fallback: number): number
   }
   return resolved;
 }
+
+/** One of the checks above: `(name, value, fallback) → value to use`. */
+export type NumberCheck = (name: string, value: unknown, fallback: number) => number;
+
+/**
+ * Checks several numeric options at once against their `*_DEFAULTS` table, in the order of `checks`:
+ * `numberOptions(options, TABLE, { maxSentences: positiveInteger, minCoverage: fraction })`. Each option is
+ * named by its key in errors, as the single checks name it.
+ */
+export function numberOptions<K extends string>(
+  options: NoInfer<Partial<Record<K, unknown>>>,
+  defaults: Readonly<Record<K, number>>,
+  checks: Readonly<Record<K, NumberCheck>>,
+): Record<K, number> {
+  const resolved = {} as Record<K, number>;
+  for (const name of Object.keys(checks) as K[]) {
+    resolved[name] = checks[name](name, options[name], defaults[name]);
+  }
+  return resolved;
+}

@@ -1,8 +1,6 @@
-/** Worker entry of {@link profileInWorker}: the workers' linkedom settings, then the profile. */
+/** Worker entry of {@link profileInWorker}: the profile in a thread of its own, as extraction workers run. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { tuneLinkedomForWorkers } from '../../src/pipeline/extract/worker-dom.ts';
 import { profilePages, type ProfilePage } from './extract-profile.ts';
 import { heapMiB } from './gc.ts';
 
-tuneLinkedomForWorkers();
 parentPort?.postMessage(await profilePages(workerData as ProfilePage[], heapMiB));

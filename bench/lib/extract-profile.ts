@@ -33,7 +33,7 @@ export interface ProfileResult {
 
 /** Counts the elements and text characters of the document the stages parse (not timed). */
 async function pageSize(html: string): Promise<{ elements: number; textCharacters: number }> {
-  const { document } = await parseDocument(withoutInertMarkup(html), 'https://example.test/', 'lite');
+  const { document } = parseDocument(withoutInertMarkup(html));
   let elements = 0;
   let textCharacters = 0;
   const walker = document.createTreeWalker(document, SHOW.ELEMENT | SHOW.TEXT);
@@ -75,7 +75,7 @@ export async function profilePages(
   return { pages: profiles, heapMiB: heap };
 }
 
-/** Runs {@link profilePages} in a new worker thread tuned as the extraction workers are. */
+/** Runs {@link profilePages} in a new worker thread, as extraction workers run. */
 export function profileInWorker(pages: readonly ProfilePage[]): Promise<ProfileResult> {
   const worker = new Worker(new URL('./extract-profile-worker.ts', import.meta.url), {
     workerData: pages.map(({ url, html }) => ({ url, html })),

@@ -1,6 +1,6 @@
 /**
  * The article-extraction-benchmark metric (Scrapinghub/Zyte `evaluate.py`, as described in the dataset README):
- * 4-token shingle multisets, per-page normalisation, macro precision/recall, F1 of those, exact-token accuracy.
+ * 4-token shingle multisets, per-page normalization, macro precision/recall, F1 of those, exact-token accuracy.
  */
 
 /** Python `\w+` on str: Unicode letters, numbers and underscore — not combining marks. */
@@ -23,7 +23,7 @@ export function shingles(tokens: readonly string[], size = 4): Map<string, numbe
   return counts;
 }
 
-/** Normalised true positives, false positives and false negatives of one page (they sum to 1, or all 0). */
+/** Normalized true positives, false positives and false negatives of one page (they sum to 1, or all 0). */
 export interface PageMatch {
   readonly tp: number;
   readonly fp: number;

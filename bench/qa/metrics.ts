@@ -1,4 +1,4 @@
-/** Scoring helpers of the QA benchmark: SQuAD answer normalisation, containment and percentiles. */
+/** Scoring helpers of the QA benchmark: SQuAD answer normalization, containment and percentiles. */
 
 /** ASCII punctuation, as Python's `string.punctuation` used by the official SQuAD script. */
 const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
@@ -21,7 +21,7 @@ const PUNCTUATION_BREAK = /(?<!\d)[\p{P}\p{S}]+|[\p{P}\p{S}]+(?!\d)/gu;
 
 /**
  * {@link normalizeAnswer} with punctuation read as a word break instead of deleted. The official
- * normalisation deletes it, which glues words that only punctuation separates: Wikipedia text such as
+ * normalization deletes it, which glues words that only punctuation separates: Wikipedia text such as
  * "governments.[citation needed]", "prize.[245]" or "1899—Marconi" would hide the answers "governments",
  * "prize" and "1899".
  */
@@ -29,21 +29,21 @@ export function normalizeAnswerSpaced(text: string): string {
   return normalizeAnswer(text.replace(PUNCTUATION_BREAK, ' '));
 }
 
-/** A text in both normalised forms, ready for {@link containsAnswer}. */
+/** A text in both normalized forms, ready for {@link containsAnswer}. */
 export interface NormalizedText {
   readonly joined: string;
   readonly spaced: string;
 }
 
-/** Both normalised forms of `text`. */
+/** Both normalized forms of `text`. */
 export function normalizeText(text: string): NormalizedText {
   return { joined: normalizeAnswer(text), spaced: normalizeAnswerSpaced(text) };
 }
 
 /**
- * The normalised forms of texts joined by blank lines, from the forms of each text: normalisation works
- * word by word and a blank line is a word break, so this equals normalising the joined text, without
- * normalising again a page that many questions read.
+ * The normalized forms of texts joined by blank lines, from the forms of each text: normalization works
+ * word by word and a blank line is a word break, so this equals normalizing the joined text, without
+ * normalizing again a page that many questions read.
  */
 export function joinNormalized(parts: readonly NormalizedText[]): NormalizedText {
   const join = (key: keyof NormalizedText) =>
@@ -55,10 +55,10 @@ export function joinNormalized(parts: readonly NormalizedText[]): NormalizedText
 }
 
 /**
- * Whether any gold answer occurs in `text` on word boundaries after normalisation: the official one
+ * Whether any gold answer occurs in `text` on word boundaries after normalization: the official one
  * ({@link normalizeAnswer}: "U.S." ↔ "US") or the one that reads punctuation as a break
  * ({@link normalizeAnswerSpaced}: "governments.[citation" holds "governments"). Either way `5` is not found
- * inside `50` or `5.5`. Empty normalised answers never match. `text` may be given already normalised.
+ * inside `50` or `5.5`. Empty normalized answers never match. `text` may be given already normalized.
  */
 export function containsAnswer(text: string | NormalizedText, answers: readonly string[]): boolean {
   const normalized = typeof text === 'string' ? normalizeText(text) : text;

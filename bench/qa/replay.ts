@@ -8,8 +8,13 @@
  *
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
- *                           [--min-deeper-page-mentions 0.5] [--data DIR]
+ *                           [--min-deeper-page-mentions 0.5] [--data DIR] [--answers FILE]
+ *
+ * `--answers FILE` writes every question's answer and its sources as JSON lines (the local web's origin, whose
+ * port changes from run to run, written as `WEB`), to compare two versions of the code answer for answer
+ * (`cmp` the two files).
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
@@ -35,6 +40,7 @@ const { values } = parseArgs({
     'max-per-source': { type: 'string', default: '20' },
     'search-order-boost': { type: 'string', default: '0.5' },
     'min-deeper-page-mentions': { type: 'string', default: String(DEFAULT_MIN_DEEPER_PAGE_MENTIONS) },
+    answers: { type: 'string' },
     ...DATA_OPTION,
   },
 });
@@ -135,6 +141,7 @@ const stages = {
   answerer: createExtractiveAnswerer(),
 };
 
+const answers: string[] = [];
 const rows: { inContext: boolean; inAnswer: boolean; goldRead: boolean; pages: number; tokens: number }[] =
   [];
 for (const question of questions) {
@@ -151,6 +158,13 @@ for (const question of questions) {
     { ...settings, pageTimeoutMs: 8_000 },
     call(),
   );
+  answers.push(
+    JSON.stringify({
+      question: question.question,
+      answer: result.answer,
+      sources: result.sources,
+    }),
+  );
   const context = result.passages.map((p) => (p.heading ? `${p.heading}\n${p.text}` : p.text)).join('\n\n');
   rows.push({
     inContext: containsAnswer(context, question.answers),
@@ -159,6 +173,10 @@ for (const question of questions) {
     pages: pagesRead.length,
     tokens: estimateTokens(context),
   });
+}
+
+if (values.answers !== undefined) {
+  writeFileSync(values.answers, `${answers.join('\n').replaceAll(web.origin, 'WEB')}\n`);
 }
 
 const share = (pick: (row: (typeof rows)[number]) => boolean) =>

@@ -28,7 +28,7 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import {
@@ -51,6 +51,8 @@ import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
 import { HOTPOT_DIR, loadDevQuestions, sampleQuestions, SQUAD_DIR, type Question } from './corpus.ts';
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
+import { formatMultihopReport, runMultihopBenchmark } from './multihop.ts';
+import { MULTIHOP_DIR } from './multihop-data.ts';
 import {
   containsAnswer,
   joinNormalized,
@@ -293,7 +295,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const servers: Server[] = [];
   const observations = new Map<string, Observation>();
   const byRequestId = new Map<string, Observation>();
-  // The latest text read for each URL: kept once while questions wait to be scored, and normalised once
+  // The latest text read for each URL: kept once while questions wait to be scored, and normalized once
   // when they are (20-40 pages per question, the same pages across questions).
   const pages = new Map<string, { text: string; normalized?: NormalizedText }>();
   const pageOf = ({ url, text }: { url: string; text: string }) => {
@@ -869,6 +871,14 @@ const HELP = `Usage: node bench/qa/run.ts [options]
   --model ID              model id in model mode (default fake-overlap-1)
   --hotpot                add the HotpotQA sample pages as distractors
   --dump FILE             write per-question results as JSON
+
+Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of their paragraphs):
+  --multihop              run bench/qa/multihop.ts: evidence complete per benchmark, question type and depth
+  --depths LIST           depths compared (default standard,deep,research)
+  --sample N              with --multihop: most questions per benchmark (default all)
+  --concurrency C         with --multihop: default 2
+  --max-latency MS        with --multihop: max_latency_ms of every request (default 15000)
+  --extractive            with --multihop: answer with the extractive answerer (measures answers only)
 `;
 
 async function main(): Promise<void> {
@@ -900,11 +910,19 @@ async function main(): Promise<void> {
       'per-host-rate': { type: 'string' },
       'per-host-burst': { type: 'string' },
       plot: { type: 'string' },
+      multihop: { type: 'boolean', default: false },
+      extractive: { type: 'boolean', default: false },
+      depths: { type: 'string' },
+      ids: { type: 'string' },
       ...DATA_OPTION,
     },
   });
   if (values.help) {
     process.stdout.write(HELP);
+    return;
+  }
+  if (values.multihop) {
+    await runMultihopMode(values);
     return;
   }
   const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);
@@ -964,6 +982,36 @@ async function main(): Promise<void> {
       writeFileSync(values.plot, plotSweep(rows, `BENCH:QA ON THE ${where}${hosts}: SEARCHES IN FLIGHT`));
     }
   }
+}
+
+/** `--multihop`: the multi-hop benchmark, with the flags it shares (defaults of its own where unset). */
+async function runMultihopMode(values: {
+  data?: string | undefined;
+  sample?: string | undefined;
+  seed?: string | undefined;
+  concurrency?: string | undefined;
+  depths?: string | undefined;
+  ids?: string | undefined;
+  extractive?: boolean | undefined;
+  dump?: string | undefined;
+  'max-latency'?: string | undefined;
+}): Promise<void> {
+  const given = (name: string) =>
+    process.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  const datasetsDir = resolveDatasetsDir(values.data, [MULTIHOP_DIR]);
+  const report = await runMultihopBenchmark({
+    datasetsDir,
+    ...(given('sample') ? { sample: Number(values.sample) } : {}),
+    seed: Number(values.seed),
+    ...(given('concurrency') ? { concurrency: Number(values.concurrency) } : {}),
+    ...(values.depths ? { depths: values.depths.split(',').map((d) => d.trim()) } : {}),
+    ...(values.ids ? { ids: values.ids.split(',') } : {}),
+    ...(values.extractive ? { extractive: true } : {}),
+    ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (values.dump) writeFileSync(values.dump, JSON.stringify(report, null, 2));
+  process.stdout.write(`${formatMultihopReport(report)}\n`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,5 +1,5 @@
 /**
- * The console in the CLI: `serve`'s console options, where account data lives, and the operator's
+ * The console in the CLI: `serve`'s console options, where console data lives, and the operator's
  * commands (`citewise console …`), which do what the operator page does.
  *
  * Account data (users, organizations, sessions, usage) lives next to keys and credits: in the SQLite file
@@ -10,15 +10,18 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Logger } from '../engine.ts';
-import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/accounts/sqlite.ts';
-import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/accounts/postgres.ts';
-import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/accounts/recorder.ts';
-import type { AccountStore, UsageStore } from '../stores/accounts/types.ts';
+import type { Logger } from '../engine/index.ts';
+import { createSqliteAccountStore, createSqliteUsageStore } from '../stores/sqlite/accounts.ts';
+import { createPostgresAccountStore, createPostgresUsageStore } from '../stores/postgres/accounts.ts';
+import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/usage-recorder.ts';
+import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
+import { createCreditsService, type CreditsService } from '../engine/credits.ts';
 import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
-import type { SearchEngine } from '../engine.ts';
+import { createResetLink, setPassword } from '../console/password-reset.ts';
+import { passwordProblem } from '../console/passwords.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import {
   addSettingOptions,
   databasePath,
@@ -91,33 +94,79 @@ export interface ConsoleStores {
 
 /** Opens the account and usage stores named by `accountsStore`. */
 export function openConsoleStores(accountsStore: string, logger?: Logger): ConsoleStores {
-  let accounts: AccountStore;
-  let usage: UsageStore;
-  if (storeKind(accountsStore) === 'postgres') {
-    const { url, option: schema } = takeParameter(accountsStore, 'schema');
-    const options = { connectionString: url, maxConnections: 4, ...(schema ? { schema } : {}) };
-    accounts = createPostgresAccountStore(options);
-    usage = createPostgresUsageStore({ ...options, maxConnections: 2 });
-  } else {
-    const path = accountsStore.replace(/^sqlite:(\/\/)?/i, '');
-    accounts = createSqliteAccountStore({ path });
-    usage = createSqliteUsageStore({ path });
-  }
+  const accounts =
+    storeKind(accountsStore) === 'postgres'
+      ? createPostgresAccountStore(postgresOptions(accountsStore, 4))
+      : createSqliteAccountStore({ path: sqlitePath(accountsStore) });
+  const ledger = openUsageLedger(accountsStore, logger);
+  return {
+    accounts,
+    usage: ledger.usage,
+    recorder: ledger.recorder,
+    description: redact(accountsStore),
+    async close() {
+      await ledger.close();
+      await accounts.close?.();
+    },
+  };
+}
+
+/** The usage store (the credit ledger) named by `accountsStore`, with its batching recorder. */
+interface UsageLedger {
+  readonly usage: UsageStore;
+  readonly recorder: BatchingUsageRecorder;
+  /** Writes what the recorder holds, then closes the store. */
+  close(): Promise<void>;
+}
+
+function openUsageLedger(accountsStore: string, logger?: Logger): UsageLedger {
+  const usage =
+    storeKind(accountsStore) === 'postgres'
+      ? createPostgresUsageStore(postgresOptions(accountsStore, 2))
+      : createSqliteUsageStore({ path: sqlitePath(accountsStore) });
   const recorder = createUsageRecorder(usage, {
     onError: (error) => logger?.warn({ err: error }, 'console: usage records not written yet; retrying'),
   });
   return {
-    accounts,
     usage,
     recorder,
-    description: redact(accountsStore),
     async close() {
       await recorder.close();
-      await accounts.close?.();
       await usage.close?.();
     },
   };
 }
+
+function postgresOptions(accountsStore: string, maxConnections: number) {
+  const { url, option: schema } = takeParameter(accountsStore, 'schema');
+  return { connectionString: url, maxConnections, ...(schema ? { schema } : {}) };
+}
+
+function sqlitePath(accountsStore: string): string {
+  return accountsStore.replace(/^sqlite:(\/\/)?/i, '');
+}
+
+/**
+ * The credits service of an admin command (`keys create`, `credits grant`, `console grant`): the credit
+ * store it is given, writing to the ledger where the console keeps it (the `--accounts-store`, else beside
+ * keys and credits), so that the console's ledger and the balance agree whoever granted.
+ */
+export async function withCliCredits(
+  flags: ConsoleFlags,
+  store: CreditStore,
+  work: (credits: CreditsService, ledger: BatchingUsageRecorder) => Promise<void>,
+): Promise<void> {
+  const { accountsStore } = resolveConsoleSettings({ ...flags, console: true }, process.env);
+  const ledger = openUsageLedger(accountsStore);
+  try {
+    await work(createCreditsService({ store, ledger: ledger.recorder }), ledger.recorder);
+  } finally {
+    await ledger.close();
+  }
+}
+
+/** The note of a grant made with the CLI, in the ledger. */
+export const CLI_GRANT_NOTE = 'granted by the operator (CLI)';
 
 /** What `serve` needs to run the console: the key store wrapper before the engine, the console after it. */
 export interface ServeConsole {
@@ -231,15 +280,8 @@ export function registerConsoleCommand(program: Command): void {
       run(flags, async ({ accounts, credits, stores }) => {
         if (!(await accounts.getOrganization(organization)))
           throw new Error(`no organization ${organization}`);
-        const balance = await credits.grant(organization, amount);
-        stores.recorder.record({
-          at: Date.now(),
-          accountId: organization,
-          keyId: null,
-          kind: 'grant',
-          credits: amount,
-          note: 'granted by the operator (CLI)',
-        });
+        const service = createCreditsService({ store: credits, ledger: stores.recorder });
+        const balance = await service.grant(organization, amount, CLI_GRANT_NOTE);
         console.log(`Granted ${amount} credits to ${organization}; available: ${balance}.`);
       }),
     );
@@ -308,16 +350,59 @@ export function registerConsoleCommand(program: Command): void {
     (name) => name === 'publicUrl',
   ).action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
     run(flags, async ({ app }) => {
-      // As serve resolves it: --public-url, else CITEWISE_PUBLIC_URL, else serve's default host and port.
-      const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
-      const base = resolvePublicUrl(
-        publicUrl,
-        SERVE_SETTINGS.host.default,
-        Number(SERVE_SETTINGS.port.default),
-      ).replace(/\/+$/, '');
-      console.log(`${base}${await app.createSetupLink()}`);
+      console.log(`${linkBase(flags)}${await app.createSetupLink()}`);
     }),
   );
+
+  addSettingOptions(
+    withStores(
+      command
+        .command('reset-password')
+        .description(
+          "Reset a console user's password: print a one-time link (24 h) that lets them choose a new one, " +
+            'or with --password-stdin set it; either way every session of the account ends.',
+        ),
+    ),
+    SERVE_SETTINGS,
+    (name) => name === 'publicUrl',
+  )
+    .argument('<email>', 'the email the user signed up with')
+    .option('--password-stdin', 'read the new password from standard input instead of printing a link')
+    .action(async (email: string, flags: ConsoleFlags & { publicUrl?: string; passwordStdin?: boolean }) =>
+      run(flags, async ({ accounts }) => {
+        const user = await accounts.findUserByEmail(email);
+        if (!user) throw new Error(`no console user ${email}`);
+        if (flags.passwordStdin) {
+          const password = (await readStdin()).replace(/\r?\n$/, '');
+          const problem = passwordProblem(password);
+          if (problem) throw new Error(problem);
+          await setPassword(accounts, user, password);
+          console.log(`Set a new password for ${user.email}; every session of the account ended.`);
+          return;
+        }
+        console.log(`${linkBase(flags)}${await createResetLink(accounts, user)}`);
+      }),
+    );
+}
+
+/**
+ * The base of the links the operator commands print, as serve resolves its public URL: --public-url, else
+ * CITEWISE_PUBLIC_URL, else serve's default host and port.
+ */
+function linkBase(flags: ConsoleFlags & { publicUrl?: string }): string {
+  const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+  return resolvePublicUrl(
+    publicUrl,
+    SERVE_SETTINGS.host.default,
+    Number(SERVE_SETTINGS.port.default),
+  ).replace(/\/+$/, '');
+}
+
+/** All of standard input, as text. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface Opened {
@@ -334,7 +419,7 @@ async function run(flags: ConsoleFlags, work: (opened: Opened) => Promise<void>)
   const core = openCliStores({ dataDir, store: resolveStore(flags.store, env) });
   const stores = openConsoleStores(settings.accountsStore);
   try {
-    const { createSearchEngine } = await import('../engine.ts');
+    const { createSearchEngine } = await import('../engine/index.ts');
     const engine = createSearchEngine({
       keys: withConsoleKeys(core.keys, stores.accounts),
       credits: core.credits,

@@ -104,6 +104,11 @@ export function formatSummary(summary: IndexSummary, file: string, total: number
   }
   if (summary.notVisited > 0)
     lines.push(`Not visited: ${summary.notVisited} more links (raise --max-pages to follow them).`);
+  if (total > 0)
+    lines.push(
+      '`citewise serve` with this --data-dir now answers from your documents alone (this index and any ' +
+        '--corpus folders); --include-manual adds its built-in manual back.',
+    );
   return `${lines.join('\n')}\n`;
 }
 

@@ -13,11 +13,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
   createSearchEngine,
-  DEFAULT_CORPUS,
   ENGINE_DEFAULTS,
   type Logger,
   type SearchEngineOptions,
-} from '../engine.ts';
+} from '../engine/index.ts';
 import { modelEnvironment, resolveEmbeddingModel, resolveModel } from '../models/index.ts';
 import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
@@ -33,11 +32,14 @@ import { PACKAGE_VERSION } from '../package-info.ts';
 import { createConsoleNodeHandler } from '../console/adapters.ts';
 import {
   addConsoleServeOptions,
+  CLI_GRANT_NOTE,
   offerOperatorSetup,
   prepareServeConsole,
   registerConsoleCommand,
   type ServeConsole,
+  withCliCredits,
 } from './console-command.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
   addSettingOptions,
@@ -50,8 +52,10 @@ import {
   type CommandFlags,
   type ServeConfig,
 } from './config.ts';
-import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
+import { CONSOLE_SETTINGS, parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { corpusFolders, noAnswerTextFor } from './corpus.ts';
+import { openSignupExposure } from './exposure.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
 
 const env = process.env;
@@ -70,7 +74,7 @@ export function buildProgram(): Command {
   addSettingOptions(serveCommand, SERVE_SETTINGS).action(async (flags: CommandFlags) => serve(flags));
 
   const keys = program.command('keys').description('Create, list and revoke API keys.');
-  withStoreOptions(
+  withLedgerOptions(
     keys.command('create').description('Create an API key (printed once, as the last line of output).'),
   )
     .option('--account <id>', 'an existing account the key spends from (default: a new account)')
@@ -83,7 +87,9 @@ export function buildProgram(): Command {
     .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
     .option('--name <label>', 'a label to tell keys apart')
     .action(async (flags: KeyCreateFlags) => {
-      await withStores(flags, async (stores) => createKeyCommand(stores, flags));
+      await withStores(flags, async (stores) =>
+        withCliCredits(flags, stores.credits, (_credits, ledger) => createKeyCommand(stores, flags, ledger)),
+      );
     });
   withStoreOptions(
     keys.command('list').description('List keys (never the keys themselves, only their first characters).'),
@@ -110,7 +116,7 @@ export function buildProgram(): Command {
   });
 
   const credits = program.command('credits').description('Grant and inspect credits.');
-  withStoreOptions(
+  withLedgerOptions(
     credits
       .command('grant')
       .description('Add credits to an existing account (with --create-account: to a new one).')
@@ -125,8 +131,10 @@ export function buildProgram(): Command {
             `no account ${account}: check the id (keys list shows them) or add --create-account`,
           );
         }
-        const balance = await stores.credits.grant(account, amount);
-        console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+        await withCliCredits(flags, stores.credits, async (service) => {
+          const balance = await service.grant(account, amount, CLI_GRANT_NOTE);
+          console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+        });
       });
     });
   withStoreOptions(
@@ -162,6 +170,11 @@ function withStoreOptions(command: Command): Command {
   return addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir' || name === 'store');
 }
 
+/** The store flags and `--accounts-store` (where the credit ledger is), for a command that grants credits. */
+function withLedgerOptions(command: Command): Command {
+  return addSettingOptions(withStoreOptions(command), CONSOLE_SETTINGS, (name) => name === 'accountsStore');
+}
+
 interface KeyCreateFlags extends StoreFlags {
   readonly account?: string;
   readonly createAccount?: boolean;
@@ -174,7 +187,11 @@ interface KeyCreateFlags extends StoreFlags {
  * `keys create`: an unknown `--account` is refused unless `--create-account` (a typo must not open a new
  * account with free credits), and `--credits` is refused when no account is created (it would be ignored).
  */
-async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promise<void> {
+async function createKeyCommand(
+  stores: CliStores,
+  flags: KeyCreateFlags,
+  ledger: UsageRecorder,
+): Promise<void> {
   const accountExists = flags.account !== undefined && (await stores.credits.hasAccount(flags.account));
   if (flags.account !== undefined && !accountExists && !flags.createAccount) {
     throw new Error(
@@ -187,7 +204,12 @@ async function createKeyCommand(stores: CliStores, flags: KeyCreateFlags): Promi
         `use: citewise credits grant ${flags.account} ${flags.credits}`,
     );
   }
-  const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits, rateLimiter: false });
+  const engine = createSearchEngine({
+    keys: stores.keys,
+    credits: stores.credits,
+    usage: ledger,
+    rateLimiter: false,
+  });
   const { key, record, accountCreated } = await engine.createKey({
     ...(flags.account ? { accountId: flags.account } : {}),
     ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
@@ -221,15 +243,17 @@ async function openEngine(
     const problem = spec === undefined ? undefined : modelRequirementError(spec, config, env);
     if (problem) throw new Error(problem);
   }
-  const corpus = config.corpus?.length ? config.corpus : [DEFAULT_CORPUS];
+  const folders = corpusFolders(config);
   const local = createLocalIndexProvider({
-    paths: corpus,
+    paths: folders.paths,
+    fallbackPaths: folders.fallbackPaths,
     // The index built by `citewise index` (if any), re-read when it changes.
     indexFiles: [indexFilePath(config.dataDir)],
     // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
     publicUrl,
   });
   const models = await modelsFor(config);
+  const noAnswerText = noAnswerTextFor(config.search, local);
   const stores = openStores({
     dataDir: config.dataDir,
     store: config.store,
@@ -243,7 +267,7 @@ async function openEngine(
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
     idempotency: stores.idempotency,
     search: searchProviderFor(config, local),
-    corpus,
+    corpus: folders.served,
     publicUrl,
     indexedFiles: local.indexedFile,
     fetcher: fetcherFor(config, metrics),
@@ -258,6 +282,14 @@ async function openEngine(
     minDeeperPageMentions: config.minDeeperPageMentions,
     cheapResults: config.cheapResults,
     maxPassageTokens: config.maxPassageTokens,
+    research: {
+      maxHops: config.researchMaxHops,
+      maxQueries: config.researchMaxQueries,
+      maxPages: config.researchMaxPages,
+      maxPassageTokens: config.researchMaxPassageTokens,
+      maxLatencyMs: config.researchMaxLatencyMs,
+      creditsPerQuery: config.researchCreditsPerQuery,
+    },
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentSearches: config.maxConcurrentSearches,
     maxQueuedSearches: config.maxQueuedSearches,
@@ -267,6 +299,7 @@ async function openEngine(
     maintenance: config.maintenance,
     logger,
     ...models,
+    ...(noAnswerText ? { noAnswerText } : {}),
     ...(metrics ? { metrics: metrics.hook } : {}),
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
@@ -363,15 +396,19 @@ async function serve(flags: CommandFlags): Promise<void> {
   opened.listener = consoleListener
     ? (req, res) => consoleListener(req, res, () => listener(req, res))
     : listener;
-  const corpus = config.corpus?.length ? config.corpus.join(', ') : `${DEFAULT_CORPUS} (built-in docs)`;
+  const corpus = corpusFolders(config).description;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   if (serveConsole && consoleApp) {
     await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
   }
-  console.log(`citewise listening on ${baseUrl}`);
+  // stdout holds JSON log lines only (the `ready` line has the URL); a person at a terminal reads it on stderr.
+  if (process.stderr.isTTY) process.stderr.write(`citewise listening on ${baseUrl}\n`);
   if (firstKey) process.stderr.write(firstKeyText({ ...firstKey, baseUrl }, process.stderr.isTTY === true));
+  const exposure = openSignupExposure(config.host, serveConsole?.settings, ENGINE_DEFAULTS.freeCredits);
+  if (exposure) logger.warn(exposure.fields, exposure.message);
   logger.info(
     {
+      url: baseUrl,
       port,
       host: config.host,
       dataDir: config.dataDir,

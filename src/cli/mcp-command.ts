@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { engineBackend, type CitewiseBackend } from '../client/backend.ts';
 import { createClient } from '../client/client.ts';
-import type { Logger, SearchEngine } from '../engine.ts';
+import type { Logger, SearchEngine } from '../engine/index.ts';
 import { createMcpHttpHandler } from '../mcp/http.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Metrics } from '../observability/metrics.ts';

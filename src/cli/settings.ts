@@ -6,7 +6,8 @@
  */
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { delimiter, resolve } from 'node:path';
-import { ENGINE_DEFAULTS } from '../engine.ts';
+import { ENGINE_DEFAULTS } from '../engine/index.ts';
+import { RESEARCH_DEFAULTS } from '../pipeline/research/types.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../pipeline/extract/content-cache.ts';
@@ -25,6 +26,7 @@ export const SETTING_GROUPS = {
   search: 'Search providers and corpus',
   fetching: 'Fetching pages',
   ranking: 'Reading and ranking',
+  research: 'Research depth (`depth: "research"`)',
   models: 'Models',
   mcp: 'MCP over stdio (`citewise mcp`)',
   console: 'Console (sign-up, organizations, keys, usage and playground at `/`)',
@@ -580,6 +582,18 @@ export const SERVE_SETTINGS = {
     parse: (text: string) => parseFolders(text.split(delimiter)),
     parseItems: parseFolders,
   },
+  includeManual: {
+    flag: '--include-manual',
+    env: 'CITEWISE_INCLUDE_MANUAL',
+    group: 'search',
+    meaning:
+      "Also answer from citewise's own manual (docs/) when you have given documents (`--corpus`, or an index " +
+      'built by `citewise index`). Without this, the manual is the corpus only until you give documents; ' +
+      'then answers come from your documents alone ("No answer in your documents." when they hold none).',
+    default: 'false',
+    parse: parseBoolean,
+    isSwitch: true,
+  },
   searxngUrl: {
     flag: '--searxng-url <url>',
     env: 'SEARXNG_URL',
@@ -752,6 +766,60 @@ export const SERVE_SETTINGS = {
     default: String(ENGINE_DEFAULTS.maxPassageTokens),
     parse: parsePositiveInteger,
   },
+  researchMaxHops: {
+    flag: '--research-max-hops <n>',
+    env: 'CITEWISE_RESEARCH_MAX_HOPS',
+    group: 'research',
+    meaning: 'Most rounds of search → read → plan in one research search (the first included).',
+    default: String(RESEARCH_DEFAULTS.maxHops),
+    parse: parsePositiveInteger,
+  },
+  researchMaxQueries: {
+    flag: '--research-max-queries <n>',
+    env: 'CITEWISE_RESEARCH_MAX_QUERIES',
+    group: 'research',
+    meaning:
+      'Most search queries one research search sends (also what it holds: this times the price of one).',
+    default: String(RESEARCH_DEFAULTS.maxQueries),
+    parse: parsePositiveInteger,
+  },
+  researchMaxPages: {
+    flag: '--research-max-pages <n>',
+    env: 'CITEWISE_RESEARCH_MAX_PAGES',
+    group: 'research',
+    meaning: 'Most pages one research search reads (never the same page twice).',
+    default: String(RESEARCH_DEFAULTS.maxPages),
+    parse: parsePositiveInteger,
+  },
+  researchMaxPassageTokens: {
+    flag: '--research-max-passage-tokens <n>',
+    env: 'CITEWISE_RESEARCH_MAX_PASSAGE_TOKENS',
+    group: 'research',
+    meaning:
+      "Token budget of the evidence of every round given to the answerer; size it to the model's context.",
+    default: String(RESEARCH_DEFAULTS.maxPassageTokens),
+    parse: parsePositiveInteger,
+  },
+  researchMaxLatencyMs: {
+    flag: '--research-max-latency <ms>',
+    env: 'CITEWISE_RESEARCH_MAX_LATENCY_MS',
+    group: 'research',
+    meaning:
+      "Time after the request arrived by which research stops and answers from what it read (a request's " +
+      'max_latency_ms replaces it; --request-timeout still bounds it).',
+    default: String(RESEARCH_DEFAULTS.maxLatencyMs),
+    parse: parsePositiveInteger,
+  },
+  researchCreditsPerQuery: {
+    flag: '--research-credits-per-query <n>',
+    env: 'CITEWISE_RESEARCH_CREDITS_PER_QUERY',
+    group: 'research',
+    meaning:
+      'Credits per search query a research search sends; its most queries times this is held, the rest ' +
+      'returned; nothing when it found no source.',
+    default: String(RESEARCH_DEFAULTS.creditsPerQuery),
+    parse: parseNonNegativeInteger,
+  },
   model: {
     flag: '--model <provider:model-id>',
     env: 'CITEWISE_MODEL',
@@ -884,7 +952,8 @@ export const CONSOLE_SETTINGS = {
     flag: '--accounts-store <url>',
     env: 'CITEWISE_ACCOUNTS_STORE',
     group: 'console',
-    meaning: 'Where console accounts and usage live: `sqlite:PATH` or `postgres://…`.',
+    meaning:
+      'Where the console keeps its users, organizations and usage (the credit ledger): `sqlite:PATH` or `postgres://…`.',
     defaultText:
       'the --store database (SQLite or PostgreSQL); with a Redis store, SQLite in the data directory',
     parse: parseAccountsStore,

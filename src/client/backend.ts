@@ -2,7 +2,7 @@
  * What the MCP server and the AI SDK tool need from citewise: a search, a page read and a balance on behalf of one
  * API key. Both an in-process engine (with a key) and an HTTP client provide it.
  */
-import type { SearchEngine } from '../engine.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
 import type { CitewiseClient } from './client.ts';

@@ -5,6 +5,7 @@
  */
 import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 
@@ -68,6 +69,12 @@ export interface CitewiseClient {
   extract(request: ExtractRequest, options?: ClientSearchOptions): Promise<ExtractResponse>;
 }
 
+/** Defaults of {@link ClientOptions}. */
+export const CLIENT_DEFAULTS = {
+  /** A search may take this long, in ms, before the client gives up. */
+  timeoutMs: 60_000,
+} as const;
+
 /** Creates a client. Throws TypeError for a missing key or a base URL that is not http(s). */
 export function createClient(options: ClientOptions): CitewiseClient {
   if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
@@ -77,7 +84,7 @@ export function createClient(options: ClientOptions): CitewiseClient {
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
     throw new TypeError(`baseUrl must be an http(s) URL, got ${String(options.baseUrl)}`);
   }
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new RangeError(`timeoutMs must be a positive number, got ${String(options.timeoutMs)}`);
   }
@@ -210,6 +217,8 @@ async function* streamEvents(response: Response): AsyncGenerator<SearchStreamEve
 function toStreamEvent(event: string, data: string): SearchStreamEvent {
   const payload = JSON.parse(data) as Record<string, unknown>;
   switch (event) {
+    case 'step':
+      return { type: 'step', step: payload['step'] as ResearchStep };
     case 'sources':
       return { type: 'sources', sources: payload['sources'] as string[] };
     case 'delta':

@@ -4,6 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { fromFetchRequest, toFetchResponse } from '../http/fetch.ts';
+import { stripBasePath } from '../http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../http/node.ts';
 import type { Console } from './app.ts';
 
@@ -11,12 +13,6 @@ import type { Console } from './app.ts';
 export interface ConsoleAdapterOptions {
   /** Path prefix the console is mounted under (the same as its `basePath`). @default '' */
   readonly basePath?: string;
-}
-
-function relativePath(pathname: string, basePath: string): string | null {
-  if (!basePath) return pathname;
-  if (pathname === basePath) return '/';
-  return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
 }
 
 /**
@@ -28,10 +24,9 @@ export function createConsoleNodeHandler(
   console: Console,
   options: ConsoleAdapterOptions = {},
 ): (req: IncomingMessage, res: ServerResponse, next?: () => void) => void {
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const basePath = options.basePath ?? '';
   return (req, res, next) => {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const path = relativePath(pathname, basePath);
+    const path = stripBasePath(new URL(req.url ?? '/', 'http://localhost').pathname, basePath);
     if (path === null || !console.owns(path)) {
       if (next) return next();
       res.statusCode = 404;
@@ -52,38 +47,16 @@ export function createConsoleFetchHandler(
   console: Console,
   options: ConsoleAdapterOptions & { readonly remoteAddress?: (request: Request) => string | undefined } = {},
 ): (request: Request) => Promise<Response> {
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const basePath = options.basePath ?? '';
   return async (request) => {
     const url = new URL(request.url);
-    const path = relativePath(url.pathname, basePath);
+    const path = stripBasePath(url.pathname, basePath);
     if (path === null || !console.owns(path)) return new Response('Not Found', { status: 404 });
     const response = await console.handle({
-      method: request.method,
-      path,
-      header: (name) => request.headers.get(name) ?? undefined,
-      readBody: async (limit) => {
-        const bytes = new Uint8Array(await request.arrayBuffer());
-        if (bytes.byteLength > limit) throw new RangeError('body too large');
-        return bytes;
-      },
-      signal: request.signal,
+      ...fromFetchRequest(request, path),
       remoteAddress: options.remoteAddress?.(request) ?? 'unknown',
       encrypted: url.protocol === 'https:',
     });
-    const chunks = response.body;
-    const encoder = new TextEncoder();
-    const body =
-      typeof chunks === 'string' || chunks instanceof Uint8Array
-        ? (chunks as string | Uint8Array<ArrayBuffer>)
-        : new ReadableStream<Uint8Array>({
-            async start(controller) {
-              for await (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-              controller.close();
-            },
-          });
-    return new Response(response.status === 303 ? null : body, {
-      status: response.status,
-      headers: response.headers,
-    });
+    return toFetchResponse(response);
   };
 }

@@ -19,6 +19,7 @@ const ASSETS = ['./assets/', '../../../src/console/assets/']
 const FILES: Readonly<Record<string, { path: () => string; type: string }>> = {
   'console.css': { path: () => `${ASSETS}console.css`, type: 'text/css; charset=utf-8' },
   'console.js': { path: () => `${ASSETS}console.js`, type: 'text/javascript; charset=utf-8' },
+  'favicon.svg': { path: () => `${ASSETS}favicon.svg`, type: 'image/svg+xml' },
   'marked.umd.js': {
     path: () => inPackage('marked', 'lib/marked.umd.js'),
     type: 'text/javascript; charset=utf-8',

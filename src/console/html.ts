@@ -54,7 +54,8 @@ export function dataTable(columns: readonly Column[], rows: readonly Html[], emp
       ? html`<th scope="col">${c}</th>`
       : html`<th scope="col"><span class="visually-hidden">${c.hidden}</span></th>`,
   );
-  return html`<div class="table-wrap">
+  // Focusable, so that a keyboard can scroll a table wider than a phone's screen.
+  return html`<div class="table-wrap" tabindex="0">
     <table>
       <thead>
         <tr>

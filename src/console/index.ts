@@ -26,7 +26,7 @@
  * createServer((req, res) => ui(req, res, () => api(req, res))).listen(8787);
  * ```
  */
-export { createConsole } from './app.ts';
+export { CONSOLE_DEFAULTS, createConsole } from './app.ts';
 export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy } from './app.ts';
 export { createConsoleNodeHandler, createConsoleFetchHandler } from './adapters.ts';
 export type { ConsoleAdapterOptions } from './adapters.ts';
@@ -34,4 +34,27 @@ export { withConsoleKeys, isConsoleKeyStore } from './keys.ts';
 export type { ConsoleKeyStore, ConsoleKeysOptions } from './keys.ts';
 export { PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
 export { CONTENT_SECURITY_POLICY } from './security.ts';
-export * from '../stores/accounts/index.ts';
+// The console's stores (users, organizations, sessions, usage), by backend, and the usage recorder.
+export type * from '../stores/account-types.ts';
+export { ROLES } from '../stores/account-types.ts';
+export {
+  createMemoryAccountStore,
+  createMemoryUsageStore,
+  type MemoryAccountStoreOptions,
+} from '../stores/memory/accounts.ts';
+export {
+  createSqliteAccountStore,
+  createSqliteUsageStore,
+  migrateSqliteConsole,
+} from '../stores/sqlite/accounts.ts';
+export {
+  createPostgresAccountStore,
+  createPostgresUsageStore,
+  type PostgresAccountStoreOptions,
+} from '../stores/postgres/accounts.ts';
+export {
+  createUsageRecorder,
+  USAGE_RECORDER_DEFAULTS,
+  type BatchingUsageRecorder,
+  type UsageRecorderOptions,
+} from '../stores/usage-recorder.ts';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { nonNegativeInteger } from '../options.ts';
-import type { AccountStore } from '../stores/accounts/types.ts';
+import type { AccountStore } from '../stores/account-types.ts';
 import type { KeyRecord, KeyStore } from '../stores/types.ts';
 
 const CONSOLE_KEYS = Symbol('citewise.consoleKeys');
@@ -32,13 +32,22 @@ export interface ConsoleKeyStore extends KeyStore {
   refreshSuspended(): Promise<void>;
 }
 
+/** Defaults of {@link ConsoleKeysOptions}. */
+export const CONSOLE_KEYS_DEFAULTS = {
+  suspensionRefreshMs: 5_000,
+} as const;
+
 /** Wraps `keys` for the console; give the result to `createSearchEngine({ keys })` and to the console. */
 export function withConsoleKeys(
   keys: KeyStore,
   accounts: AccountStore,
   options: ConsoleKeysOptions = {},
 ): ConsoleKeyStore {
-  const refreshMs = nonNegativeInteger('suspensionRefreshMs', options.suspensionRefreshMs, 5_000);
+  const refreshMs = nonNegativeInteger(
+    'suspensionRefreshMs',
+    options.suspensionRefreshMs,
+    CONSOLE_KEYS_DEFAULTS.suspensionRefreshMs,
+  );
   const playground = new Map<string, { record: KeyRecord; expiresAt: number }>();
   let suspended = new Set<string>();
   let readAt = -Infinity;

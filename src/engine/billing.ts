@@ -1,12 +1,13 @@
 /**
- * Who pays for a search and when: the charge target of a request, the rule that a search without sources
- * is free, and the usage records of every commit and refund. The hold → commit/refund sequence itself is
- * the money path (money-path.ts).
+ * Who pays for a search and when: the charge target of a request and the rule that a search without
+ * sources is free. The hold → commit/refund sequence itself is the money path (money-path.ts); the ledger
+ * entry of each is the credits service's (credits.ts).
  */
+import { CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { ResearchSettings } from '../pipeline/research/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import type { ChargeTarget, MoneyPathOptions } from './money-path.ts';
 
 /** Who pays for a search: the key's account, held under the request id. */
 export function chargeTarget(key: KeyRecord, info: RequestInfo) {
@@ -15,20 +16,58 @@ export function chargeTarget(key: KeyRecord, info: RequestInfo) {
   return { account: key.accountId, keyId: key.id, requestId: info.requestId, signal: info.signal, arrivedAt };
 }
 
+/**
+ * The price of one search: what is held when it is admitted, and what is charged for its result.
+ * A plain search holds and charges `creditCost`. A research search holds `creditsPerQuery` for each query
+ * it may send (`maxQueries`, fewer when the request's `max_credits` is lower) and is charged for the
+ * queries it sent. Either way, a search whose answer has no source is free.
+ */
+export interface SearchPrice {
+  /** Credits held when the search is admitted. */
+  readonly hold: number;
+  /** Most search queries the research may send (the hold divided by the price of one). */
+  readonly maxQueries?: number;
+  /** Credits charged for a finished search. */
+  charge(result: { readonly sources: readonly string[]; readonly searches?: number }): number;
+}
+
+/** Prices a search (see {@link SearchPrice}); a `max_credits` below the least it can cost is a 400. */
+export function priceOf(
+  request: Pick<NormalizedSearchRequest, 'depth' | 'maxCredits'>,
+  prices: {
+    readonly creditCost: number;
+    readonly researchCreditsPerQuery: number;
+    readonly research?: ResearchSettings;
+  },
+): SearchPrice {
+  const cap = request.maxCredits ?? Infinity;
+  if (request.depth !== 'research') {
+    if (cap < prices.creditCost) throw belowPrice(prices.creditCost);
+    return {
+      hold: prices.creditCost,
+      charge: (result) => (isChargeable(result.sources) ? prices.creditCost : 0),
+    };
+  }
+  const perQuery = prices.researchCreditsPerQuery;
+  if (cap < perQuery) throw belowPrice(perQuery);
+  const maxQueries = Math.min(
+    prices.research?.maxQueries ?? Infinity,
+    perQuery === 0 ? Infinity : Math.floor(cap / perQuery),
+  );
+  return {
+    hold: perQuery === 0 ? 0 : perQuery * maxQueries,
+    ...(Number.isFinite(maxQueries) ? { maxQueries } : {}),
+    charge: (result) =>
+      isChargeable(result.sources) ? perQuery * Math.min(maxQueries, Math.max(1, result.searches ?? 1)) : 0,
+  };
+}
+
+function belowPrice(least: number): CitewiseError {
+  const description = `Invalid request: max_credits must be at least ${least}, the least this search costs`;
+  return new CitewiseError('invalid_request', description, { description });
+}
+
 /** A search is charged only when its answer has sources: finding nothing costs nothing. */
 export function isChargeable(sources: readonly string[]): boolean {
   return sources.length > 0;
-}
-
-/** The money path's `onSettled` hook that records each commit as a charge and each refund as a refund. */
-export function recordUsageOf(usage: UsageRecorder): NonNullable<MoneyPathOptions['onSettled']> {
-  return (target: ChargeTarget, action, amount) => {
-    if (target.keyId === undefined) return;
-    usage.recordSearch({
-      accountId: target.account,
-      keyId: target.keyId,
-      kind: action === 'commit' ? 'charge' : 'refund',
-      credits: amount,
-    });
-  };
 }

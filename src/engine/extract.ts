@@ -1,11 +1,57 @@
 /**
- * The work of `POST /v1/extract`: every URL fetched (SSRF guard, robots.txt, limits: the engine's fetcher)
- * and extracted in parallel, each bounded by the page timeout; a page that fails is reported with its
- * error code, never failing the others.
+ * `POST /v1/extract` (and the Tavily-compatible extract): a hold for every URL, then every URL fetched (SSRF
+ * guard, robots.txt, limits: the engine's fetcher) and extracted in parallel, each bounded by the page
+ * timeout; a page that fails is reported with its error code, never failing the others, and is not charged.
  */
-import type { ExtractedPage, FailedPage, NormalizedExtractRequest } from '../http/extract.ts';
+import { CitewiseError } from '../errors.ts';
+import type { RequestInfo } from '../http/handler.ts';
+import type {
+  ExtractedPage,
+  ExtractResponse,
+  FailedPage,
+  NormalizedExtractRequest,
+} from '../http/extract.ts';
 import { isFetchError, type FetchErrorCode } from '../pipeline/fetch/errors.ts';
 import type { CallOptions, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
+import type { KeyRecord } from '../stores/types.ts';
+import { chargeTarget } from './billing.ts';
+import { pipelineError } from './response.ts';
+import type { SearchRuntime } from './search.ts';
+
+/** Reads the pages of an extract request as `key` (already admitted), charging each page read. */
+export async function runExtract(
+  runtime: SearchRuntime,
+  key: KeyRecord,
+  request: NormalizedExtractRequest,
+  info: RequestInfo,
+): Promise<ExtractResponse> {
+  const { fetcher, extractor } = runtime.stages;
+  if (!fetcher || !extractor) {
+    throw new CitewiseError('not_found', 'page fetching is off', {
+      description: 'Not Found: this service does not fetch pages (its fetcher or extractor is turned off)',
+    });
+  }
+  const { extractCreditCost } = runtime;
+  let signal = info.signal;
+  let results: Awaited<ReturnType<typeof readPages>>;
+  try {
+    results = await runtime.moneyPath.run(
+      { ...chargeTarget(key, info), amount: request.urls.length * extractCreditCost },
+      (call) => {
+        signal = call.signal;
+        return readPages(request, { fetcher, extractor }, call, runtime.settings.pageTimeoutMs);
+      },
+      (read) => read.filter(isExtracted).length * extractCreditCost,
+    );
+  } catch (thrown) {
+    throw pipelineError(thrown, signal);
+  }
+  return {
+    results,
+    credits_charged: results.filter(isExtracted).length * extractCreditCost,
+    response_time: Math.round(performance.now() - info.startedAt),
+  };
+}
 
 /** Reads the pages of an extract request, in request order. */
 export async function readPages(

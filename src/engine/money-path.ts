@@ -1,12 +1,18 @@
 /**
  * The money path of every route that spends credits, written once: a deadline, a credit hold, a fair search
  * slot, the work, then exactly one of commit or refund. Plain and streamed searches (and any other metered
- * route) go through {@link MoneyPath.run} or {@link MoneyPath.stream}; nothing else touches the credit
- * store's reserve/commit/refund.
+ * route) go through {@link MoneyPath.run} or {@link MoneyPath.stream}; the hold, the charge and the refund
+ * are the credits service's (credits.ts), which writes each to the ledger.
  */
 import type { CallOptions } from '../pipeline/types.ts';
-import type { CreditStore } from '../stores/types.ts';
+import type { CreditsService } from './credits.ts';
 import type { FairScheduler } from './fair-scheduler.ts';
+
+/**
+ * How long a credit hold outlives its request's deadline, in ms: a hold whose instance died lapses (and its
+ * credits return) this long after the request could have ended.
+ */
+export const HOLD_GRACE_MS = 60_000;
 
 /** Call options of one metered piece of work: its signal (client, deadline) and its deadline. */
 export interface MeteredCall extends CallOptions {
@@ -25,7 +31,7 @@ export interface ChargeTarget {
   readonly signal: AbortSignal;
   /** Epoch ms when the request arrived. @default when the money path admitted it */
   readonly arrivedAt?: number;
-  /** The API key that spends (for usage records); the money path only passes it on. */
+  /** The API key that spends (for the ledger); the money path only passes it on. */
   readonly keyId?: string;
   /** Credits held now and charged on success. @default the money path's `creditCost` */
   readonly amount?: number;
@@ -33,7 +39,7 @@ export interface ChargeTarget {
 
 /** Options of {@link createMoneyPath}. */
 export interface MoneyPathOptions {
-  readonly credits: CreditStore;
+  readonly credits: CreditsService;
   readonly scheduler: FairScheduler;
   /** Credits charged per request unless the target names an amount. */
   readonly creditCost: number;
@@ -44,8 +50,6 @@ export interface MoneyPathOptions {
    * error: the hold lapses after its TTL and the credits return.
    */
   readonly onSettleError: (error: unknown, requestId: string, action: 'commit' | 'refund') => void;
-  /** Called after a hold was committed or refunded, e.g. to record usage. @default none */
-  readonly onSettled?: (target: ChargeTarget, action: 'commit' | 'refund', amount: number) => void;
 }
 
 /** See the module comment. */
@@ -65,13 +69,14 @@ export interface MoneyPath {
   /**
    * Admits the request before returning (so 503 and 433 are thrown, not streamed), then relays `events`.
    * The hold is settled before the final event is passed on: committed when `chargeable(final)` (default:
-   * always), else refunded; refunded when the events fail or the consumer stops early.
+   * always; a number of credits as for `run`), else refunded; refunded when the events fail or the consumer
+   * stops early.
    */
   stream<E>(
     target: ChargeTarget,
     events: (call: MeteredCall) => AsyncIterable<E>,
     isFinal: (event: E) => boolean,
-    chargeable?: (final: E) => boolean,
+    chargeable?: (final: E) => boolean | number,
   ): Promise<AsyncIterable<E>>;
 }
 
@@ -116,12 +121,10 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         settled = true;
         const charge = Math.min(amount, Math.max(0, Math.floor(actual)));
         const action = requested === 'commit' && charge > 0 ? 'commit' : 'refund';
+        const of = { id: target.requestId, account: target.account, keyId: target.keyId, amount };
         try {
-          const done =
-            action === 'commit'
-              ? await credits.commit(target.requestId, charge)
-              : await credits.refund(target.requestId);
-          if (done) options.onSettled?.(target, action, action === 'commit' ? charge : amount);
+          if (action === 'commit') await credits.charge(of, charge);
+          else await credits.refund(of);
         } catch (error) {
           options.onSettleError(error, target.requestId, action);
         }
@@ -137,11 +140,11 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
     try {
       // The hold first: an account without credits learns it at once (433) instead of after a wait, and
       // never takes a place in the queue.
-      await credits.reserve({
+      await credits.hold({
         account: target.account,
         id: target.requestId,
         amount,
-        ttlMs: requestTimeoutMs + 60_000,
+        ttlMs: requestTimeoutMs + HOLD_GRACE_MS,
       });
       held = true;
       release = await scheduler.acquire(target.account, signal);
@@ -174,7 +177,11 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       return (async function* relay() {
         try {
           for await (const event of events(hold.call)) {
-            if (isFinal(event)) await hold.settle(chargeable(event) ? 'commit' : 'refund');
+            if (isFinal(event)) {
+              const verdict = chargeable(event);
+              if (typeof verdict === 'number') await hold.settle('commit', verdict);
+              else await hold.settle(verdict ? 'commit' : 'refund');
+            }
             yield event;
           }
         } finally {

@@ -1,12 +1,14 @@
 /**
- * The engine's options and their defaults, written once: {@link createSearchEngine} applies them, and the
- * CLI's settings table (`citewise serve`, the configuration page) shows and uses the same values.
+ * The engine's options, their defaults and their resolution, written once: {@link resolveEngineOptions}
+ * checks what the caller gave against {@link ENGINE_DEFAULTS} for {@link createSearchEngine}, and the CLI's
+ * settings table (`citewise serve`, the configuration page) shows and uses the same values.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
 import type { ContentCacheOptions } from '../pipeline/extract/content-cache.ts';
+import type { NoAnswerText } from '../pipeline/answer/no-answer.ts';
 import {
   DEFAULT_CHEAP_RESULTS,
   DEFAULT_EXPAND_TO_RESULTS,
@@ -15,6 +17,7 @@ import {
   DEFAULT_MIN_QUERY_COVERAGE,
   DEFAULT_STRAGGLER_GRACE_MS,
   type PipelinePlanner,
+  type PipelineSettings,
 } from '../pipeline/run.ts';
 import type {
   Answerer,
@@ -23,10 +26,20 @@ import type {
   PassageRanker,
   SearchProvider,
 } from '../pipeline/types.ts';
-import type { UsageRecorder } from '../stores/accounts/types.ts';
+import type { UsageRecorder } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
+import { STORE_DEFAULTS } from '../stores/defaults.ts';
+import { FAIR_SCHEDULER_DEFAULTS } from './fair-scheduler.ts';
+import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
+import { fraction, nonNegativeInteger, positiveInteger } from '../options.ts';
+import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';
+import {
+  RESEARCH_DEFAULTS,
+  type ResearchPlanner,
+  type ResearchSettings,
+} from '../pipeline/research/types.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -38,10 +51,10 @@ export const ENGINE_DEFAULTS = {
   creditCost: 1,
   tavilyPrefix: '/compat/tavily',
   extractCreditCost: 1,
-  rateLimit: { limit: 60, windowMs: 60_000 },
-  maxConcurrentSearches: 8,
-  maxQueuedSearches: 64,
-  maxAccountShare: 0.5,
+  rateLimit: STORE_DEFAULTS.rateLimit,
+  maxConcurrentSearches: FAIR_SCHEDULER_DEFAULTS.concurrency,
+  maxQueuedSearches: FAIR_SCHEDULER_DEFAULTS.maxQueued,
+  maxAccountShare: FAIR_SCHEDULER_DEFAULTS.maxAccountShare,
   requestTimeoutMs: 30_000,
   pageTimeoutMs: 8_000,
   maxResults: 5,
@@ -53,6 +66,10 @@ export const ENGINE_DEFAULTS = {
   maxLatencyMs: DEFAULT_MAX_LATENCY_MS,
   stragglerGraceMs: DEFAULT_STRAGGLER_GRACE_MS,
   maxBodyBytes: 1_048_576,
+  /** How long a completed response is replayed for a retry with the same Idempotency-Key (24 h). */
+  idempotencyTtlMs: 86_400_000,
+  /** The base of corpus document URLs. */
+  publicUrl: 'http://localhost',
   maintenance: false,
   modelFallback: false,
   strictGrounding: false,
@@ -115,7 +132,9 @@ export interface SearchEngineOptions {
   /**
    * Where clients reach this service (with the mount path of an adapter, if any), e.g.
    * `https://search.example.com`: the sources of corpus documents are `<publicUrl>/docs/<path>`, never
-   * file paths. An absolute http(s) URL. @default 'http://localhost'
+   * file paths. An absolute http(s) URL. Without it, an adapter's request gives the base: where that request
+   * reached the API (`http://127.0.0.1:3000/api` for an Express app mounted at `/api`).
+   * @default "http://localhost"
    */
   readonly publicUrl?: string;
   /**
@@ -151,6 +170,12 @@ export interface SearchEngineOptions {
   readonly ranker?: PassageRanker;
   /** @default the extractive answerer (no model needed) */
   readonly answerer?: Answerer;
+  /**
+   * What the default answerers say when the sources hold no answer; a function is asked at each answer
+   * (`citewise serve` says "No answer in your documents." once you have given documents).
+   * @default 'The available sources do not contain an answer to this question.'
+   */
+  readonly noAnswerText?: NoAnswerText;
   /** @default in-memory key store */
   readonly keys?: KeyStore;
   /** @default in-memory credit store */
@@ -169,7 +194,7 @@ export interface SearchEngineOptions {
    * @default an in-memory store (10,000 keys)
    */
   readonly idempotency?: IdempotencyStore | false;
-  /** How long a completed response is replayed for a retry with the same Idempotency-Key. @default 86_400_000 (24 h) */
+  /** How long a completed response is replayed for a retry with the same Idempotency-Key (24 h). @default 86_400_000 */
   readonly idempotencyTtlMs?: number;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
@@ -245,10 +270,18 @@ export interface SearchEngineOptions {
   /** Opt-in metrics callbacks, e.g. `createMetrics().hook` (citewise/observability). @default none */
   readonly metrics?: EngineMetrics;
   /**
-   * Told of every settled search (charged or refunded) with its key, e.g. the console's batching
-   * recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not block. @default none
+   * The ledger: told of every settled search (charged or refunded) with its key, and of every grant
+   * (`recordGrant`: accounts opened by `createKey`, credits granted through `engine.credits`), e.g. the
+   * console's batching recorder (`createUsageRecorder`, citewise/console). Called synchronously; must not
+   * block. @default none
    */
   readonly usage?: UsageRecorder;
+  /**
+   * `depth: "research"`: its budgets (rounds, queries, pages, passage tokens), its time budget, its price
+   * and its planner. Every field has its default in `RESEARCH_DEFAULTS`.
+   * @default RESEARCH_DEFAULTS; with a model (`queryModel`, else `model`), the model plans each round
+   */
+  readonly research?: ResearchOptions;
   /**
    * Telemetry of the model calls (default answerer and model planner) through the AI SDK's telemetry
    * option, e.g. `{ integrations: new OpenTelemetry({ tracer }) }` with `@ai-sdk/otel`. Their function ids
@@ -256,6 +289,27 @@ export interface SearchEngineOptions {
    * @default none: the AI SDK's defaults (globally registered integrations, if any)
    */
   readonly telemetry?: ModelTelemetrySettings;
+}
+
+/** Options of `depth: "research"` ({@link SearchEngineOptions.research}). */
+export interface ResearchOptions extends ResearchSettings {
+  /**
+   * Time after the request arrived by which research stops and the answer is written from what was read,
+   * in ms (a request's `max_latency_ms` replaces it; the request timeout still bounds everything).
+   * @default RESEARCH_DEFAULTS.maxLatencyMs (20000)
+   */
+  readonly maxLatencyMs?: number;
+  /**
+   * Credits per search query a research search sends: `maxQueries` times this is held up front (or the
+   * request's `max_credits`, when lower), the queries sent are charged, the rest returned.
+   * @default RESEARCH_DEFAULTS.creditsPerQuery (1)
+   */
+  readonly creditsPerQuery?: number;
+  /**
+   * Plans each round. @default with a model: the model planner falling back to the rules; else the rules
+   * (createRulesPlanner)
+   */
+  readonly planner?: ResearchPlanner;
 }
 
 /** Options of one library search call. */
@@ -274,4 +328,142 @@ export interface CreateKeyOptions {
   readonly name?: string;
   /** Epoch ms after which the key stops working. @default never */
   readonly expiresAt?: number;
+}
+
+/** A no-op {@link Logger}: the engine is silent unless given one. */
+const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
+
+/** The engine's options, checked and with every default applied (what the engine's modules run on). */
+export interface ResolvedEngineOptions {
+  readonly creditCost: number;
+  readonly extractCreditCost: number;
+  readonly strictGrounding: boolean;
+  readonly maxConcurrentSearches: number;
+  readonly maxQueuedSearches: number;
+  readonly maxAccountShare: number;
+  readonly requestTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly idempotencyTtlMs: number;
+  /** The tuning of every pipeline run. */
+  readonly pipeline: PipelineSettings &
+    Required<
+      Pick<
+        PipelineSettings,
+        'expandToResults' | 'minQueryCoverage' | 'minDeeperPageMentions' | 'maxLatencyMs' | 'stragglerGraceMs'
+      >
+    >;
+  /** `publicUrl`, checked, without a trailing slash. */
+  readonly publicUrl: string;
+  /** The folders of the local corpus (none when a `search` provider is given). */
+  readonly corpus: readonly string[];
+  /** Where the Tavily-compatible routes are served, or `null` for none. */
+  readonly tavilyPrefix: string | null;
+  readonly maintenance: boolean;
+  readonly logger: Logger;
+  /** Credits per search query of `depth: "research"`. */
+  readonly researchCreditsPerQuery: number;
+}
+
+/** The research budgets, checked, with `RESEARCH_DEFAULTS` applied. */
+function resolveResearch(research: ResearchOptions | undefined): Required<ResearchSettings> & {
+  readonly maxLatencyMs: number;
+} {
+  if (research !== undefined && (research === null || typeof research !== 'object'))
+    throw new TypeError('research must be an object');
+  const d = RESEARCH_DEFAULTS;
+  const r = research ?? {};
+  const whole = (name: keyof ResearchOptions & keyof typeof d) =>
+    positiveInteger(`research.${name}`, r[name], d[name]);
+  return {
+    maxHops: whole('maxHops'),
+    maxQueries: whole('maxQueries'),
+    maxPages: whole('maxPages'),
+    questionResults: whole('questionResults'),
+    entityResults: whole('entityResults'),
+    leadResults: whole('leadResults'),
+    leadsPerRound: whole('leadsPerRound'),
+    maxPassageTokens: whole('maxPassageTokens'),
+    maxLatencyMs: whole('maxLatencyMs'),
+  };
+}
+
+/**
+ * Checks the engine's options and applies {@link ENGINE_DEFAULTS}. Throws `TypeError`/`RangeError` naming the
+ * first bad option. Stores and stages are not made here (see {@link createSearchEngine}).
+ */
+export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngineOptions {
+  const defaults = ENGINE_DEFAULTS;
+  const creditCost = nonNegativeInteger('creditCost', options.creditCost, defaults.creditCost);
+  const extractCreditCost = nonNegativeInteger(
+    'extractCreditCost',
+    options.extractCreditCost,
+    defaults.extractCreditCost,
+  );
+  if (options.strictGrounding !== undefined && typeof options.strictGrounding !== 'boolean')
+    throw new TypeError('strictGrounding must be a boolean');
+  return {
+    creditCost,
+    extractCreditCost,
+    strictGrounding: options.strictGrounding ?? defaults.strictGrounding,
+    maxConcurrentSearches: positiveInteger(
+      'maxConcurrentSearches',
+      options.maxConcurrentSearches,
+      defaults.maxConcurrentSearches,
+    ),
+    maxQueuedSearches: nonNegativeInteger(
+      'maxQueuedSearches',
+      options.maxQueuedSearches,
+      defaults.maxQueuedSearches,
+    ),
+    // Checked by the fair scheduler, which takes it.
+    maxAccountShare: options.maxAccountShare ?? defaults.maxAccountShare,
+    requestTimeoutMs: positiveInteger(
+      'requestTimeoutMs',
+      options.requestTimeoutMs,
+      defaults.requestTimeoutMs,
+    ),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, defaults.maxBodyBytes),
+    pipeline: {
+      maxResults: positiveInteger('maxResults', options.maxResults, defaults.maxResults),
+      expandToResults: positiveInteger('expandToResults', options.expandToResults, defaults.expandToResults),
+      minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, defaults.minQueryCoverage),
+      minDeeperPageMentions: fraction(
+        'minDeeperPageMentions',
+        options.minDeeperPageMentions,
+        defaults.minDeeperPageMentions,
+      ),
+      cheapResults: positiveInteger('cheapResults', options.cheapResults, defaults.cheapResults),
+      maxPassageTokens: positiveInteger(
+        'maxPassageTokens',
+        options.maxPassageTokens,
+        defaults.maxPassageTokens,
+      ),
+      pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, defaults.pageTimeoutMs),
+      maxLatencyMs: positiveInteger('maxLatencyMs', options.maxLatencyMs, defaults.maxLatencyMs),
+      stragglerGraceMs: nonNegativeInteger(
+        'stragglerGraceMs',
+        options.stragglerGraceMs,
+        defaults.stragglerGraceMs,
+      ),
+      research: resolveResearch(options.research),
+    },
+    researchCreditsPerQuery: nonNegativeInteger(
+      'research.creditsPerQuery',
+      options.research?.creditsPerQuery,
+      RESEARCH_DEFAULTS.creditsPerQuery,
+    ),
+    publicUrl: normalizePublicUrl(options.publicUrl ?? defaults.publicUrl),
+    corpus: options.corpus ?? (options.search ? [] : [DEFAULT_CORPUS]),
+    idempotencyTtlMs: positiveInteger(
+      'idempotencyTtlMs',
+      options.idempotencyTtlMs,
+      defaults.idempotencyTtlMs,
+    ),
+    tavilyPrefix:
+      options.tavilyPrefix === false
+        ? null
+        : normalizeTavilyPrefix(options.tavilyPrefix ?? defaults.tavilyPrefix),
+    maintenance: options.maintenance ?? defaults.maintenance,
+    logger: options.logger ?? NO_LOGGER,
+  };
 }

@@ -12,15 +12,18 @@ import { createModelQueryPlanner } from '../pipeline/query-model.ts';
 import type { PipelinePlanner, PipelineStages } from '../pipeline/run.ts';
 import { createEmbeddingReranker } from '../pipeline/rank/embeddings.ts';
 import { createBm25Ranker } from '../pipeline/rank/index.ts';
+import { createModelResearchPlanner } from '../pipeline/research/model-planner.ts';
+import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
+import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
-import type { Answerer, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
+import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
 import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
 
 /** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 export function stageTelemetry(
   options: SearchEngineOptions,
-  stage: 'answer' | 'plan',
+  stage: 'answer' | 'plan' | 'research',
 ): ModelTelemetrySettings | undefined {
   if (!options.telemetry) return undefined;
   return { ...options.telemetry, functionId: `${options.telemetry.functionId ?? 'citewise'}.${stage}` };
@@ -28,17 +31,41 @@ export function stageTelemetry(
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
 export function defaultAnswerer(options: SearchEngineOptions): Answerer {
-  const extractive = createExtractiveAnswerer();
+  const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
+  const extractive = createExtractiveAnswerer(noAnswer);
   if (!options.model) return extractive;
   const telemetry = stageTelemetry(options, 'answer');
   const model = createModelAnswerer({
     model: options.model,
+    ...noAnswer,
     ...(telemetry ? { telemetry } : {}),
     ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
   // that is down answers 503 at once instead of every request waiting for its retries.
   return withAnswererResilience(model, { retries: 0, upstream: 'model' });
+}
+
+/**
+ * The default search: the local index of `corpus`, citing `<publicUrl>/docs/…`. Without a `publicUrl` option
+ * (`fromRequest`), a request's own base URL replaces the default one, so that an engine mounted at
+ * `http://127.0.0.1:3000/api` cites `http://127.0.0.1:3000/api/docs/…`, which it serves.
+ */
+function localSearch(corpus: readonly string[], publicUrl: string, fromRequest: boolean): SearchProvider {
+  const local = createLocalIndexProvider({ paths: corpus, publicUrl });
+  if (!fromRequest) return local;
+  const served = `${publicUrl}/docs/`;
+  return {
+    id: local.id,
+    async search(query, call) {
+      const hits = await local.search(query, call);
+      const base = call.requestBaseUrl;
+      if (!base) return hits;
+      return hits.map((hit) =>
+        hit.url.startsWith(served) ? { ...hit, url: `${base}/docs/${hit.url.slice(served.length)}` } : hit,
+      );
+    },
+  };
 }
 
 /**
@@ -86,6 +113,25 @@ function cachedExtractor(options: SearchEngineOptions): ContentExtractor {
 }
 
 /**
+ * The planner of `depth: "research"`: the one given, else with a model (`queryModel`, else `model`) the
+ * model planner falling back to the rules, else the rules alone.
+ */
+export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
+  if (options.research?.planner) return options.research.planner;
+  const settings = options.research ?? {};
+  const rules = createRulesPlanner(settings);
+  const model = options.queryModel ?? options.model;
+  if (!model) return rules;
+  const telemetry = stageTelemetry(options, 'research');
+  return createModelResearchPlanner({
+    model,
+    fallback: rules,
+    settings,
+    ...(telemetry ? { telemetry } : {}),
+  });
+}
+
+/**
  * The pipeline's stages from the engine's options: each one given is used as it is, the others are the
  * defaults (the local index of `corpus` as search, BM25 with the optional embedding re-ranker, the default
  * answerer and planner, the lazy fetcher and extractor). `structuredOutput`: whether `response_type: "json"`
@@ -105,7 +151,8 @@ export function buildStages(
   const bm25 = options.ranker ?? createBm25Ranker();
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
-    search: options.search ?? createLocalIndexProvider({ paths: corpus, publicUrl }),
+    researchPlanner: researchPlanner(options),
+    search: options.search ?? localSearch(corpus, publicUrl, options.publicUrl === undefined),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,

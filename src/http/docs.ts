@@ -1,7 +1,7 @@
 /**
  * `GET /docs/<path>`: the files of the local corpus, read-only, so that a source of the `local` search
  * provider is a URL a client can open instead of a path on the server. The first corpus folder is served
- * at `/docs/`, the second at `/docs/2/`, … (the URLs `corpusDocumentUrl` of the local index gives them).
+ * at `/docs/`, the second at `/docs/2/`, … (the URLs `corpusDocumentUrl` gives them, pipeline/search/corpus-url.ts).
  *
  * Only regular files inside a corpus folder are served (checked on the real path, so neither `..`, nor
  * an encoded `%2e%2e` or `%2f`, nor a symbolic link can leave the folder), only with an extension below,

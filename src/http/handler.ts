@@ -55,6 +55,12 @@ export interface ProtocolRequest {
   readonly parsedBody?: unknown;
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
+  /**
+   * Where the client reached the API: origin and mount path, e.g. `http://127.0.0.1:3000/api`. Adapters set
+   * it from the request; an engine without `publicUrl` cites its corpus documents under it, so that a source
+   * is a URL this server answers.
+   */
+  readonly baseUrl?: string;
 }
 
 /**
@@ -79,6 +85,8 @@ export interface RequestInfo {
   /** `performance.now()` when the request arrived; `response_time` is measured from here. */
   readonly startedAt: number;
   readonly signal: AbortSignal;
+  /** The request's {@link ProtocolRequest.baseUrl}. */
+  readonly baseUrl?: string;
 }
 
 /** The engine operations the protocol layer needs. Implemented by the engine. */
@@ -226,6 +234,7 @@ export async function handleProtocolRequest(
     requestId: randomUUID(),
     startedAt: performance.now(),
     signal: request.signal,
+    ...(request.baseUrl ? { baseUrl: request.baseUrl } : {}),
   };
   let response: ProtocolResponse;
   let errorCode: ErrorCode | undefined;

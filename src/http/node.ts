@@ -11,6 +11,7 @@ export function fromNodeRequest(
   res: ServerResponse,
   path: string,
   parsedBody?: unknown,
+  baseUrl?: string,
 ): ProtocolRequest {
   const controller = new AbortController();
   // The response closing before it finished means the client went away: abort the work (and refund).
@@ -28,6 +29,7 @@ export function fromNodeRequest(
     readBody: (limit) => readNodeBody(req, limit),
     ...(parsedBody === undefined ? {} : { parsedBody }),
     signal: controller.signal,
+    ...(baseUrl ? { baseUrl } : {}),
   };
 }
 

@@ -32,7 +32,9 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   to_date: 'Only results published on or before this date (YYYY-MM-DD).',
   max_sources: 'Read at most this many sources (no deeper reading when set).',
   depth:
-    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read.',
+    '`fast`: search snippets only; `standard`: read the first pages, more when they do not cover the question; `deep`: several sub-queries, every result read; `research`: rounds of search → read → plan that follow what was read (the director of a film, each side of a comparison) for questions that need several documents, priced per query sent.',
+  max_credits:
+    'Most credits this search may cost. A research search holds its price per query times its most queries, or this when lower (then it sends fewer queries); the queries sent are charged and the rest returned. Below the least a search can cost: 400.',
   max_latency_ms:
     'Milliseconds after the request arrived by which the answer starts from the pages that have arrived ' +
     '(pages still loading are answered from their search snippets; pages already downloaded are still ' +
@@ -41,7 +43,8 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   language: 'Language of the results (e.g. `en`, `pt-BR`).',
   include:
     'Extra response fields: `citations` (every `[n]` of every sentence with a quote verified against the ' +
-    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`.",
+    "source, and the answer's `grounding`), `search_results` (each source with its best passage), `usage`, `timings`, " +
+    '`steps` (with `depth: "research"`: each round\'s queries, pages read and findings).',
   grounding:
     '`strict`: an answer that cites sources none of which supports any of its sentences is refused with 422 ' +
     "`ungrounded_answer` and refunded; `lenient`: it is returned. Default: the server's `--strict-grounding`.",
@@ -49,6 +52,26 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'With `response_type: "json"` (and only then): the JSON Schema the answer object must match. Its top ' +
     'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',
 };
+
+/** One round of a research search (`include: ["steps"]`, and the `step` event of a stream). */
+export const researchStepSchema = z
+  .object({
+    hop: z.number().int().meta({ description: 'The round, from 1.' }),
+    planner: z
+      .enum(['model', 'rules'])
+      .meta({ description: 'Who chose the queries: the model or the rules.' }),
+    fallback: z.string().optional().meta({
+      description: "Set when the model's plan was refused and the rules planned instead: why.",
+    }),
+    queries: z.array(z.string()).meta({ description: 'The queries searched in this round.' }),
+    pages: z.array(z.string()).meta({ description: 'URLs read in this round.' }),
+    found: z.array(z.string()).meta({ description: 'What the round found that the next one follows.' }),
+    stopped: z
+      .enum(['covered', 'no_leads', 'hop_limit', 'query_limit', 'page_limit', 'time_limit'])
+      .optional()
+      .meta({ description: 'On the last round: why the research stopped.' }),
+  })
+  .meta({ description: 'One round of `depth: "research"`: search, read, and what it leads to.' });
 
 const searchResponseSchema = z
   .object({
@@ -147,6 +170,10 @@ const searchResponseSchema = z
       .record(z.string(), z.number())
       .optional()
       .meta({ description: 'Extension (optional), with `include: ["timings"]`: milliseconds per stage.' }),
+    steps: z.array(researchStepSchema).optional().meta({
+      description:
+        'Extension (optional), with `depth: "research"` and `include: ["steps"]`: the rounds of the research.',
+    }),
   })
   .meta({ description: 'SearchResponse: the answer, its format, its sources and the time taken.' });
 
@@ -209,6 +236,9 @@ const errorSchema = z
 
 const streamEventSchema = z
   .union([
+    z
+      .object({ step: researchStepSchema })
+      .meta({ title: 'step', description: '`event: step`: a round of `depth: "research"` ended.' }),
     z.object({ sources: z.array(z.string()) }).meta({ title: 'sources', description: '`event: sources`' }),
     z.object({ text: z.string() }).meta({ title: 'delta', description: '`event: delta`: more answer text.' }),
     searchResponseSchema.meta({ title: 'done', description: '`event: done`: the full SearchResponse.' }),
@@ -397,14 +427,16 @@ const METERED_ERRORS = {
   '503': ref('ServiceUnavailable'),
 };
 
+/** An example answer, as the JSON body and as the last event of a stream. */
+const SEARCH_EXAMPLE = {
+  answer: 'Paris is the capital of France [1].',
+  response_type: 'markdown',
+  sources: ['https://en.wikipedia.org/wiki/Paris'],
+  response_time: 1234,
+} satisfies SearchResponse;
+
 /** Builds the OpenAPI 3.1 document of the /v1 API. */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
-  const searchExample = {
-    answer: 'Paris is the capital of France [1].',
-    response_type: 'markdown',
-    sources: ['https://en.wikipedia.org/wiki/Paris'],
-    response_time: 1234,
-  } satisfies SearchResponse;
   return {
     openapi: '3.1.0',
     info: {
@@ -417,294 +449,321 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     security: [{ bearerAuth: [] }],
     paths: {
-      '/v1/search': {
-        post: {
-          operationId: 'search',
-          summary: 'Search the web and answer the prompt with sources',
+      '/v1/search': searchPath(),
+      '/v1/extract': extractPath(),
+      '/v1/balance': balancePath(),
+      ...operatingPaths(),
+    },
+    components: components(),
+  };
+}
+
+/** `POST /v1/search`: the spec's route, with its extensions (stream, citations, Idempotency-Key). */
+function searchPath(): Record<string, unknown> {
+  return {
+    post: {
+      operationId: 'search',
+      summary: 'Search the web and answer the prompt with sources',
+      description:
+        'Charges one search worth of credits when it succeeds; a failed or cancelled search, and one that ' +
+        'found no source (its answer says so and `sources` is empty), is refunded.',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
           description:
-            'Charges one search worth of credits when it succeeds; a failed or cancelled search, and one that ' +
-            'found no source (its answer says so and `sources` is empty), is refunded.',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description:
-                'Extension (optional): a retry with the same key and body replays the stored 200 without a ' +
-                'second charge (`Idempotent-Replayed: true`); a different body is 422; a duplicate while the ' +
-                'first runs is 409. Not with `stream`.',
-              schema: { type: 'string', minLength: 1, maxLength: 255 },
-            },
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/SearchRequest' },
-                examples: {
-                  spec: { summary: 'A question', value: { prompt: 'What is the capital of France?' } },
-                  context: {
-                    summary: 'With conversation context, as plain text',
-                    value: {
-                      prompt: 'And its population?',
-                      context: [{ role: 'user', content: 'Tell me about Paris.' }],
-                      response_type: 'text',
-                    },
-                  },
-                  stream: {
-                    summary: 'Extension: streamed answer',
-                    value: { prompt: 'What is the capital of France?', stream: true },
-                  },
-                  audited: {
-                    summary:
-                      'Extension: citations checked against the sources; refused if none supports the answer',
-                    value: {
-                      prompt: 'What is the capital of France?',
-                      include: ['citations'],
-                      grounding: 'strict',
-                    },
-                  },
+            'Extension (optional): a retry with the same key and body replays the stored 200 without a ' +
+            'second charge (`Idempotent-Replayed: true`); a different body is 422; a duplicate while the ' +
+            'first runs is 409. Not with `stream`.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/SearchRequest' },
+            examples: {
+              spec: { summary: 'A question', value: { prompt: 'What is the capital of France?' } },
+              context: {
+                summary: 'With conversation context, as plain text',
+                value: {
+                  prompt: 'And its population?',
+                  context: [{ role: 'user', content: 'Tell me about Paris.' }],
+                  response_type: 'text',
+                },
+              },
+              stream: {
+                summary: 'Extension: streamed answer',
+                value: { prompt: 'What is the capital of France?', stream: true },
+              },
+              audited: {
+                summary:
+                  'Extension: citations checked against the sources; refused if none supports the answer',
+                value: {
+                  prompt: 'What is the capital of France?',
+                  include: ['citations'],
+                  grounding: 'strict',
                 },
               },
             },
-          },
-          responses: {
-            '200': {
-              description:
-                'Search executed. With the `stream` extension the body is `text/event-stream` instead: events ' +
-                '`sources`, `delta` (repeated), then `done` with the SearchResponse, or `error` with the Error body.',
-              headers: {
-                'X-Request-Id': REQUEST_ID_HEADER,
-                ...RATE_LIMIT_HEADERS,
-                'Idempotent-Replayed': {
-                  description: 'Extension: `true` when this is the stored response of an earlier request.',
-                  schema: { type: 'string', const: 'true' },
-                },
-              },
-              content: {
-                'application/json': {
-                  schema: { $ref: '#/components/schemas/SearchResponse' },
-                  examples: { answer: { value: searchExample } },
-                },
-                'text/event-stream': {
-                  schema: {
-                    type: 'string',
-                    description: 'Server-sent events; each `data:` is a StreamEvent.',
-                  },
-                  examples: {
-                    stream: {
-                      value:
-                        'event: sources\ndata: {"sources":["https://en.wikipedia.org/wiki/Paris"]}\n\n' +
-                        'event: delta\ndata: {"text":"Paris is the capital of France [1]."}\n\n' +
-                        `event: done\ndata: ${JSON.stringify(searchExample)}\n\n`,
-                    },
-                  },
-                },
-              },
-            },
-            ...METERED_ERRORS,
-            '422': ref('SearchUnprocessable'),
           },
         },
       },
-      '/v1/extract': {
-        post: {
-          operationId: 'extract',
-          summary: 'Extension: read up to 20 pages (clean content, title, date, page type)',
+      responses: {
+        '200': {
           description:
-            'Reads each URL with the same SSRF-safe fetcher and extractor as a search. Credits for every URL are ' +
-            'held first (433 when the account cannot cover them); each page read is charged the per-page cost ' +
-            '(`--extract-credit-cost`, default 1) and the rest is returned. A page that fails has an `error` ' +
-            'and costs nothing; the request still answers 200.',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description: 'As for `/v1/search`: a retry with the same key and body replays the stored 200.',
-              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            'Search executed. With the `stream` extension the body is `text/event-stream` instead: events ' +
+            '`sources`, `delta` (repeated), then `done` with the SearchResponse, or `error` with the Error body.',
+          headers: {
+            'X-Request-Id': REQUEST_ID_HEADER,
+            ...RATE_LIMIT_HEADERS,
+            'Idempotent-Replayed': {
+              description: 'Extension: `true` when this is the stored response of an earlier request.',
+              schema: { type: 'string', const: 'true' },
             },
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/ExtractRequest' },
-                examples: {
-                  pages: {
-                    summary: 'Two pages as plain text',
-                    value: { urls: ['https://example.org/a', 'https://example.org/b'], format: 'text' },
-                  },
+          },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/SearchResponse' },
+              examples: { answer: { value: SEARCH_EXAMPLE } },
+            },
+            'text/event-stream': {
+              schema: {
+                type: 'string',
+                description: 'Server-sent events; each `data:` is a StreamEvent.',
+              },
+              examples: {
+                stream: {
+                  value:
+                    'event: sources\ndata: {"sources":["https://en.wikipedia.org/wiki/Paris"]}\n\n' +
+                    'event: delta\ndata: {"text":"Paris is the capital of France [1]."}\n\n' +
+                    `event: done\ndata: ${JSON.stringify(SEARCH_EXAMPLE)}\n\n`,
                 },
               },
             },
           },
-          responses: {
-            '200': {
-              description: 'The pages, in request order.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
-              content: {
-                'application/json': {
-                  schema: { $ref: '#/components/schemas/ExtractResponse' },
-                  examples: {
-                    pages: {
-                      value: {
-                        results: [
-                          {
-                            url: 'https://example.org/a',
-                            title: 'How glaciers move',
-                            content: 'Glaciers move by internal deformation of the ice…',
-                            published_at: '2025-03-04T10:00:00Z',
-                            page_type: 'article',
-                          },
-                          {
-                            url: 'https://example.org/b',
-                            error: {
-                              code: 'bad_status',
-                              message: 'the server did not answer with the page (not a 2xx status)',
-                            },
-                          },
-                        ],
-                        credits_charged: 1,
-                        response_time: 812,
-                      } satisfies ExtractResponse,
-                    },
-                  },
+        },
+        ...METERED_ERRORS,
+        '422': ref('SearchUnprocessable'),
+      },
+    },
+  };
+}
+
+/** `POST /v1/extract` (extension). */
+function extractPath(): Record<string, unknown> {
+  return {
+    post: {
+      operationId: 'extract',
+      summary: 'Extension: read up to 20 pages (clean content, title, date, page type)',
+      description:
+        'Reads each URL with the same SSRF-safe fetcher and extractor as a search. Credits for every URL are ' +
+        'held first (433 when the account cannot cover them); each page read is charged the per-page cost ' +
+        '(`--extract-credit-cost`, default 1) and the rest is returned. A page that fails has an `error` ' +
+        'and costs nothing; the request still answers 200.',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'As for `/v1/search`: a retry with the same key and body replays the stored 200.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/ExtractRequest' },
+            examples: {
+              pages: {
+                summary: 'Two pages as plain text',
+                value: { urls: ['https://example.org/a', 'https://example.org/b'], format: 'text' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The pages, in request order.',
+          headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/ExtractResponse' },
+              examples: {
+                pages: {
+                  value: {
+                    results: [
+                      {
+                        url: 'https://example.org/a',
+                        title: 'How glaciers move',
+                        content: 'Glaciers move by internal deformation of the ice…',
+                        published_at: '2025-03-04T10:00:00Z',
+                        page_type: 'article',
+                      },
+                      {
+                        url: 'https://example.org/b',
+                        error: {
+                          code: 'bad_status',
+                          message: 'the server did not answer with the page (not a 2xx status)',
+                        },
+                      },
+                    ],
+                    credits_charged: 1,
+                    response_time: 812,
+                  } satisfies ExtractResponse,
                 },
               },
             },
-            ...METERED_ERRORS,
           },
         },
+        ...METERED_ERRORS,
       },
-      '/v1/balance': {
-        get: {
-          operationId: 'getBalance',
-          summary: 'Credits still available to the account',
-          responses: {
-            '200': {
-              description: 'Balance returned.',
-              headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-              content: {
-                'application/json': {
-                  schema: { $ref: '#/components/schemas/Balance' },
-                  examples: { balance: { value: { available_credits: 999 } satisfies BalanceResponse } },
-                },
-              },
-            },
-            '401': ref('Unauthorized'),
-            '500': ref('ServerError'),
-            '503': ref('ServiceUnavailable'),
-          },
-        },
-      },
-      '/v1/openapi.json': {
-        get: {
-          operationId: 'getOpenApiDocument',
-          summary: 'This document (no API key needed)',
-          security: [],
-          responses: {
-            '200': {
-              description: 'The OpenAPI 3.1 document.',
-              content: { 'application/json': { schema: { type: 'object' } } },
+    },
+  };
+}
+
+/** `GET /v1/balance`. */
+function balancePath(): Record<string, unknown> {
+  return {
+    get: {
+      operationId: 'getBalance',
+      summary: 'Credits still available to the account',
+      responses: {
+        '200': {
+          description: 'Balance returned.',
+          headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Balance' },
+              examples: { balance: { value: { available_credits: 999 } satisfies BalanceResponse } },
             },
           },
         },
+        '401': ref('Unauthorized'),
+        '500': ref('ServerError'),
+        '503': ref('ServiceUnavailable'),
       },
-      '/healthz': {
-        get: {
-          operationId: 'getHealth',
-          summary: 'Liveness: the process answers (no API key; also in maintenance mode)',
-          security: [],
-          responses: { '200': statusResponse('The process is alive.', 'ok') },
-        },
-      },
-      '/readyz': {
-        get: {
-          operationId: 'getReadiness',
-          summary: 'Readiness: the key, credit and rate-limit stores answer (no API key)',
-          security: [],
-          responses: {
-            '200': statusResponse('Every store answered.', 'ready'),
-            '503': ref('NotReady'),
-          },
-        },
-      },
-      '/docs/{path}': {
-        get: {
-          operationId: 'getCorpusDocument',
-          summary: 'A file of the local corpus, read-only (no API key): the sources of local documents',
-          description:
-            'The first corpus folder is served at `/docs/`, the second at `/docs/2/`, and so on. `path` may ' +
-            'contain `/`. Only regular files inside a corpus folder with one of the media types below are ' +
-            'served; hidden entries, `node_modules` and links leaving the folder are not. Sent with ' +
-            '`X-Content-Type-Options: nosniff`; HTML also with `Content-Security-Policy: sandbox`.',
-          security: [],
-          parameters: [
-            {
-              name: 'path',
-              in: 'path',
-              required: true,
-              description: 'Path of the file inside its corpus folder, each segment percent-encoded.',
-              schema: { type: 'string' },
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'The file, as stored.',
-              headers: {
-                'X-Content-Type-Options': { schema: { type: 'string', const: 'nosniff' } },
-              },
-              content: Object.fromEntries(
-                DOCUMENT_MEDIA_TYPES.map((type): [string, unknown] => [type, { schema: { type: 'string' } }]),
-              ),
-            },
-            '404': ref('NotFound'),
+    },
+  };
+}
+
+/** The routes without an API key: this document, the probes and the corpus files. */
+function operatingPaths(): Record<string, unknown> {
+  return {
+    '/v1/openapi.json': {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This document (no API key needed)',
+        security: [],
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 document.',
+            content: { 'application/json': { schema: { type: 'object' } } },
           },
         },
       },
     },
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'Authorization: Bearer <API_KEY>. Keys are created with `citewise keys create`.',
-        },
+    '/healthz': {
+      get: {
+        operationId: 'getHealth',
+        summary: 'Liveness: the process answers (no API key; also in maintenance mode)',
+        security: [],
+        responses: { '200': statusResponse('The process is alive.', 'ok') },
       },
-      headers: {
-        'X-Request-Id': {
-          description: 'Extension: identifies the request in the service logs.',
-          schema: { type: 'string' },
-        },
-        'Retry-After': {
-          description: 'Seconds to wait before retrying.',
-          schema: { type: 'integer', minimum: 1 },
-        },
-        RateLimit: {
-          description:
-            'Extension (IETF RateLimit header fields draft): requests left in the window and seconds until reset, ' +
-            'e.g. `"per-key";r=59;t=60`.',
-          schema: { type: 'string' },
-        },
-        'RateLimit-Policy': {
-          description:
-            'Extension: the limit and its window in seconds, e.g. `"per-key";q=60;w=60`. Sent with `RateLimit` ' +
-            'by the built-in rate limiters (and so by `citewise serve`); absent without a rate limiter.',
-          schema: { type: 'string' },
-        },
-      },
-      schemas: {
-        SearchRequest: requestJsonSchema(),
-        SearchResponse: jsonSchema(searchResponseSchema),
-        Balance: jsonSchema(balanceSchema),
-        ExtractRequest: jsonSchema(extractRequestSchema),
-        ExtractResponse: jsonSchema(extractResponseSchema),
-        Error: jsonSchema(errorSchema),
-        StreamEvent: jsonSchema(streamEventSchema),
-      },
-      responses: RESPONSES,
     },
+    '/readyz': {
+      get: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: the key, credit and rate-limit stores answer (no API key)',
+        security: [],
+        responses: {
+          '200': statusResponse('Every store answered.', 'ready'),
+          '503': ref('NotReady'),
+        },
+      },
+    },
+    '/docs/{path}': {
+      get: {
+        operationId: 'getCorpusDocument',
+        summary: 'A file of the local corpus, read-only (no API key): the sources of local documents',
+        description:
+          'The first corpus folder is served at `/docs/`, the second at `/docs/2/`, and so on. `path` may ' +
+          'contain `/`. Only regular files inside a corpus folder with one of the media types below are ' +
+          'served; hidden entries, `node_modules` and links leaving the folder are not. Sent with ' +
+          '`X-Content-Type-Options: nosniff`; HTML also with `Content-Security-Policy: sandbox`.',
+        security: [],
+        parameters: [
+          {
+            name: 'path',
+            in: 'path',
+            required: true,
+            description: 'Path of the file inside its corpus folder, each segment percent-encoded.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The file, as stored.',
+            headers: {
+              'X-Content-Type-Options': { schema: { type: 'string', const: 'nosniff' } },
+            },
+            content: Object.fromEntries(
+              DOCUMENT_MEDIA_TYPES.map((type): [string, unknown] => [type, { schema: { type: 'string' } }]),
+            ),
+          },
+          '404': ref('NotFound'),
+        },
+      },
+    },
+  };
+}
+
+/** The security scheme, the shared headers, the schemas (from the zod schemas) and the shared responses. */
+function components(): Record<string, unknown> {
+  return {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Authorization: Bearer <API_KEY>. Keys are created with `citewise keys create`.',
+      },
+    },
+    headers: {
+      'X-Request-Id': {
+        description: 'Extension: identifies the request in the service logs.',
+        schema: { type: 'string' },
+      },
+      'Retry-After': {
+        description: 'Seconds to wait before retrying.',
+        schema: { type: 'integer', minimum: 1 },
+      },
+      RateLimit: {
+        description:
+          'Extension (IETF RateLimit header fields draft): requests left in the window and seconds until reset, ' +
+          'e.g. `"per-key";r=59;t=60`.',
+        schema: { type: 'string' },
+      },
+      'RateLimit-Policy': {
+        description:
+          'Extension: the limit and its window in seconds, e.g. `"per-key";q=60;w=60`. Sent with `RateLimit` ' +
+          'by the built-in rate limiters (and so by `citewise serve`); absent without a rate limiter.',
+        schema: { type: 'string' },
+      },
+    },
+    schemas: {
+      SearchRequest: requestJsonSchema(),
+      SearchResponse: jsonSchema(searchResponseSchema),
+      Balance: jsonSchema(balanceSchema),
+      ExtractRequest: jsonSchema(extractRequestSchema),
+      ExtractResponse: jsonSchema(extractResponseSchema),
+      Error: jsonSchema(errorSchema),
+      StreamEvent: jsonSchema(streamEventSchema),
+    },
+    responses: RESPONSES,
   };
 }
 

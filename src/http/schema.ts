@@ -3,7 +3,13 @@
  */
 import { z } from 'zod';
 import { CitewiseError } from '../errors.ts';
-import type { PipelineRequest, ResponseType, SearchFilters } from '../pipeline/types.ts';
+import {
+  SEARCH_DEPTHS,
+  type PipelineRequest,
+  type ResponseType,
+  type SearchFilters,
+} from '../pipeline/types.ts';
+import type { ResearchStep } from '../pipeline/research/types.ts';
 
 /** Longest accepted prompt, in characters. */
 export const MAX_PROMPT_CHARS = 10_000;
@@ -113,9 +119,15 @@ const jsonSchemaField = z
   });
 
 /** Extra response fields a request can ask for with `include`. */
-export const INCLUDE_FIELDS = ['citations', 'search_results', 'usage', 'timings'] as const;
+export const INCLUDE_FIELDS = ['citations', 'search_results', 'usage', 'timings', 'steps'] as const;
 export type IncludeField = (typeof INCLUDE_FIELDS)[number];
 const includeList = `${INCLUDE_FIELDS.slice(0, -1).join(', ')} or ${INCLUDE_FIELDS.at(-1)}`;
+
+/** Largest `max_credits` of one search. */
+export const MAX_CREDITS_PER_SEARCH = 1_000_000;
+const maxCreditsMessage = `must be an integer from 1 to ${MAX_CREDITS_PER_SEARCH}`;
+
+const depthList = `${SEARCH_DEPTHS.slice(0, -1).join(', ')} or ${SEARCH_DEPTHS.at(-1)}`;
 
 /** How a request treats an answer no source supports (`grounding` in the request). */
 export const GROUNDING_MODES = ['strict', 'lenient'] as const;
@@ -162,8 +174,18 @@ export const searchRequestSchema = z
         .min(1, 'must be an integer from 1 to 20')
         .max(20, 'must be an integer from 1 to 20')
         .optional(),
-      /** `fast`: search snippets only; `standard`: fetch and read pages; `deep`: sub-queries, every result read. */
-      depth: z.enum(['fast', 'standard', 'deep'], { error: 'must be fast, standard or deep' }).optional(),
+      /**
+       * `fast`: search snippets only; `standard`: fetch and read pages; `deep`: sub-queries, every result
+       * read; `research`: several rounds that follow what was read (questions needing several documents).
+       */
+      depth: z.enum(SEARCH_DEPTHS, { error: `must be ${depthList}` }).optional(),
+      /** Most credits this search may cost (research holds up to it; a lower cap sends fewer queries). */
+      max_credits: z
+        .number({ error: maxCreditsMessage })
+        .int(maxCreditsMessage)
+        .min(1, maxCreditsMessage)
+        .max(MAX_CREDITS_PER_SEARCH, maxCreditsMessage)
+        .optional(),
       /** Milliseconds after which the answer is written from the pages that have arrived. */
       max_latency_ms: z
         .number({ error: maxLatencyMessage })
@@ -220,6 +242,8 @@ export interface NormalizedSearchRequest extends PipelineRequest {
   readonly include: readonly IncludeField[];
   /** Extension: `strict` refuses an answer with grounding `none`; unset = the server's setting. */
   readonly grounding?: GroundingMode;
+  /** Extension: most credits the search may cost (`max_credits`). */
+  readonly maxCredits?: number;
 }
 
 /**
@@ -273,6 +297,7 @@ export interface SearchResult {
  * spec's error body if the search fails after the stream started (the credits are refunded).
  */
 export type SearchStreamEvent =
+  | { readonly type: 'step'; readonly step: ResearchStep }
   | { readonly type: 'sources'; readonly sources: readonly string[] }
   | { readonly type: 'delta'; readonly text: string }
   | { readonly type: 'done'; readonly body: SearchResponse }
@@ -296,6 +321,8 @@ export interface SearchResponse {
   usage?: { credits_charged: number; credits_remaining: number };
   /** With `include: ["timings"]`: milliseconds per stage and in total. */
   timings?: Record<string, number>;
+  /** With `include: ["steps"]` and `depth: "research"`: each round's queries, pages read and findings. */
+  steps?: readonly ResearchStep[];
 }
 
 /** The spec's 200 body of `GET /v1/balance`. */
@@ -316,6 +343,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     ...(data.max_sources === undefined ? {} : { maxSources: data.max_sources }),
     depth: data.depth ?? 'standard',
     ...(data.max_latency_ms === undefined ? {} : { maxLatencyMs: data.max_latency_ms }),
+    ...(data.max_credits === undefined ? {} : { maxCredits: data.max_credits }),
     include: [...new Set(data.include ?? [])],
     ...(data.grounding ? { grounding: data.grounding } : {}),
     prompt,

@@ -2,7 +2,7 @@
  * What a crawler needs from an HTML page besides its content: the links it may follow, and the page's
  * own robots directives (`<meta name="robots">`, `X-Robots-Tag`).
  */
-import { parseHTML } from 'linkedom';
+import { parseLiteDocument } from '../pipeline/extract/lite-dom.ts';
 
 /** Links and robots directives of one page. */
 export interface PageLinks {
@@ -49,7 +49,7 @@ export function readPageLinks(
   robotsHeader = '',
   userAgentToken = 'citewise',
 ): PageLinks {
-  const { document } = parseHTML(html);
+  const document = parseLiteDocument(html);
   const metaValues = [...document.querySelectorAll('meta[name]')]
     .filter((meta) => {
       const name = (meta.getAttribute('name') ?? '').trim().toLowerCase();

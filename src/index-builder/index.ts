@@ -1,4 +1,18 @@
-/** The index builder behind `citewise index`: crawl sites and folders into a persisted local index. */
+/**
+ * `citewise/index-builder`: the index builder behind `citewise index` — crawl sites, sitemaps and folders
+ * into a persisted local index (`index.json`) that `createLocalIndexProvider({ indexFiles })` searches.
+ *
+ * ```ts
+ * import { createLocalIndexProvider, createSearchEngine } from 'citewise';
+ * import { buildIndex, IndexStore, indexFilePath } from 'citewise/index-builder';
+ *
+ * const store = await IndexStore.open(indexFilePath('.citewise'));
+ * await buildIndex({ store, sources: ['./handbook', 'https://docs.example.com/'], maxPages: 200 });
+ * await store.save();
+ * const engine = createSearchEngine({ search: createLocalIndexProvider({ paths: [], indexFiles: [store.file] }) });
+ * ```
+ */
+import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export {
   buildIndex,
   FILE_TYPES,

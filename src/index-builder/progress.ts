@@ -42,8 +42,14 @@ export function renderBar(done: number, pending: number, width = BAR_WIDTH): str
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
 }
 
+/** Width of a progress line when the terminal does not say, and the narrowest one drawn, in columns. */
+export const PROGRESS_DEFAULTS = { columns: 100, minColumns: 40 } as const;
+
 /** One progress line, at most `columns` characters (the current URL is shortened in the middle). */
-export function formatProgressLine(progress: IndexProgress, columns = 100): string {
+export function formatProgressLine(
+  progress: IndexProgress,
+  columns: number = PROGRESS_DEFAULTS.columns,
+): string {
   const head =
     `${renderBar(progress.done, progress.pending)} ${progress.done}/${progress.done + progress.pending}` +
     ` · ${progress.indexed} indexed · ${progress.skipped} skipped`;
@@ -77,7 +83,10 @@ export function createProgressRenderer(options: ProgressRendererOptions): Progre
       last = time;
       lastSource = progress.source;
       if (interactive) {
-        const line = formatProgressLine(progress, Math.max(40, (stream.columns ?? 100) - 1));
+        const line = formatProgressLine(
+          progress,
+          Math.max(PROGRESS_DEFAULTS.minColumns, (stream.columns ?? PROGRESS_DEFAULTS.columns) - 1),
+        );
         stream.write(`\r${line}${' '.repeat(Math.max(0, drawn - line.length))}`);
         drawn = line.length;
       } else {

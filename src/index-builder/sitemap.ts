@@ -3,7 +3,7 @@
  * Gzip-compressed sitemaps (`.xml.gz`) are inflated with a cap on the inflated size.
  */
 import { gunzipSync } from 'node:zlib';
-import { DOMParser } from 'linkedom';
+import { Parser } from 'htmlparser2';
 
 /** A parsed sitemap. */
 export interface Sitemap {
@@ -45,29 +45,79 @@ export function looksLikeSitemap(text: string): boolean {
   return /^\s*<(?:[\w-]+:)?(?:urlset|sitemapindex)[\s>]/.test(head);
 }
 
+/** An XML element's name in lower case, without its namespace prefix (`image:loc` → `loc`). */
+function bareName(name: string): string {
+  return name.toLowerCase().replace(/^.*:/, '');
+}
+
+/**
+ * The text of the first `<loc>` child of each entry (`<url>` or `<sitemap>`, by `kind`) of the document's root
+ * element, in document order, read from htmlparser2's events in XML mode (entities decoded, CDATA sections
+ * kept as text). `kind` is undefined when the root is neither `<urlset>` nor `<sitemapindex>`.
+ */
+function readLocs(text: string): { kind: Sitemap['kind'] | undefined; locs: string[] } {
+  let kind: Sitemap['kind'] | undefined;
+  let rootSeen = false;
+  let rootClosed = false;
+  let depth = 0;
+  let inEntry = false;
+  let locFound = false;
+  let loc: string[] | undefined;
+  const locs: string[] = [];
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        depth++;
+        if (depth === 1) {
+          if (!rootSeen) {
+            const rootName = bareName(name);
+            if (rootName === 'urlset' || rootName === 'sitemapindex') kind = rootName;
+          }
+          rootSeen = true;
+          return;
+        }
+        if (rootClosed || kind === undefined) return;
+        if (depth === 2) {
+          inEntry = bareName(name) === (kind === 'urlset' ? 'url' : 'sitemap');
+          locFound = false;
+        } else if (depth === 3 && inEntry && !locFound && bareName(name) === 'loc') {
+          locFound = true;
+          loc = [];
+        }
+      },
+      ontext(data) {
+        loc?.push(data);
+      },
+      onclosetag() {
+        if (depth === 3 && loc) {
+          locs.push(loc.join(''));
+          loc = undefined;
+        }
+        if (depth === 1) rootClosed = true;
+        depth--;
+      },
+    },
+    { lowerCaseAttributeNames: false, decodeEntities: true, xmlMode: true },
+  );
+  parser.write(text);
+  parser.end();
+  return { kind, locs };
+}
+
 /**
  * Parses a sitemap or sitemap index; `null` when the text is not one. Relative or non-http(s) `<loc>`
  * values are dropped (the protocol requires absolute URLs).
  */
 export function parseSitemap(text: string): Sitemap | null {
   if (!looksLikeSitemap(text)) return null;
-  // linkedom's DOMParser is typed loosely; its XML documents are standard DOM documents.
-  const document = new DOMParser().parseFromString(text, 'text/xml') as unknown as Document;
-  const root: Element | null = document.documentElement;
-  if (root === null) return null;
-  const rootName = root.localName.toLowerCase().replace(/^.*:/, '');
-  if (rootName !== 'urlset' && rootName !== 'sitemapindex') return null;
-  const entryName = rootName === 'urlset' ? 'url' : 'sitemap';
+  const { kind, locs } = readLocs(text);
+  if (kind === undefined) return null;
   const urls: string[] = [];
-  for (const entry of root.children) {
-    if (entry.localName.toLowerCase().replace(/^.*:/, '') !== entryName) continue;
-    const loc = [...entry.children].find(
-      (child) => child.localName.toLowerCase().replace(/^.*:/, '') === 'loc',
-    );
-    const value = loc?.textContent?.trim() ?? '';
+  for (const loc of locs) {
+    const value = loc.trim();
     if (!URL.canParse(value)) continue;
     const { protocol } = new URL(value);
     if (protocol === 'http:' || protocol === 'https:') urls.push(value);
   }
-  return { kind: rootName, urls };
+  return { kind, urls };
 }

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { engineBackend } from '../client/backend.ts';
-import type { SearchEngine } from '../engine.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import { CitewiseError, toCitewiseError } from '../errors.ts';
 import { bearerToken, errorResponse, readJsonBody } from '../http/handler.ts';
 import { fromNodeRequest, writeNodeResponse } from '../http/node.ts';

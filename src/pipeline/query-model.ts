@@ -8,7 +8,7 @@ import { generateText, type LanguageModel } from 'ai';
 import type { ChatMessage } from './types.ts';
 import { planQuery } from './query.ts';
 import { requireModelOption } from '../models/options.ts';
-import { nonNegativeInteger, positiveInteger, positiveNumber } from '../options.ts';
+import { nonNegativeInteger, numberOptions, positiveInteger, positiveNumber } from '../options.ts';
 import {
   checkTelemetrySettings,
   telemetryCallOptions,
@@ -89,6 +89,14 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
   return queries;
 }
 
+/** Defaults of {@link ModelQueryPlannerOptions}. */
+export const MODEL_QUERY_PLANNER_DEFAULTS = {
+  timeoutMs: 3000,
+  maxQueries: 3,
+  maxOutputTokens: 120,
+  maxContextMessages: 4,
+} as const;
+
 /**
  * Creates a model-based query planner.
  *
@@ -105,10 +113,16 @@ export function parseQueryLines(reply: string, maxQueries: number): string[] {
  */
 export function createModelQueryPlanner(options: ModelQueryPlannerOptions): QueryPlanner {
   requireModelOption(options);
-  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, 3000);
-  const maxQueries = positiveInteger('maxQueries', options.maxQueries, 3);
-  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 120);
-  const maxContextMessages = nonNegativeInteger('maxContextMessages', options.maxContextMessages, 4);
+  const { timeoutMs, maxQueries, maxOutputTokens, maxContextMessages } = numberOptions(
+    options,
+    MODEL_QUERY_PLANNER_DEFAULTS,
+    {
+      timeoutMs: positiveNumber,
+      maxQueries: positiveInteger,
+      maxOutputTokens: positiveInteger,
+      maxContextMessages: nonNegativeInteger,
+    },
+  );
   checkTelemetrySettings(options.telemetry);
 
   const instructions = [

@@ -21,7 +21,7 @@ const NOT_A_NAME: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 /** Lower-case words allowed inside a capitalised name ("Tower of London", "Leonardo da Vinci"). */
-const NAME_CONNECTORS: ReadonlySet<string> = new Set([
+export const NAME_CONNECTORS: ReadonlySet<string> = new Set([
   'of',
   'the',
   'de',

@@ -116,6 +116,9 @@ interface MutableRead {
   readonly admit: ((page: FetchedPage) => boolean) | undefined;
 }
 
+/** Defaults of {@link PageReader.read}'s options: no hit waited for past the grace. */
+export const READ_DEFAULTS = { patient: 0 } as const;
+
 /** Creates the page reader of one search. */
 export function createPageReader(options: PageReaderOptions): PageReader {
   const { fetcher, extractor, call } = options;
@@ -173,7 +176,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       return hits.map((hit, index) => {
         const read: MutableRead = {
           position: all.length,
-          patient: index < (readOptions.patient ?? 0),
+          patient: index < (readOptions.patient ?? READ_DEFAULTS.patient),
           hit,
           state: 'waiting',
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),

@@ -32,6 +32,14 @@ import { applyDomainFilters } from './search/filters.ts';
 export { ARRIVED_SHARE } from './read.ts';
 import { planQuery } from './query.ts';
 import { pageMentions, queryCoverage } from './rank/coverage.ts';
+import { createRulesPlanner } from './research/rules-planner.ts';
+import { runResearch } from './research/loop.ts';
+import {
+  RESEARCH_DEFAULTS,
+  type ResearchPlanner,
+  type ResearchSettings,
+  type ResearchStep,
+} from './research/types.ts';
 
 /** {@link PipelineSettings.expandToResults} when not set. */
 export const DEFAULT_EXPAND_TO_RESULTS = 40;
@@ -81,6 +89,8 @@ export interface PipelineStages {
   readonly extractor?: ContentExtractor;
   readonly ranker: PassageRanker;
   readonly answerer: Answerer;
+  /** Plans the rounds of `depth: "research"`. @default the model-free planner (createRulesPlanner) */
+  readonly researchPlanner?: ResearchPlanner;
 }
 
 /** Tuning of one pipeline run. */
@@ -136,6 +146,13 @@ export interface PipelineSettings {
    * @default DEFAULT_CHEAP_RESULTS (10)
    */
   readonly cheapResults?: number;
+  /**
+   * Budgets of `depth: "research"` (rounds, queries, pages, passage tokens) and its time budget: by
+   * `maxLatencyMs` after the request arrived (a request's `max_latency_ms` replaces it), research stops and
+   * the answer is written from what was read.
+   * @default RESEARCH_DEFAULTS
+   */
+  readonly research?: ResearchSettings & { readonly maxLatencyMs?: number };
 }
 
 /** Milliseconds spent per stage. */
@@ -150,6 +167,10 @@ export interface PipelineResult extends AnswerOutput {
   /** The documents the passages were cut from (a page's extracted text, or a snippet). */
   readonly documents: readonly ExtractedContent[];
   readonly timings: StageTimings;
+  /** `depth: "research"`: its rounds, in order. */
+  readonly steps?: readonly ResearchStep[];
+  /** Search queries sent (more than one for `deep` and `research`). */
+  readonly searches: number;
 }
 
 /** Runs one search request through the stages. Throws on failure; the caller refunds. */
@@ -160,7 +181,13 @@ export async function runPipeline(
   call: PipelineCall,
 ): Promise<PipelineResult> {
   const clock = stopwatch();
-  const { input, documents, timings } = await selectPassages(request, stages, settings, call, clock);
+  const { input, documents, timings, steps, searches } = await selectPassages(
+    request,
+    stages,
+    settings,
+    call,
+    clock,
+  );
   const output = await stages.answerer.answer(input, call);
   return {
     ...output,
@@ -168,23 +195,58 @@ export async function runPipeline(
     passages: input.passages,
     documents,
     timings: { ...timings, answer: clock.lap() },
+    ...(steps ? { steps } : {}),
+    searches,
   };
 }
 
+/** An event of a streamed pipeline run: the answer's events, and before them each research step. */
+export type PipelineEvent = AnswerEvent | { readonly type: 'step'; readonly step: ResearchStep };
+
+/** What a streamed run reports before its answer starts. */
+export interface GatheredEvidence {
+  readonly passages: readonly Passage[];
+  readonly documents: readonly ExtractedContent[];
+  /** Search queries sent. */
+  readonly searches: number;
+  readonly steps?: readonly ResearchStep[];
+}
+
 /**
- * Runs the pipeline with a streamed answer: `sources`, then `delta`s, then `done`. An answerer without
- * `stream` is streamed as one delta. `onPassages` sees the passages (and the documents they were cut from)
- * before the answer starts.
+ * Runs the pipeline with a streamed answer: (for `research`) a `step` per round, then `sources`, `delta`s,
+ * and `done`. An answerer without `stream` is streamed as one delta. `onPassages` sees the passages (and
+ * the documents they were cut from) before the answer starts.
  */
 export async function* streamPipeline(
   request: PipelineRequest,
   stages: PipelineStages,
   settings: PipelineSettings,
   call: PipelineCall,
-  onPassages?: (passages: readonly Passage[], documents: readonly ExtractedContent[]) => void,
-): AsyncGenerator<AnswerEvent> {
-  const { input, documents } = await selectPassages(request, stages, settings, call, stopwatch());
-  onPassages?.(input.passages, documents);
+  onPassages?: (gathered: GatheredEvidence) => void,
+): AsyncGenerator<PipelineEvent> {
+  const pending: ResearchStep[] = [];
+  let wake: (() => void) | undefined;
+  const gathering = selectPassages(request, stages, settings, call, stopwatch(), (step) => {
+    pending.push(step);
+    wake?.();
+  });
+  let settled = false;
+  void gathering.then(
+    () => ((settled = true), wake?.()),
+    () => ((settled = true), wake?.()),
+  );
+  // Steps are yielded as the rounds end, while the research goes on.
+  while (!settled || pending.length > 0) {
+    const step = pending.shift();
+    if (step) {
+      yield { type: 'step', step };
+      continue;
+    }
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+  const { input, documents, steps, searches } = await gathering;
+  onPassages?.({ passages: input.passages, documents, searches, ...(steps ? { steps } : {}) });
   if (stages.answerer.stream) {
     yield* stages.answerer.stream(input, call);
     return;
@@ -195,6 +257,17 @@ export async function* streamPipeline(
   yield { type: 'done', answer: output.answer, sources: output.sources };
 }
 
+/** What everything before the answer gathered: the answerer's input and what it was taken from. */
+interface Gathered {
+  readonly input: AnswerInput;
+  readonly documents: ExtractedContent[];
+  readonly timings: Omit<StageTimings, 'answer'>;
+  /** `depth: "research"`: its rounds. */
+  readonly steps?: readonly ResearchStep[];
+  /** Search queries sent. */
+  readonly searches: number;
+}
+
 /** Plan → search → gather → rank: everything before the answer. */
 async function selectPassages(
   request: PipelineRequest,
@@ -202,11 +275,9 @@ async function selectPassages(
   settings: PipelineSettings,
   call: PipelineCall,
   clock: { lap(): number },
-): Promise<{
-  input: AnswerInput;
-  documents: ExtractedContent[];
-  timings: Omit<StageTimings, 'answer'>;
-}> {
+  onStep?: (step: ResearchStep) => void,
+): Promise<Gathered> {
+  if (request.depth === 'research') return researchPassages(request, stages, settings, call, clock, onStep);
   const planner = stages.planner ?? deterministicPlanner;
   const planned = await planner(request.prompt, request.context, call.signal, request.depth);
   const queries = subQueries(planned, request);
@@ -302,7 +373,55 @@ async function selectPassages(
     passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
   };
-  return { input, documents: docs, timings: { plan, search, gather, rank } };
+  return { input, documents: docs, timings: { plan, search, gather, rank }, searches: queries.length };
+}
+
+/** `depth: "research"`: rounds of search → read → plan (research/loop.ts), then the evidence of all. */
+async function researchPassages(
+  request: PipelineRequest,
+  stages: PipelineStages,
+  settings: PipelineSettings,
+  call: PipelineCall,
+  clock: { lap(): number },
+  onStep?: (step: ResearchStep) => void,
+): Promise<Gathered> {
+  const question = planQuery(request.prompt, request.context);
+  const plan = clock.lap();
+  const research = settings.research ?? {};
+  const maxLatencyMs = request.maxLatencyMs ?? research.maxLatencyMs ?? RESEARCH_DEFAULTS.maxLatencyMs;
+  const result = await runResearch({
+    question,
+    filters: request.filters,
+    stages,
+    planner: stages.researchPlanner ?? createRulesPlanner(research),
+    settings: research,
+    pageTimeoutMs: settings.pageTimeoutMs,
+    stragglerGraceMs: settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS,
+    answerBy: Math.min(call.deadline, (call.startedAt ?? Date.now()) + maxLatencyMs),
+    call,
+    ...(onStep ? { onStep } : {}),
+  });
+  const gather = clock.lap();
+  call.signal.throwIfAborted();
+  const input: AnswerInput = {
+    prompt: request.prompt,
+    context: request.context,
+    // The names a chain led to are what the answer is about too ("Leo McCarey" for "the child of the
+    // director of Love Affair"): an answerer that picks sentences by the query picks each hop's. Not for a
+    // comparison, whose sides the question names already (the leads of both would dilute the query).
+    query: result.analysis.sides.length > 0 ? question : [question, ...result.followed].join(' '),
+    responseType: request.responseType,
+    passages: result.passages,
+    ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
+  };
+  return {
+    input,
+    documents: [...result.documents],
+    // Research interleaves searching and reading; its time is reported as gathering.
+    timings: { plan, search: 0, gather, rank: clock.lap() },
+    steps: result.steps,
+    searches: result.queries,
+  };
 }
 
 /** `deep` searches every planned sub-query, plus the prompt as written; other depths the main query. */

@@ -27,6 +27,11 @@ export interface CallOptions {
    * @default 0
    */
   readonly priority?: number;
+  /**
+   * Where the client reached the service (origin and mount path), when the engine has no `publicUrl`: the
+   * engine's local index cites its documents under it.
+   */
+  readonly requestBaseUrl?: string;
 }
 
 /** A conversation message. Only `role: "user"` messages are considered, as the spec says. */
@@ -41,8 +46,20 @@ export type ResponseType = 'text' | 'markdown';
 /** A JSON Schema given with `response_type: "json"`: a plain JSON object whose top level describes an object. */
 export type JsonObjectSchema = Readonly<Record<string, unknown>>;
 
-/** How far a search reads: `fast` (snippets only), `standard` (pages of the top results), `deep` (sub-queries). */
-export type SearchDepth = 'fast' | 'standard' | 'deep';
+/**
+ * How far a search reads: `fast` (snippets only), `standard` (pages of the top results), `deep`
+ * (sub-queries), `research` (several rounds that follow what was read, for questions that need several
+ * documents).
+ */
+export type SearchDepth = 'fast' | 'standard' | 'deep' | 'research';
+
+/** Every {@link SearchDepth}, in order of effort. */
+export const SEARCH_DEPTHS = [
+  'fast',
+  'standard',
+  'deep',
+  'research',
+] as const satisfies readonly SearchDepth[];
 
 /**
  * What the pipeline answers ({@link runPipeline}): the question, its conversation and how to read the web.

@@ -83,6 +83,15 @@ interface Settings {
   readonly onEvent: (event: ResilienceEvent) => void;
 }
 
+/** Defaults of {@link ResilienceOptions}. */
+export const RESILIENCE_DEFAULTS = {
+  baseDelayMs: 200,
+  retries: 2,
+  maxDelayMs: 5_000,
+  circuitBreakerThreshold: 5,
+  circuitBreakerHalfOpenAfterMs: 30_000,
+} as const;
+
 function resolveSettings(options: ResilienceOptions): Settings {
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
@@ -92,20 +101,27 @@ function resolveSettings(options: ResilienceOptions): Settings {
   if (breakerOptions !== undefined && breakerOptions !== false && typeof breakerOptions !== 'object') {
     throw new TypeError('circuitBreaker must be an options object or false');
   }
-  const baseDelayMs = positiveInteger('baseDelayMs', options.baseDelayMs, 200);
+  const baseDelayMs = positiveInteger('baseDelayMs', options.baseDelayMs, RESILIENCE_DEFAULTS.baseDelayMs);
   return {
-    retries: nonNegativeInteger('retries', options.retries, 2),
+    retries: nonNegativeInteger('retries', options.retries, RESILIENCE_DEFAULTS.retries),
     baseDelayMs,
-    maxDelayMs: Math.max(baseDelayMs, positiveInteger('maxDelayMs', options.maxDelayMs, 5_000)),
+    maxDelayMs: Math.max(
+      baseDelayMs,
+      positiveInteger('maxDelayMs', options.maxDelayMs, RESILIENCE_DEFAULTS.maxDelayMs),
+    ),
     breaker:
       breakerOptions === false
         ? undefined
         : {
-            threshold: positiveInteger('circuitBreaker.threshold', breakerOptions?.threshold, 5),
+            threshold: positiveInteger(
+              'circuitBreaker.threshold',
+              breakerOptions?.threshold,
+              RESILIENCE_DEFAULTS.circuitBreakerThreshold,
+            ),
             halfOpenAfterMs: positiveInteger(
               'circuitBreaker.halfOpenAfterMs',
               breakerOptions?.halfOpenAfterMs,
-              30_000,
+              RESILIENCE_DEFAULTS.circuitBreakerHalfOpenAfterMs,
             ),
           },
     onEvent: options.onEvent ?? (() => {}),

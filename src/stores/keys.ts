@@ -53,7 +53,7 @@ export function looksLikeApiKey(rawKey: unknown): rawKey is string {
   return typeof rawKey === 'string' && API_KEY_PATTERN.test(rawKey);
 }
 
-/** The fields of a new key that come from the caller, normalised (see `normaliseCreateKeyInput`). */
+/** The fields of a new key that come from the caller, normalized (see `normalizeCreateKeyInput`). */
 export interface NewKeyFields {
   readonly accountId: string;
   readonly name: string | null;

@@ -4,6 +4,7 @@
  */
 import { positiveInteger } from '../options.ts';
 import type { CreateKeyInput, RateLimitOptions, ReserveInput } from './types.ts';
+import { STORE_DEFAULTS } from './defaults.ts';
 
 /** Longest accepted account id, reservation id, rate-limit key or key name. */
 export const MAX_ID_LENGTH = 512;
@@ -44,8 +45,8 @@ export function assertReserveInput(input: ReserveInput): void {
   assertPositiveMs(input.ttlMs, 'ttlMs');
 }
 
-/** Validates {@link CreateKeyInput} and returns it normalised (`name`/`expiresAt` as `null` when absent). */
-export function normaliseCreateKeyInput(input: CreateKeyInput): {
+/** Validates {@link CreateKeyInput} and returns it normalized (`name`/`expiresAt` as `null` when absent). */
+export function normalizeCreateKeyInput(input: CreateKeyInput): {
   accountId: string;
   name: string | null;
   expiresAt: number | null;
@@ -71,15 +72,15 @@ export function normaliseCreateKeyInput(input: CreateKeyInput): {
  * Validates rate-limit options: `limit` a positive safe integer, `windowMs` a positive finite number.
  * Missing fields take the documented defaults (60 per 60 000 ms).
  */
-export function normaliseRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
-  const limit = positiveInteger('limit', options?.limit, 60);
-  const windowMs = options?.windowMs ?? 60_000;
+export function normalizeRateLimitOptions(options: Partial<RateLimitOptions> | undefined): RateLimitOptions {
+  const limit = positiveInteger('limit', options?.limit, STORE_DEFAULTS.rateLimit.limit);
+  const windowMs = options?.windowMs ?? STORE_DEFAULTS.rateLimit.windowMs;
   assertPositiveMs(windowMs, 'windowMs');
   return { limit, windowMs };
 }
 
 /** Validates an injectable clock option. */
-export function normaliseClock(now: unknown): () => number {
+export function normalizeClock(now: unknown): () => number {
   if (now === undefined) return Date.now;
   if (typeof now !== 'function') throw new TypeError('now must be a function returning epoch ms');
   return now as () => number;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AccountStore } from '../stores/accounts/types.ts';
+import type { AccountStore } from '../stores/account-types.ts';
 
 /** Makes a fresh, empty account store for one test. The suite closes it after the test. */
 export type MakeAccountStore = () => Promise<AccountStore> | AccountStore;

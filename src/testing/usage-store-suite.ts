@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UsageRecord, UsageStore } from '../stores/accounts/types.ts';
+import type { UsageRecord, UsageStore } from '../stores/account-types.ts';
 
 /** Makes a fresh, empty usage store for one test. The suite closes it after the test. */
 export type MakeUsageStore = () => Promise<UsageStore> | UsageStore;

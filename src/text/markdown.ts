@@ -27,9 +27,12 @@ const TABLE_ROW = /^ {0,3}\|.*\|[ \t]*$/;
 const QUOTE = /^ {0,3}>[ \t]?/;
 const THEMATIC_BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 
-/** Splits Markdown into blocks. Blank lines separate paragraphs; fenced code is kept whole. */
+/**
+ * Splits Markdown into blocks. Blank lines separate paragraphs; fenced code is kept whole. YAML front
+ * matter and HTML comments (outside code) are not text: they are left out.
+ */
 export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
-  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  const lines = withoutComments(withoutFrontMatter(markdown.replace(/\r\n?/g, '\n')).split('\n'));
   const blocks: MarkdownBlock[] = [];
   let paragraph: string[] = [];
   let list: string[] = [];
@@ -112,6 +115,77 @@ export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
   return blocks;
 }
 
+/** YAML front matter: `---` on the first line, `key: value` lines, and `---` (or `...`) closing it. */
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\n(?=[\w-]+[ \t]*:)(?:.*\n){0,100}?(?:---|\.\.\.)[ \t]*(?:\n|$)/;
+
+/** The document without its YAML front matter (metadata, not text). */
+function withoutFrontMatter(markdown: string): string {
+  return markdown.replace(FRONT_MATTER, '');
+}
+
+/** Offsets of the code spans (`` `code` ``) in `text`, as `[start, end)` pairs in order. */
+function codeSpanRanges(text: string): [number, number][] {
+  if (!text.includes('`')) return [];
+  return [...text.matchAll(CODE_SPAN)].map((match) => [match.index, match.index + match[0].length]);
+}
+
+/** An inline link or image: `[text](url)`, `![alt](src)`. */
+const LINK_OR_IMAGE = /!?\[[^\]]*\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g;
+
+/**
+ * Offsets of the code spans, links and images of `text` (spans a sentence is never cut inside), as
+ * `[start, end)` pairs in order, none overlapping.
+ */
+export function inlineSpanRanges(text: string): [number, number][] {
+  const code = codeSpanRanges(text);
+  if (!text.includes('](')) return code;
+  const inCode = (offset: number) => code.some(([start, end]) => offset >= start && offset < end);
+  const links = [...text.matchAll(LINK_OR_IMAGE)]
+    .filter((match) => !inCode(match.index))
+    .map((match): [number, number] => [match.index, match.index + match[0].length]);
+  return [...code, ...links].sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * The lines with HTML comments (`<!-- … -->`, also over several lines) removed, except inside fenced code
+ * and code spans. A line that held only a comment becomes blank, as an HTML block ends a paragraph.
+ */
+function withoutComments(lines: string[]): string[] {
+  let fence: string | null = null;
+  let inComment = false;
+  return lines.map((line) => {
+    if (!inComment) {
+      const opening = FENCE.exec(line)?.[1];
+      if (fence === null && opening !== undefined) fence = opening;
+      else if (fence !== null && line.trimStart().startsWith(fence)) fence = null;
+      if (fence !== null || opening !== undefined || !line.includes('<!--')) return line;
+    }
+    let out = '';
+    let at = 0;
+    const code = codeSpanRanges(line);
+    while (at < line.length) {
+      if (inComment) {
+        const close = line.indexOf('-->', at);
+        if (close === -1) return out.trim().length === 0 ? '' : out;
+        inComment = false;
+        at = close + 3;
+        continue;
+      }
+      let open = line.indexOf('<!--', at);
+      while (open !== -1 && code.some(([start, end]) => open >= start && open < end))
+        open = line.indexOf('<!--', open + 4);
+      if (open === -1) {
+        out += line.slice(at);
+        break;
+      }
+      out += line.slice(at, open);
+      inComment = true;
+      at = open + 4;
+    }
+    return out.trim().length === 0 ? '' : out;
+  });
+}
+
 /** A part of a document under one heading. */
 export interface MarkdownSection {
   /** Text of the heading that opens the section (inline syntax stripped); absent before the first heading. */
@@ -165,9 +239,9 @@ export function blockToMarkdown(block: MarkdownBlock): string {
   }
 }
 
-/** Inline HTML tags removed from text (other `<words>` such as `<id>` placeholders are kept). */
+/** HTML tags removed from text, inline and block (other `<words>` such as `<id>` placeholders are kept). */
 const INLINE_HTML_TAG =
-  /<\/?(?:a|abbr|b|bdi|bdo|big|br|cite|code|del|dfn|div|em|font|i|img|ins|kbd|mark|p|q|s|samp|small|span|strike|strong|sub|sup|time|tt|u|var|wbr)(?:\s[^>]*)?\/?>/gi;
+  /<\/?(?:a|abbr|article|aside|audio|b|bdi|bdo|big|blockquote|br|caption|center|cite|code|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|font|footer|h[1-6]|header|hr|i|iframe|img|ins|kbd|li|main|mark|nav|ol|p|picture|pre|q|s|samp|section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|time|tr|tt|u|ul|var|video|wbr)(?:\s[^>]*)?\/?>/gi;
 
 const CODE_SPAN = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g;
 

@@ -1,4 +1,5 @@
 /** Sentence splitting with `Intl.Segmenter`. */
+import { inlineSpanRanges } from './markdown.ts';
 
 const segmenters = new Map<string, Intl.Segmenter>();
 
@@ -40,11 +41,20 @@ export function splitSentences(text: string, locale?: string): string[] {
 
 /**
  * The sentences of `text` as offsets (`text.slice(start, end)` is a trimmed sentence), split as
- * {@link splitSentences} splits one paragraph. A line break ends a sentence here (ICU's rule).
+ * {@link splitSentences} splits one paragraph. A line break ends a sentence here (ICU's rule), but a code
+ * span (`` `helpdesk new --urgent?` ``), a link or an image (`![Done!](done.png)`) is never cut.
  */
 export function sentenceSpans(text: string, locale?: string): { start: number; end: number }[] {
   const spans: { start: number; end: number }[] = [];
   let pending: { start: number; end: number } | null = null;
+  const inline = inlineSpanRanges(text);
+  let nextInline = 0;
+  /** Whether `offset` falls inside a code span, link or image (offsets only grow). */
+  const insideInline = (offset: number): boolean => {
+    while (nextInline < inline.length && inline[nextInline]![1] <= offset) nextInline++;
+    const span = inline[nextInline];
+    return span !== undefined && span[0] < offset && offset < span[1];
+  };
   for (const { segment, index } of sentenceSegmenter(locale).segment(text)) {
     const piece = segment.trim();
     if (piece.length === 0) continue;
@@ -56,11 +66,39 @@ export function sentenceSpans(text: string, locale?: string): { start: number; e
       pending === null && /^\p{Ll}/u.test(piece) ? spans.pop() : undefined;
     if (previous) pending = { start: previous.start, end };
     else pending = pending === null ? { start, end } : { start: pending.start, end };
-    if (!ABBREVIATION.test(text.slice(pending.start, pending.end))) {
+    if (!ABBREVIATION.test(text.slice(pending.start, pending.end)) && !insideInline(pending.end)) {
       spans.push(pending);
       pending = null;
     }
   }
   if (pending !== null) spans.push(pending);
-  return spans;
+  return inline.length === 0 ? spans : spans.flatMap((span) => splitBeforeCode(text, span, inline));
+}
+
+const END_BEFORE_CODE = /[.!?]["'”’)\]]*\s+(?=`)/g;
+
+/**
+ * ICU does not end a sentence before one that opens with a code span in lower case ("… removes).
+ * `provider.index` is …"): splits `span` there, unless the period ends an abbreviation or sits inside a
+ * code span, link or image.
+ */
+function splitBeforeCode(
+  text: string,
+  span: { start: number; end: number },
+  inline: readonly [number, number][],
+): { start: number; end: number }[] {
+  const parts: { start: number; end: number }[] = [];
+  let start = span.start;
+  const sentence = text.slice(span.start, span.end);
+  for (const match of sentence.matchAll(END_BEFORE_CODE)) {
+    const stop = span.start + match.index + match[0].trimEnd().length;
+    const next = span.start + match.index + match[0].length;
+    const inside = inline.some(([from, to]) => from < stop && stop < to);
+    const opensCode = inline.some(([from]) => from === next) && text[next + 1] !== '`';
+    if (inside || !opensCode || ABBREVIATION.test(text.slice(start, stop))) continue;
+    parts.push({ start, end: stop });
+    start = next;
+  }
+  parts.push({ start, end: span.end });
+  return parts;
 }

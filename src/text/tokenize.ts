@@ -1,5 +1,5 @@
 /**
- * Word tokenizer for full-text scoring: NFKC-normalised, lower-cased runs of Unicode letters and digits,
+ * Word tokenizer for full-text scoring: NFKC-normalized, lower-cased runs of Unicode letters and digits,
  * with an optional small English stop-word list and an optional light English stemmer.
  */
 
@@ -94,9 +94,9 @@ export function stem(word: string): string {
 }
 
 /**
- * Splits text into normalised word tokens.
+ * Splits text into normalized word tokens.
  *
- * Text is NFKC-normalised (full-width letters, ligatures and compatibility forms fold to their plain
+ * Text is NFKC-normalized (full-width letters, ligatures and compatibility forms fold to their plain
  * forms), lower-cased, split into runs of Unicode letters and digits (so `--rate-limit` gives `rate`,
  * `limit` and `as_1f2e` gives `as`, `1f2e`), possessive `'s` is dropped, then stop words are removed and
  * tokens stemmed unless disabled. Runs of Chinese, Japanese, Thai, Lao, Khmer or Burmese text, which
@@ -118,7 +118,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   return tokens;
 }
 
-/** The text's {@link WORD} runs, NFKC-normalised and lower-cased; unspaced scripts split into words. */
+/** The text's {@link WORD} runs, NFKC-normalized and lower-cased; unspaced scripts split into words. */
 function lowerCaseWords(text: string, locale: string | undefined): string[] {
   const lowerCase = (value: string) =>
     locale === undefined ? value.toLowerCase() : value.toLocaleLowerCase(locale);

@@ -1,5 +1,6 @@
 /**
- * `citewise/tools`: citewise as an AI SDK tool.
+ * `citewise/tools`: citewise as an AI SDK tool, and `citewiseSources`, the sources of citewise's
+ * OpenAI-compatible chat route for the AI SDK's OpenAI-compatible provider.
  *
  * ```ts
  * import { generateText, isStepCount } from 'ai';
@@ -14,6 +15,7 @@
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 export { webSearchTool, type WebSearchToolOutput, type WebSearchToolOptions } from './web-search-tool.ts';
+export { citewiseSources, type ChatSourcesMetadata } from './chat-sources.ts';
 export {
   toSearchRequest,
   webSearchInputShape,

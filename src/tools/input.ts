@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_CONTEXT_MESSAGES, MAX_PROMPT_CHARS, type SearchRequest } from '../http/schema.ts';
+import { SEARCH_DEPTHS } from '../pipeline/types.ts';
 
 /** Fields of the tool input (a zod raw shape, as the MCP SDK takes it). */
 export const webSearchInputShape = {
@@ -35,10 +36,10 @@ export const webSearchInputShape = {
     .optional()
     .describe('Only pages published within this period, for recent events.'),
   depth: z
-    .enum(['fast', 'standard', 'deep'])
+    .enum(SEARCH_DEPTHS)
     .optional()
     .describe(
-      'fast: search snippets only; standard (default): read the best pages, more when they miss; deep: several sub-queries, every result read.',
+      'fast: search snippets only; standard (default): read the best pages, more when they miss; deep: several sub-queries, every result read; research: several rounds that follow what was read, for questions needing several documents (who directed X and when were they born; compare X and Y). research is slower and costs a credit per query it sends.',
     ),
 };
 

@@ -5,7 +5,7 @@
 import { tool } from 'ai';
 import { describeSearchFailure, toBackend, type CitewiseBackend } from '../client/backend.ts';
 import type { CitewiseClient } from '../client/client.ts';
-import type { SearchEngine } from '../engine.ts';
+import type { SearchEngine } from '../engine/index.ts';
 import { toSearchRequest, webSearchToolInput } from './input.ts';
 
 /** Options of {@link webSearchTool}. */

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 
 export interface TestService {

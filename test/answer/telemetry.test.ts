@@ -6,24 +6,24 @@
  */
 import type { Telemetry } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { createModelAnswerer } from '../../src/pipeline/answer/index.ts';
 import { telemetryCallOptions } from '../../src/pipeline/answer/telemetry.ts';
-import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { startOpenAiServer, type OpenAiServer } from './openai-server.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const API_KEY = 'sk-test-secret-0123456789';
 const PAGE_TEXT = 'Mount Etna is 3,357 metres high and erupts often.';
 const QUESTION = 'How high is the volcano Etna?';
 
-const provider: SearchProvider = {
-  id: 'fixed',
-  async search() {
-    return [{ url: 'https://a.example.com/etna', title: 'Etna', content: PAGE_TEXT }];
+const provider = fakeSearchProvider(
+  [{ url: 'https://a.example.com/etna', title: 'Etna', content: PAGE_TEXT }],
+  {
+    id: 'fixed',
   },
-};
+);
 
 interface Recorded {
   readonly hook: string;

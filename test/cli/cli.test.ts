@@ -172,7 +172,7 @@ describe('citewise CLI', () => {
   });
 
   it.skipIf(!hasScript)(
-    'on a terminal, the first start also shows the key, framed, and the operator setup link',
+    'on a terminal, the first start shows the address, the key, framed, and the operator setup link',
     async () => {
       const other = mkdtempSync(join(tmpdir(), 'citewise-cli-tty-'));
       try {
@@ -198,6 +198,8 @@ describe('citewise CLI', () => {
           const key = readFileSync(join(other, 'first-key.txt'), 'utf8').trim();
           expect(key).toMatch(/^cw_[A-Za-z0-9]{40}$/);
           expect(output).toMatch(new RegExp(`\\|\\s+${key}\\s+\\|`));
+          // A person at a terminal reads the address (stdout holds the JSON log lines).
+          expect(output).toMatch(/citewise listening on http:\/\/127\.0\.0\.1:\d+/);
           // With no console operator yet, the terminal also shows the one-time operator setup link.
           await expect.poll(() => output, { timeout: 20_000 }).toContain('No operator yet');
           const setupLink = readFileSync(join(other, 'operator-setup-link.txt'), 'utf8').trim();

@@ -1,6 +1,7 @@
 import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_DEFAULTS } from '../../src/engine.ts';
+import { ENGINE_DEFAULTS } from '../../src/engine/index.ts';
+import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../../src/pipeline/extract/index.ts';
 import { FETCHER_DEFAULTS } from '../../src/pipeline/fetch/index.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
@@ -41,6 +42,7 @@ describe('CLI configuration', () => {
       maxAccountShare: ENGINE_DEFAULTS.maxAccountShare,
       search: 'local',
       corpus: undefined,
+      includeManual: false,
       searxngUrl: undefined,
       searxngPages: 1,
       braveApiKey: undefined,
@@ -60,6 +62,12 @@ describe('CLI configuration', () => {
       minQueryCoverage: ENGINE_DEFAULTS.minQueryCoverage,
       minDeeperPageMentions: ENGINE_DEFAULTS.minDeeperPageMentions,
       maxPassageTokens: ENGINE_DEFAULTS.maxPassageTokens,
+      researchMaxHops: RESEARCH_DEFAULTS.maxHops,
+      researchMaxQueries: RESEARCH_DEFAULTS.maxQueries,
+      researchMaxPages: RESEARCH_DEFAULTS.maxPages,
+      researchMaxPassageTokens: RESEARCH_DEFAULTS.maxPassageTokens,
+      researchMaxLatencyMs: RESEARCH_DEFAULTS.maxLatencyMs,
+      researchCreditsPerQuery: RESEARCH_DEFAULTS.creditsPerQuery,
       model: undefined,
       modelBaseUrl: undefined,
       embeddingModel: undefined,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { CLI, runCli, runScript, startServe, type ServeProcess } from '../support/cli.ts';
 import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
@@ -22,6 +22,8 @@ const hasChromium = chromiumOrSkip();
 const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 /** JavaScript a console page may load (the issue: "first paint of each page under 100 KB of JS"). */
 const JS_BUDGET_BYTES = 100_000;
+/** A phone's viewport (an iPhone SE / 8 in CSS pixels). */
+const PHONE = { width: 375, height: 740 };
 
 let serve: ServeProcess;
 let browser: Browser;
@@ -30,6 +32,7 @@ let owner: BrowserContext;
 let ownerPage: Page;
 const secrets: string[] = [OWNER.password, MEMBER.password];
 const checkedPages = new Set<string>();
+const missingFavicons: string[] = [];
 
 async function search(key: string, prompt = 'What does GET /v1/balance return?'): Promise<Response> {
   return fetch(`${serve.baseUrl}/v1/search`, {
@@ -88,6 +91,32 @@ async function checkPage(page: Page, name: string, screenshot = true): Promise<v
   expect(await seriousAxeViolations(page), `axe on ${name}`).toEqual([]);
   expect(await fieldsWithoutVisibleLabel(page), `fields without a visible label on ${name}`).toEqual([]);
   expect(await scriptBytes(page), `JavaScript of ${name}`).toBeLessThan(JS_BUDGET_BYTES);
+  await checkOnPhone(page, name);
+}
+
+/**
+ * The page on a phone (375 × 740 CSS px): no horizontal scroll of the page (wide tables scroll in their
+ * own box), the header within a fifth of the screen, and axe again at that width.
+ */
+async function checkOnPhone(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize();
+  await page.setViewportSize(PHONE);
+  try {
+    const layout = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      header: document.querySelector('header')?.getBoundingClientRect().height ?? 0,
+    }));
+    expect(layout.scrollWidth, `horizontal scroll at ${PHONE.width} px on ${name}`).toBeLessThanOrEqual(
+      layout.clientWidth,
+    );
+    expect(layout.header, `header height at ${PHONE.width} px on ${name}`).toBeLessThanOrEqual(
+      PHONE.height / 5,
+    );
+    expect(await seriousAxeViolations(page), `axe at ${PHONE.width} px on ${name}`).toEqual([]);
+  } finally {
+    if (size) await page.setViewportSize(size);
+  }
 }
 
 async function signUp(page: Page, who: { email: string; password: string }): Promise<void> {
@@ -115,6 +144,9 @@ beforeAll(async () => {
   browser = await launchBrowser();
   owner = await browser.newContext();
   ownerPage = await owner.newPage();
+  ownerPage.on('response', (response) => {
+    if (/favicon/.test(response.url()) && response.status() >= 400) missingFavicons.push(response.url());
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -158,6 +190,14 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
       await ownerPage.getByRole('cell', { name: `journey (${key.slice(0, 8)}…)` }).count(),
     ).toBeGreaterThan(0);
     await checkPage(ownerPage, 'usage');
+    // The chart's dates are text under it, readable on a phone (SVG text shrank with the chart).
+    await ownerPage.setViewportSize(PHONE);
+    const axis = ownerPage.locator('.chart-axis span').first();
+    expect(await axis.textContent()).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(parseFloat(await axis.evaluate((node) => getComputedStyle(node).fontSize))).toBeGreaterThanOrEqual(
+      12,
+    );
+    await ownerPage.setViewportSize({ width: 1280, height: 720 });
     const csv = await ownerPage.request.get(`${serve.baseUrl}/usage.csv`);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).trim().split('\r\n');
@@ -165,12 +205,34 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
     expect(lines.slice(1).map((line) => line.split(',')[1])).toEqual(['"charge"', '"grant"']);
   });
 
-  it('4. revokes the key, which then gets 401', async () => {
+  it('4. asks before revoking the key, says it was revoked, and the key then gets 401', async () => {
     await ownerPage.getByRole('link', { name: 'API keys' }).click();
+    // Dismissed: nothing happens.
+    const dismissed = new Promise<string>((resolve) =>
+      ownerPage.once('dialog', (dialog) => {
+        resolve(dialog.message());
+        void dialog.dismiss();
+      }),
+    );
     await ownerPage.getByRole('button', { name: 'Revoke journey' }).click();
-    await ownerPage.waitForURL('**/keys');
+    expect(await dismissed).toMatch(/^Revoke the key “journey” \(cw_\w+…\)\? .*401/);
+    expect((await search(key)).status).toBe(200);
+    ownerPage.once('dialog', (dialog) => void dialog.accept());
+    await ownerPage.getByRole('button', { name: 'Revoke journey' }).click();
+    await expect
+      .poll(() => ownerPage.getByTestId('key-notice').textContent())
+      .toMatch(/^The key “journey” \(cw_\w+…\) was revoked: it stops working at once\.$/);
     expect(await ownerPage.getByText('revoked', { exact: true }).count()).toBe(1);
     expect((await search(key)).status).toBe(401);
+  });
+
+  it('has a favicon: the pages link it, and /favicon.ico answers', async () => {
+    const href = await ownerPage.locator('link[rel="icon"]').getAttribute('href');
+    const icon = await fetch(new URL(href!, serve.baseUrl));
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect((await fetch(`${serve.baseUrl}/favicon.ico`)).status).toBe(200);
+    expect(missingFavicons).toEqual([]);
   });
 
   it('5. invites a member who signs up through the link and sees the organization', async () => {
@@ -219,8 +281,9 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
     // A member creates and revokes their own key.
     const own = await createKey(page, 'member key');
     await page.goto(`${serve.baseUrl}/keys`);
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke member key' }).click();
-    await page.waitForURL('**/keys');
+    await expect.poll(() => page.getByTestId('key-notice').count()).toBe(1);
     expect((await search(own)).status).toBe(401);
     await member.close();
   });
@@ -306,6 +369,103 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
     await ownerPage.getByRole('button', { name: 'End maintenance' }).click();
     await ownerPage.waitForURL('**/operator');
     expect((await search(ownerKey)).status).toBe(200);
+  });
+
+  it('the operator page lists the credit accounts outside the console and grants them credits', async () => {
+    // The first start's account (its key is in first-key.txt) is no organization of the console.
+    const firstKey = serve.firstKey()!;
+    const before = (await (
+      await fetch(`${serve.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${firstKey}` } })
+    ).json()) as { available_credits: number };
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json', '--data-dir', dataDir])).stdout) as {
+      accountId: string;
+      prefix: string;
+    }[];
+    const account = listed.find((record) => firstKey.startsWith(record.prefix))!.accountId;
+    await ownerPage.goto(`${serve.baseUrl}/operator`);
+    expect(await ownerPage.getByTestId(`account-credits-${account}`).textContent()).toBe(
+      before.available_credits.toLocaleString('en-US'),
+    );
+    await ownerPage
+      .getByRole('row', { name: new RegExp(account) })
+      .getByRole('spinbutton', { name: 'Credits' })
+      .fill('25');
+    await ownerPage.getByRole('button', { name: `Grant credits to ${account}` }).click();
+    await ownerPage.waitForURL('**/operator');
+    expect(await ownerPage.getByTestId(`account-credits-${account}`).textContent()).toBe(
+      (before.available_credits + 25).toLocaleString('en-US'),
+    );
+    const after = (await (
+      await fetch(`${serve.baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${firstKey}` } })
+    ).json()) as { available_credits: number };
+    expect(after.available_credits).toBe(before.available_credits + 25);
+  });
+
+  it('the operator makes a one-time password reset link; the member sets a new password with it', async () => {
+    await ownerPage.goto(`${serve.baseUrl}/operator`);
+    await ownerPage.getByLabel("Member's email").fill(MEMBER.email);
+    await ownerPage.getByRole('button', { name: 'Make reset link' }).click();
+    const link = (await ownerPage.getByTestId('reset-link').textContent())!.trim();
+    expect(link).toMatch(new RegExp(`^${serve.baseUrl}/reset/[\\w-]{43}$`));
+    await checkPage(ownerPage, 'operator-reset-link', false);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(link);
+    await checkPage(page, 'reset-password', false);
+    MEMBER.password = 'member-password-2';
+    secrets.push(MEMBER.password);
+    await page.getByLabel('New password').fill(MEMBER.password);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL('**/keys');
+    // Used once: the link is gone.
+    expect((await fetch(link)).status).toBe(404);
+    await context.close();
+
+    // From the CLI: a link, or a password from stdin; the old password stops working.
+    const printed = await runCli([
+      'console',
+      'reset-password',
+      MEMBER.email,
+      '--data-dir',
+      dataDir,
+      '--public-url',
+      serve.baseUrl,
+    ]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout.trim()).toMatch(new RegExp(`^${serve.baseUrl}/reset/[\\w-]{43}$`));
+    expect((await fetch(printed.stdout.trim())).status).toBe(200);
+    const set = await runScript(
+      CLI,
+      ['console', 'reset-password', MEMBER.email, '--password-stdin', '--data-dir', dataDir],
+      {},
+      'member-password-3\n',
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain(`Set a new password for ${MEMBER.email}`);
+    const signIn = async (password: string) => {
+      const fresh = await browser.newContext();
+      const page = await fresh.newPage();
+      await page.goto(`${serve.baseUrl}/sign-in`);
+      await page.getByLabel('Email').fill(MEMBER.email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForLoadState();
+      const url = page.url();
+      await fresh.close();
+      return url;
+    };
+    expect(await signIn(MEMBER.password)).toMatch(/\/sign-in$/);
+    MEMBER.password = 'member-password-3';
+    secrets.push(MEMBER.password);
+    expect(await signIn(MEMBER.password)).toMatch(/\/keys$/);
+    const weak = await runScript(
+      CLI,
+      ['console', 'reset-password', MEMBER.email, '--password-stdin', '--data-dir', dataDir],
+      {},
+      'short\n',
+    );
+    expect(weak.code).toBe(1);
   });
 
   it('the operator commands work from the CLI while serve runs', async () => {

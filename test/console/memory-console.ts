@@ -1,5 +1,5 @@
 /** A console over in-memory stores and an engine that answers without the web, for the console suites. */
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import {
   createConsole,
   createMemoryAccountStore,

@@ -9,29 +9,27 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import {
   createConsoleFetchHandler,
   createConsoleNodeHandler,
   type Console,
 } from '../../src/console/index.ts';
-import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { fetchBridge } from '../support/servers.ts';
+import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 const BASE = '/console';
 const PASSWORD = 'mounted-password-1';
 
-const search: SearchProvider = {
-  id: 'fixed',
-  search: async () => [
-    { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
-  ],
-};
-const answerer: Answerer = {
-  answer: async () => ({ answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] }),
-};
+const search = fakeSearchProvider([
+  { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
+]);
+const answerer = staticAnswerer({
+  answer: 'On the API keys page [1].',
+  sources: ['https://example.com/keys'],
+});
 
 interface Mounted {
   readonly engine: SearchEngine;
@@ -113,5 +111,46 @@ describe.each(Object.entries(ADAPTERS))('console mounted under %s', (_name, list
     const usage = await (await fetch(url(`${BASE}/usage`), { headers: { cookie } })).text();
     expect(usage).toContain('data-testid="available-credits">999<');
     expect(usage).toContain('data-testid="searches-30-days">1<');
+  });
+});
+
+describe('a body past the limit', () => {
+  /** A request whose body is `total` bytes in 16 KiB chunks, counting the bytes the server pulled. */
+  function largeRequest(url: string, total: number, headers: Record<string, string>) {
+    let pulled = 0;
+    const chunk = new Uint8Array(16 * 1024).fill(0x61);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= total) return controller.close();
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const request = new Request(url, { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
+    return { request, pulled: () => pulled };
+  }
+
+  it('is refused (413) by the console and /v1 fetch handlers before the rest is read', async () => {
+    const mounted = mount();
+    try {
+      const total = 16 * 1024 * 1024;
+      const form = largeRequest(`http://localhost${BASE}/sign-in`, total, {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      const refused = await createConsoleFetchHandler(mounted.app, { basePath: BASE })(form.request);
+      expect(refused.status).toBe(413);
+      expect(form.pulled()).toBeLessThan(1024 * 1024);
+
+      const { key } = await mounted.engine.createKey();
+      const search = largeRequest('http://localhost/v1/search', total, {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      });
+      expect((await createFetchHandler(mounted.engine)(search.request)).status).toBe(413);
+      expect(search.pulled()).toBeLessThan(2 * 1024 * 1024);
+    } finally {
+      await mounted.app.close();
+      await mounted.engine.close();
+    }
   });
 });

@@ -7,28 +7,22 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
-import type { AnswerInput, Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { memoryConsole } from './memory-console.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 const DAY = 86_400_000;
 const FAIL = 'please fail this one';
-const inputs: AnswerInput[] = [];
-const search: SearchProvider = {
-  id: 'fixed',
-  search: async () => [
-    { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
-  ],
-};
-const answerer: Answerer = {
-  answer: async (input) => {
-    inputs.push(input);
-    if (input.prompt === FAIL) throw new Error('the model is down');
-    return { answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] };
-  },
-};
+const search = fakeSearchProvider([
+  { url: 'https://example.com/keys', title: 'Keys', content: 'Revoke a key on the API keys page.' },
+]);
+const answerer = staticAnswerer((input) => {
+  if (input.prompt === FAIL) throw new Error('the model is down');
+  return { answer: 'On the API keys page [1].', sources: ['https://example.com/keys'] };
+});
+const { inputs } = answerer;
 
 let server: ListeningServer;
 let engine: SearchEngine;
@@ -256,7 +250,7 @@ describe('roles: owner, admin and member', () => {
     expect(await revokePath(member, 'owner-key')).toBeUndefined();
     const ownerKeyRevoke = (await revokePath(owner, 'owner-key'))!;
     expect((await postAs(member, ownerKeyRevoke, {})).status).toBe(403);
-    expect((await postAs(member, (await revokePath(member, 'member-key'))!, {})).status).toBe(303);
+    expect((await postAs(member, (await revokePath(member, 'member-key'))!, {})).status).toBe(200);
 
     const membersPage = await getAs(member, '/members');
     expect(membersPage).toContain('Only owners and admins invite and remove members.');
@@ -272,7 +266,7 @@ describe('roles: owner, admin and member', () => {
 
   it("lets an admin revoke others' keys and invite members and admins, but not owners", async () => {
     await newKey(owner, 'owner-key-2');
-    expect((await postAs(admin, (await revokePath(admin, 'owner-key-2'))!, {})).status).toBe(303);
+    expect((await postAs(admin, (await revokePath(admin, 'owner-key-2'))!, {})).status).toBe(200);
     expect(typeof (await invite(admin, 'admin'))).toBe('string');
     expect(typeof (await invite(admin, 'member'))).toBe('string');
     expect(((await invite(admin, 'owner')) as Response).status).toBe(403);

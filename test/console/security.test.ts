@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import type { Logger } from '../../src/engine.ts';
+import type { Logger } from '../../src/engine/index.ts';
 import {
   createConsoleNodeHandler,
   verifyPassword,
@@ -16,8 +16,8 @@ import {
   type ConsoleOptions,
 } from '../../src/console/index.ts';
 import { memoryConsole } from './memory-console.ts';
-import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { chromiumOrSkip, launchBrowser } from './browser.ts';
+import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 interface Harness {
   readonly baseUrl: string;
@@ -49,19 +49,20 @@ async function startHarness(
     warn: (object, message) => logs.push(JSON.stringify({ ...object, message })),
     error: (object, message) => logs.push(JSON.stringify({ ...object, message })),
   };
-  const search: SearchProvider = {
-    id: 'hostile',
-    search: async () => [
+  const search = fakeSearchProvider(
+    [
       {
         url: 'https://example.com/hostile',
         title: '<script>window.__xss="title"</script>',
         content: `Revoking a key stops it at once. ${hostileAnswer(pixelUrl)}`,
       },
     ],
-  };
-  const answerer: Answerer = {
-    answer: async () => ({ answer: hostileAnswer(pixelUrl), sources: ['https://example.com/hostile'] }),
-  };
+    { id: 'hostile' },
+  );
+  const answerer = staticAnswerer({
+    answer: hostileAnswer(pixelUrl),
+    sources: ['https://example.com/hostile'],
+  });
   const { engine, app, accounts } = memoryConsole({ search, answerer }, { logger, ...options });
   const ui = createConsoleNodeHandler(app);
   const api = createNodeHandler(engine);

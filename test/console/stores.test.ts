@@ -16,7 +16,7 @@ import {
   createSqliteAccountStore,
   createSqliteUsageStore,
   createUsageRecorder,
-} from '../../src/stores/accounts/index.ts';
+} from '../../src/console/index.ts';
 import { describeAccountStore, describeUsageStore } from '../../src/testing/index.ts';
 import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
 

@@ -78,8 +78,9 @@ describe.runIf(available && chromiumOrSkip())('console on two instances sharing 
     expect(await seriousAxeViolations(second)).toEqual([]);
 
     // Revoked on B: A refuses it at once (every verify reads PostgreSQL).
+    second.once('dialog', (dialog) => void dialog.accept());
     await second.getByRole('button', { name: 'Revoke shared' }).click();
-    await second.waitForURL('**/keys');
+    await second.getByTestId('key-notice').waitFor();
     expect(await search(a.baseUrl, key)).toBe(401);
     await other.close();
   });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generatedPages } from '../../scripts/generate-docs.ts';
 import { SERVE_SETTINGS } from '../../src/cli/settings.ts';
-import { ENGINE_DEFAULTS } from '../../src/engine.ts';
+import { ENGINE_DEFAULTS } from '../../src/engine/index.ts';
 import { ERROR_TABLE } from '../../src/errors.ts';
 
 const root = new URL('../../', import.meta.url);

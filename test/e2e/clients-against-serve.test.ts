@@ -105,7 +105,7 @@ describe('the real clients against a running citewise serve', () => {
 
   it('the openai SDK, plain and streaming, by baseURL', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
-    expect((await client.models.list()).data.map((m) => m.id)).toEqual(['citewise']);
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(['citewise', 'citewise-research']);
     const completion = await client.chat.completions.create({
       model: 'citewise',
       messages: [{ role: 'user', content: QUESTION }],

@@ -2,11 +2,13 @@
  * OpenAI-compatible chat completions with the real `openai` SDK (plain and streaming) against a running
  * service, plus /v1/models and OpenAI-shaped errors. The service answers from the fixture manual.
  */
+import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChatRequest } from '../../src/http/compat/openai-chat.ts';
+import { citewiseSources, type ChatSourcesMetadata } from '../../src/tools/index.ts';
 import { startTestService, type TestService } from '../agents/support.ts';
 
 describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
@@ -22,7 +24,7 @@ describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
 
   it('lists the model', async () => {
     const models = await client.models.list();
-    expect(models.data.map((m) => m.id)).toEqual(['citewise']);
+    expect(models.data.map((m) => m.id)).toEqual(['citewise', 'citewise-research']);
   });
 
   it('answers the last user message, with citations and search results, charged one search', async () => {
@@ -114,6 +116,47 @@ describe('POST /v1/chat/completions (OpenAI-compatible)', () => {
     let text = '';
     for await (const delta of streamed.textStream) text += delta;
     expect(text).toBe(generated.text);
+  });
+
+  it('gives the AI SDK the sources: URL sources with @ai-sdk/openai, provider metadata with the OpenAI-compatible provider', async () => {
+    const prompt = 'How do I revoke an API key?';
+    const expected = await client.chat.completions.create({
+      model: 'citewise',
+      messages: [{ role: 'user', content: prompt }],
+    });
+    const citations = (expected as unknown as { citations: string[] }).citations;
+    expect(citations.length).toBeGreaterThan(0);
+    // The `openai` SDK reads them as `message.annotations`, one url_citation per source at its first [n].
+    const content = expected.choices[0]!.message.content ?? '';
+    const annotations = expected.choices[0]!.message.annotations ?? [];
+    expect(annotations.map((a) => a.url_citation.url)).toEqual(citations);
+    for (const [i, { url_citation }] of annotations.entries()) {
+      expect(content.slice(url_citation.start_index, url_citation.end_index)).toBe(`[${i + 1}]`);
+      expect(url_citation.title.length).toBeGreaterThan(0);
+    }
+
+    const openai = createOpenAI({ baseURL: `${service.baseUrl}/v1`, apiKey: service.apiKey });
+    const generated = await generateText({ model: openai.chat('citewise'), prompt });
+    expect(generated.sources.map((source) => source.sourceType === 'url' && source.url)).toEqual(citations);
+    const streamed = streamText({ model: openai.chat('citewise'), prompt });
+    const sources = await streamed.sources;
+    expect(sources.map((source) => source.sourceType === 'url' && source.url)).toEqual(citations);
+    expect(await streamed.text).toBe(content);
+
+    const compatible = createOpenAICompatible({
+      name: 'citewise',
+      baseURL: `${service.baseUrl}/v1`,
+      apiKey: service.apiKey,
+      metadataExtractor: citewiseSources,
+    });
+    const viaCompatible = await generateText({ model: compatible.chatModel('citewise'), prompt });
+    expect(viaCompatible.providerMetadata?.['citewise']).toMatchObject({ citations });
+    const compatibleStream = streamText({ model: compatible.chatModel('citewise'), prompt });
+    await compatibleStream.consumeStream();
+    const metadata = (await compatibleStream.providerMetadata)?.['citewise'] as unknown as
+      ChatSourcesMetadata | undefined;
+    expect(metadata?.citations).toEqual(citations);
+    expect(metadata?.searchResults.map((result) => result.url)).toEqual(citations);
   });
 
   it('errors come in OpenAI shape, and refused requests cost nothing', async () => {

@@ -5,7 +5,7 @@
 import { OpenTelemetry } from '@ai-sdk/otel';
 import type { Attributes, AttributeValue, Span, SpanContext, SpanOptions, Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { startOpenAiServer, type OpenAiServer } from '../answer/openai-server.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';

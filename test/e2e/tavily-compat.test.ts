@@ -8,10 +8,11 @@ import { TavilyExtract, TavilySearch } from '@langchain/tavily';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { parseTavilyExtract, parseTavilySearch } from '../../src/http/compat/tavily.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';
+import { fakeSearchProvider, request } from '../../src/testing/index.ts';
 
 const PAGE = (title: string, text: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><nav>Home | News</nav>
@@ -49,7 +50,7 @@ describe('Tavily-compatible routes', () => {
       { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'An ice age is a long cold period.' },
     ];
     engine = createSearchEngine({
-      search: { id: 'fixture', search: async () => hits() },
+      search: fakeSearchProvider(() => hits(), { id: 'fixture' }),
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
       rateLimiter: false,
     });
@@ -140,7 +141,7 @@ describe('Tavily-compatible routes', () => {
 
   it('rate limits as on /v1: one window per key across /v1/search, the Tavily routes and chat completions', async () => {
     const limited = createSearchEngine({
-      search: { id: 'none', search: async () => [] },
+      search: fakeSearchProvider([], { id: 'none' }),
       rateLimit: { limit: 2, windowMs: 60_000 },
     });
     const server = await listenOnLoopback(createServer(createNodeHandler(limited)));
@@ -227,18 +228,12 @@ describe('Tavily-compatible routes', () => {
 
   it('can be moved or turned off', async () => {
     const moved = createSearchEngine({
-      search: { id: 'none', search: async () => [] },
+      search: fakeSearchProvider([], { id: 'none' }),
       tavilyPrefix: '/tavily/',
     });
     expect(moved.tavilyPrefix).toBe('/tavily');
-    const off = createSearchEngine({ search: { id: 'none', search: async () => [] }, tavilyPrefix: false });
-    const response = await off.handle({
-      method: 'POST',
-      path: '/compat/tavily/search',
-      header: () => undefined,
-      body: async () => new Uint8Array(),
-      signal: new AbortController().signal,
-    } as unknown as Parameters<SearchEngine['handle']>[0]);
+    const off = createSearchEngine({ search: fakeSearchProvider([], { id: 'none' }), tavilyPrefix: false });
+    const response = await request(off, 'POST', '/compat/tavily/search');
     expect(response.status).toBe(404);
     expect(() => createSearchEngine({ tavilyPrefix: '/v1/tavily' })).toThrow(RangeError);
     await Promise.all([moved.close(), off.close()]);

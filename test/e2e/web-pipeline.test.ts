@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/index.ts';
 import { startServe } from '../support/cli.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createCreditsService } from '../../src/engine/credits.ts';
 import { createFairScheduler } from '../../src/engine/fair-scheduler.ts';
 import { createMoneyPath, type MoneyPathOptions } from '../../src/engine/money-path.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
@@ -34,8 +35,14 @@ async function setup(overrides: Partial<MoneyPathOptions> = {}, balance = 10) {
   await store.openAccount('acct', balance);
   const scheduler = createFairScheduler({ concurrency: 2, maxQueued: 2, maxAccountShare: 1 });
   const settleErrors: string[] = [];
+  // The ledger the credits service writes: each settlement as [action, credits].
+  const settled: [string, number][] = [];
+  const ledger = {
+    recordSearch: (usage: { kind: string; credits: number }) =>
+      settled.push([usage.kind === 'charge' ? 'commit' : 'refund', usage.credits]),
+  };
   const path = createMoneyPath({
-    credits: store,
+    credits: createCreditsService({ store, ledger }),
     scheduler,
     creditCost: 1,
     requestTimeoutMs: 5_000,
@@ -46,9 +53,10 @@ async function setup(overrides: Partial<MoneyPathOptions> = {}, balance = 10) {
   const target = (signal = new AbortController().signal) => ({
     account: 'acct',
     requestId: `r${++n}`,
+    keyId: 'key',
     signal,
   });
-  return { path, calls, scheduler, store, target, settleErrors };
+  return { path, calls, scheduler, store, target, settleErrors, settled };
 }
 
 async function* events(list: string[], failAfter?: number) {
@@ -100,10 +108,7 @@ describe('money path: plain runs', () => {
   });
 
   it('a partial charge commits that much of the hold and returns the rest; 0 refunds; never more than held', async () => {
-    const settled: [string, number][] = [];
-    const { path, calls, store, target } = await setup({
-      onSettled: (_target, action, amount) => settled.push([action, amount]),
-    });
+    const { path, calls, store, target, settled } = await setup();
     await path.run(
       { ...target(), amount: 5 },
       async () => 3,
@@ -200,7 +205,9 @@ describe('money path: plain runs', () => {
     await store.openAccount('acct', 5);
     const settleErrors: string[] = [];
     const path = createMoneyPath({
-      credits: { ...store, commit: async () => Promise.reject(new Error('store down')) },
+      credits: createCreditsService({
+        store: { ...store, commit: async () => Promise.reject(new Error('store down')) },
+      }),
       scheduler: createFairScheduler(),
       creditCost: 1,
       requestTimeoutMs: 1_000,

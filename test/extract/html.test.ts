@@ -4,6 +4,8 @@ import {
   isHiddenByInlineStyle,
   stripInvisibleCharacters,
 } from '../../src/pipeline/extract/index.ts';
+import { extractHtml } from '../../src/pipeline/extract/html.ts';
+import { DOMS, parserOf } from '../../bench/lib/reference-doms.ts';
 
 const filler = (word: string): string =>
   `<p>${`The ${word} paragraph carries enough ordinary words to count as article text for the reader. `.repeat(3)}</p>`;
@@ -171,7 +173,7 @@ console.log(answer);</code></pre>
     const options = { url: 'https://example.test/news/story.html', contentType: 'text/html' };
     const [fast, full] = await Promise.all([
       extractContent(article, options),
-      extractContent(article, { ...options, dom: 'jsdom' }),
+      extractHtml(article, { url: options.url, parser: parserOf('jsdom') }),
     ]);
     expect(full?.text).toBe(fast?.text);
     expect(full?.markdown).toBe(fast?.markdown);
@@ -274,8 +276,14 @@ describe('fallback and passthrough', () => {
 
   it('reads HTML fragments and XHTML on both DOMs', async () => {
     const fragment = filler('fragment');
-    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
-      const fromFragment = await extractContent(fragment, { url: 'https://example.test/', dom });
+    expect((await extractContent(fragment, { url: 'https://example.test/' }))?.text).toContain(
+      'The fragment paragraph',
+    );
+    for (const dom of DOMS) {
+      const fromFragment = await extractHtml(fragment, {
+        url: 'https://example.test/',
+        parser: parserOf(dom),
+      });
       expect(fromFragment?.text).toContain('The fragment paragraph');
     }
     const xhtml = `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>X</title></head><body><article>${filler('xhtml')}</article></body></html>`;
@@ -288,12 +296,13 @@ describe('fallback and passthrough', () => {
   });
 
   it('reads a page served as HTML that holds text alone, with no element at all, on every DOM', async () => {
-    for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
-      const result = await extractContent('Plain words &amp; no markup <!-- a comment -->', {
-        url: 'https://example.test/plain',
-        contentType: 'text/html',
-        dom,
-      });
+    const text = 'Plain words &amp; no markup <!-- a comment -->';
+    const url = 'https://example.test/plain';
+    expect((await extractContent(text, { url, contentType: 'text/html' }))?.text).toBe(
+      'Plain words & no markup',
+    );
+    for (const dom of DOMS) {
+      const result = await extractHtml(text, { url, parser: parserOf(dom) });
       expect(result?.text, dom).toBe('Plain words & no markup');
     }
   });

@@ -2,10 +2,15 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
+import { parseWithDom, parserOf } from '../../bench/lib/reference-doms.ts';
 import { extractHtml } from '../../src/pipeline/extract/html.ts';
-import { snapshotDocument } from '../../src/pipeline/extract/snapshot.ts';
 import { isProbablyVisible } from '../../src/pipeline/extract/readability.ts';
-import { joinedClassTokens, LiteDocument, parseLiteDocument } from '../../src/pipeline/extract/lite-dom.ts';
+import {
+  isJoinedTokenList,
+  joinedClassTokens,
+  LiteDocument,
+  parseLiteDocument,
+} from '../../src/pipeline/extract/lite-dom.ts';
 
 const PAGE_URL = 'https://example.test/page';
 
@@ -34,8 +39,8 @@ function shape(node: Node): string {
 
 async function bothDoms(html: string): Promise<{ lite: Document; linkedom: Document }> {
   return {
-    lite: (await parseDocument(html, PAGE_URL, 'lite')).document,
-    linkedom: (await parseDocument(html, PAGE_URL, 'linkedom')).document,
+    lite: parseDocument(html).document,
+    linkedom: (await parseWithDom(html, PAGE_URL, 'linkedom')).document,
   };
 }
 
@@ -285,15 +290,13 @@ describe('lite DOM: tree operations', () => {
   });
 
   it('snapshots put back removed, moved and changed nodes and drop new ones', async () => {
-    const { document } = await parseDocument(
+    const { document, snapshot } = parseDocument(
       '<html><body><header><a href="/">Home</a></header><main><h1 data-x="1">T</h1><p class="lead">One <b>b</b></p>' +
         '<ul><li>1</li><li>2</li></ul></main></body></html>',
-      PAGE_URL,
-      'lite',
     );
     expect(document).toBeInstanceOf(LiteDocument);
     const before = shape(document);
-    const snapshot = snapshotDocument(document)!;
+    const restore = snapshot!();
     document.querySelector('header')!.remove();
     document.body.appendChild(document.querySelector('ul')!);
     const lead = document.querySelector('p')!;
@@ -302,9 +305,9 @@ describe('lite DOM: tree operations', () => {
     (lead.firstChild as Text).data = 'Changed ';
     document.querySelector('main')!.prepend(document.createElement('div'));
     expect(shape(document)).not.toBe(before);
-    snapshot.restore();
+    restore();
     expect(shape(document)).toBe(before);
-    snapshot.restore();
+    restore();
     expect(shape(document)).toBe(before);
   });
 });
@@ -322,8 +325,8 @@ describe('lite DOM: extraction', () => {
       'sides when it shuts on neither, a little at a time, and try it again after each pass.</p>' +
       '<ul><li>Wax</li><li>Glue</li><li>A plane</li></ul></article><aside>Related: chairs</aside></main>' +
       '<footer>© Shop Notes</footer></body></html>';
-    const lite = await extractHtml(html, { url: PAGE_URL, dom: 'lite' });
-    const linkedom = await extractHtml(html, { url: PAGE_URL, dom: 'linkedom' });
+    const lite = await extractHtml(html, { url: PAGE_URL });
+    const linkedom = await extractHtml(html, { url: PAGE_URL, parser: parserOf('linkedom') });
     expect(lite).toEqual(linkedom);
     expect(lite).toMatchObject({ title: 'Fixing a drawer', byline: 'Jane Doe', pageType: 'article' });
     expect(lite?.markdown).toContain('- A plane');
@@ -345,4 +348,39 @@ describe('lite DOM: memory', () => {
     await worker.terminate();
     expect(outcome).toEqual({ done: 120 });
   }, 60_000);
+});
+
+describe('class attributes already in joined form', () => {
+  // The definition: tokens without whitespace (JavaScript's \s), joined by single spaces, each once.
+  const joined = (text: string) =>
+    /^(?:\S+(?: \S+)*)?$/.test(text) && new Set(text.split(' ')).size === text.split(' ').length;
+  const CLASSES = [
+    '',
+    'a',
+    'card',
+    'card wide',
+    'card card',
+    'a b a',
+    'a b c d',
+    'a b c a',
+    ' a',
+    'a ',
+    'a  b',
+    ' ',
+    '  ',
+    'a\tb',
+    'a\nb',
+    'a\u00a0b',
+    'a\u2028b',
+    'a\u3000b',
+    'a\ufeffb',
+    'a\u200bb',
+    'é ü',
+    'x-1 x_2 x:3',
+  ];
+
+  it('are told apart as the definition does, for every kind of whitespace, repeat and edge', () => {
+    for (const text of CLASSES) expect(isJoinedTokenList(text), JSON.stringify(text)).toBe(joined(text));
+    expect(CLASSES.filter(isJoinedTokenList)).toHaveLength(8);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocument, type DomImplementation } from '../../src/pipeline/extract/dom.ts';
+import { DOMS, parseWithDom, type DomName } from '../../bench/lib/reference-doms.ts';
 import { isLandmark, mainAreaMeasure } from '../../src/pipeline/extract/main-area.ts';
 import { normalizedText } from '../../src/pipeline/extract/text-index.ts';
 
@@ -50,12 +50,12 @@ const PAGES = {
   'a main that is only a widget': `<div><p>${PROSE}${PROSE}${PROSE}</p><main>Small</main><footer>End</footer></div>`,
 };
 
-describe.each<DomImplementation>(['lite', 'linkedom', 'jsdom'])('mainAreaMeasure (%s)', (dom) => {
+describe.each<DomName>(DOMS)('mainAreaMeasure (%s)', (dom) => {
   it.each(Object.entries(PAGES))(
     'measures %s as selector queries of its landmarks would',
     async (_name, body) => {
       const html = `<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`;
-      const parsed = await parseDocument(html, 'https://example.test/', dom);
+      const parsed = await parseWithDom(html, 'https://example.test/', dom);
       try {
         const { document } = parsed;
         const measured = mainAreaMeasure(document);
@@ -75,7 +75,7 @@ describe.each<DomImplementation>(['lite', 'linkedom', 'jsdom'])('mainAreaMeasure
 
   it('counts every landmark kind (the pages above are not trivially equal)', async () => {
     const html = `<!doctype html><html><body>${PAGES['landmarks of every kind, nested']}</body></html>`;
-    const parsed = await parseDocument(html, 'https://example.test/', dom);
+    const parsed = await parseWithDom(html, 'https://example.test/', dom);
     try {
       const { document } = parsed;
       expect(mainAreaMeasure(document).length).toBeLessThan(normalizedText(document.body).length - 80);

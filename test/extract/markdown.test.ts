@@ -9,7 +9,7 @@ const PAGE = `<!doctype html><html><body><div id="content">
   <pre><code>light  --on</code></pre>
 </div></body></html>`;
 
-/** The prototype that defines `cloneNode` for this element (linkedom's Node). */
+/** The prototype that defines `cloneNode` for this element. */
 function cloneNodeOwner(element: Element): object {
   let owner: object | null = element;
   while (owner !== null && !Object.hasOwn(owner, 'cloneNode')) owner = Object.getPrototypeOf(owner) as object;
@@ -19,8 +19,8 @@ function cloneNodeOwner(element: Element): object {
 
 describe('elementToMarkdown', () => {
   it('converts the element itself: no copy of the content is built', async () => {
-    const parsed = await parseDocument(PAGE, 'https://example.test/', 'linkedom');
-    const root = parsed.document.getElementById('content')!;
+    const parsed = parseDocument(PAGE);
+    const root = parsed.document.querySelector('#content')!;
     const cloneNode = vi.spyOn(cloneNodeOwner(root) as Element, 'cloneNode');
     const markdown = elementToMarkdown(root);
     expect(cloneNode).not.toHaveBeenCalled();
@@ -41,12 +41,8 @@ describe('elementToMarkdown', () => {
 
 /** The Markdown of `html` inside a `<div>`, and whether rendering left that element's HTML unchanged. */
 async function markdownOf(html: string): Promise<{ markdown: string; unchanged: boolean }> {
-  const parsed = await parseDocument(
-    `<!doctype html><html><body><div id="root">${html}</div></body></html>`,
-    'https://example.test/',
-    'linkedom',
-  );
-  const root = parsed.document.getElementById('root')!;
+  const parsed = parseDocument(`<!doctype html><html><body><div id="root">${html}</div></body></html>`);
+  const root = parsed.document.querySelector('#root')!;
   const before = root.outerHTML;
   const markdown = elementToMarkdown(root);
   const unchanged = root.outerHTML === before;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractContent, type PageType } from '../../src/pipeline/extract/index.ts';
 import { withoutInertMarkup } from '../../src/pipeline/extract/inert-markup.ts';
 import { parseDocument } from '../../src/pipeline/extract/dom.ts';
+import { parseWithDom } from '../../bench/lib/reference-doms.ts';
 import { mainAreaMeasure } from '../../src/pipeline/extract/main-area.ts';
 
 const sentence = (topic: string): string =>
@@ -1094,7 +1095,7 @@ describe('page types', () => {
     const html = page(
       `<main><article><h1>Open thread</h1><p>${sentence('post')}</p></article><div id="comments"><ol class="comment-list">${comments.join('')}</ol></div></main>`,
     );
-    const parsed = await parseDocument(html, 'https://blog.example.test/open-thread/', 'linkedom');
+    const parsed = parseDocument(html);
     try {
       expect(mainAreaMeasure(parsed.document).length).toBeLessThan(200);
     } finally {
@@ -1210,7 +1211,7 @@ describe('parsing repairs and pruning', () => {
   it('gives linkedom the real body when an element sits between </head> and <body>', async () => {
     const html = `<!doctype html><html><head><title>T</title></head><div id="tag-manager"></div><body><p>STRAYBODY text</p></body></html>`;
     for (const dom of ['lite', 'linkedom', 'jsdom'] as const) {
-      const parsed = await parseDocument(html, 'https://example.test/', dom);
+      const parsed = await parseWithDom(html, 'https://example.test/', dom);
       expect(parsed.document.body.textContent).toContain('STRAYBODY');
       parsed.dispose();
     }

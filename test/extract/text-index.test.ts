@@ -1,10 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { leafBlocks } from '../../src/pipeline/extract/boilerplate.ts';
-import {
-  parseDocument,
-  type DomImplementation,
-  type ParsedDocument,
-} from '../../src/pipeline/extract/dom.ts';
+import type { ParsedDocument } from '../../src/pipeline/extract/dom.ts';
+import { DOMS, parseWithDom, type DomName } from '../../bench/lib/reference-doms.ts';
 import {
   collapsedTextLength,
   indexText,
@@ -38,11 +35,11 @@ function leafBlocksByQuery(root: Element): Element[] {
   );
 }
 
-describe.each<DomImplementation>(['lite', 'linkedom', 'jsdom'])('indexText (%s)', (dom) => {
+describe.each<DomName>(DOMS)('indexText (%s)', (dom) => {
   let parsed: ParsedDocument;
   let document: Document;
   beforeEach(async () => {
-    parsed = await parseDocument(PAGE, 'https://example.test/', dom);
+    parsed = await parseWithDom(PAGE, 'https://example.test/', dom);
     document = parsed.document;
   });
   afterEach(() => parsed.dispose());

@@ -93,7 +93,7 @@ describe('address classification', () => {
     expect(isPublicAddress(address)).toBe(range === 'unicast');
   });
 
-  it('relies on WHATWG URL parsing to normalise IPv4 spellings', () => {
+  it('relies on WHATWG URL parsing to normalize IPv4 spellings', () => {
     for (const host of [
       '2130706433',
       '0x7f000001',

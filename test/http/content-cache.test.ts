@@ -5,7 +5,7 @@
  * moment. Then the cache alone: its byte bound, and an abandoned extraction aborted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createContentExtractor, withContentCache } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';

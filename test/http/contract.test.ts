@@ -3,9 +3,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
-import type { Answerer, AnswerInput, SearchProvider } from '../../src/pipeline/types.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
+import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { staticAnswerer } from '../../src/testing/index.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 
@@ -112,8 +113,9 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
       expect(body.response_type).toBe('markdown');
       expect(body.answer).toMatch(/3,357/);
       expect(body.answer).toMatch(/\[1\]/);
-      // Never a server path: the corpus file's URL below the service's /docs/ (publicUrl's default base).
-      expect(body.sources).toEqual(['http://localhost/docs/volcanoes.md']);
+      // Never a server path: the corpus file's URL below the service's /docs/, where this request reached
+      // it (no publicUrl given).
+      expect(body.sources).toEqual([`${h.server.baseUrl}/docs/volcanoes.md`]);
       const source = await fetch(`${h.server.baseUrl}/docs/volcanoes.md`);
       expect(source.status).toBe(200);
       expect(source.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
@@ -140,13 +142,8 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
     });
 
     it('only user messages of the context reach the pipeline', async () => {
-      const seen: AnswerInput[] = [];
-      const answerer: Answerer = {
-        async answer(input) {
-          seen.push(input);
-          return { answer: 'ok', sources: [] };
-        },
-      };
+      const answerer = staticAnswerer({ answer: 'ok', sources: [] });
+      const seen = answerer.inputs;
       const h = await setup({ answerer });
       const response = await search(h, {
         prompt: 'and how tall is it?',
@@ -279,9 +276,9 @@ for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
     });
 
     it('500 Server Error when the pipeline fails, and the reservation is refunded', async () => {
-      const answerer: Answerer = {
-        answer: () => Promise.reject(new Error('model exploded with internal detail')),
-      };
+      const answerer = staticAnswerer(() => {
+        throw new Error('model exploded with internal detail');
+      });
       const h = await setup({ answerer });
       const description = await expectError(await search(h, { prompt: 'tea' }), 500, SPEC_ERRORS[500]);
       expect(description).not.toMatch(/exploded/);

@@ -3,9 +3,9 @@
  * the adapters themselves are covered by the contract suite).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
-import type { FetchedPage, PageFetcher, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+import { fakeFetcher, fakeSearchProvider } from '../../src/testing/index.ts';
 
 const PAGES = [
   {
@@ -21,35 +21,9 @@ const PAGES = [
   { url: 'https://c.example.net/fuji', title: 'Fuji', snippet: 'Mount Fuji is 3,776 metres high.' },
 ];
 
-/** A provider that records its queries and serves fixed hits. */
-function recordingProvider(queries: SearchQuery[]): SearchProvider {
-  return {
-    id: 'fixed',
-    async search(query) {
-      queries.push(query);
-      return PAGES.slice(0, query.limit);
-    },
-  };
-}
-
-/** A fetcher that records its calls and serves a small HTML page. */
-function recordingFetcher(urls: string[]): PageFetcher {
-  return {
-    async fetch(url): Promise<FetchedPage> {
-      urls.push(url.href);
-      const html =
-        '<html><body><article><p>Mount Fuji is an active volcano 3,776 metres high in Japan.</p></article></body></html>';
-      return {
-        url: url.href,
-        requestedUrl: url.href,
-        status: 200,
-        contentType: 'text/html',
-        body: Buffer.from(html),
-        headers: {},
-      };
-    },
-  };
-}
+/** A small HTML page, served for every URL fetched. */
+const FUJI_PAGE =
+  '<html><body><article><p>Mount Fuji is an active volcano 3,776 metres high in Japan.</p></article></body></html>';
 
 describe('request extensions, rate-limit headers and idempotency', () => {
   const running: Array<{ engine: SearchEngine; server: RunningServer }> = [];
@@ -61,11 +35,13 @@ describe('request extensions, rate-limit headers and idempotency', () => {
   });
 
   async function setup(options: SearchEngineOptions = {}) {
-    const queries: SearchQuery[] = [];
-    const fetched: string[] = [];
+    const search = fakeSearchProvider(PAGES, { id: 'fixed' });
+    const fetcher = fakeFetcher(() => FUJI_PAGE);
+    const { queries } = search;
+    const fetched = fetcher.urls;
     const engine = createSearchEngine({
-      search: recordingProvider(queries),
-      fetcher: recordingFetcher(fetched),
+      search,
+      fetcher,
       extractor: {
         extract: async (page) => ({
           url: page.url,
@@ -177,7 +153,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
       [{ max_sources: 0 }, /max_sources must be an integer from 1 to 20/],
       [
         { include: ['everything'] },
-        /include\[0\] entries must be citations, search_results, usage or timings/,
+        /include\[0\] entries must be citations, search_results, usage, timings or steps/,
       ],
       [{ country: 'USA' }, /country must be a two-letter country code/],
       [{ include_domains: ['not a domain'] }, /include_domains\[0\] entries must be domain names/],
@@ -186,7 +162,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
         { time_range: 'week', from_date: '2024-01-01' },
         /time_range cannot be combined with from_date or to_date/,
       ],
-      [{ depth: 'infinite' }, /depth must be fast, standard or deep/],
+      [{ depth: 'infinite' }, /depth must be fast, standard, deep or research/],
     ];
     for (const [extra, description] of cases) {
       const response = await post({ prompt: 'Etna', ...extra });

@@ -6,8 +6,9 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title>
   <meta property="article:published_time" content="2025-03-04T10:00:00Z"></head>
@@ -36,7 +37,7 @@ describe('POST /v1/extract', () => {
     webUrl = (await listenOnLoopback(web)).baseUrl;
     engine = createSearchEngine({
       // Extraction needs no search; a provider that finds nothing keeps the engine from indexing a corpus.
-      search: { id: 'none', search: async () => [] },
+      search: fakeSearchProvider([], { id: 'none' }),
       // Only the fixture web's port is allowed on loopback: anything else there is blocked (SSRF guard).
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
       rateLimiter: false,
@@ -153,7 +154,7 @@ describe('POST /v1/extract', () => {
 
   it('the cost per page read is configurable (extractCreditCost); failed pages stay free', async () => {
     const dear = createSearchEngine({
-      search: { id: 'none', search: async () => [] },
+      search: fakeSearchProvider([], { id: 'none' }),
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
       rateLimiter: false,
       pageTimeoutMs: 30_000,

@@ -4,11 +4,11 @@
  * answer is held open until the test releases it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
-import type { Answerer } from '../../src/pipeline/types.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/index.ts';
 import type { CreditStore } from '../../src/stores/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+import { staticAnswerer } from '../../src/testing/index.ts';
 
 /** Waits for what the test asserts by order; generous, as a shared machine may be slow to get there. */
 const POLL = { timeout: 20_000 };
@@ -31,13 +31,11 @@ function countingCredits(): { credits: CreditStore; holds: () => number } {
 function heldAnswerer() {
   const started: string[] = [];
   const releases: Array<() => void> = [];
-  const answerer: Answerer = {
-    async answer(input) {
-      started.push(input.prompt);
-      await new Promise<void>((resolve) => releases.push(resolve));
-      return { answer: `answer to ${input.prompt}`, sources: input.passages.slice(0, 1).map((p) => p.url) };
-    },
-  };
+  const answerer = staticAnswerer(async (input) => {
+    started.push(input.prompt);
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return { answer: `answer to ${input.prompt}`, sources: input.passages.slice(0, 1).map((p) => p.url) };
+  });
   const releaseOldest = () => releases.shift()?.();
   /** Releases answers one by one, from the `from`-th started, until `total` have been released. */
   async function releaseAll(from: number, total: number) {

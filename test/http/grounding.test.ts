@@ -8,12 +8,13 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
-import type { SearchHit, SearchProvider } from '../../src/pipeline/types.ts';
+import type { SearchHit } from '../../src/pipeline/types.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const GLACIERS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title></head>
   <body><nav><a href="/">Home</a></nav><main><article><h1>How glaciers move</h1>
@@ -79,13 +80,13 @@ describe('grounding over HTTP', () => {
   });
 
   async function start(options: Partial<SearchEngineOptions> = {}): Promise<Api> {
-    const provider: SearchProvider = {
-      id: 'fixture',
-      async search() {
+    const provider = fakeSearchProvider(
+      () => {
         if (failSearch) throw new Error('search backend down');
         return hits();
       },
-    };
+      { id: 'fixture' },
+    );
     const engine = createSearchEngine({
       search: provider,
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),

@@ -4,12 +4,12 @@
  * model that keeps returning JSON that does not match the schema (500, credits refunded).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { MAX_JSON_SCHEMA_CHARS, parseSearchRequest } from '../../src/http/schema.ts';
 import { resolveModel } from '../../src/models/index.ts';
-import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const PAGES = [
   {
@@ -20,12 +20,7 @@ const PAGES = [
   { url: 'https://b.example.org/fuji', title: 'Fuji', content: 'Mount Fuji is 3,776 metres high, in Japan.' },
 ];
 
-const fixedProvider: SearchProvider = {
-  id: 'fixed',
-  async search(query) {
-    return PAGES.slice(0, query.limit);
-  },
-};
+const fixedProvider = fakeSearchProvider(PAGES, { id: 'fixed' });
 
 const SCHEMA = {
   type: 'object',

@@ -4,13 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { MAX_LATENCY_MS_RANGE } from '../../src/http/schema.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createWorkerPool } from '../../src/pipeline/extract/pool.ts';
 import { DEFAULT_MAX_LATENCY_MS, DEFAULT_STRAGGLER_GRACE_MS } from '../../src/pipeline/run.ts';
-import type { PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
+import type { PageFetcher } from '../../src/pipeline/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const HITS = [
   {
@@ -21,7 +22,7 @@ const HITS = [
   { url: 'https://hung.example.org/coast', title: 'Coast', snippet: 'Lighthouses stand on rocky coasts.' },
 ];
 
-const provider: SearchProvider = { id: 'fixed', search: async (query) => HITS.slice(0, query.limit) };
+const provider = fakeSearchProvider(HITS, { id: 'fixed' });
 
 /** Pages that never answer (until the caller gives up). */
 function hungFetcher(stopped: string[]): PageFetcher {

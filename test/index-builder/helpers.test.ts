@@ -54,6 +54,18 @@ describe('sitemaps', () => {
         '<sm:sitemapindex xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:sitemap><sm:loc>https://a.test/s1.xml</sm:loc></sm:sitemap></sm:sitemapindex>',
       ),
     ).toEqual({ kind: 'sitemapindex', urls: ['https://a.test/s1.xml'] });
+    expect(
+      parseSitemap(`<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc><![CDATA[https://a.test/c?x=1&y=2]]></loc><loc>https://a.test/second-loc</loc></url>
+  <url><image:image><image:loc>https://a.test/i.png</image:loc></image:image><LOC>https://a.test/upper</LOC></url>
+  <url><loc>https://a.test/<b>nested</b>-text</loc></url>
+  <sitemap><loc>https://a.test/wrong-entry.xml</loc></sitemap>
+</urlset><urlset><url><loc>https://a.test/second-root</loc></url></urlset>`),
+    ).toEqual({
+      kind: 'urlset',
+      // The first <loc> of each <url> of the first root, CDATA and nested text included.
+      urls: ['https://a.test/c?x=1&y=2', 'https://a.test/upper', 'https://a.test/nested-text'],
+    });
     expect(parseSitemap('<html><body>not a sitemap</body></html>')).toBeNull();
     expect(parseSitemap('<rss><channel/></rss>')).toBeNull();
   });

@@ -5,9 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
+import { CLI, servedUrl } from '../support/cli.ts';
 
 /** One running `citewise serve`. */
 export interface Instance {
@@ -24,13 +22,13 @@ export interface Instance {
  */
 const START_TIMEOUT_MS = 90_000;
 
-/** Starts `citewise serve --port 0 …args` and waits for its "listening" line. */
+/** Starts `citewise serve --port 0 …args` and waits for its `ready` log line. */
 export async function startInstance(args: readonly string[]): Promise<Instance> {
   // A data dir of its own, so nothing is written to the working directory (the stores are remote).
   const dataDir = mkdtempSync(join(tmpdir(), 'citewise-instance-'));
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error', ...args],
+    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...args],
     { env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' } },
   );
   let output = '';
@@ -44,11 +42,11 @@ export async function startInstance(args: readonly string[]): Promise<Instance> 
       reject(new Error(`serve did not start within ${START_TIMEOUT_MS / 1000} s: ${output}`));
     }, START_TIMEOUT_MS);
     const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) {
+      const url = servedUrl(output);
+      if (url) {
         clearTimeout(timer);
         child.stdout.off('data', onData);
-        resolve(match[1]);
+        resolve(url);
       }
     };
     child.stdout.on('data', onData);

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { citewiseKoa } from '../../adapters/koa.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createLocalIndexProvider } from '../../src/pipeline/search/local-index.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));

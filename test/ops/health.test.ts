@@ -3,7 +3,7 @@
  * `/readyz` answers 503 (in the spec's error shape) naming the stores that do not answer.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
@@ -17,6 +17,7 @@ import {
   type PrivateRedis,
 } from '../multi-instance/servers.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { request } from '../../src/testing/index.ts';
 
 const running: { engine: SearchEngine; server: RunningServer }[] = [];
 afterEach(async () => {
@@ -84,18 +85,12 @@ describe('readiness of real stores', () => {
   it('a closed SQLite database is not ready', async () => {
     const stores = createSqliteStores({ path: ':memory:' });
     const engine = createSearchEngine({ keys: stores.keys, credits: stores.credits, rateLimiter: false });
-    const request = {
-      method: 'GET',
-      path: '/readyz',
-      header: () => undefined,
-      signal: AbortSignal.timeout(5_000),
-    };
-    const readBody = async () => new Uint8Array(0);
-    expect((await engine.handle({ ...request, readBody })).status).toBe(200);
+    const ready = () => request(engine, 'GET', '/readyz', { signal: AbortSignal.timeout(5_000) });
+    expect((await ready()).status).toBe(200);
     await stores.close();
-    const response = await engine.handle({ ...request, readBody });
+    const response = await ready();
     expect(response.status).toBe(503);
-    expect(JSON.parse(response.body as string)).toMatchObject({
+    expect(response.json()).toMatchObject({
       error: { description: 'Service Unavailable: key store, credit store unreachable' },
     });
   });

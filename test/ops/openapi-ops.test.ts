@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine.ts';
+import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { DOCUMENT_CONTENT_TYPES } from '../../src/http/docs.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 

@@ -7,13 +7,13 @@ import {
   positiveInteger,
   positiveNumber,
 } from '../../src/options.ts';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { buildAnswerPrompt } from '../../src/pipeline/answer/prompt.ts';
 import { LocalIndex } from '../../src/pipeline/search/local-index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { Bm25Index, createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { createUsageRecorder } from '../../src/stores/accounts/recorder.ts';
+import { createUsageRecorder } from '../../src/stores/usage-recorder.ts';
 import {
   createMemoryCreditStore,
   createMemoryIdempotencyStore,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_USER_AGENT as FETCHER_USER_AGENT } from '../../src/pipeline/fetch/index.ts';
-import { DEFAULT_USER_AGENT as PROVIDER_USER_AGENT } from '../../src/pipeline/search/providers/http.ts';
+import { DEFAULT_USER_AGENT as PROVIDER_USER_AGENT } from '../../src/pipeline/search/providers/http-options.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION, USER_AGENT } from '../../src/package-info.ts';
 import { createOpenApiDocument } from '../../src/http/openapi.ts';
 import { runCli } from '../support/cli.ts';

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker, pageMentions, queryCoverage } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
-import type { ExtractedContent, PassageRanker, SearchHit, SearchProvider } from '../../src/pipeline/types.ts';
+import type { ExtractedContent, PassageRanker, SearchHit } from '../../src/pipeline/types.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 /** 40 results about lighthouses; the one that says who built the Bell Rock lighthouse is at `answerRank`. */
 function lighthouseWeb(answerRank: number): SearchHit[] {
@@ -36,15 +37,8 @@ async function run(
   settings: Partial<PipelineSettings> = {},
   deadlineMs = 30_000,
 ) {
-  const limits: number[] = [];
   const rankedPages: number[] = [];
-  const search: SearchProvider = {
-    id: 'test',
-    search: async (query) => {
-      limits.push(query.limit);
-      return hits.slice(0, query.limit);
-    },
-  };
+  const search = fakeSearchProvider(hits);
   const bm25 = createBm25Ranker();
   const ranker: PassageRanker = {
     rank: (query: string, docs: readonly ExtractedContent[], budget) => {
@@ -58,7 +52,7 @@ async function run(
     { maxResults: 5, maxPassageTokens: 2000, pageTimeoutMs: 1000, ...settings },
     { signal: new AbortController().signal, requestId: 'expand', deadline: Date.now() + deadlineMs },
   );
-  return { result, limits, rankedPages };
+  return { result, limits: search.queries.map((query) => query.limit), rankedPages };
 }
 
 describe('reading more results when the first pages do not cover the question', () => {
@@ -148,25 +142,15 @@ describe('pageMentions', () => {
 
 describe('engine defaults', () => {
   it('asks the search for 40 results and reads past the first 5 through createSearchEngine', async () => {
-    const limits: number[] = [];
-    const hits = lighthouseWeb(23);
-    const engine = createSearchEngine({
-      search: {
-        id: 'test',
-        search: async (query) => {
-          limits.push(query.limit);
-          return hits.slice(0, query.limit);
-        },
-      },
-      fetcher: false,
-    });
+    const search = fakeSearchProvider(lighthouseWeb(23));
+    const engine = createSearchEngine({ search, fetcher: false });
     try {
       const { key } = await engine.createKey();
       const response = await engine.search(
         { prompt: 'Who built the Bell Rock lighthouse?' },
         { apiKey: key },
       );
-      expect(limits).toEqual([40]);
+      expect(search.queries.map((query) => query.limit)).toEqual([40]);
       expect(response.sources[0]).toBe('https://lights.test/23');
     } finally {
       await engine.close();

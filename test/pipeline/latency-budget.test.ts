@@ -27,6 +27,7 @@ import type {
   PassageRanker,
   SearchHit,
 } from '../../src/pipeline/types.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const QUESTION = 'Who built the Bell Rock lighthouse?';
 const ANSWER_PAGE = 'The Bell Rock lighthouse was built by Robert Stevenson between 1807 and 1810.';
@@ -157,7 +158,7 @@ function start(
   const running = runPipeline(
     request(options.request),
     {
-      search: { id: 'fake', search: async (query) => hits.slice(0, query.limit) },
+      search: fakeSearchProvider(hits),
       fetcher: web.fetcher,
       extractor: web.extractor,
       ranker,

@@ -110,6 +110,23 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('never cuts a code span, a link or an image, and ends a sentence before one opening with code', () => {
+    expect(
+      splitSentences('Open a ticket with `helpdesk new --urgent?` when you cannot work. Then wait.', 'en'),
+    ).toEqual(['Open a ticket with `helpdesk new --urgent?` when you cannot work.', 'Then wait.']);
+    // ICU ends a sentence after "!" and "?": inside `![…](…)` and `listenOnLoopback(server, mountPath?)`.
+    expect(splitSentences('![Done! It works](done.png) Next one.', 'en')).toEqual([
+      '![Done! It works](done.png) Next one.',
+    ]);
+    expect(
+      splitSentences('`listenOnLoopback(server, mountPath?)` makes a `node:http` server listen.', 'en'),
+    ).toEqual(['`listenOnLoopback(server, mountPath?)` makes a `node:http` server listen.']);
+    // ICU keeps going into a lower-case code span ("… removes). `provider.index` is …").
+    expect(
+      splitSentences('It re-reads them (adds, removes). `provider.index` is the index. Use e.g. `x` too.'),
+    ).toEqual(['It re-reads them (adds, removes).', '`provider.index` is the index.', 'Use e.g. `x` too.']);
+  });
+
   it('segments other languages and survives an invalid locale tag', () => {
     expect(splitSentences('Das ist gut. Wirklich gut.', 'de')).toEqual(['Das ist gut.', 'Wirklich gut.']);
     expect(splitSentences('これは文です。これも文です。', 'ja')).toEqual([
@@ -186,6 +203,39 @@ describe('markdown helpers', () => {
         'Use **bold**, _it_, `keys revoke <id>`, [docs](x.md), ![alt](a.png), <b>x</b>, as_key_1 and 2\\*3',
       ),
     ).toBe('Use bold, it, keys revoke <id>, docs, alt, x, as_key_1 and 2*3');
+  });
+
+  it('leaves out HTML comments, front matter and HTML tags, but not comments in code', () => {
+    const page = [
+      '---',
+      'title: Holidays',
+      'tags: [people]',
+      '---',
+      '# Holidays',
+      '',
+      '<!-- Generated. Do not edit: change the code and regenerate. -->',
+      'Everyone gets 27 days. <!-- check with HR --> Book them early.',
+      '',
+      '<!--',
+      'Internal: the server is upd.example.',
+      '-->',
+      '<details><summary>More</summary>',
+      '',
+      'A `<!--` in code stays, and so does `-->`.',
+      '',
+      '</details>',
+      '',
+      '```html',
+      '<!-- a comment in a code block -->',
+      '```',
+    ].join('\n');
+    const text = markdownToText(page);
+    expect(text).not.toMatch(/Do not edit|check with HR|upd\.example|title:|<\/?details>|<summary>/);
+    expect(text).toContain('Everyone gets 27 days. Book them early.');
+    expect(text).toContain('More');
+    expect(text).toContain('A <!-- in code stays, and so does -->.');
+    expect(text).toContain('<!-- a comment in a code block -->');
+    expect(splitMarkdownSections(page)[0]?.heading).toBe('Holidays');
   });
 
   it('converts Markdown to plain text', () => {

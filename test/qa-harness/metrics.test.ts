@@ -10,7 +10,7 @@ import {
   percentile,
 } from '../../bench/qa/metrics.ts';
 
-describe('SQuAD normalisation and containment', () => {
+describe('SQuAD normalization and containment', () => {
   it('lower-cases and strips punctuation, articles and extra whitespace like evaluate-v2.0.py', () => {
     expect(normalizeAnswer('The  Denver Broncos!')).toBe('denver broncos');
     expect(normalizeAnswer('an apple, a pear')).toBe('apple pear');
@@ -18,7 +18,7 @@ describe('SQuAD normalisation and containment', () => {
     expect(normalizeAnswer('U.S.')).toBe('us');
   });
 
-  it('matches on word boundaries after normalisation', () => {
+  it('matches on word boundaries after normalization', () => {
     expect(containsAnswer('They beat the Carolina Panthers, 24–10.', ['carolina panthers'])).toBe(true);
     expect(containsAnswer('In 1950 it opened.', ['50'])).toBe(false);
     expect(containsAnswer('anything', ['the'])).toBe(false);
@@ -44,7 +44,7 @@ describe('SQuAD normalisation and containment', () => {
     expect(normalizeAnswerSpaced('governments.[citation needed]')).toBe('governments citation needed');
   });
 
-  it('normalises pages joined by blank lines as the joined text, so each page is normalised once', () => {
+  it('normalizes pages joined by blank lines as the joined text, so each page is normalized once', () => {
     const pages = ['The U.S. Army—1899.', '', '  an apple\n', 'Σ 24,000 [245] the'];
     const whole = normalizeText(pages.join('\n\n'));
     expect(joinNormalized(pages.map(normalizeText))).toEqual(whole);

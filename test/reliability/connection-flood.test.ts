@@ -13,6 +13,7 @@ import { limitConnections, type ConnectionLimiter } from '../../src/http/connect
 import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { engineWithKey, postSearch } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const MAX_TOTAL = 40;
 const MAX_PER_ADDRESS = 15;
@@ -95,14 +96,14 @@ describe('connection caps', () => {
 
   it('busy connections are not cut to make room', async () => {
     let started = 0;
-    const blocking: SearchProvider = {
-      id: 'blocking',
-      search: (_query, { signal }) =>
+    const blocking = fakeSearchProvider(
+      (_query, { signal }) =>
         new Promise((_resolve, reject) => {
           started++;
           signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         }),
-    };
+      { id: 'blocking' },
+    );
     const { server, port, limiter, key } = await start(blocking);
     const controller = new AbortController();
     let settled = 0;

@@ -21,7 +21,8 @@ import {
 } from '../../src/resilience/index.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure } from './figures.ts';
-import { engineWithKey, scriptedProvider } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { engineWithKey } from './helpers.ts';
 
 type Fault = 'ok' | '500' | '502' | '429' | '429-long' | 'garbage' | 'hang' | 'reset' | 'empty';
 const REQUEST_TIMEOUT_MS = 4_000;
@@ -293,15 +294,15 @@ describe('search provider faults', () => {
       baseDelayMs: 10,
       circuitBreaker: { threshold: 2, halfOpenAfterMs: 60_000 },
     });
-    const second = scriptedProvider(
+    const second = fakeSearchProvider(
       [{ url: 'https://backup.test/tea', title: 'Tea', snippet: 'Backup: green tea is tea.' }],
-      'backup',
+      { id: 'backup' },
     );
     const setup = await engineFor(createFallbackProvider([first, withResilience(second)]));
     search.script('500');
     for (let i = 0; i < 4; i++) expect((await searchOnce(setup, i < 1 ? 2 : 0)).status).toBe(200);
     expect(first.circuitState).toBe('open');
-    expect(second.calls).toBe(4);
+    expect(second.queries).toHaveLength(4);
     await setup.engine.close();
   });
 
@@ -407,7 +408,7 @@ describe('model faults (OpenAI-compatible API on loopback)', () => {
 
 describe('withResilience options', () => {
   it('rejects invalid options', () => {
-    const provider = scriptedProvider([]);
+    const provider = fakeSearchProvider([]);
     expect(() => withResilience(provider, { retries: -1 })).toThrow(RangeError);
     expect(() => withResilience(provider, { baseDelayMs: 0 })).toThrow(RangeError);
     expect(() => withResilience(provider, { circuitBreaker: { threshold: 0 } })).toThrow(RangeError);
@@ -416,20 +417,16 @@ describe('withResilience options', () => {
   });
 
   it('does not retry errors that say they are final', async () => {
-    let calls = 0;
-    const provider = withResilience(
-      {
-        id: 'final',
-        async search() {
-          calls++;
-          throw Object.assign(new Error('bad key'), { retryable: false });
-        },
+    const final = fakeSearchProvider(
+      () => {
+        throw Object.assign(new Error('bad key'), { retryable: false });
       },
-      fast,
+      { id: 'final' },
     );
+    const provider = withResilience(final, fast);
     await expect(
       provider.search({ query: 'x', limit: 1 }, { signal: new AbortController().signal, requestId: 'r' }),
     ).rejects.toThrow('bad key');
-    expect(calls).toBe(1);
+    expect(final.queries).toHaveLength(1);
   });
 });

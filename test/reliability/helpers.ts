@@ -1,24 +1,5 @@
 /** Shared pieces of the reliability suite: engines over scripted providers, and request helpers. */
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine.ts';
-import type { SearchHit, SearchProvider } from '../../src/pipeline/types.ts';
-
-/** A provider answering every query with the same hits, counting its calls. */
-export function scriptedProvider(
-  hits: readonly SearchHit[] | ((query: string) => readonly SearchHit[]),
-  id = 'scripted',
-): SearchProvider & { readonly calls: number } {
-  let calls = 0;
-  return {
-    id,
-    async search(query) {
-      calls++;
-      return [...(typeof hits === 'function' ? hits(query.query) : hits)];
-    },
-    get calls() {
-      return calls;
-    },
-  };
-}
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 
 /** An engine with no rate limit, and one key whose account holds `credits`. */
 export async function engineWithKey(

@@ -15,7 +15,8 @@ import type { Answerer, ContentExtractor, Passage } from '../../src/pipeline/typ
 import { FIXTURE_HOST, fakeResolver, startFixtureWeb, type FixtureWeb } from '../fetch/fixture-web.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure, rssMiB } from './figures.ts';
-import { engineWithKey, scriptedProvider } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { engineWithKey } from './helpers.ts';
 
 const HOSTILE_HOST = 'hostile.test';
 const REQUEST_TIMEOUT_MS = 8_000;
@@ -170,7 +171,7 @@ it('every hostile page: 200 within the deadline, no worker crash, hidden text ne
   const counter = { crashes: 0 };
   const passages: Passage[] = [];
   const byQuery = new Map(urls.map((url, i) => [`tea page ${i}`, url]));
-  const provider = scriptedProvider((query) => {
+  const provider = fakeSearchProvider(({ query }) => {
     const url = byQuery.get(query) ?? urls.find((u) => u.endsWith('/hidden-injection'))!;
     return [{ url, title: 'Tea', snippet: 'Tea snippet: green tea comes from Camellia sinensis.' }];
   });

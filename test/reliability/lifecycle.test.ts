@@ -21,7 +21,8 @@ import { FIXTURE_HOST, fakeResolver } from '../fetch/fixture-web.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure } from './figures.ts';
-import { engineWithKey, scriptedProvider } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { engineWithKey } from './helpers.ts';
 
 const figure = {
   disconnects: 0,
@@ -136,7 +137,7 @@ describe('client disconnects', () => {
       snippet: 'held',
     }));
     const setup = await serveEngine({
-      search: scriptedProvider(hits),
+      search: fakeSearchProvider(hits),
       fetcher: createPageFetcher({
         resolver: fakeResolver({ [FIXTURE_HOST]: ['127.0.0.1'] }),
         allowPrivateHosts: [FIXTURE_HOST],
@@ -171,7 +172,7 @@ describe('client disconnects', () => {
       apiKey: 'sk-x',
     }).chatModel('m');
     const setup = await serveEngine({
-      search: scriptedProvider([
+      search: fakeSearchProvider([
         { url: 'https://tea.test/', title: 'Tea', content: 'Green tea comes from Camellia sinensis.' },
       ]),
       answerer: createModelAnswerer({ model: chat, maxRetries: 0 }),

@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSearchEngine } from '../../src/engine.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { ADAPTERS } from '../support/servers.ts';
 import { recordFigure } from './figures.ts';
 

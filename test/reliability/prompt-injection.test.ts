@@ -15,7 +15,8 @@ import { generated, promptOf, streamed } from '../answer/helpers.ts';
 import { fakeResolver } from '../fetch/fixture-web.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure } from './figures.ts';
-import { engineWithKey, scriptedProvider } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { engineWithKey } from './helpers.ts';
 
 const HOST = 'pages.test';
 const HIDDEN = 'HIDDENMARKER';
@@ -78,7 +79,7 @@ afterAll(async () => {
 async function setup(model: MockLanguageModelV4) {
   const urls = Object.keys(PAGES).map((path) => `http://${HOST}:${site.port}${path}`);
   return engineWithKey({
-    search: scriptedProvider(urls.map((url) => ({ url, title: 'Tea', snippet: 'Tea.' }))),
+    search: fakeSearchProvider(urls.map((url) => ({ url, title: 'Tea', snippet: 'Tea.' }))),
     fetcher: createPageFetcher({
       resolver: fakeResolver({ [HOST]: ['127.0.0.1'] }),
       allowPrivateHosts: [HOST],

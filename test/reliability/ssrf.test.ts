@@ -13,7 +13,8 @@ import { createPageFetcher, isFetchError, type PageFetcherInstance } from '../..
 import { FIXTURE_HOST, fakeResolver, startFixtureWeb, type FixtureWeb } from '../fetch/fixture-web.ts';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure } from './figures.ts';
-import { engineWithKey, scriptedProvider } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { engineWithKey } from './helpers.ts';
 
 let web: FixtureWeb;
 let internal4: LoopbackServer;
@@ -177,7 +178,7 @@ describe('SSRF vectors reach no internal server', () => {
   it('through the engine pipeline: no connection, and the answer still comes (from the snippet)', async () => {
     const list = vectors();
     let current = list[0]!;
-    const provider = scriptedProvider(() => [
+    const provider = fakeSearchProvider(() => [
       { url: current[1], title: current[0], snippet: `Snippet about ${current[0]} for the answer.` },
     ]);
     const pipelineFetcher = createPageFetcher({ resolver: resolver(), allowPrivateHosts: [FIXTURE_HOST] });

@@ -17,7 +17,12 @@ describe('Node.js requirement', () => {
 
   it('every "needs Node.js" of the manual names the engines range of package.json', () => {
     const statements = markdownFiles('docs').flatMap((path) =>
-      [...read(path).matchAll(/needs Node\.js\s+(`[^`]*`|\S+(?: or \S+)?)/g)].map((match) => ({
+      // Prose statements (a code block may quote the command's own output).
+      [
+        ...read(path)
+          .replace(/^```[\s\S]*?^```/gm, '')
+          .matchAll(/needs Node\.js\s+(`[^`]*`|\S+(?: or \S+)?)/g),
+      ].map((match) => ({
         path,
         stated: match[1]!,
       })),

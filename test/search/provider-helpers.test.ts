@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import * as providerHttp from '../../src/pipeline/search/providers/http.ts';
-
-const { jsonPost, mapResults, quotaError, recencyOf, requireOneOf, resolveKeyedProvider } = providerHttp;
+import { requireOneOf, resolveKeyedProvider } from '../../src/pipeline/search/providers/http-options.ts';
+import { jsonPost } from '../../src/pipeline/search/providers/request.ts';
+import { quotaError } from '../../src/pipeline/search/providers/http-errors.ts';
+import { mapResults } from '../../src/pipeline/search/providers/results.ts';
+import { recencyOf } from '../../src/pipeline/search/providers/dates.ts';
+import { htmlToText } from '../../src/pipeline/search/providers/html-text.ts';
 
 describe('provider option helpers', () => {
   it('requireOneOf lists the choices (strings quoted, numbers bare) and lets undefined through', () => {
@@ -65,5 +68,19 @@ describe('provider request and response helpers', () => {
     expect(recencyOf(daysAgo(367), now)).toBeUndefined();
     expect(recencyOf('not a date', now)).toBeUndefined();
     expect(recencyOf(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('provider HTML snippets', () => {
+  it('htmlToText drops the markup, decodes entities and collapses whitespace', () => {
+    expect(htmlToText('  The <strong>quick</strong>\n brown   fox  ')).toBe('The quick brown fox');
+    expect(htmlToText('Tom &amp; Jerry &lt;3 &quot;cats&quot; &#8212; &eacute;t&eacute;')).toBe(
+      'Tom & Jerry <3 "cats" \u2014 été',
+    );
+    expect(
+      htmlToText('<span class="searchmatch">Paris</span> is the capital<br>of <a href="/f">France</a>'),
+    ).toBe('Paris is the capitalof France');
+    // Comments are no text; a lone `<` that opens no tag is.
+    expect(htmlToText('a <!-- note --> b < c')).toBe('a b < c');
   });
 });

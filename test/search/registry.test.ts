@@ -6,8 +6,8 @@ import {
   parseProviderSpec,
   SEARCH_PROVIDER_NAMES,
 } from '../../src/pipeline/search/providers/index.ts';
-import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { call, html, json, startServer, type TestServer } from './helpers.ts';
+import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const keys = {
   searxng: { baseUrl: 'http://127.0.0.1:1' },
@@ -61,7 +61,7 @@ describe('provider registry', () => {
   });
 
   it('resolves custom providers such as the local index by name', () => {
-    const local: SearchProvider = { id: 'local', search: async () => [] };
+    const local = fakeSearchProvider([], { id: 'local' });
     expect(createSearchProviderFromSpec('local', { providers: { local } })).toBe(local);
     expect(createSearchProviderFromSpec('local,wikipedia', { providers: { local } }).id).toBe(
       'fallback:local,wikipedia',

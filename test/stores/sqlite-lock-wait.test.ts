@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteAccountStore, createSqliteUsageStore } from '../../src/stores/accounts/sqlite.ts';
+import { createSqliteAccountStore, createSqliteUsageStore } from '../../src/stores/sqlite/accounts.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-sqlite-lock-'));

@@ -7,7 +7,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createSqliteAccountStore } from '../../src/stores/accounts/index.ts';
+import { createSqliteAccountStore } from '../../src/stores/sqlite/accounts.ts';
 import { hashApiKey } from '../../src/stores/keys.ts';
 import {
   SQLITE_SCHEMA_VERSION,

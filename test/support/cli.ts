@@ -19,14 +19,19 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
   return runScript(CLI, args, env);
 }
 
-/** Runs a script with this Node to completion; `env` is added to (or overrides) the test's environment. */
+/**
+ * Runs a script with this Node to completion; `env` is added to (or overrides) the test's environment, and
+ * `input` (if any) is written to its standard input.
+ */
 export function runScript(
   script: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  input?: string,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env } });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -41,6 +46,8 @@ export interface ServeProcess {
   readonly baseUrl: string;
   /** Everything printed so far (stdout and stderr). */
   output(): string;
+  /** What was printed on stdout alone. */
+  stdout(): string;
   /** The data directory `serve` runs on (from `--data-dir`, `CITEWISE_DATA_DIR` or the default). */
   readonly dataDir: string;
   /** The first-start key, read from `<data dir>/first-key.txt` (serve never prints it to a pipe), if any. */
@@ -49,26 +56,42 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `citewise serve --port 0 …` and resolves once it prints its address. */
+/**
+ * The address `serve` listens on, from its JSON `ready` log line on stdout (logged at `info`: give
+ * `--log-level info` or lower), or from the `listening on` line it writes to a terminal's stderr.
+ */
+export function servedUrl(output: string): string | undefined {
+  return (
+    /^\{.*"url":"(http:\/\/[^"]+)".*"msg":"ready"\}$/m.exec(output)?.[1] ??
+    /listening on (http:\/\/\S+)/.exec(output)?.[1]
+  );
+}
+
+/** Starts `citewise serve --port 0 --log-level info …` and resolves once it logs its address. */
 export async function startServe(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  cwd: string = process.cwd(),
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--log-level', 'info', ...args], {
     env: { ...process.env, ...env },
+    cwd,
   });
   let output = '';
+  let stdout = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
+      stdout += chunk.toString();
+      const url = servedUrl(output);
+      if (url) resolve(url);
     });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
   });
   const dataDirFlag = args.indexOf('--data-dir');
   const dataDir = resolve(
+    cwd,
     (dataDirFlag >= 0 ? args[dataDirFlag + 1] : undefined) ?? env.CITEWISE_DATA_DIR ?? '.citewise',
   );
   const keyFile = firstKeyPath(dataDir);
@@ -77,6 +100,7 @@ export async function startServe(
     baseUrl,
     dataDir,
     output: () => output,
+    stdout: () => stdout,
     firstKey: () => (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined),
     stop: () =>
       new Promise((resolve) => {

@@ -10,7 +10,7 @@ import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
 import { citewiseKoa } from '../../adapters/koa.ts';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import type { SearchEngine } from '../../src/engine.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
 import { listenOnLoopback } from './loopback-server.ts';
 
 export interface RunningServer {

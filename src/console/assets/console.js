@@ -22,6 +22,12 @@ function copyText(text, button) {
   }
 }
 
+// Forms that undo something (revoking a key) ask first; without the script they submit at once.
+document.addEventListener('submit', (event) => {
+  const form = event.target instanceof Element ? event.target.closest('form[data-confirm]') : null;
+  if (form && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+});
+
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
   if (!button) return;

@@ -1,7 +1,8 @@
 /**
  * OpenAI-compatible chat completions, `POST /v1/chat/completions` and `GET /v1/models`: clients that speak the
  * OpenAI chat API (the `openai` SDK, the AI SDK's OpenAI-compatible provider, chat UIs) get citewise's answer
- * as the assistant message, with Perplexity's additive `citations` and `search_results`. A translation onto
+ * as the assistant message, with Perplexity's additive `citations` and `search_results`, and the sources as
+ * OpenAI's `url_citation` annotations (what the AI SDK reads as sources). A translation onto
  * `/v1/search`: same keys, credits, limits; errors in OpenAI's shape.
  */
 import { z } from 'zod';
@@ -14,8 +15,11 @@ import {
   type SearchResponse,
 } from '../schema.ts';
 
-/** The model ids served: one per answer mode (today one, the configured answerer). */
-export const CHAT_MODELS = ['citewise'] as const;
+/**
+ * The model ids served, one per depth: `citewise` is a standard search, `citewise-research` the research
+ * depth (several rounds, priced per query: like Perplexity's deep-research model).
+ */
+export const CHAT_MODELS = ['citewise', 'citewise-research'] as const;
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() });
 const chatMessage = z.object({
@@ -68,7 +72,8 @@ export function parseChatRequest(body: unknown): ChatPlan {
   if (prompt === undefined) throw invalid('messages must contain a user message');
   const context = userTexts.slice(0, -1).map((content) => ({ role: 'user', content }));
   const stream = data.stream ?? false;
-  const search = parseSearchRequest({ prompt, context, stream, include: ['search_results'] });
+  const depth = data.model === 'citewise-research' ? 'research' : 'standard';
+  const search = parseSearchRequest({ prompt, context, stream, depth, include: ['search_results'] });
   return {
     model: data.model,
     search,
@@ -104,6 +109,40 @@ function searchResultsOf(response: SearchResponse): ChatSearchResult[] {
   return (response.search_results ?? []).map(({ title, url, snippet }) => ({ title, url, snippet }));
 }
 
+/** OpenAI's `url_citation` annotation, which OpenAI's clients read as the answer's sources. */
+export interface ChatUrlCitation {
+  readonly type: 'url_citation';
+  readonly url_citation: {
+    readonly url: string;
+    readonly title: string;
+    /** Where the source's first `[n]` marker starts in the answer (UTF-16 offsets, as in JavaScript). */
+    readonly start_index: number;
+    readonly end_index: number;
+  };
+}
+
+/**
+ * One `url_citation` per source, in `[n]` order, spanning the first `[n]` of the answer: the AI SDK's
+ * OpenAI provider (`@ai-sdk/openai`) turns them into the URL sources of `generateText` and `streamText`.
+ */
+export function urlCitationsOf(response: SearchResponse): ChatUrlCitation[] {
+  const titles = new Map((response.search_results ?? []).map(({ url, title }) => [url, title]));
+  return response.sources.map((url, i) => {
+    const marker = `[${i + 1}]`;
+    const at = response.answer.indexOf(marker);
+    const start = at === -1 ? 0 : at;
+    return {
+      type: 'url_citation' as const,
+      url_citation: {
+        url,
+        title: titles.get(url) || url,
+        start_index: start,
+        end_index: at === -1 ? 0 : start + marker.length,
+      },
+    };
+  });
+}
+
 /** The `chat.completion` body of a finished search. */
 export function chatCompletion(plan: ChatPlan, response: SearchResponse, requestId: string) {
   return {
@@ -114,7 +153,11 @@ export function chatCompletion(plan: ChatPlan, response: SearchResponse, request
     choices: [
       {
         index: 0,
-        message: { role: 'assistant' as const, content: response.answer },
+        message: {
+          role: 'assistant' as const,
+          content: response.answer,
+          annotations: urlCitationsOf(response),
+        },
         finish_reason: 'stop' as const,
       },
     ],
@@ -126,6 +169,7 @@ export function chatCompletion(plan: ChatPlan, response: SearchResponse, request
 
 /** One event of a streamed search, as the engine produces it. */
 type StreamEvent =
+  | { readonly type: 'step' }
   | { readonly type: 'sources'; readonly sources: readonly string[] }
   | { readonly type: 'delta'; readonly text: string }
   | { readonly type: 'done'; readonly body: SearchResponse }
@@ -133,8 +177,9 @@ type StreamEvent =
 
 /**
  * The SSE frames of a streamed chat completion: `chat.completion.chunk`s, the first with the assistant role
- * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, `usage`,
- * `citations` and `search_results`; then `data: [DONE]`. A failure after the start is sent as
+ * and `citations` (the source URLs), then the answer text, then a last chunk with `finish_reason`, the
+ * sources as `delta.annotations` (`url_citation`s), `usage`, `citations` and `search_results`; then
+ * `data: [DONE]`. A failure after the start is sent as
  * `data: {"error": …}` (its `type` as for the code's HTTP status) and the stream ends (the search is refunded).
  */
 export async function* chatCompletionChunks(
@@ -150,6 +195,8 @@ export async function* chatCompletionChunks(
   };
   const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
   for await (const event of events) {
+    // Research steps have no chat-completion form.
+    if (event.type === 'step') continue;
     if (event.type === 'sources') {
       yield frame({
         ...base,
@@ -159,9 +206,10 @@ export async function* chatCompletionChunks(
     } else if (event.type === 'delta') {
       yield frame({ ...base, choices: [{ index: 0, delta: { content: event.text }, finish_reason: null }] });
     } else if (event.type === 'done') {
+      const annotations = urlCitationsOf(event.body);
       yield frame({
         ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        choices: [{ index: 0, delta: annotations.length ? { annotations } : {}, finish_reason: 'stop' }],
         usage: usageOf(plan, event.body.answer),
         citations: event.body.sources,
         search_results: searchResultsOf(event.body),

@@ -108,10 +108,13 @@ export interface TavilySearchPlan {
   readonly maxResults: number;
 }
 
+/** Tavily's defaults of the fields a request may leave out. */
+export const TAVILY_DEFAULTS = { maxResults: 5 } as const;
+
 /** Translates a Tavily search body; a 400 names the offending Tavily field. */
 export function parseTavilySearch(body: unknown): TavilySearchPlan {
   const data = parseBody(tavilySearchSchema, body);
-  const maxResults = data.max_results ?? 5;
+  const maxResults = data.max_results ?? TAVILY_DEFAULTS.maxResults;
   const depth =
     data.search_depth === 'advanced'
       ? 'deep'

@@ -1,6 +1,7 @@
 /** Answerers: the extractive answerer (no model) and the model answerer, with their prompt and filters. */
 export { createExtractiveAnswerer } from './extractive.ts';
 export type { ExtractiveAnswererOptions } from './extractive.ts';
+export { DEFAULT_NO_ANSWER_TEXT, type NoAnswerText } from './no-answer.ts';
 export { createModelAnswerer, InvalidJsonAnswerError, isRetryableModelError } from './model.ts';
 export { checkTelemetrySettings, telemetryCallOptions } from './telemetry.ts';
 export type { ModelCallContext, ModelTelemetrySettings } from './telemetry.ts';

@@ -24,7 +24,14 @@ import { requireModelOption } from '../../models/options.ts';
 import { buildAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from './prompt.ts';
 import { createAnswerFilter } from './format.ts';
 import { checkTelemetrySettings, telemetryCallOptions, type ModelTelemetrySettings } from './telemetry.ts';
-import { nonNegativeInteger, nonNegativeNumber, positiveInteger, positiveNumber } from '../../options.ts';
+import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  numberOptions,
+  positiveInteger,
+  positiveNumber,
+} from '../../options.ts';
 
 type GenerateTextOptions = Parameters<typeof generateText>[0];
 
@@ -61,10 +68,10 @@ export interface ModelAnswererOptions {
   /** Answerer used when the model fails (e.g. `createExtractiveAnswerer()`); otherwise the request fails. */
   readonly fallback?: Answerer;
   /**
-   * Answer when no passages were found (the model is not called).
+   * Answer when no passages were found (the model is not called); a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
    */
-  readonly noAnswerText?: string;
+  readonly noAnswerText?: NoAnswerText;
   /** Prompt options (context length, extra instructions). */
   readonly prompt?: Omit<AnswerPromptOptions, 'nonce'>;
   /** Provider-specific options passed to the AI SDK, e.g. `{ openai: { reasoningEffort: 'low' } }`. */
@@ -154,6 +161,16 @@ function structuredSchema(schema: Readonly<Record<string, unknown>>) {
   });
 }
 
+/** Defaults of {@link ModelAnswererOptions}. */
+export const MODEL_ANSWERER_DEFAULTS = {
+  maxOutputTokens: 1024,
+  maxRetries: 2,
+  retryDelayMs: 500,
+  maxRetryDelayMs: 4000,
+  minAttemptMs: 1000,
+  maxInvalidJsonRetries: 1,
+} as const;
+
 /**
  * Creates the model answerer.
  *
@@ -168,20 +185,22 @@ function structuredSchema(schema: Readonly<Record<string, unknown>>) {
  */
 export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswerer {
   requireModelOption(options);
-  const maxOutputTokens = positiveInteger('maxOutputTokens', options.maxOutputTokens, 1024);
-  const maxRetries = nonNegativeInteger('maxRetries', options.maxRetries, 2);
-  const retryDelayMs = positiveNumber('retryDelayMs', options.retryDelayMs, 500);
-  const maxRetryDelayMs = positiveNumber('maxRetryDelayMs', options.maxRetryDelayMs, 4000);
-  const minAttemptMs = nonNegativeNumber('minAttemptMs', options.minAttemptMs, 1000);
-  const maxInvalidJsonRetries = nonNegativeInteger('maxInvalidJsonRetries', options.maxInvalidJsonRetries, 1);
-  const noAnswerText =
-    options.noAnswerText ?? 'The available sources do not contain an answer to this question.';
+  const { maxOutputTokens, maxRetries, retryDelayMs, maxRetryDelayMs, minAttemptMs, maxInvalidJsonRetries } =
+    numberOptions(options, MODEL_ANSWERER_DEFAULTS, {
+      maxOutputTokens: positiveInteger,
+      maxRetries: nonNegativeInteger,
+      retryDelayMs: positiveNumber,
+      maxRetryDelayMs: positiveNumber,
+      minAttemptMs: nonNegativeNumber,
+      maxInvalidJsonRetries: nonNegativeInteger,
+    });
+  const noAnswerText = noAnswerTextOf(options.noAnswerText);
   checkTelemetrySettings(options.telemetry);
-  if (options.temperature !== undefined) nonNegativeNumber('temperature', options.temperature, 0);
+  // Checked only: without it the provider's default applies.
+  if (options.temperature !== undefined)
+    nonNegativeNumber('temperature', options.temperature, options.temperature);
   if (options.fallback !== undefined && typeof options.fallback.answer !== 'function')
     throw new TypeError('fallback must be an Answerer');
-  if (typeof noAnswerText !== 'string' || noAnswerText.trim().length === 0)
-    throw new TypeError('noAnswerText must be a non-empty string');
   buildAnswerPrompt(
     { prompt: '', context: [], query: '', responseType: 'text', passages: [] },
     options.prompt,
@@ -271,7 +290,7 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
     async answer(input: AnswerInput, call: CallOptions): Promise<AnswerOutput> {
       call.signal.throwIfAborted();
       if (input.jsonSchema) return answerJson({ ...input, jsonSchema: input.jsonSchema }, call);
-      if (input.passages.length === 0) return { answer: noAnswerText, sources: [] };
+      if (input.passages.length === 0) return { answer: noAnswerText(), sources: [] };
       const prompt = buildAnswerPrompt(input, options.prompt);
       const sources = prompt.sources.map((source) => source.url);
       for (let attempt = 0; ; attempt++) {
@@ -303,8 +322,9 @@ export function createModelAnswerer(options: ModelAnswererOptions): ModelAnswere
       const sources = prompt.sources.map((source) => source.url);
       yield { type: 'sources', sources };
       if (input.passages.length === 0) {
-        yield { type: 'delta', text: noAnswerText };
-        yield { type: 'done', answer: noAnswerText, sources: [] };
+        const text = noAnswerText();
+        yield { type: 'delta', text };
+        yield { type: 'done', answer: text, sources: [] };
         return;
       }
       for (let attempt = 0; ; attempt++) {

@@ -121,6 +121,12 @@ function oneLine(text: string, maxChars: number): string {
   return flat.length > maxChars ? `${flat.slice(0, maxChars)}…` : flat;
 }
 
+/** Defaults of {@link AnswerPromptOptions}. */
+export const ANSWER_PROMPT_DEFAULTS = {
+  maxContextMessages: 6,
+  maxMessageChars: 2000,
+} as const;
+
 /**
  * Builds the system prompt and user message for an answer.
  *
@@ -132,8 +138,16 @@ function oneLine(text: string, maxChars: number): string {
 export function buildAnswerPrompt(input: AnswerInput, options: AnswerPromptOptions = {}): AnswerPrompt {
   const nonce = options.nonce ?? randomBytes(16).toString('hex');
   if (!/^[A-Za-z0-9]{8,}$/.test(nonce)) throw new RangeError('nonce must be at least 8 letters or digits');
-  const maxContextMessages = nonNegativeInteger('maxContextMessages', options.maxContextMessages, 6);
-  const maxMessageChars = positiveInteger('maxMessageChars', options.maxMessageChars, 2000);
+  const maxContextMessages = nonNegativeInteger(
+    'maxContextMessages',
+    options.maxContextMessages,
+    ANSWER_PROMPT_DEFAULTS.maxContextMessages,
+  );
+  const maxMessageChars = positiveInteger(
+    'maxMessageChars',
+    options.maxMessageChars,
+    ANSWER_PROMPT_DEFAULTS.maxMessageChars,
+  );
   const today = options.today ?? new Date().toISOString().slice(0, 10);
   const open = `<<<SOURCE-${nonce}>>>`;
   const close = `<<<END-${nonce}>>>`;

@@ -1,68 +1,58 @@
-/** HTML parsing into a DOM: our small DOM (fastest), linkedom, or jsdom (full fidelity). */
-import { DOMParser } from 'linkedom';
-import type * as Jsdom from 'jsdom';
-import { isLiteNode, nextInTree, parseLiteDocument, type LiteNode } from './lite-dom.ts';
-
 /**
- * The DOM implementations that can parse a page: `lite`, ours (lite-dom.ts: the fastest, the same results as
- * linkedom), `linkedom`, or `jsdom` (a full browser-grade DOM, many times slower).
+ * HTML parsing into our small DOM (lite-dom.ts), and the walks over a parsed page that the extraction stages
+ * share. Extraction parses every page with the small DOM; tests and the parity bench parse the same pages
+ * with linkedom and jsdom (dev dependencies, bench/lib/reference-doms.ts) through {@link DocumentParser}.
  */
-export const DOM_IMPLEMENTATIONS = ['lite', 'linkedom', 'jsdom'] as const;
+import {
+  isLiteNode,
+  nextInTree,
+  parseLiteDocument,
+  snapshotLiteDocument,
+  type LiteDocument,
+  type LiteNode,
+} from './lite-dom.ts';
 
-/** Which DOM implementation parses the page. */
-export type DomImplementation = (typeof DOM_IMPLEMENTATIONS)[number];
-
-/** The DOM pages are parsed into unless an option names another. */
-export const DEFAULT_DOM: DomImplementation = 'lite';
-
-/** A parsed page; call `dispose` when done so jsdom can free its window. */
+/** A parsed page; call `dispose` when done (a reference DOM such as jsdom frees its window then). */
 export interface ParsedDocument {
   readonly document: Document;
+  /**
+   * Records the document as it is now and answers the function that puts it back (Readability's later
+   * attempts start from it instead of parsing the page again); absent where the DOM cannot.
+   */
+  readonly snapshot?: () => () => void;
   dispose(): void;
 }
 
-type JsdomModule = typeof Jsdom;
-let jsdomModule: Promise<JsdomModule> | undefined;
+/**
+ * Parses a page's HTML into a document; `url` is the page's address, for a DOM that keeps one. Extraction
+ * uses {@link parseDocument}; tests and the parity bench pass a reference DOM's.
+ */
+export type DocumentParser = (html: string, url: string) => ParsedDocument | Promise<ParsedDocument>;
 
-/** jsdom is loaded lazily: most callers never need it and it is slow to import. */
-function loadJsdom(): Promise<JsdomModule> {
-  jsdomModule ??= import('jsdom');
-  return jsdomModule;
+/** Parses a page into our small DOM ({@link parseHtmlDocument} with {@link parseLiteDocument}). */
+export function parseDocument(html: string): ParsedDocument {
+  const document = parseHtmlDocument(html, (markup) => parseLiteDocument(markup) as unknown as Document);
+  return {
+    document,
+    snapshot: () => snapshotLiteDocument(document as unknown as LiteDocument),
+    dispose: () => undefined,
+  };
 }
 
 /**
- * linkedom's document alone: its `parseHTML` also makes a window, kept in a module-wide `WeakMap` whose values
- * V8's minor collections keep alive, and with it each page's whole DOM until a full collection.
+ * A page parsed by `parse` (a DOM built from htmlparser2's events as linkedom builds its own: our small DOM,
+ * or linkedom itself), repaired where that tree departs from a browser's in ways extraction depends on: a
+ * bogus `<![CDATA[` comment dropped first, content between `</head>` and `<body>` moved into the body, and a
+ * fragment (no `<html>` or no body) wrapped in a page and parsed again.
  */
-function parseHtmlDocument(html: string): Document {
-  return new DOMParser().parseFromString(html, 'text/html') as unknown as Document;
-}
-
-/** Our small DOM's document ({@link parseLiteDocument}), built as linkedom builds its own. */
-function parseLiteHtmlDocument(html: string): Document {
-  return parseLiteDocument(html) as unknown as Document;
-}
-
-/** Parses an HTML string. `url` becomes the document URL (jsdom) and is used to resolve links. */
-export async function parseDocument(
-  html: string,
-  url: string,
-  dom: DomImplementation,
-): Promise<ParsedDocument> {
-  if (dom === 'jsdom') {
-    const { JSDOM, VirtualConsole } = await loadJsdom();
-    // A silent console: pages' broken CSS would otherwise flood stderr.
-    const window = new JSDOM(html, { url: safeUrl(url), virtualConsole: new VirtualConsole() }).window;
-    return { document: window.document, dispose: () => window.close() };
-  }
-  const parse = dom === 'lite' ? parseLiteHtmlDocument : parseHtmlDocument;
+export function parseHtmlDocument(html: string, parse: (html: string) => Document): Document {
   let document = parse(withoutMarkupCdata(html));
   repairStrayBodyContent(document);
-  // linkedom builds no <html>/<body> for a fragment (browsers and jsdom do): wrap it and parse again.
+  // htmlparser2's events build no <html>/<body> for a fragment (browsers and jsdom do): wrap it and parse again.
   if (document.documentElement?.tagName.toUpperCase() !== 'HTML' || !document.body) {
     document = parse(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`);
   }
-  return { document, dispose: () => undefined };
+  return document;
 }
 
 /** `<![CDATA[` in HTML markup (not in a script's `//<![CDATA[`), up to the first `>`. */
@@ -70,21 +60,21 @@ const MARKUP_CDATA = /(?<!\/\/[ \t]*|\/\*[ \t]*)<!\[CDATA\[[^>]*>/g;
 
 /**
  * In HTML, `<![CDATA[` outside SVG/MathML is a bogus comment that ends at the next `>` (browsers and jsdom);
- * linkedom's parser instead swallows everything up to `]]>`, sometimes the whole body. The bogus comment is
- * dropped before linkedom parses, as a browser would.
+ * htmlparser2 instead swallows everything up to `]]>`, sometimes the whole body. The bogus comment is dropped
+ * before parsing, as a browser would.
  */
 function withoutMarkupCdata(html: string): string {
   return html.includes('<![CDATA[') ? html.replace(MARKUP_CDATA, '') : html;
 }
 
 /**
- * linkedom keeps elements found between `</head>` and `<body>` (a `<script>` there is common) as siblings of
- * `<body>`, and its `document.body` then answers a new, empty body. Browsers move such nodes into the body;
- * so does this, so that `document.body` is the page's body.
+ * A tree built from htmlparser2's events keeps elements found between `</head>` and `<body>` (a `<script>`
+ * there is common) as siblings of `<body>`, and its `document.body` then answers a new, empty body. Browsers
+ * move such nodes into the body; so does this, so that `document.body` is the page's body.
  */
 function repairStrayBodyContent(document: Document): void {
   const html = document.documentElement;
-  // A page of text alone has no root element, and linkedom's `head` then throws (the page is wrapped below).
+  // A page of text alone has no root element, and `head` then throws (the page is wrapped instead).
   if (!html) return;
   const head = document.head as Element | null;
   if (!head || head.nextElementSibling?.tagName.toUpperCase() === 'BODY') return;
@@ -110,51 +100,22 @@ function repairStrayBodyContent(document: Document): void {
   head.after(body);
 }
 
-function safeUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return 'about:blank';
-  }
-}
-
 /** What a tree walker shows: `NodeFilter.SHOW_ELEMENT`, `SHOW_TEXT`, `SHOW_CDATA_SECTION` (no global `NodeFilter` in Node.js). */
 export const SHOW = { ELEMENT: 0x1, TEXT: 0x4, CDATA_SECTION: 0x8 } as const;
 
 /**
  * Whether `show` (`SHOW` flags) names nodes of this type, as a tree walker reads it: each flag is
- * `1 << (nodeType - 1)` (elements, texts and CDATA sections; never attributes or linkedom's end markers).
+ * `1 << (nodeType - 1)` (elements, texts and CDATA sections only).
  */
 export function isShown(nodeType: number, show: number): boolean {
   return (nodeType === 1 || nodeType === 3 || nodeType === 4) && (show & (1 << (nodeType - 1))) !== 0;
 }
 
 /**
- * Lists the nodes below a root of the kinds `show` names (`SHOW` flags) straight from a DOM's own structures,
- * or answers undefined for a root it does not know (see {@link useDescendantLister}).
- */
-export type DescendantLister = (
-  root: Element | Document,
-  show: number,
-  accept?: (node: Node) => boolean,
-) => Node[] | undefined;
-
-let descendantLister: DescendantLister | undefined;
-
-/**
- * Makes {@link descendantNodes} and {@link descendantElements} ask `lister` first: extraction workers list
- * linkedom's nodes from its node list directly (worker-dom.ts), with no tree walker building a list to copy.
- */
-export function useDescendantLister(lister: DescendantLister): void {
-  descendantLister = lister;
-}
-
-/**
  * Every node below `root` of the kinds `show` names (`SHOW` flags: elements, texts, CDATA sections) in
- * document order (for a document: from its root element on), or only those `accept` answers true for. A
- * tree walker: linkedom keeps the whole document as one list of nodes in document order and answers it by
- * running along that list, without the per-element child and sibling look-ups of a recursive walk (its
- * `getElementsByTagName('*')` answers nothing, and a selector query costs more on both DOMs).
+ * document order (for a document: from its root element on), or only those `accept` answers true for. On
+ * our small DOM a walk along its tree, no list built to copy; on another DOM (a reference DOM in tests) a
+ * tree walker (linkedom's `getElementsByTagName('*')` answers nothing, and a selector query costs more).
  */
 export function descendantNodes(
   root: Element | Document,
@@ -162,8 +123,6 @@ export function descendantNodes(
   accept?: (node: Node) => boolean,
 ): Node[] {
   if (isLiteNode(root)) return liteDescendants(root, show, accept);
-  const listed = descendantLister?.(root, show, accept);
-  if (listed) return listed;
   const document = root.nodeType === 9 ? (root as Document) : root.ownerDocument;
   if (!document) return [];
   const walker = document.createTreeWalker(root, show);

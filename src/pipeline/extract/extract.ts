@@ -2,7 +2,6 @@
 import type { ExtractedContent } from '../types.ts';
 import { parseContentType } from '../fetch/body.ts';
 import { decodeBytes } from './decode.ts';
-import type { DomImplementation } from './dom.ts';
 import { extractHtml } from './html.ts';
 import { extractPdf } from './pdf.ts';
 import { tidyText } from './render.ts';
@@ -18,8 +17,6 @@ export interface ExtractContentOptions {
   readonly contentType?: string;
   /** Charset from the HTTP header; wins over the one inside `contentType`. */
   readonly charset?: string;
-  /** DOM used for HTML (the choices: `DOM_IMPLEMENTATIONS` in dom.ts). @default 'lite' (`DEFAULT_DOM`) */
-  readonly dom?: DomImplementation;
   /** Remove share/related/caption/link-dense blocks left by Readability. @default true */
   readonly cleanBoilerplate?: boolean;
 }
@@ -101,7 +98,6 @@ export async function extractContent(
   if (kind === 'html') {
     return extractHtml(text, {
       url: options.url,
-      ...(options.dom ? { dom: options.dom } : {}),
       ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
     });
   }

@@ -2,7 +2,6 @@
 import { availableParallelism } from 'node:os';
 import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
-import { DOM_IMPLEMENTATIONS, type DomImplementation } from './dom.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
 import type { ExtractTaskPayload } from './worker.ts';
@@ -11,24 +10,29 @@ import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 /** The worker entry beside this module: `.ts` when run from source, `.js` in the compiled build. */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
-/** Time limit per page of {@link createContentExtractor} when `timeoutMs` is not given. */
-export const DEFAULT_EXTRACTION_TIMEOUT_MS = 10_000;
+/**
+ * Defaults of {@link createContentExtractor}: at most `maxWorkers` worker threads (fewer on a machine with
+ * fewer cores), a time limit per page, and the largest body extracted.
+ */
+export const EXTRACTOR_DEFAULTS = {
+  maxWorkers: 2,
+  timeoutMs: 10_000,
+  maxInputBytes: 10 * 1024 * 1024,
+} as const;
 
 /** Options of {@link createContentExtractor}. */
 export interface ContentExtractorOptions {
   /**
    * Worker threads running extraction off the main thread; `0` extracts in the calling thread.
-   * @default Math.min(2, availableParallelism())
+   * @default Math.min(2, availableParallelism()) (`EXTRACTOR_DEFAULTS.maxWorkers`)
    */
   readonly workers?: number;
   /** Extractions allowed to wait for a worker before calls are refused (`service_unavailable`). @default 256 */
   readonly maxQueue?: number;
-  /** Time limit per page, on top of the call's signal. @default 10_000 */
+  /** Time limit per page, on top of the call's signal. @default 10_000 (`EXTRACTOR_DEFAULTS.timeoutMs`) */
   readonly timeoutMs?: number;
-  /** Larger bodies are refused with `payload_too_large`. @default 10 * 1024 * 1024 */
+  /** Larger bodies are refused with `payload_too_large`. @default 10 MiB (`EXTRACTOR_DEFAULTS.maxInputBytes`) */
   readonly maxInputBytes?: number;
-  /** DOM for HTML pages (see {@link DOM_IMPLEMENTATIONS}). @default 'lite' ({@link DEFAULT_DOM}) */
-  readonly dom?: DomImplementation;
   /** Remove share/related/caption/byline blocks left inside Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
 }
@@ -44,14 +48,17 @@ const WARM_UP_PAGE =
  * (`CitewiseError` code `timeout`), and with `payload_too_large` for oversized bodies.
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
-  const workers = nonNegativeInteger('workers', options.workers, Math.min(2, availableParallelism()));
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_EXTRACTION_TIMEOUT_MS);
-  const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, 10 * 1024 * 1024);
-  if (options.dom !== undefined && !(DOM_IMPLEMENTATIONS as readonly string[]).includes(options.dom)) {
-    throw new TypeError(
-      `createContentExtractor: dom must be one of ${DOM_IMPLEMENTATIONS.map((name) => `'${name}'`).join(', ')}`,
-    );
-  }
+  const workers = nonNegativeInteger(
+    'workers',
+    options.workers,
+    Math.min(EXTRACTOR_DEFAULTS.maxWorkers, availableParallelism()),
+  );
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, EXTRACTOR_DEFAULTS.timeoutMs);
+  const maxInputBytes = positiveInteger(
+    'maxInputBytes',
+    options.maxInputBytes,
+    EXTRACTOR_DEFAULTS.maxInputBytes,
+  );
   const pool: WorkerPool<ExtractTaskPayload, ExtractedContent | null> | undefined =
     workers > 0
       ? createWorkerPool({
@@ -75,7 +82,6 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
         url: page.url,
         contentType: page.contentType,
         ...(page.charset ? { charset: page.charset } : {}),
-        ...(options.dom ? { dom: options.dom } : {}),
         ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
       };
       try {

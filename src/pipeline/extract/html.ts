@@ -4,7 +4,7 @@
  * other types) → boilerplate clean-up → text and Markdown.
  */
 import type { ExtractedContent } from '../types.ts';
-import { DEFAULT_DOM, parseDocument, type DomImplementation } from './dom.ts';
+import { parseDocument, type DocumentParser } from './dom.ts';
 import { removeHiddenContent, removeHiddenElements, removeNeverRendered } from './hidden.ts';
 import {
   mainAreaContent,
@@ -37,8 +37,12 @@ export type StageTimes = Record<string, number>;
 /** Options of {@link extractHtml}. */
 export interface HtmlExtractOptions {
   readonly url: string;
-  /** @default 'lite' ({@link DEFAULT_DOM}) */
-  readonly dom?: DomImplementation;
+  /**
+   * Parses the page: our small DOM. Tests and the parity bench pass a reference DOM's parser (linkedom or
+   * jsdom, dev dependencies: bench/lib/reference-doms.ts) to compare the results.
+   * @default parseDocument (dom.ts)
+   */
+  readonly parser?: DocumentParser;
   /** Remove share/related/caption/link-dense blocks from Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
   /** Which clean-up rules run (for measurement). @default all of BOILERPLATE_RULES */
@@ -101,7 +105,7 @@ const NEVER_ARTICLE: Chrome = {
 };
 
 function setDocumentUrls(document: Document, baseUrl: string, pageUrl: string): void {
-  // linkedom has no real baseURI/documentURI; Readability resolves links against them.
+  // Our small DOM (and linkedom) keep no page address; Readability resolves links against these.
   if (document.documentURI !== pageUrl) {
     try {
       Object.defineProperty(document, 'documentURI', { value: pageUrl, configurable: true });
@@ -157,10 +161,10 @@ export async function extractHtml(
   options: HtmlExtractOptions,
 ): Promise<ExtractedContent | null> {
   const lap = stageClock(options.stageTimes);
-  const dom = options.dom ?? DEFAULT_DOM;
+  const parse = options.parser ?? parseDocument;
   html = withoutInertMarkup(html);
   lap('prune markup');
-  const parsed = await parseDocument(html, options.url, dom);
+  const parsed = await parse(html, options.url);
   const disposers = [() => parsed.dispose()];
   lap('parse');
   try {
@@ -210,7 +214,7 @@ export async function extractHtml(
       const sectioned = !isMarkedArticle(metadata) && headings.length >= 2;
       const cardList = isCardList(headings, metadata);
       lap('prune');
-      article = runReadability(document);
+      article = runReadability(document, parsed.snapshot);
       root = article?.content ?? null;
       lap('readability');
       const articleLength = root ? collapsedTextLength(root) : 0;
@@ -238,7 +242,7 @@ export async function extractHtml(
       if (foundNothing || isWrongPick || isLandingPage || isListing || isArticleCutShort) {
         // Readability kept nothing or a small wrong block (a promo, a caption, one section of a landing page).
         // It consumed the document, so this rare path parses again rather than every page paying for a copy.
-        const fresh = await parseDocument(html, options.url, dom);
+        const fresh = await parse(html, options.url);
         disposers.push(() => fresh.dispose());
         removeHiddenContent(fresh.document, { keepFoldedPanels: isLandingPage });
         const fallbackType = isLandingPage ? 'service' : isListing ? 'listing' : pageType;

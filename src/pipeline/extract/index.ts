@@ -11,5 +11,4 @@ export { decodeBytes, sniffMetaCharset, type DecodedText, type DecodeOptions } f
 export { isHiddenByInlineStyle, stripInvisibleCharacters } from './hidden.ts';
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './pool.ts';
 export { BOILERPLATE_RULES, type BoilerplateRule } from './boilerplate.ts';
-export type { DomImplementation } from './dom.ts';
 export { PAGE_TYPES, detectPageType, type PageType } from './page-type.ts';

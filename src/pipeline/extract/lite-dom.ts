@@ -30,6 +30,8 @@ const CDATA_SECTION_NODE = 4;
 const COMMENT_NODE = 8;
 const DOCUMENT_NODE = 9;
 const DOCUMENT_FRAGMENT_NODE = 11;
+/** `NodeFilter.SHOW_ALL`: a tree walker's default. */
+const SHOW_ALL = 0xffffffff;
 
 /** Upper-case tag names, computed once per name. */
 const upperCase = nameTable((name) => name.toUpperCase());
@@ -742,7 +744,7 @@ export class LiteDocument extends LiteParentNode {
     return new LiteDocumentFragment(this);
   }
 
-  createTreeWalker(root: LiteNode, whatToShow = 0xffffffff): LiteTreeWalker {
+  createTreeWalker(root: LiteNode, whatToShow: number = SHOW_ALL): LiteTreeWalker {
     return new LiteTreeWalker(root, whatToShow);
   }
 
@@ -957,7 +959,9 @@ export function parseLiteDocument(html: string): LiteDocument {
 /**
  * Records every node of the document (its links, its attributes and their values, its text) and answers a
  * function that puts them all back: nodes removed or moved since are back in place, nodes created since are
- * no longer in the document (see snapshot.ts, which does the same for linkedom).
+ * no longer in the document. Readability's later attempts start from one (readability.ts): taking it walks
+ * the tree once, far less work than serializing the document, and restoring walks the record once, far less
+ * than parsing it again (see the extraction profile in docs/benchmarks.md).
  */
 export function snapshotLiteDocument(document: LiteDocument): () => void {
   const nodes: LiteNode[] = [];

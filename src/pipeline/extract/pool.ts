@@ -55,11 +55,14 @@ function abortReason(signal: AbortSignal): Error {
   return new DOMException(typeof reason === 'string' ? reason : 'This operation was aborted', 'AbortError');
 }
 
+/** Defaults of {@link WorkerPoolOptions}. */
+export const POOL_DEFAULTS = { maxQueue: 256 } as const;
+
 /** Creates a worker pool. Throws TypeError/RangeError on bad options. */
 export function createWorkerPool<Payload, Result>(options: WorkerPoolOptions): WorkerPool<Payload, Result> {
   if (!(options?.workerUrl instanceof URL)) throw new TypeError('createWorkerPool: workerUrl must be a URL');
   const size = options.size ?? Math.min(2, availableParallelism());
-  const maxQueue = options.maxQueue ?? 256;
+  const maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
   if (!Number.isInteger(size) || size < 1)
     throw new RangeError('createWorkerPool: size must be an integer >= 1');
   if (!Number.isInteger(maxQueue) || maxQueue < 0) {

@@ -1,14 +1,15 @@
 /**
- * Running Mozilla's Readability on a parsed page, with six private methods of Readability 0.6 replaced by
+ * Running Mozilla's Readability on a parsed page, with six private methods of Readability replaced by
  * equivalents that cost less on large pages (each answers exactly as the original; tests compare them):
  *
  * - The byline test ran on every node it visits and measured the node's whole text (`textContent`) before
  *   the cheap tests (`rel`, `itemprop`, class and id) that nearly every node fails: the page's text times its
  *   depth. {@link isValidByline} measures the text last.
- * - The visibility test read `node.style` on every node, and linkedom builds a style object for each (and
- *   keeps it in a module-wide `WeakMap`, which keeps the page alive through V8's minor collections);
- *   {@link isProbablyVisible} reads only nodes with a `style` attribute, and on linkedom reads the attribute
- *   as linkedom's style object would ({@link linkedomStyleValue}).
+ * - The visibility test reads `node.style` on every node, which our small DOM does not build (Readability
+ *   would then take every node for visible; linkedom, whose results the small DOM reproduces, builds one per
+ *   element and keeps it in a module-wide `WeakMap`, which keeps the page alive through V8's minor
+ *   collections). {@link isProbablyVisible} reads only nodes with a `style` attribute, from the attribute, as
+ *   linkedom's style object would ({@link inlineStyleValue}).
  * - Nodes by tag name were found with a selector query (a selector compiled and matched per call);
  *   {@link elementsWithTag} walks the subtree once.
  * - The test for empty containers ran on every `div`, `section`, `header` and heading of the page, top down,
@@ -30,15 +31,25 @@
  * (a hidden class made for a closure's accessor, a constructor's context), and with it the page's whole DOM.
  * The hooks are the same functions on every page, and Readability is built on a stand-in document
  * ({@link readabilityFor}).
+ *
+ * All of this relies on Readability's private methods and on the order of statements in `parse`,
+ * `_grabArticle` and its constructor, as they are in version {@link READABILITY_VERSION}: package.json pins
+ * that version exactly, and a test fails when the installed one differs, so that an upgrade is checked
+ * against the new source (and the tests here, which compare each replacement with the original) before it
+ * is taken. Nothing reads Readability's source at run time.
  */
 import { descendantElements } from './dom.ts';
-import { isLiteNode } from './lite-dom.ts';
+import { isLiteNode, parseLiteDocument } from './lite-dom.ts';
 import { collapsedTextLength } from './text-index.ts';
-import { snapshotDocument, type DocumentSnapshot } from './snapshot.ts';
-import { linkedomElementPrototype, sampleDocument } from './linkedom-internals.ts';
 import { Readability } from '@mozilla/readability';
 
-/** What Readability's private methods replaced here, and the byline pattern, look like (version 0.6). */
+/**
+ * The version of @mozilla/readability whose private methods and statements this module was checked against;
+ * package.json pins it exactly (a test compares both with the installed version).
+ */
+export const READABILITY_VERSION = '0.6.0';
+
+/** What Readability's private methods replaced here, and the byline pattern, look like ({@link READABILITY_VERSION}). */
 interface ReadabilityInternals {
   _isValidByline?: (node: Element, matchString: string) => boolean;
   _isProbablyVisible?: (node: Element) => boolean;
@@ -72,16 +83,12 @@ export function isValidByline(node: Element, matchString: string, bylinePattern:
   return length > 0 && length < 100;
 }
 
-/** linkedom's `Element.prototype`: elements whose style objects {@link isProbablyVisible} does not build. */
-const LINKEDOM_ELEMENT = linkedomElementPrototype();
-
 /**
- * What linkedom's style object answers for `property` of an inline style: declarations split at `;`, each at
- * its first `:`, name and value trimmed, declarations without either skipped, the last one winning; '' when
- * there is none. Read from the attribute because linkedom registers each style object in a module-wide
- * `WeakMap`, whose values V8's minor collections keep alive: with it, the element's whole page.
+ * What linkedom's style object answers for `property` of an inline style (our small DOM answers as linkedom
+ * does): declarations split at `;`, each at its first `:`, name and value trimmed, declarations without
+ * either skipped, the last one winning; '' when there is none.
  */
-export function linkedomStyleValue(inlineStyle: string, property: string): string {
+export function inlineStyleValue(inlineStyle: string, property: string): string {
   let value = '';
   for (const declaration of inlineStyle.split(/\s*;\s*/)) {
     const colon = declaration.indexOf(':');
@@ -95,17 +102,15 @@ export function linkedomStyleValue(inlineStyle: string, property: string): strin
 /**
  * Readability's visibility test: not `display: none` or `visibility: hidden` inline, no `hidden` attribute,
  * not `aria-hidden="true"` unless it is a "fallback-image" (Wikimedia's maths). The style is read only when
- * there is a `style` attribute (without one it is empty), on linkedom from the attribute itself.
+ * there is a `style` attribute (without one it is empty): on our small DOM from the attribute itself, on
+ * another DOM (a reference DOM in tests) from its style object.
  */
 export function isProbablyVisible(node: Element): boolean {
   const inlineStyle = node.getAttribute('style');
   if (inlineStyle !== null) {
-    if (
-      isLiteNode(node) ||
-      (LINKEDOM_ELEMENT && Object.prototype.isPrototypeOf.call(LINKEDOM_ELEMENT, node))
-    ) {
-      const display = linkedomStyleValue(inlineStyle, 'display');
-      if (display === 'none' || linkedomStyleValue(inlineStyle, 'visibility') === 'hidden') return false;
+    if (isLiteNode(node)) {
+      const display = inlineStyleValue(inlineStyle, 'display');
+      if (display === 'none' || inlineStyleValue(inlineStyle, 'visibility') === 'hidden') return false;
     } else {
       const style = (node as Partial<ElementCSSInlineStyle>).style;
       if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
@@ -305,20 +310,16 @@ export function memoizeInnerText(internals: ReadabilityInternals, memo: InnerTex
   };
 }
 
-/** The line of Readability 0.6's `parse` that serializes the whole article into a debug message. */
-const ARTICLE_DEBUG_LINE = 'this.log("Grabbed: " + articleContent.innerHTML);';
-
 /**
- * Readability's `parse` serializes the article it grabbed into a debug message (`"Grabbed: " +
- * articleContent.innerHTML`) that it drops when not debugging: the article's whole HTML built for nothing.
- * Where `parse` has exactly that line, the grabbed article answers its next `innerHTML` read with '' (once,
- * and in any case no later than when its post-processing starts).
+ * Readability's `parse` serializes the article it grabbed into a debug message (`this.log("Grabbed: " +
+ * articleContent.innerHTML)`, the first read of the article's HTML after `_grabArticle` answers it) that it
+ * drops when not debugging: the article's whole HTML built for nothing. The grabbed article answers its next
+ * `innerHTML` read with '' (once, and in any case no later than when its post-processing starts).
  */
-export function skipArticleDebugSerialization(internals: ReadabilityInternals, parseSource: string): void {
+export function skipArticleDebugSerialization(internals: ReadabilityInternals): void {
   const grabArticle = internals._grabArticle;
   const postProcessContent = internals._postProcessContent;
   if (typeof grabArticle !== 'function' || typeof postProcessContent !== 'function') return;
-  if (!parseSource.includes(ARTICLE_DEBUG_LINE)) return;
   internals._grabArticle = function (this: unknown, page) {
     const article = grabArticle.call(this, page);
     if (article) {
@@ -342,38 +343,32 @@ function innerHtmlSkippedOnce(this: Element): string {
   return '';
 }
 
-/** The statements of Readability 0.6's `_grabArticle` that keep the page's HTML and put it back after an attempt. */
-const PAGE_CACHE_LINE = 'var pageCacheHtml = page.innerHTML;';
-const PAGE_RESTORE_LINES = /page\.innerHTML = pageCacheHtml;\s*this\._attempts\.push\(\{/;
-
 /** Readability's marks on the elements it scores: fresh nodes, as a parse would make them, have none. */
 const READABILITY_MARKS = ['readability', '_readabilityDataTable'] as const;
 
 /**
- * Readability serializes the page (`pageCacheHtml = page.innerHTML`) before its search and, when an attempt
- * keeps under 500 characters, parses that HTML into the page again for one more with fewer rules: on the
- * slowest article pages, a serialization on each and up to three parses of the page (see the extraction
- * profile in docs/benchmarks.md). On a linkedom document the page answers that read with a marker and a
- * snapshot of the document ({@link snapshotDocument}); given the marker back, it is restored from the snapshot
- * and its elements lose Readability's marks. The failed attempt's article, which Readability keeps as a last
- * resort, holds nodes of the page that the restore moves back: it is kept as a copy. Each attempt then starts
- * from the very page the first one did (a parse of the serialized page differs in small ways, such as joining
- * adjacent texts). Returns the function that removes the hooks; they are installed only where `_grabArticle`
- * has those statements, and otherwise Readability serializes and parses as it always does.
+ * Readability serializes the page (`var pageCacheHtml = page.innerHTML`) before its search and, when an
+ * attempt keeps under 500 characters, parses that HTML into the page again (`page.innerHTML = pageCacheHtml`,
+ * right before it records the attempt in `_attempts`) for one more with fewer rules: on the slowest article
+ * pages, a serialization on each and up to three parses of the page (see the extraction profile in
+ * docs/benchmarks.md). Where the DOM can record its document (`snapshot`: our small DOM's
+ * `snapshotLiteDocument`), the page answers that read with a marker and a snapshot of the document; given the
+ * marker back, it is restored from the snapshot and its elements lose Readability's marks. The failed
+ * attempt's article, which Readability keeps as a last resort, holds nodes of the page that the restore moves
+ * back: it is kept as a copy. Each attempt then starts from the very page the first one did (a parse of the
+ * serialized page differs in small ways, such as joining adjacent texts). Without `snapshot` Readability
+ * serializes and parses as it always does. Returns the function that removes the hooks.
  */
 export function restorePagesFromSnapshots(
   internals: ReadabilityInternals,
   document: Document,
-  grabArticleSource: string,
+  snapshot: (() => () => void) | undefined,
 ): () => void {
   const page = document.body as Element | null;
   const attempts = internals._attempts;
-  if (!page || !Array.isArray(attempts)) return () => undefined;
-  if (!grabArticleSource.includes(PAGE_CACHE_LINE) || !PAGE_RESTORE_LINES.test(grabArticleSource)) {
-    return () => undefined;
-  }
+  if (!page || !Array.isArray(attempts) || !snapshot) return () => undefined;
   const restore: PageRestore = {
-    document,
+    takeSnapshot: snapshot,
     page,
     marker: `<!-- citewise: the page as before Readability's first attempt ${Math.random()} -->`,
     snapshot: undefined,
@@ -401,11 +396,13 @@ type Attempt = NonNullable<ReadabilityInternals['_attempts']>[number];
  * each page's accessors outlives the page.)
  */
 interface PageRestore {
-  readonly document: Document;
+  /** Records the document, answering the function that puts it back. */
+  readonly takeSnapshot: () => () => void;
   readonly page: Element;
   /** What the page's `innerHTML` answers instead of its HTML, to be given back to restore it. */
   readonly marker: string;
-  snapshot: DocumentSnapshot | undefined;
+  /** Puts the document back as it was when the page was first read. */
+  snapshot: (() => void) | undefined;
   /** The marker was given back: the page is restored when the attempt is recorded. */
   restorePending: boolean;
 }
@@ -414,12 +411,12 @@ const PAGE_RESTORE = Symbol('citewise page restore');
 
 type WithPageRestore = { [PAGE_RESTORE]?: PageRestore };
 
-/** The page's `innerHTML` read: a snapshot of the document and the marker, or the HTML when none can be taken. */
+/** The page's `innerHTML` read: a snapshot of the document and the marker. */
 function cachedPageHtml(this: Element): string {
   const restore = (this as WithPageRestore)[PAGE_RESTORE];
   if (restore) {
-    restore.snapshot = snapshotDocument(restore.document);
-    if (restore.snapshot) return restore.marker;
+    restore.snapshot = restore.takeSnapshot();
+    return restore.marker;
   }
   Reflect.deleteProperty(this, 'innerHTML');
   return this.innerHTML;
@@ -446,7 +443,7 @@ function recordAttempt(this: Attempt[], ...recorded: Attempt[]): number {
       ...attempt,
       articleContent: attempt.articleContent.cloneNode(true) as Element,
     }));
-    restore.snapshot.restore();
+    restore.snapshot();
     for (const element of descendantElements(restore.page)) {
       const marked = element as unknown as Record<string, unknown>;
       for (const mark of READABILITY_MARKS) if (marked[mark] !== undefined) marked[mark] = undefined;
@@ -455,53 +452,41 @@ function recordAttempt(this: Attempt[], ...recorded: Attempt[]): number {
   return Array.prototype.push.apply(this, recorded);
 }
 
-/** The source of Readability's `parse`, read once for {@link skipArticleDebugSerialization}. */
-// eslint-disable-next-line @typescript-eslint/unbound-method -- its source is read, it is not called
-const READABILITY_PARSE_SOURCE = String(Readability.prototype.parse);
-/** The source of Readability's `_grabArticle`, read once for {@link restorePagesFromSnapshots}. */
-const READABILITY_GRAB_ARTICLE_SOURCE = String(
-  (Readability.prototype as unknown as ReadabilityInternals)._grabArticle,
-);
-
-/** The statements of Readability 0.6's constructor that keep the document. */
-const CONSTRUCTOR_DOCUMENT_LINES =
-  /this\._doc = doc;\s*this\._docJSDOMParser = this\._doc\.firstChild\.__JSDOMParser__;/;
-/** Mentions of `doc` in Readability 0.6's constructor: the parameter, the URI-first form, the check, those lines. */
-const CONSTRUCTOR_DOCUMENT_MENTIONS = 5;
-
-/** Whether Readability's constructor (its source) reads the document only in the statements that keep it. */
-export function keepsDocumentOnly(constructorSource: string): boolean {
-  return (
-    CONSTRUCTOR_DOCUMENT_LINES.test(constructorSource) &&
-    (constructorSource.match(/\bdoc\b/g)?.length ?? 0) === CONSTRUCTOR_DOCUMENT_MENTIONS
-  );
-}
+/** The document Readability is constructed on ({@link readabilityFor}): one small page, kept for the process. */
+let standIn: Document | undefined;
 
 /**
- * Readability constructed for `document`. Readability 0.6's constructor keeps its document in a context that
+ * Readability constructed for `document`. Readability's constructor keeps its document in a context that
  * outlives the page (its `log` function's, through sloppy-mode `arguments`): V8's minor collections then keep
  * the page's whole DOM alive (0.5 MB per page of the slow ones; see "Pages kept alive" in docs/benchmarks.md).
- * With `onStandIn` (where the constructor reads the document only in the statements that keep it:
- * {@link keepsDocumentOnly}), the reader is built on a small stand-in document, kept for the process, and then
- * given the page as those statements would.
+ * Its constructor reads the document only to check it and keep it (`this._doc = doc; this._docJSDOMParser =
+ * this._doc.firstChild.__JSDOMParser__`), so the reader is built on a small stand-in document, kept for the
+ * process, and then given the page as those statements would.
  */
-export function readabilityFor(document: Document, onStandIn: boolean): Readability<Element> {
-  const options = { serializer: (node: Node) => node as Element, keepClasses: true };
-  if (!onStandIn) return new Readability<Element>(document, options);
-  const reader = new Readability<Element>(sampleDocument(), options);
+export function readabilityFor(document: Document): Readability<Element> {
+  standIn ??= parseLiteDocument(
+    '<!doctype html><html><head></head><body></body></html>',
+  ) as unknown as Document;
+  const reader = new Readability<Element>(standIn, {
+    serializer: (node: Node) => node as Element,
+    keepClasses: true,
+  });
   const fields = reader as unknown as { _doc: Document; _docJSDOMParser: unknown };
   fields._doc = document;
   fields._docJSDOMParser = (document.firstChild as { __JSDOMParser__?: unknown } | null)?.__JSDOMParser__;
   return reader;
 }
 
-/** Whether the installed Readability can be built on a stand-in ({@link readabilityFor}), decided once. */
-const BUILDS_ON_STAND_IN = keepsDocumentOnly(String(Readability));
-
-/** Readability's article element, or null when it finds nothing (or throws on odd markup). */
-export function runReadability(document: Document): ReturnType<Readability<Element>['parse']> {
+/**
+ * Readability's article element, or null when it finds nothing (or throws on odd markup). `snapshot` records
+ * the document and answers the function that puts it back ({@link restorePagesFromSnapshots}).
+ */
+export function runReadability(
+  document: Document,
+  snapshot?: () => () => void,
+): ReturnType<Readability<Element>['parse']> {
   try {
-    const reader = readabilityFor(document, BUILDS_ON_STAND_IN);
+    const reader = readabilityFor(document);
     const internals = reader as unknown as ReadabilityInternals;
     const bylinePattern = internals.REGEXPS?.byline;
     // Only where the private methods exist as expected (a test fails if an upgrade renames them).
@@ -516,12 +501,8 @@ export function runReadability(document: Document): ReturnType<Readability<Eleme
     const memo = new InnerTextMemo();
     memoizeInnerText(internals, memo);
     measureDensities(internals, memo);
-    skipArticleDebugSerialization(internals, READABILITY_PARSE_SOURCE);
-    const removeRestoreHooks = restorePagesFromSnapshots(
-      internals,
-      document,
-      READABILITY_GRAB_ARTICLE_SOURCE,
-    );
+    skipArticleDebugSerialization(internals);
+    const removeRestoreHooks = restorePagesFromSnapshots(internals, document, snapshot);
     try {
       return reader.parse();
     } finally {

@@ -1,10 +1,6 @@
 /** Worker-thread entry: runs `extractContent` for the pool. Loaded as `.ts` through Node's type stripping. */
 import { parentPort } from 'node:worker_threads';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
-import { tuneLinkedomForWorkers } from './worker-dom.ts';
-
-// This thread runs nothing but extraction, which never listens to DOM events.
-tuneLinkedomForWorkers();
 
 /** Message sent by the pool. */
 export interface ExtractTaskPayload {

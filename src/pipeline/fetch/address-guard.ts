@@ -68,7 +68,7 @@ function stripBrackets(host: string): string {
 }
 
 /** Host name as compared with the allow-list: lower case, no brackets, no trailing dot. */
-function normaliseHost(host: string): string {
+function normalizeHost(host: string): string {
   const bare = stripBrackets(host.trim().toLowerCase());
   const withoutDot = bare.endsWith('.') ? bare.slice(0, -1) : bare;
   // Compare IP literals in canonical form, so `::1` and `0:0::1` are one entry.
@@ -130,12 +130,12 @@ export function parseHostEntry(entry: string): { host: string; port: number | ty
   const host = bracketed ? bracketed[1]! : single ? single[1]! : trimmed;
   const portText = bracketed ? bracketed[2] : single ? single[2] : undefined;
   if (host === '') throw new TypeError(`allowPrivateHosts: no host in ${JSON.stringify(entry)}`);
-  if (portText === undefined) return { host: normaliseHost(host), port: ANY_PORT };
+  if (portText === undefined) return { host: normalizeHost(host), port: ANY_PORT };
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) {
     throw new TypeError(`allowPrivateHosts: invalid port in ${JSON.stringify(entry)} (expected 1-65535)`);
   }
-  return { host: normaliseHost(host), port };
+  return { host: normalizeHost(host), port };
 }
 
 /** Builds the policy; throws TypeError on an invalid allow-list entry. */
@@ -178,16 +178,16 @@ export function createAddressPolicy(options: AddressPolicyOptions = {}): Address
 
   return {
     assertNameAllowed(hostname, port) {
-      const host = normaliseHost(hostname);
+      const host = normalizeHost(hostname);
       if (isLocalhostName(host) && !hostAllowed(host, port)) {
         throw new FetchError('blocked_address', `host ${host} is a local name`);
       }
     },
-    allowsHost: (hostname, port) => hostAllowed(normaliseHost(hostname), port),
+    allowsHost: (hostname, port) => hostAllowed(normalizeHost(hostname), port),
     withoutHostExceptions: () =>
       createAddressPolicy({ allowPrivateAddresses: options.allowPrivateAddresses ?? [] }),
     assertAllowed(hostname, addresses, port) {
-      const host = normaliseHost(hostname);
+      const host = normalizeHost(hostname);
       if (addresses.length === 0) {
         throw new FetchError('network_error', `host ${host} resolved to no address`);
       }

@@ -37,6 +37,7 @@ import { FetchError } from './errors.ts';
 import { createHostScheduler, type SlotTicket } from './host-scheduler.ts';
 import {
   createRobotsPolicy,
+  ROBOTS_DEFAULTS,
   resolveRobotsOptions,
   type RobotsOptions,
   type RobotsPolicy,
@@ -66,6 +67,14 @@ export const FETCHER_DEFAULTS = {
 
 /** The default, honest user agent: citewise's one {@link USER_AGENT}. */
 export const DEFAULT_USER_AGENT = USER_AGENT;
+
+/** Defaults of {@link PageCacheOptions}. */
+export const PAGE_CACHE_DEFAULTS = {
+  /** 64 MiB. */
+  maxBytes: 64 * 1024 * 1024,
+  /** 5 minutes. */
+  ttlMs: 300_000,
+} as const;
 
 /** Page cache options. */
 export interface PageCacheOptions {
@@ -274,8 +283,8 @@ function resolveCache(
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError('cache must be an options object or false');
   }
-  const maxBytes = positiveInteger('cache.maxBytes', options?.maxBytes, 64 * 1024 * 1024);
-  const ttlMs = positiveInteger('cache.ttlMs', options?.ttlMs, 300_000);
+  const maxBytes = positiveInteger('cache.maxBytes', options?.maxBytes, PAGE_CACHE_DEFAULTS.maxBytes);
+  const ttlMs = positiveInteger('cache.ttlMs', options?.ttlMs, PAGE_CACHE_DEFAULTS.ttlMs);
   return new LRUCache<string, FetchedPage>({
     maxSize: maxBytes,
     ttl: ttlMs,
@@ -603,7 +612,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     const { result } = await fetchWithRedirects(
       robotsUrl,
       signal,
-      { forRobots: true, maxBytes: robotsSettings?.maxBytes ?? 512_000 },
+      { forRobots: true, maxBytes: robotsSettings?.maxBytes ?? ROBOTS_DEFAULTS.maxBytes },
       ROBOTS_TICKET,
     );
     return { status: result.status, body: result.body };
@@ -770,7 +779,7 @@ export async function fetchPage(url: URL | string, options: FetchPageOptions = {
     return await fetcher.fetch(toFetchableUrl(url), {
       signal: signal ?? new AbortController().signal,
       requestId: requestId ?? 'fetchPage',
-      deadline: deadline ?? Date.now() + (fetcherOptions.pageTimeoutMs ?? 15_000),
+      deadline: deadline ?? Date.now() + (fetcherOptions.pageTimeoutMs ?? FETCHER_DEFAULTS.pageTimeoutMs),
     });
   } finally {
     await fetcher.close();

@@ -71,14 +71,23 @@ export interface ResolvedRobotsOptions {
   readonly timeoutMs: number;
 }
 
+/** Defaults of {@link RobotsOptions}. */
+export const ROBOTS_DEFAULTS = {
+  cacheTtlMs: 3_600_000,
+  errorTtlMs: 300_000,
+  maxOrigins: 1000,
+  maxBytes: 512_000,
+  timeoutMs: 5_000,
+} as const;
+
 /** Applies defaults and validates; throws RangeError for unbounded or invalid values. */
 export function resolveRobotsOptions(options: RobotsOptions = {}): ResolvedRobotsOptions {
   const resolved = {
-    cacheTtlMs: options.cacheTtlMs ?? 3_600_000,
-    errorTtlMs: options.errorTtlMs ?? 300_000,
-    maxOrigins: options.maxOrigins ?? 1000,
-    maxBytes: options.maxBytes ?? 512_000,
-    timeoutMs: options.timeoutMs ?? 5_000,
+    cacheTtlMs: options.cacheTtlMs ?? ROBOTS_DEFAULTS.cacheTtlMs,
+    errorTtlMs: options.errorTtlMs ?? ROBOTS_DEFAULTS.errorTtlMs,
+    maxOrigins: options.maxOrigins ?? ROBOTS_DEFAULTS.maxOrigins,
+    maxBytes: options.maxBytes ?? ROBOTS_DEFAULTS.maxBytes,
+    timeoutMs: options.timeoutMs ?? ROBOTS_DEFAULTS.timeoutMs,
   };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || value <= 0) {

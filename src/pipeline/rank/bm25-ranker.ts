@@ -91,6 +91,15 @@ export function passageTokens(passage: { readonly text: string; readonly heading
   return estimateTokens(passage.heading === undefined ? passage.text : `${passage.heading}\n${passage.text}`);
 }
 
+/** Defaults of {@link Bm25RankerOptions}. */
+export const BM25_RANKER_DEFAULTS = {
+  maxPerSource: 40,
+  duplicateThreshold: 0.8,
+  searchOrderBoost: 0.5,
+  proximity: 1,
+  minScore: 0,
+} as const;
+
 /**
  * Creates the BM25 passage ranker.
  *
@@ -103,14 +112,26 @@ export function passageTokens(passage: { readonly text: string; readonly heading
  * @throws RangeError on invalid options; `rank` throws RangeError when `maxTokens` is not a positive number.
  */
 export function createBm25Ranker(options: Bm25RankerOptions = {}): PassageRanker {
-  const maxPerSource = positiveInteger('maxPerSource', options.maxPerSource, 40);
-  const minScore = options.minScore ?? 0;
-  const duplicateThreshold = fraction('duplicateThreshold', options.duplicateThreshold, 0.8);
+  const maxPerSource = positiveInteger(
+    'maxPerSource',
+    options.maxPerSource,
+    BM25_RANKER_DEFAULTS.maxPerSource,
+  );
+  const minScore = options.minScore ?? BM25_RANKER_DEFAULTS.minScore;
+  const duplicateThreshold = fraction(
+    'duplicateThreshold',
+    options.duplicateThreshold,
+    BM25_RANKER_DEFAULTS.duplicateThreshold,
+  );
   const indexHeadings = options.indexHeadings ?? true;
-  const searchOrderBoost = nonNegativeNumber('searchOrderBoost', options.searchOrderBoost, 0.5);
+  const searchOrderBoost = nonNegativeNumber(
+    'searchOrderBoost',
+    options.searchOrderBoost,
+    BM25_RANKER_DEFAULTS.searchOrderBoost,
+  );
   const scoring: ScoreDocumentsOptions = {
     ...options.bm25,
-    proximity: nonNegativeNumber('proximity', options.proximity, 1),
+    proximity: nonNegativeNumber('proximity', options.proximity, BM25_RANKER_DEFAULTS.proximity),
   };
   if (typeof minScore !== 'number' || Number.isNaN(minScore))
     throw new RangeError('minScore must be a number');

@@ -13,7 +13,7 @@ export interface Bm25Options {
    */
   readonly k1?: number;
   /**
-   * Length normalisation: 0 ignores document length, 1 fully normalises by it.
+   * Length normalization: 0 ignores document length, 1 fully normalizes by it.
    * @default 0.75
    */
   readonly b?: number;
@@ -25,9 +25,19 @@ export interface Bm25Match {
   readonly score: number;
 }
 
+/** Defaults of {@link Bm25Options} and of the term proximity of {@link scoreDocuments}. */
+export const BM25_DEFAULTS = {
+  k1: 1.2,
+  b: 0.75,
+  proximity: 0,
+} as const;
+
 /** The parameters with their defaults; throws RangeError unless `k1 ≥ 0` and `0 ≤ b ≤ 1`. */
 export function checkBm25Options(options: Bm25Options): { k1: number; b: number } {
-  return { k1: nonNegativeNumber('k1', options.k1, 1.2), b: fraction('b', options.b, 0.75) };
+  return {
+    k1: nonNegativeNumber('k1', options.k1, BM25_DEFAULTS.k1),
+    b: fraction('b', options.b, BM25_DEFAULTS.b),
+  };
 }
 
 /** One query term's share of a document's score. */
@@ -187,7 +197,7 @@ export function scoreDocuments(
   options: ScoreDocumentsOptions = {},
 ): Bm25Match[] {
   const parameters = checkBm25Options(options);
-  const proximity = nonNegativeNumber('proximity', options.proximity, 0);
+  const proximity = nonNegativeNumber('proximity', options.proximity, BM25_DEFAULTS.proximity);
   const terms = [...new Set(queryTokens)];
   const column = new Map(terms.map((term, i) => [term, i]));
   // Query-term frequencies of each document that holds one, each term's document frequency, and (for

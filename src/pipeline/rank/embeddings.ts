@@ -83,6 +83,14 @@ function pack(passages: readonly Passage[], maxTokens: number, maxPerSource: num
   return selected;
 }
 
+/** Defaults of {@link EmbeddingRerankerOptions}. */
+export const EMBEDDING_RERANKER_DEFAULTS = {
+  weight: 0.5,
+  candidateFactor: 3,
+  maxPerSource: 3,
+  timeoutMs: 5000,
+} as const;
+
 /**
  * Creates the embedding re-ranker.
  *
@@ -97,11 +105,19 @@ export function createEmbeddingReranker(options: EmbeddingRerankerOptions): Pass
   if (options === null || typeof options !== 'object') throw new TypeError('options are required');
   if (typeof options.inner?.rank !== 'function') throw new TypeError('inner must be a PassageRanker');
   if (options.model === undefined || options.model === null) throw new TypeError('model is required');
-  const weight = fraction('weight', options.weight, 0.5);
-  const candidateFactor = positiveNumber('candidateFactor', options.candidateFactor, 3);
+  const weight = fraction('weight', options.weight, EMBEDDING_RERANKER_DEFAULTS.weight);
+  const candidateFactor = positiveNumber(
+    'candidateFactor',
+    options.candidateFactor,
+    EMBEDDING_RERANKER_DEFAULTS.candidateFactor,
+  );
   if (candidateFactor < 1) throw new RangeError(`candidateFactor must be at least 1, got ${candidateFactor}`);
-  const maxPerSource = positiveInteger('maxPerSource', options.maxPerSource, 3);
-  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, 5000);
+  const maxPerSource = positiveInteger(
+    'maxPerSource',
+    options.maxPerSource,
+    EMBEDDING_RERANKER_DEFAULTS.maxPerSource,
+  );
+  const timeoutMs = positiveNumber('timeoutMs', options.timeoutMs, EMBEDDING_RERANKER_DEFAULTS.timeoutMs);
 
   return {
     async rank(query: string, docs: readonly ExtractedContent[], budget: TokenBudget): Promise<Passage[]> {

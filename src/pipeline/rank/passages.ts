@@ -93,13 +93,19 @@ function cutLines(lines: readonly string[], maxWords: number, locale: string | u
   return pieces;
 }
 
+/** Defaults of {@link PassageSplitOptions}. */
+export const PASSAGE_DEFAULTS = {
+  maxWords: 120,
+  maxBlocks: 3,
+} as const;
+
 /**
  * Splits a document's Markdown (or its text when there is no Markdown) into passages.
  * @throws RangeError when `maxWords` or `maxBlocks` is not a positive integer.
  */
 export function splitPassages(content: ExtractedContent, options: PassageSplitOptions = {}): PassageChunk[] {
-  const maxWords = positiveInteger('maxWords', options.maxWords, 120);
-  const maxBlocks = positiveInteger('maxBlocks', options.maxBlocks, 3);
+  const maxWords = positiveInteger('maxWords', options.maxWords, PASSAGE_DEFAULTS.maxWords);
+  const maxBlocks = positiveInteger('maxBlocks', options.maxBlocks, PASSAGE_DEFAULTS.maxBlocks);
   const locale = options.locale ?? content.lang;
   const source = content.markdown.trim().length > 0 ? content.markdown : content.text;
 

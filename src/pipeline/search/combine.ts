@@ -48,7 +48,17 @@ export interface FusionProviderOptions extends CombinedProviderOptions {
   readonly weights?: Readonly<Record<string, number>>;
 }
 
-const DEFAULT_PROVIDER_TIMEOUT_MS = 15_000;
+/** Defaults of the combined providers' options. */
+export const COMBINE_DEFAULTS = {
+  /** How long one provider may take. */
+  providerTimeoutMs: 15_000,
+  /** A fallback provider's answer with fewer hits than this goes on to the next provider. */
+  minResults: 1,
+  /** The RRF constant of the fusion provider. */
+  k: 60,
+  /** A provider's weight in the fusion. */
+  weight: 1,
+} as const;
 
 /** Removes hits whose canonical URL was already seen, keeping the first (best-ranked) one. */
 export function dedupeHits(hits: readonly SearchHit[]): SearchHit[] {
@@ -186,9 +196,9 @@ export function createFallbackProvider(
 ): SearchProvider {
   checkProviders('createFallbackProvider', providers);
   const list = [...providers];
-  const timeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  const timeoutMs = options.providerTimeoutMs ?? COMBINE_DEFAULTS.providerTimeoutMs;
   checkTimeout('createFallbackProvider', timeoutMs);
-  const minResults = options.minResults ?? 1;
+  const minResults = options.minResults ?? COMBINE_DEFAULTS.minResults;
   if (!Number.isInteger(minResults) || minResults < 0) {
     throw new RangeError('createFallbackProvider: minResults must be a non-negative integer');
   }
@@ -248,10 +258,10 @@ export function fuseRankings(
   lists: readonly { readonly providerId: string; readonly hits: readonly SearchHit[] }[],
   options: { readonly k?: number; readonly weights?: Readonly<Record<string, number>> } = {},
 ): SearchHit[] {
-  const k = options.k ?? 60;
+  const k = options.k ?? COMBINE_DEFAULTS.k;
   const entries = new Map<string, FusedEntry>();
   for (const { providerId, hits } of lists) {
-    const weight = options.weights?.[providerId] ?? 1;
+    const weight = options.weights?.[providerId] ?? COMBINE_DEFAULTS.weight;
     dedupeHits(hits).forEach((hit, index) => {
       const rank = index + 1;
       const key = canonicalizeUrl(hit.url);
@@ -286,9 +296,9 @@ export function createFusionProvider(
 ): SearchProvider {
   checkProviders('createFusionProvider', providers);
   const list = [...providers];
-  const timeoutMs = options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  const timeoutMs = options.providerTimeoutMs ?? COMBINE_DEFAULTS.providerTimeoutMs;
   checkTimeout('createFusionProvider', timeoutMs);
-  const k = options.k ?? 60;
+  const k = options.k ?? COMBINE_DEFAULTS.k;
   if (!Number.isFinite(k) || k < 0)
     throw new RangeError('createFusionProvider: k must be a non-negative number');
   for (const [providerId, weight] of Object.entries(options.weights ?? {})) {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
@@ -15,6 +15,17 @@ import { extractContent } from '../extract/index.ts';
 import { markdownToText, splitMarkdownSections, stripInlineMarkdown } from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
+
+/** Defaults of the local index and its provider. */
+export const LOCAL_INDEX_DEFAULTS = {
+  /** Characters of a hit's snippet. */
+  snippetLength: 300,
+  /** Hits of one {@link LocalIndex.search}. */
+  limit: 10,
+  /** Larger files are not indexed. */
+  maxFileBytes: 5_000_000,
+} as const;
 
 /** A document to add to a {@link LocalIndex}. */
 export interface LocalDocumentInput {
@@ -106,7 +117,12 @@ export class LocalIndex {
   readonly #snippetLength: number;
 
   constructor(options: LocalIndexOptions = {}) {
-    const snippetLength = integerOption('snippetLength', options.snippetLength, 300, 20);
+    const snippetLength = integerOption(
+      'snippetLength',
+      options.snippetLength,
+      LOCAL_INDEX_DEFAULTS.snippetLength,
+      20,
+    );
     this.#bm25 = new Bm25Index(options.bm25);
     this.#options = options;
     this.#snippetLength = snippetLength;
@@ -191,7 +207,7 @@ export class LocalIndex {
   }
 
   /** Documents matching the query, best first, at most `limit`. Documents sharing no term with the query are not returned. */
-  search(query: string, limit = 10): LocalIndexHit[] {
+  search(query: string, limit: number = LOCAL_INDEX_DEFAULTS.limit): LocalIndexHit[] {
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
     if (limit === 0) return [];
     const locale = this.#options.locale;
@@ -314,6 +330,13 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
   /** Folders (or single files) to index, recursively. Hidden entries and `node_modules` are skipped. */
   readonly paths: readonly string[];
   /**
+   * Folders searched only while `paths` and `indexFiles` hold no document: the corpus to fall back on until
+   * the user gives documents of their own (`citewise serve` falls back on its manual, and stops answering
+   * from it once `--corpus` or `citewise index` gave documents). They are numbered after `paths` for
+   * `publicUrl` URLs. @default []
+   */
+  readonly fallbackPaths?: readonly string[];
+  /**
    * When set, a document's URL is `baseUrl` + its path relative to its folder (e.g.
    * `https://example.com/docs/` + `api-keys.md`); otherwise its `file://` URL.
    */
@@ -367,6 +390,11 @@ export interface LocalIndexProvider extends SearchProvider {
    * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
    */
   readonly indexedFile: (encodedPath: string) => string | undefined;
+  /**
+   * Whether documents other than those of `fallbackPaths` are indexed (the user's own documents): then
+   * searches leave the fallback folders out. `false` until loaded.
+   */
+  hasOwnDocuments(): boolean;
 }
 
 /** What {@link LocalIndexProvider.load} indexed. */
@@ -403,50 +431,8 @@ export async function listDocumentFiles(
   return files;
 }
 
-/**
- * The path below the service's `/docs/` of corpus folder number `index` (0-based): the first folder is
- * served at `/docs/`, the second at `/docs/2/`, the third at `/docs/3/`, …
- */
-export function corpusUrlPrefix(index: number): string {
-  return index === 0 ? '' : `${index + 1}/`;
-}
-
-/**
- * Checks a public base URL (an absolute http(s) URL, without query or fragment) and returns it without
- * a trailing slash. @throws TypeError otherwise.
- */
-export function normalizePublicUrl(value: string): string {
-  const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
-    throw new TypeError(
-      `publicUrl must be an absolute http(s) URL without query or fragment, got ${String(value)}`,
-    );
-  }
-  return parsed.href.replace(/\/+$/, '');
-}
-
-/**
- * The public URL of a corpus file: `<publicUrl>/docs/<prefix><relative path>`, each segment
- * percent-encoded. `relativePath` uses the platform's separator.
- */
-export function corpusDocumentUrl(publicUrl: string, folderIndex: number, relativePath: string): string {
-  const encoded = relativePath.split(path.sep).map(encodeURIComponent).join('/');
-  return `${normalizePublicUrl(publicUrl)}/docs/${corpusUrlPrefix(folderIndex)}${encoded}`;
-}
-
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
 const INDEXED_FILES_PREFIX = '.indexed/';
-
-/** Path of `file` relative to its corpus root (its name when the root is the file itself). */
-function relativeToRoot(file: string, root: string, rootIsFile: boolean): string {
-  return rootIsFile ? path.basename(file) : path.relative(root, file);
-}
-
-function documentUrl(file: string, root: string, baseUrl: string | undefined, rootIsFile: boolean): string {
-  if (baseUrl === undefined) return pathToFileURL(file).href;
-  const encoded = relativeToRoot(file, root, rootIsFile).split(path.sep).map(encodeURIComponent).join('/');
-  return `${baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`}${encoded}`;
-}
 
 /** Reads one file into a document input; `null` when it has no text. */
 async function readDocument(file: string, url: string): Promise<LocalDocumentInput | null> {
@@ -477,12 +463,14 @@ async function readDocument(file: string, url: string): Promise<LocalDocumentInp
  */
 export function createLocalIndexProvider(options: LocalIndexProviderOptions): LocalIndexProvider {
   const indexFiles: readonly string[] = options?.indexFiles ?? [];
+  const fallbackPaths: readonly string[] = options?.fallbackPaths ?? [];
   const isPathList = (value: unknown): value is readonly string[] =>
     Array.isArray(value) && value.every((f) => typeof f === 'string' && f.length > 0);
   if (!isPathList(indexFiles)) throw new TypeError('indexFiles must be an array of file paths');
+  if (!isPathList(fallbackPaths)) throw new TypeError('fallbackPaths must be an array of folder paths');
   if (
     !Array.isArray(options?.paths) ||
-    (options.paths.length === 0 && indexFiles.length === 0) ||
+    (options.paths.length === 0 && indexFiles.length === 0 && fallbackPaths.length === 0) ||
     !options.paths.every((p) => typeof p === 'string')
   ) {
     throw new TypeError('paths must be a non-empty array of folder paths');
@@ -494,8 +482,15 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       ? undefined
       : normalizePublicUrl(options.publicUrl);
   const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
-  const maxFileBytes = positiveInteger('maxFileBytes', options.maxFileBytes, 5_000_000);
-  const roots = options.paths.map((p) => path.resolve(p));
+  const maxFileBytes = positiveInteger(
+    'maxFileBytes',
+    options.maxFileBytes,
+    LOCAL_INDEX_DEFAULTS.maxFileBytes,
+  );
+  const roots = [...options.paths, ...fallbackPaths].map((p) => path.resolve(p));
+  const firstFallbackRoot = options.paths.length;
+  // URLs of the fallback folders' documents, as last read.
+  let fallbackUrls: ReadonlySet<string> = new Set();
   const index = new LocalIndex(options);
   const rootIsFile = new Map<string, boolean>();
 
@@ -503,7 +498,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const fileUrl = (file: string, rootIndex: number): string | null => {
     const root = roots[rootIndex]!;
     const isFile = rootIsFile.get(root) ?? false;
-    if (publicUrl === undefined) return documentUrl(file, root, options.baseUrl, isFile);
+    if (publicUrl === undefined) return fileDocumentUrl(file, root, options.baseUrl, isFile);
     const relative = relativeToRoot(file, root, isFile);
     // In the first folder, a subfolder named like a later folder's prefix (`2`, `3`, …) is shadowed by it.
     const first = relative.split(path.sep)[0]!;
@@ -612,6 +607,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   const readAll = async (): Promise<LoadReport> => {
     const skipped: { file: string; reason: string }[] = [];
     const seen = new Set<string>();
+    const fallback = new Set<string>();
     for (const [rootIndex, root] of roots.entries()) {
       rootIsFile.set(root, (await stat(root)).isFile());
       for (const file of await listDocumentFiles(root, (extension) => extensions.has(extension))) {
@@ -633,6 +629,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
           else {
             index.addDocument(document);
             seen.add(url);
+            if (rootIndex >= firstFallbackRoot) fallback.add(url);
           }
         } catch (error) {
           skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
@@ -642,6 +639,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     for (const url of index.urls())
       if (!seen.has(url) && !indexFileUrls().has(url)) index.removeDocument(url);
     folderUrls = seen;
+    fallbackUrls = fallback;
     skipped.push(...(await syncIndexFiles()));
     return { documents: index.size, skipped };
   };
@@ -655,9 +653,16 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     return attempt;
   };
 
+  const hasOwnDocuments = (): boolean => {
+    let fallbackIndexed = 0;
+    for (const url of fallbackUrls) if (index.has(url)) fallbackIndexed++;
+    return index.size > fallbackIndexed;
+  };
+
   const provider: LocalIndexProvider = {
     id: 'local',
     index,
+    hasOwnDocuments,
     load() {
       loading ??= start();
       return loading;
@@ -674,9 +679,13 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;
-      const filtering = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
+      // The fallback folders answer only while there is nothing else.
+      const hideFallback = fallbackUrls.size > 0 && hasOwnDocuments();
+      const byDomain = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
+      const filtering = byDomain || hideFallback;
       const hits = index.search(query.query, filtering ? index.size : query.limit).filter((hit) => {
-        if (!filtering) return true;
+        if (hideFallback && fallbackUrls.has(hit.url)) return false;
+        if (!byDomain) return true;
         const host = URL.canParse(hit.url) ? new URL(hit.url).hostname : '';
         const matches = (domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
         if (include !== undefined && include.length > 0 && !include.some(matches)) return false;

@@ -67,7 +67,7 @@ function normalizePercentEncoding(path: string): string {
  * Canonical form of an http(s) URL, used as a de-duplication key:
  * lower-case scheme and host (WHATWG parsing), no default port, no credentials, no fragment, no trailing dot on
  * the host, no tracking parameters (`utm_*`, `fbclid`, `gclid`, ...), remaining query parameters sorted by
- * name (stable, so repeated names keep their order), normalised percent-encoding, and no trailing slash
+ * name (stable, so repeated names keep their order), normalized percent-encoding, and no trailing slash
  * except for the root path. The path's case is kept: servers may treat it as significant.
  *
  * Anything that is not an absolute http(s) URL is returned trimmed but otherwise unchanged.

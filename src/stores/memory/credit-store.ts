@@ -6,8 +6,9 @@ import {
   assertId,
   assertPositiveMs,
   assertReserveInput,
-  normaliseClock,
+  normalizeClock,
 } from '../validation.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryCreditStore}. */
 export interface MemoryCreditStoreOptions {
@@ -35,10 +36,10 @@ interface Hold {
  * Balances are lost on restart; use the SQLite store to keep them.
  */
 export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}): CreditStore {
-  const now = normaliseClock(options.now);
-  const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
+  const now = normalizeClock(options.now);
+  const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.settledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const maxSettled = positiveInteger('maxSettled', options.maxSettled, 100_000);
+  const maxSettled = positiveInteger('maxSettled', options.maxSettled, STORE_DEFAULTS.maxSettled);
 
   const available = new Map<string, number>();
   const holds = new Map<string, Hold>();

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { positiveInteger } from '../../options.ts';
 import type { IdempotencyStore, StoredResponse } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
@@ -16,7 +17,7 @@ type Entry = { readonly fingerprint: string; readonly response?: StoredResponse 
  * behind one load balancer need a shared one (SQLite on one machine, Redis or PostgreSQL).
  */
 export function createMemoryIdempotencyStore(options: MemoryIdempotencyStoreOptions = {}): IdempotencyStore {
-  const max = positiveInteger('maxEntries', options.maxEntries, 10_000);
+  const max = positiveInteger('maxEntries', options.maxEntries, STORE_DEFAULTS.maxIdempotencyEntries);
   // Every entry gets its own ttl (the lease while in progress, the replay time once done).
   const entries = new LRUCache<string, Entry>({ max, ttlAutopurge: false });
   return {

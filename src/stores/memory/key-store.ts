@@ -1,6 +1,6 @@
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
-import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
 
 /** Options of {@link createMemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -25,13 +25,13 @@ export interface MemoryKeyStore extends KeyStore {
  * them. Only creation adds entries, so memory grows with the number of keys created, not with requests.
  */
 export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): MemoryKeyStore {
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const byHash = new Map<string, KeyRecord>();
   const hashById = new Map<string, string>();
 
   return {
     async create(input: CreateKeyInput) {
-      const fields = normaliseCreateKeyInput(input);
+      const fields = normalizeCreateKeyInput(input);
       const key = generateApiKey();
       let id = newKeyId();
       while (hashById.has(id)) id = newKeyId();

@@ -1,7 +1,8 @@
 import { positiveInteger } from '../../options.ts';
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
-import { assertId, normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeClock, normalizeRateLimitOptions } from '../validation.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions extends Partial<RateLimitOptions> {
@@ -26,9 +27,9 @@ export interface MemoryRateLimiter extends RateLimiter {
  * Keys idle long enough to be fully replenished are evicted, so memory is bounded by recent keys and `maxKeys`.
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): MemoryRateLimiter {
-  const limits = normaliseRateLimitOptions(options);
-  const now = normaliseClock(options.now);
-  const maxKeys = positiveInteger('maxKeys', options.maxKeys, 100_000);
+  const limits = normalizeRateLimitOptions(options);
+  const now = normalizeClock(options.now);
+  const maxKeys = positiveInteger('maxKeys', options.maxKeys, STORE_DEFAULTS.maxRateLimitKeys);
 
   // key → TAT; Map order is least recently updated first.
   const tats = new Map<string, number>();
@@ -41,7 +42,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
 
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1) {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       const at = now();

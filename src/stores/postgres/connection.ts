@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { CitewiseError } from '../../errors.ts';
 import { positiveInteger } from '../../options.ts';
 import { migratePostgres, quoteIdentifier } from './migrations.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Connection options shared by the PostgreSQL store factories. */
 export interface PostgresConnectionOptions {
@@ -54,8 +55,16 @@ export function openPostgresConnection(options: PostgresConnectionOptions): Post
   }
   const schemaName = options.schema ?? 'citewise';
   const schema = quoteIdentifier(schemaName);
-  const maxConnections = positiveInteger('maxConnections', options.maxConnections, 10);
-  const statementTimeoutMs = positiveInteger('statementTimeoutMs', options.statementTimeoutMs, 5_000);
+  const maxConnections = positiveInteger(
+    'maxConnections',
+    options.maxConnections,
+    STORE_DEFAULTS.postgresMaxConnections,
+  );
+  const statementTimeoutMs = positiveInteger(
+    'statementTimeoutMs',
+    options.statementTimeoutMs,
+    STORE_DEFAULTS.postgresStatementTimeoutMs,
+  );
   const autoMigrate = options.migrate ?? true;
 
   const owned = given === undefined;

@@ -9,6 +9,7 @@ import {
   type PostgresConnection,
   type PostgresConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 interface ReserveRow {
   o_reserved: boolean;
@@ -34,13 +35,13 @@ export interface PostgresCreditStoreOptions extends PostgresConnectionOptions {
  * row. Times come from the database clock. Settled reservations are kept, so an id is never reused.
  */
 export function createPostgresCreditStore(options: PostgresCreditStoreOptions): CreditStore {
-  const settleRetryMs = normaliseSettleRetryMs(options.settleRetryMs);
+  const settleRetryMs = normalizeSettleRetryMs(options.settleRetryMs);
   return buildPostgresCreditStore(openPostgresConnection(options), settleRetryMs, true);
 }
 
 /** Validates `settleRetryMs` (default 5 000). */
-export function normaliseSettleRetryMs(value: unknown): number {
-  return nonNegativeNumber('settleRetryMs', value, 5_000);
+export function normalizeSettleRetryMs(value: unknown): number {
+  return nonNegativeNumber('settleRetryMs', value, STORE_DEFAULTS.settleRetryMs);
 }
 
 /** @internal Builds the credit store on an open connection. */

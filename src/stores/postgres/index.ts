@@ -5,10 +5,10 @@
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import type { CreditStore, IdempotencyStore, KeyStore } from '../types.ts';
-import { normaliseClock } from '../validation.ts';
+import { normalizeClock } from '../validation.ts';
 import type pg from 'pg';
 import { openPostgresConnection, type PostgresConnectionOptions } from './connection.ts';
-import { buildPostgresCreditStore, normaliseSettleRetryMs } from './credit-store.ts';
+import { buildPostgresCreditStore, normalizeSettleRetryMs } from './credit-store.ts';
 import { buildPostgresIdempotencyStore } from './idempotency-store.ts';
 import { buildPostgresKeyStore } from './key-store.ts';
 
@@ -58,8 +58,8 @@ export interface PostgresStores {
  */
 export function createPostgresStores(options: PostgresStoresOptions): PostgresStores {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const now = normaliseClock(options.now);
-  const settleRetryMs = normaliseSettleRetryMs(options.settleRetryMs);
+  const now = normalizeClock(options.now);
+  const settleRetryMs = normalizeSettleRetryMs(options.settleRetryMs);
   const connection = openPostgresConnection(options);
   return {
     keys: buildPostgresKeyStore(connection, now, false),

@@ -10,7 +10,7 @@ import {
   type KeyRow as SqlKeyRow,
 } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
-import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
 import {
   openPostgresConnection,
   toNumber,
@@ -36,7 +36,7 @@ function toRecord(row: KeyRow): KeyRecord {
  * indexed query, so a revocation is visible to every instance at once.
  */
 export function createPostgresKeyStore(options: PostgresKeyStoreOptions): KeyStore {
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   return buildPostgresKeyStore(openPostgresConnection(options), now, true);
 }
 
@@ -49,7 +49,7 @@ export function buildPostgresKeyStore(
   const { schema } = connection;
   return {
     async create(input: CreateKeyInput) {
-      const { accountId, name, expiresAt } = normaliseCreateKeyInput(input);
+      const { accountId, name, expiresAt } = normalizeCreateKeyInput(input);
       const key = generateApiKey();
       const fields = { accountId, name, expiresAt: expiresAt === null ? null : Math.ceil(expiresAt) };
       for (;;) {

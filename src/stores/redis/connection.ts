@@ -9,6 +9,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { CitewiseError } from '../../errors.ts';
 import { positiveNumber } from '../../options.ts';
 import { SCRIPTS, type ScriptName } from './scripts.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** A Redis client: a single node or a cluster (every multi-key script touches keys of one hash slot). */
 export type RedisClient = Redis | Cluster;
@@ -73,7 +74,11 @@ export function openRedisConnection(options: RedisConnectionOptions): RedisConne
   const prefix = options.prefix ?? 'citewise:';
   if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
   if (/[{}]/.test(prefix)) throw new RangeError('prefix must not contain { or } (Cluster hash tags)');
-  const commandTimeoutMs = positiveNumber('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+  const commandTimeoutMs = positiveNumber(
+    'commandTimeoutMs',
+    options.commandTimeoutMs,
+    STORE_DEFAULTS.redisCommandTimeoutMs,
+  );
 
   const owned = given === undefined;
   const client: RedisClient = given ?? new (loadIoredis().Redis)(url!, clientOptionsFor(commandTimeoutMs));

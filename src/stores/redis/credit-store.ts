@@ -10,6 +10,7 @@ import {
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createRedisCreditStore}. */
 export interface RedisCreditStoreOptions extends RedisConnectionOptions {
@@ -32,13 +33,17 @@ export interface RedisCreditSettings {
 }
 
 /** Validates the credit store's settings, applying the defaults. */
-export function normaliseRedisCreditSettings(options: {
+export function normalizeRedisCreditSettings(options: {
   settledRetentionMs?: number;
   settleRetryMs?: number;
 }): RedisCreditSettings {
-  const settledRetentionMs = options.settledRetentionMs ?? 86_400_000;
+  const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.settledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
-  const settleRetryMs = nonNegativeNumber('settleRetryMs', options.settleRetryMs, 5_000);
+  const settleRetryMs = nonNegativeNumber(
+    'settleRetryMs',
+    options.settleRetryMs,
+    STORE_DEFAULTS.settleRetryMs,
+  );
   return { settledRetentionMs, settleRetryMs };
 }
 
@@ -50,7 +55,7 @@ export function normaliseRedisCreditSettings(options: {
  * and maps an id back to its account for commit/refund.
  */
 export function createRedisCreditStore(options: RedisCreditStoreOptions): CreditStore {
-  const settings = normaliseRedisCreditSettings(options);
+  const settings = normalizeRedisCreditSettings(options);
   return buildRedisCreditStore(openRedisConnection(options), settings, true);
 }
 

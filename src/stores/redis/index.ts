@@ -4,13 +4,12 @@
  * hash-tagged per account so the stores also run on Redis Cluster.
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
-import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { CreditStore, IdempotencyStore, KeyStore, RateLimiter, RateLimitOptions } from '../types.ts';
-import { normaliseClock, normaliseRateLimitOptions } from '../validation.ts';
+import { normalizeClock, normalizeRateLimitOptions } from '../validation.ts';
 import { openRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.ts';
-import { buildRedisCreditStore, normaliseRedisCreditSettings } from './credit-store.ts';
+import { buildRedisCreditStore, normalizeRedisCreditSettings } from './credit-store.ts';
 import { buildRedisIdempotencyStore } from './idempotency-store.ts';
-import { buildRedisKeyStore } from './key-store.ts';
+import { buildRedisKeyStore, normalizeRedisKeySettings } from './key-store.ts';
 import { buildRedisRateLimiter } from './rate-limiter.ts';
 
 export { createRedisKeyStore } from './key-store.ts';
@@ -71,24 +70,17 @@ export interface RedisStores {
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const creditSettings = normaliseRedisCreditSettings(options);
-  const now = normaliseClock(options.now);
+  const creditSettings = normalizeRedisCreditSettings(options);
+  const now = normalizeClock(options.now);
   // Validate the key-cache options the same way the standalone factory does, before connecting.
-  const keySettings = validateKeySettings(options, now);
+  const keySettings = normalizeRedisKeySettings(options, now);
   const connection = openRedisConnection(options);
   return {
     keys: buildRedisKeyStore(connection, keySettings, false),
     credits: buildRedisCreditStore(connection, creditSettings, false),
     idempotency: buildRedisIdempotencyStore(connection, false),
-    rateLimiter: (limits = {}) => buildRedisRateLimiter(connection, normaliseRateLimitOptions(limits), false),
+    rateLimiter: (limits = {}) => buildRedisRateLimiter(connection, normalizeRateLimitOptions(limits), false),
     client: connection.client,
     close: () => connection.close(),
   };
-}
-
-function validateKeySettings(options: RedisStoresOptions, now: () => number) {
-  const keyCacheMs = nonNegativeNumber('keyCacheMs', options.keyCacheMs, 5_000);
-  const negativeCacheMs = nonNegativeNumber('negativeCacheMs', options.negativeCacheMs, 1_000);
-  const keyCacheSize = positiveInteger('keyCacheSize', options.keyCacheSize, 10_000);
-  return { keyCacheMs, negativeCacheMs, keyCacheSize, now };
 }

@@ -2,13 +2,14 @@ import { LRUCache } from 'lru-cache';
 import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
-import { assertId, normaliseClock, normaliseCreateKeyInput } from '../validation.ts';
+import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
 import {
   hashTag,
   openRedisConnection,
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createRedisKeyStore}. */
 export interface RedisKeyStoreOptions extends RedisConnectionOptions {
@@ -53,18 +54,39 @@ function keyStoreKeys(prefix: string) {
  * on another instance is visible everywhere within `keyCacheMs`; key expiry is checked on every call.
  */
 export function createRedisKeyStore(options: RedisKeyStoreOptions): KeyStore {
-  const keyCacheMs = nonNegativeNumber('keyCacheMs', options.keyCacheMs, 5_000);
-  const negativeCacheMs = nonNegativeNumber('negativeCacheMs', options.negativeCacheMs, 1_000);
-  const keyCacheSize = positiveInteger('keyCacheSize', options.keyCacheSize, 10_000);
-  const now = normaliseClock(options.now);
-  const connection = openRedisConnection(options);
-  return buildRedisKeyStore(connection, { keyCacheMs, negativeCacheMs, keyCacheSize, now }, true);
+  const settings = normalizeRedisKeySettings(options, normalizeClock(options.now));
+  return buildRedisKeyStore(openRedisConnection(options), settings, true);
+}
+
+/** The key cache's settings, checked, with {@link STORE_DEFAULTS} applied. */
+export interface RedisKeySettings {
+  readonly keyCacheMs: number;
+  readonly negativeCacheMs: number;
+  readonly keyCacheSize: number;
+  readonly now: () => number;
+}
+
+/** Checks the key cache's options (of the key store alone or of `createRedisStores`). */
+export function normalizeRedisKeySettings(
+  options: Pick<RedisKeyStoreOptions, 'keyCacheMs' | 'negativeCacheMs' | 'keyCacheSize'>,
+  now: () => number,
+): RedisKeySettings {
+  return {
+    keyCacheMs: nonNegativeNumber('keyCacheMs', options.keyCacheMs, STORE_DEFAULTS.keyCacheMs),
+    negativeCacheMs: nonNegativeNumber(
+      'negativeCacheMs',
+      options.negativeCacheMs,
+      STORE_DEFAULTS.negativeCacheMs,
+    ),
+    keyCacheSize: positiveInteger('keyCacheSize', options.keyCacheSize, STORE_DEFAULTS.keyCacheSize),
+    now,
+  };
 }
 
 /** @internal Builds the key store on an open connection; `ownsConnection` decides whether close() closes it. */
 export function buildRedisKeyStore(
   connection: RedisConnection,
-  settings: { keyCacheMs: number; negativeCacheMs: number; keyCacheSize: number; now: () => number },
+  settings: RedisKeySettings,
   ownsConnection: boolean,
 ): KeyStore {
   const { keyCacheMs, negativeCacheMs, now } = settings;
@@ -95,7 +117,7 @@ export function buildRedisKeyStore(
 
   return {
     async create(input: CreateKeyInput) {
-      const fields = normaliseCreateKeyInput(input);
+      const fields = normalizeCreateKeyInput(input);
       const key = generateApiKey();
       const hash = hashApiKey(key);
       for (;;) {

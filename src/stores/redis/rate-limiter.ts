@@ -1,12 +1,13 @@
 import { assertCost } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from '../types.ts';
-import { assertId, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeRateLimitOptions } from '../validation.ts';
 import {
   hashTag,
   openRedisConnection,
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createRedisRateLimiter}. */
 export interface RedisRateLimiterOptions extends RedisConnectionOptions, Partial<RateLimitOptions> {}
@@ -17,7 +18,7 @@ export interface RedisRateLimiterOptions extends RedisConnectionOptions, Partial
  * with different limits use different keys. Exact across any number of instances sharing the Redis.
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const limits = normaliseRateLimitOptions(options);
+  const limits = normalizeRateLimitOptions(options);
   return buildRedisRateLimiter(openRedisConnection(options), limits, true);
 }
 
@@ -30,7 +31,7 @@ export function buildRedisRateLimiter(
   const scope = `${connection.prefix}rl:${limits.limit}:${limits.windowMs}`;
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1): Promise<RateLimitResult> {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost): Promise<RateLimitResult> {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       const [allowed, remaining, resetAt, retryAfterMs] = (await connection.run(

@@ -1,7 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { nonNegativeInteger } from '../../options.ts';
-import { normaliseClock } from '../validation.ts';
+import { normalizeClock } from '../validation.ts';
 import { migrateSqliteDatabase, openSqliteDatabase, whenUnlocked } from './database.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options shared by the SQLite store factories. Give either `path` or `database`. */
 export interface SqliteStoreOptions {
@@ -44,8 +45,12 @@ export function connectSqlite(
   migrateMore?: (db: DatabaseSync) => void,
 ): SqliteConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const now = normaliseClock(options.now);
-  const waitMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
+  const now = normalizeClock(options.now);
+  const waitMs = nonNegativeInteger(
+    'busyTimeoutMs',
+    options.busyTimeoutMs,
+    STORE_DEFAULTS.sqliteBusyTimeoutMs,
+  );
   const unlocked = <T>(work: () => T): Promise<T> => whenUnlocked(work, waitMs);
   const { database: adopted, path } = options;
   let db: DatabaseSync;

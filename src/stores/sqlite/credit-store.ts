@@ -4,6 +4,7 @@ import { assertAmount, assertId, assertPositiveMs, assertReserveInput } from '..
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createSqliteCreditStore}. */
 export interface SqliteCreditStoreOptions extends SqliteStoreOptions {
@@ -29,7 +30,7 @@ const PURGE_INTERVAL_MS = 60_000;
  * concurrent requests, connections and processes on the same file never overspend or settle twice.
  */
 export function createSqliteCreditStore(options: SqliteCreditStoreOptions): CreditStore {
-  const settledRetentionMs = options.settledRetentionMs ?? 604_800_000;
+  const settledRetentionMs = options.settledRetentionMs ?? STORE_DEFAULTS.sqliteSettledRetentionMs;
   assertPositiveMs(settledRetentionMs, 'settledRetentionMs');
   const connection = connectSqlite(options);
   const { db, now, unlocked } = connection;

@@ -9,6 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CitewiseError } from '../../errors.ts';
 import { nonNegativeInteger } from '../../options.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Schema version written to `PRAGMA user_version`. */
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -86,7 +87,11 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const { path } = options;
   if (typeof path !== 'string' || path.length === 0) throw new TypeError('path must be a non-empty string');
-  const busyTimeoutMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5_000);
+  const busyTimeoutMs = nonNegativeInteger(
+    'busyTimeoutMs',
+    options.busyTimeoutMs,
+    STORE_DEFAULTS.sqliteBusyTimeoutMs,
+  );
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
 
   const db = new DatabaseSync(path);

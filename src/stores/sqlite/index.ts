@@ -10,7 +10,7 @@ import { openSqliteDatabase } from './database.ts';
 import { createSqliteIdempotencyStore } from './idempotency-store.ts';
 import { createSqliteKeyStore } from './key-store.ts';
 import { createSqliteRateLimiter } from './rate-limiter.ts';
-import { normaliseClock } from '../validation.ts';
+import { normalizeClock } from '../validation.ts';
 
 export { createSqliteKeyStore } from './key-store.ts';
 export { createSqliteCreditStore } from './credit-store.ts';
@@ -71,7 +71,7 @@ export interface SqliteStores {
  */
 export function createSqliteStores(options: SqliteStoresOptions): SqliteStores {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const now = normaliseClock(options.now);
+  const now = normalizeClock(options.now);
   const database = openSqliteDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs });
   let open = true;
   try {

@@ -11,7 +11,7 @@ import {
   type KeyRow as SqlKeyRow,
 } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
-import { assertId, normaliseCreateKeyInput } from '../validation.ts';
+import { assertId, normalizeCreateKeyInput } from '../validation.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 
@@ -45,8 +45,8 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
 
   return {
     async create(input: CreateKeyInput) {
-      const normalised = normaliseCreateKeyInput(input);
-      const expiresAt = normalised.expiresAt === null ? null : Math.ceil(normalised.expiresAt);
+      const normalized = normalizeCreateKeyInput(input);
+      const expiresAt = normalized.expiresAt === null ? null : Math.ceil(normalized.expiresAt);
       const key = generateApiKey();
       const createdAt = Math.floor(now());
       for (let attempt = 0; ; attempt++) {
@@ -56,8 +56,8 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
             insert.run(
               id,
               hashApiKey(key),
-              normalised.accountId,
-              normalised.name,
+              normalized.accountId,
+              normalized.name,
               keyPrefix(key),
               createdAt,
               expiresAt,
@@ -69,7 +69,7 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
             continue;
           throw error;
         }
-        return { key, record: newKeyRecord(id, key, { ...normalised, expiresAt }, createdAt) };
+        return { key, record: newKeyRecord(id, key, { ...normalized, expiresAt }, createdAt) };
       }
     },
 

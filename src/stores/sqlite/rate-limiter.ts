@@ -1,9 +1,10 @@
 import { assertCost, gcraStep } from '../gcra.ts';
 import type { RateLimiter, RateLimitOptions } from '../types.ts';
-import { assertId, normaliseRateLimitOptions } from '../validation.ts';
+import { assertId, normalizeRateLimitOptions } from '../validation.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createSqliteRateLimiter}. */
 export interface SqliteRateLimiterOptions extends SqliteStoreOptions, Partial<RateLimitOptions> {
@@ -20,7 +21,7 @@ export interface SqliteRateLimiterOptions extends SqliteStoreOptions, Partial<Ra
  * `BEGIN IMMEDIATE` transaction. Rows of fully replenished keys are deleted once per window.
  */
 export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): RateLimiter {
-  const limits = normaliseRateLimitOptions(options);
+  const limits = normalizeRateLimitOptions(options);
   const scope = options.scope ?? `${limits.limit}/${limits.windowMs}`;
   assertId(scope, 'scope');
   const connection = connectSqlite(options);
@@ -37,7 +38,7 @@ export function createSqliteRateLimiter(options: SqliteRateLimiterOptions): Rate
 
   return {
     policy: { limit: limits.limit, windowMs: limits.windowMs },
-    async consume(key: string, cost = 1) {
+    async consume(key: string, cost: number = STORE_DEFAULTS.rateLimitCost) {
       assertId(key, 'rate limit key');
       assertCost(cost, limits.limit);
       return unlocked(() =>

@@ -14,28 +14,19 @@
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
+import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
+import { parseJsonObject, sendProviderRequest, type ProviderResponse } from './request.ts';
+import { parseRetryAfter, quotaError, rateLimitedError, redact } from './http-errors.ts';
 import {
   clampLimit,
   expectArray,
   expectObject,
   filterAndFinalizeHits,
-  htmlToText,
-  joinUrl,
   mapResults,
-  parseJsonObject,
-  parseRetryAfter,
-  quotaError,
-  rateLimitedError,
-  redact,
-  requireOneOf,
-  resolveKeyedProvider,
-  sendProviderRequest,
   stringField,
-  toDay,
-  toIsoDate,
-  type HttpProviderOptions,
-  type ProviderResponse,
-} from './http.ts';
+} from './results.ts';
+import { toDay, toIsoDate } from './dates.ts';
+import { htmlToText } from './html-text.ts';
 import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createBraveProvider}. */

@@ -1,5 +1,5 @@
 /**
- * DuckDuckGo's HTML endpoint (keyless, no JavaScript), parsed with linkedom.
+ * DuckDuckGo's HTML endpoint (keyless, no JavaScript), parsed with our small DOM (extract/lite-dom.ts).
  *
  * There is no published API for this endpoint; the shape follows the page DuckDuckGo serves today at
  * `https://html.duckduckgo.com/html/` (form `POST q=..&kl=<region>&df=<d|w|m|y>`): each organic result is a
@@ -10,22 +10,20 @@
  * Being an unofficial endpoint, it may change or block automated clients at any time; prefer it as a
  * fallback behind an API-backed provider.
  */
-import { parseHTML } from 'linkedom';
+import { parseLiteDocument, type LiteDocument, type LiteElement } from '../../extract/lite-dom.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  clampLimit,
   DEFAULT_USER_AGENT,
-  filterAndFinalizeHits,
   joinUrl,
-  parseRetryAfter,
-  recencyOf,
   requireBaseUrl,
   resolveHttpOptions,
-  sendProviderRequest,
   type HttpProviderOptions,
-  type Recency,
-} from './http.ts';
+} from './http-options.ts';
+import { sendProviderRequest } from './request.ts';
+import { parseRetryAfter } from './http-errors.ts';
+import { clampLimit, filterAndFinalizeHits } from './results.ts';
+import { recencyOf, type Recency } from './dates.ts';
 import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createDuckDuckGoProvider}. */
@@ -68,7 +66,7 @@ export function unwrapDuckDuckGoHref(href: string): string | undefined {
   return /^https?:$/.test(parsed.protocol) ? parsed.href : undefined;
 }
 
-function isAnomalyPage(document: Document, html: string): boolean {
+function isAnomalyPage(document: LiteDocument, html: string): boolean {
   return (
     document.querySelector(
       '.anomaly-modal, .anomaly-modal__title, #challenge-form, form[action*="anomaly"]',
@@ -76,13 +74,13 @@ function isAnomalyPage(document: Document, html: string): boolean {
   );
 }
 
-function textOf(node: Element | null): string {
+function textOf(node: LiteElement | null): string {
   return (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /** Parses a DuckDuckGo HTML results page into hits; throws `blocked` on the anomaly (bot challenge) page. */
 export function parseDuckDuckGoHtml(html: string): SearchHit[] {
-  const { document } = parseHTML(html);
+  const document = parseLiteDocument(html);
   if (isAnomalyPage(document, html)) {
     throw new SearchProviderError(
       ID,
@@ -91,7 +89,7 @@ export function parseDuckDuckGoHtml(html: string): SearchHit[] {
     );
   }
   const blocks = [...document.querySelectorAll('.result')].filter(
-    (block) => !block.classList.contains('result--ad') && block.querySelector('a.result__a') !== null,
+    (block) => !block.matches('.result--ad') && block.querySelector('a.result__a') !== null,
   );
   const hits: SearchHit[] = [];
   for (const block of blocks) {

@@ -11,22 +11,17 @@
  * 403 forbidden, 429 rate limited, 5xx server error.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
+import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
 import {
   clampLimit,
   expectArray,
   filterAndFinalizeHits,
-  joinUrl,
-  jsonPost,
   mapResults,
   numberField,
-  parseJsonObject,
-  requireOneOf,
-  resolveKeyedProvider,
-  sendProviderRequest,
   stringField,
-  toIsoDate,
-  type HttpProviderOptions,
-} from './http.ts';
+} from './results.ts';
+import { toIsoDate } from './dates.ts';
 
 /** Options of {@link createExaProvider}. */
 export interface ExaProviderOptions extends HttpProviderOptions {

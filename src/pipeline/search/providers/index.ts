@@ -21,7 +21,7 @@ import {
 import { createBraveProvider, type BraveProviderOptions } from './brave.ts';
 import { createDuckDuckGoProvider, type DuckDuckGoProviderOptions } from './duckduckgo.ts';
 import { createExaProvider, type ExaProviderOptions } from './exa.ts';
-import type { FetchFunction } from './http.ts';
+import type { FetchFunction } from './http-options.ts';
 import { createSearxngProvider, type SearxngProviderOptions } from './searxng.ts';
 import { createSerperProvider, type SerperProviderOptions } from './serper.ts';
 import { createTavilyProvider, type TavilyProviderOptions } from './tavily.ts';
@@ -45,7 +45,7 @@ export {
   type SearchProviderErrorKind,
   type SearchProviderErrorOptions,
 } from './errors.ts';
-export { DEFAULT_PROVIDER_TIMEOUT_MS, type FetchFunction, type HttpProviderOptions } from './http.ts';
+export { DEFAULT_PROVIDER_TIMEOUT_MS, type FetchFunction, type HttpProviderOptions } from './http-options.ts';
 
 /** Names of the built-in providers. */
 export const SEARCH_PROVIDER_NAMES = [

@@ -11,25 +11,25 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  clampLimit,
   DEFAULT_USER_AGENT,
-  expectArray,
-  filterAndFinalizeHits,
-  htmlToText,
-  httpStatusError,
   joinUrl,
-  mapResults,
-  numberField,
-  recencyOf,
-  parseJsonObject,
   requireBaseUrl,
   requireOneOf,
   resolveHttpOptions,
-  sendProviderRequest,
-  stringField,
-  toIsoDate,
   type HttpProviderOptions,
-} from './http.ts';
+} from './http-options.ts';
+import { parseJsonObject, sendProviderRequest } from './request.ts';
+import { httpStatusError } from './http-errors.ts';
+import {
+  clampLimit,
+  expectArray,
+  filterAndFinalizeHits,
+  mapResults,
+  numberField,
+  stringField,
+} from './results.ts';
+import { recencyOf, toIsoDate } from './dates.ts';
+import { htmlToText } from './html-text.ts';
 import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createSearxngProvider}. */
@@ -69,12 +69,15 @@ const JSON_DISABLED_MESSAGE =
   'If JSON is already enabled, the instance limiter/bot detection is refusing this client ' +
   '(set `server.limiter: false` or add this host to `botdetection` pass_ip).';
 
+/** Defaults of {@link SearxngProviderOptions}. */
+export const SEARXNG_DEFAULTS = { pages: 1 } as const;
+
 /** Creates a {@link SearchProvider} backed by a SearXNG instance's JSON API. */
 export function createSearxngProvider(options: SearxngProviderOptions): SearchProvider {
   const http = resolveHttpOptions(LABEL, options);
   const baseUrl = requireBaseUrl(LABEL, 'baseUrl', options.baseUrl);
   requireOneOf(LABEL, 'safesearch', options.safesearch, [0, 1, 2]);
-  const pages = options.pages ?? 1;
+  const pages = options.pages ?? SEARXNG_DEFAULTS.pages;
   if (!Number.isInteger(pages) || pages < 1 || pages > MAX_PAGES)
     throw new RangeError(`${LABEL}: pages must be an integer from 1 to ${MAX_PAGES}`);
   const engines = options.engines?.map((e) => e.trim()).filter(Boolean) ?? [];

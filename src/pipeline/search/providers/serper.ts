@@ -9,23 +9,11 @@
  * 400 "Not enough credits" when the balance is used up, 429 when rate limited, 5xx on server errors.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
-import {
-  clampLimit,
-  expectArray,
-  extractErrorDetail,
-  filterAndFinalizeHits,
-  joinUrl,
-  jsonPost,
-  mapResults,
-  parseJsonObject,
-  quotaError,
-  redact,
-  resolveKeyedProvider,
-  sendProviderRequest,
-  stringField,
-  toIsoDate,
-  type HttpProviderOptions,
-} from './http.ts';
+import { joinUrl, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
+import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
+import { extractErrorDetail, quotaError, redact } from './http-errors.ts';
+import { clampLimit, expectArray, filterAndFinalizeHits, mapResults, stringField } from './results.ts';
+import { toIsoDate } from './dates.ts';
 import { withSiteOperators } from '../filters.ts';
 
 /** Options of {@link createSerperProvider}. */

@@ -11,26 +11,18 @@
  * as `api_key`; that is available through `sendKeyInBody` for old deployments and proxies.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
+import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
+import { extractErrorDetail, quotaError, redact } from './http-errors.ts';
 import {
   clampLimit,
   expectArray,
-  extractErrorDetail,
   filterAndFinalizeHits,
-  joinUrl,
-  jsonPost,
   mapResults,
   numberField,
-  parseJsonObject,
-  quotaError,
-  redact,
-  requireOneOf,
-  resolveKeyedProvider,
-  sendProviderRequest,
   stringField,
-  toDay,
-  toIsoDate,
-  type HttpProviderOptions,
-} from './http.ts';
+} from './results.ts';
+import { toDay, toIsoDate } from './dates.ts';
 
 /** Options of {@link createTavilyProvider}. */
 export interface TavilyProviderOptions extends HttpProviderOptions {

@@ -14,21 +14,22 @@
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
 import { SearchProviderError } from './errors.ts';
 import {
-  clampLimit,
   DEFAULT_USER_AGENT,
+  requireBaseUrl,
+  resolveHttpOptions,
+  type HttpProviderOptions,
+} from './http-options.ts';
+import { parseJsonObject, sendProviderRequest } from './request.ts';
+import { parseRetryAfter } from './http-errors.ts';
+import {
+  clampLimit,
   expectArray,
   expectObject,
   filterAndFinalizeHits,
-  htmlToText,
   mapResults,
-  parseJsonObject,
-  parseRetryAfter,
-  requireBaseUrl,
-  resolveHttpOptions,
-  sendProviderRequest,
   stringField,
-  type HttpProviderOptions,
-} from './http.ts';
+} from './results.ts';
+import { htmlToText } from './html-text.ts';
 import { applyDomainFilters } from '../filters.ts';
 
 /** Options of {@link createWikipediaProvider}. */

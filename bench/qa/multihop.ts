@@ -1,0 +1,315 @@
+/**
+ * `npm run bench:qa -- --multihop` — multi-hop question answering on a local Wikipedia web.
+ *
+ * Serves every paragraph of the multi-hop development sets (HotpotQA, 2WikiMultiHopQA, MuSiQue; see
+ * multihop-data.ts) as one page per title with the QA benchmark's boilerplate, a SearXNG-format BM25 search
+ * over them, and the recording stand-in model (fake-llm.ts) as the answerer's model; builds the real engine
+ * behind the node:http adapter and asks every question over HTTP at each depth (`standard`, `deep`,
+ * `research` by default, one after the other, the same questions). A question's evidence is complete when
+ * every supporting fact's sentence stands in the prompt the model server received.
+ *
+ *   node bench/qa/multihop.ts [--data DIR] [--sample N] [--seed S] [--concurrency 2]
+ *                             [--depths standard,deep,research] [--max-latency 15000] [--dump FILE]
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
+import { createExtractiveAnswerer, createModelAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
+import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
+import type { PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
+import { createRandom } from './corpus.ts';
+import { createFakeLlm, type RecordedRequest } from './fake-llm.ts';
+import { containsAnswer, mean, percentile } from './metrics.ts';
+import {
+  compactText,
+  factsInPrompt,
+  loadMultihop,
+  MULTIHOP_BENCHMARKS,
+  type MultihopQuestion,
+} from './multihop-data.ts';
+import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
+import { createSquadWeb } from './squad-web.ts';
+
+/** The depths compared. */
+export const MULTIHOP_DEPTHS = ['standard', 'deep', 'research'] as const;
+
+/** Options of {@link runMultihopBenchmark}. */
+export interface MultihopBenchmarkOptions {
+  /** The data folder holding `multihop-dev/`. */
+  readonly datasetsDir: string;
+  /** Most questions per benchmark (a seeded sample); all when unset. @default all */
+  readonly sample?: number;
+  /** Seed of the sample and of the page templates. @default 1 */
+  readonly seed?: number;
+  /** Questions in flight at once. @default 2 */
+  readonly concurrency?: number;
+  /** Depths asked, in order. @default ['standard', 'deep', 'research'] */
+  readonly depths?: readonly string[];
+  /** `max_latency_ms` of every request. @default 15000 */
+  readonly maxLatencyMs?: number;
+  /**
+   * Let the stand-in model plan queries (`deep` sub-queries, research plans). It answers with a sentence of
+   * its prompt, not a plan, so this measures the fallbacks. @default false
+   */
+  readonly planWithModel?: boolean;
+  /**
+   * Answer with the extractive answerer instead of the stand-in model (no prompt is recorded then: only
+   * the answers are measured). @default false
+   */
+  readonly extractive?: boolean;
+  /** Only questions whose id is listed (for looking at a few). @default all */
+  readonly ids?: readonly string[];
+  readonly log?: (line: string) => void;
+}
+
+/** What was observed for one question at one depth. */
+export interface MultihopResult {
+  readonly id: string;
+  readonly benchmark: string;
+  readonly type: string;
+  readonly depth: string;
+  readonly question: string;
+  readonly status: number;
+  readonly answer: string;
+  readonly sources: readonly string[];
+  /** Per supporting fact: whether its sentence stood in the answerer's prompt. */
+  readonly facts: readonly boolean[];
+  readonly evidenceComplete: boolean;
+  readonly answerInContext: boolean;
+  readonly answerInAnswer: boolean;
+  readonly promptChars: number;
+  readonly pages: number;
+  readonly searches: number;
+  readonly modelCalls: number;
+  readonly latencyMs: number;
+  /** The research steps, when the response carried them. */
+  readonly steps?: unknown;
+}
+
+/** Result of {@link runMultihopBenchmark}. */
+export interface MultihopReport {
+  readonly pages: number;
+  readonly questions: number;
+  readonly concurrency: number;
+  readonly maxLatencyMs: number;
+  readonly results: readonly MultihopResult[];
+  readonly wallSeconds: number;
+}
+
+/** A seeded sample of at most `size` questions of each benchmark, in file order. */
+function sampleEach(questions: readonly MultihopQuestion[], size: number | undefined, seed: number) {
+  if (size === undefined) return [...questions];
+  return MULTIHOP_BENCHMARKS.flatMap((benchmark) => {
+    const mine = questions.filter((q) => q.benchmark === benchmark);
+    const chosen = new Set(createRandom(seed).shuffle(mine).slice(0, size));
+    return mine.filter((q) => chosen.has(q));
+  });
+}
+
+/** The answerer's prompt of one question: the model request whose user message holds it and sources. */
+function answerPromptOf(requests: readonly RecordedRequest[], question: string): RecordedRequest | undefined {
+  const line = question.trim();
+  return requests.findLast(
+    (r) =>
+      r.promptText.includes('<<<') && r.messages.some((m) => m.role === 'user' && m.content.includes(line)),
+  );
+}
+
+/** Runs the benchmark. */
+export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): Promise<MultihopReport> {
+  const started = performance.now();
+  const seed = options.seed ?? 1;
+  const concurrency = options.concurrency ?? 2;
+  const maxLatencyMs = options.maxLatencyMs ?? 15_000;
+  const depths = options.depths ?? MULTIHOP_DEPTHS;
+  const log = options.log ?? (() => {});
+  const data = loadMultihop(options.datasetsDir);
+  let questions = sampleEach(data.questions, options.sample, seed);
+  if (options.ids) questions = questions.filter((q) => options.ids!.includes(q.id));
+  log(`loaded ${data.articles.length} pages, asking ${questions.length} questions at ${depths.join(', ')}`);
+
+  const index = createArticleIndex(data.articles);
+  const web = await createSquadWeb({
+    articles: data.articles,
+    seed,
+    related: (title) => index.search(title, 12).map((match) => match.title),
+  });
+  const endpoint = await createSearchEndpoint({ index, urlFor: (title) => web.urlFor(title) });
+  const llm = await createFakeLlm({ maxRecorded: 20_000 });
+  const servers: Server[] = [];
+  // Searches and page fetches per request, by the request id every stage call carries.
+  const searches = new Map<string, number>();
+  const fetches = new Map<string, number>();
+  const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
+  try {
+    const provider = createSearxngProvider({ baseUrl: endpoint.origin, pages: 1 });
+    const search: SearchProvider = {
+      id: provider.id,
+      search(query, call) {
+        count(searches, call.requestId);
+        return provider.search(query, call);
+      },
+    };
+    const realFetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'] });
+    const fetcher: PageFetcher = {
+      fetch(url, call) {
+        count(fetches, call.requestId);
+        return realFetcher.fetch(url, call);
+      },
+      close: () => realFetcher.close?.() ?? Promise.resolve(),
+    };
+    const extractor = createContentExtractor();
+    await extractor.warm?.();
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+    const model = createOpenAICompatible({ baseURL: llm.baseUrl, name: 'bench' })('fake-overlap-1');
+    const engine = createSearchEngine({
+      search,
+      fetcher,
+      extractor,
+      // The stand-in model records what the answerer is given; it cannot plan, so queries are planned
+      // without a model (as the research depth's targets are measured) unless `planWithModel` is set.
+      model,
+      answerer: options.extractive ? createExtractiveAnswerer() : createModelAnswerer({ model }),
+      ...(options.planWithModel ? {} : { queryModel: false as const }),
+      rateLimiter: false,
+      maxConcurrentSearches: concurrency,
+      maxQueuedSearches: Math.max(64, concurrency * 4),
+      maxAccountShare: 1,
+      requestTimeoutMs: maxLatencyMs + 30_000,
+    });
+    const server = createServer(createNodeHandler(engine));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { key } = await engine.createKey({ credits: 100_000_000, name: 'bench:qa:multihop' });
+
+    const results: MultihopResult[] = [];
+    for (const depth of depths) {
+      llm.reset();
+      const depthStart = performance.now();
+      let next = 0;
+      const ask = async (question: MultihopQuestion) => {
+        const start = performance.now();
+        let status = 0;
+        let body: { answer?: string; sources?: string[]; steps?: unknown; request_id?: string } = {};
+        let requestId = '';
+        try {
+          const response = await fetch(`${api}/v1/search`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              prompt: question.question,
+              response_type: 'text',
+              depth,
+              max_latency_ms: maxLatencyMs,
+              ...(depth === 'research' ? { include: ['steps'] } : {}),
+            }),
+          });
+          status = response.status;
+          requestId = response.headers.get('x-request-id') ?? '';
+          body = (await response.json()) as typeof body;
+        } catch (error) {
+          body = { answer: `error: ${String(error)}` };
+        }
+        const latencyMs = performance.now() - start;
+        const prompt = answerPromptOf(llm.requests, question.question);
+        // The question line itself does not count as context.
+        const context = (prompt?.promptText ?? '').split(question.question.trim()).join('\n');
+        const compact = compactText(context);
+        const facts = factsInPrompt(question.facts, compact);
+        results.push({
+          id: question.id,
+          benchmark: question.benchmark,
+          type: question.type,
+          depth,
+          question: question.question,
+          status,
+          answer: body.answer ?? '',
+          sources: body.sources ?? [],
+          facts,
+          evidenceComplete: facts.every(Boolean),
+          answerInContext: containsAnswer(context, question.answers),
+          answerInAnswer: containsAnswer(body.answer ?? '', question.answers),
+          promptChars: prompt?.promptText.length ?? 0,
+          pages: fetches.get(requestId) ?? 0,
+          searches: searches.get(requestId) ?? 0,
+          modelCalls: llm.requests.filter((r) => r.promptText.includes(question.question.trim())).length,
+          latencyMs,
+          ...(body.steps ? { steps: body.steps } : {}),
+        });
+      };
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let i = next++; i < questions.length; i = next++) await ask(questions[i]!);
+        }),
+      );
+      log(
+        `${depth}: ${questions.length} questions in ${((performance.now() - depthStart) / 1000).toFixed(1)} s`,
+      );
+    }
+    await engine.close();
+    return {
+      pages: data.articles.length,
+      questions: questions.length,
+      concurrency,
+      maxLatencyMs,
+      results,
+      wallSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
+    await Promise.all([web.close(), endpoint.close(), llm.close()]);
+  }
+}
+
+const share = (values: readonly boolean[]) =>
+  values.length === 0 ? 'n/a' : (values.filter(Boolean).length / values.length).toFixed(2);
+const fmt = (value: number, digits = 0) => (Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+
+/** The report as Markdown tables: one row per depth and benchmark, then per question type. */
+export function formatMultihopReport(report: MultihopReport): string {
+  const depths = [...new Set(report.results.map((r) => r.depth))];
+  const row = (label: string, rows: readonly MultihopResult[]) => {
+    const facts = rows.flatMap((r) => r.facts);
+    const prompts = rows.map((r) => r.promptChars);
+    const latency = rows.map((r) => r.latencyMs);
+    return `| ${label} | ${rows.length} | **${share(rows.map((r) => r.evidenceComplete))}** | ${share(facts)} | ${share(rows.map((r) => r.answerInContext))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
+  };
+  const header = [
+    '| depth · questions | n | evidence complete | facts covered | answer in context | answer in answer | prompt chars p50 / p95 | pages | searches | model calls | latency ms p50 / p95 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const lines = [
+    `### bench:qa --multihop — ${report.questions} questions over ${report.pages} pages, instant pages, ${report.concurrency} in flight, max_latency_ms ${report.maxLatencyMs}, recording stand-in model`,
+    '',
+    ...header,
+  ];
+  for (const depth of depths) {
+    const mine = report.results.filter((r) => r.depth === depth);
+    lines.push(row(`**${depth}** · all`, mine));
+    for (const benchmark of MULTIHOP_BENCHMARKS) {
+      const rows = mine.filter((r) => r.benchmark === benchmark);
+      if (rows.length > 0) lines.push(row(`${depth} · ${benchmark}`, rows));
+    }
+  }
+  lines.push('', 'Per question type:', '', ...header);
+  const types = [...new Set(report.results.map((r) => `${r.benchmark} ${r.type}`))].sort();
+  for (const type of types) {
+    for (const depth of depths) {
+      const rows = report.results.filter((r) => r.depth === depth && `${r.benchmark} ${r.type}` === type);
+      if (rows.length > 0) lines.push(row(`${type} · ${depth}`, rows));
+    }
+  }
+  const failed = report.results.filter((r) => r.status !== 200);
+  lines.push(
+    '',
+    `HTTP 200: ${report.results.length - failed.length} / ${report.results.length}; wall ${fmt(report.wallSeconds)} s.`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,131 @@
+/**
+ * What every module of the console works with: the {@link ConsoleRuntime} (the engine, the stores, the
+ * credits service and the resolved options), a request's {@link Context}, the console's error, and the two
+ * kinds of reply (a page, a redirect). Built once by {@link createConsole} (app.ts).
+ */
+import type { CreditsService } from '../engine/credits.ts';
+import type { Logger, SearchEngine } from '../engine/index.ts';
+import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';
+import type { BatchingUsageRecorder } from '../stores/usage-recorder.ts';
+import type {
+  AccountStore,
+  MembershipRecord,
+  OrganizationRecord,
+  UsageStore,
+  UserRecord,
+} from '../stores/account-types.ts';
+import type { RateLimiter } from '../stores/types.ts';
+import type { Html } from './html.ts';
+import type { ConsoleKeyStore } from './keys.ts';
+import { cookie, ORGANIZATION_COOKIE } from './security.ts';
+
+/** Who may sign up without an invitation. */
+export type SignupPolicy = 'open' | 'invite-only';
+
+/** A request to the console: the protocol request plus the client's address (for throttling). */
+export interface ConsoleRequest extends ProtocolRequest {
+  /** The TCP peer address. */
+  readonly remoteAddress?: string;
+  /** Whether the connection itself is TLS. */
+  readonly encrypted?: boolean;
+}
+
+/** Where the console is mounted: what every page's links need. */
+export interface ConsolePaths {
+  /** The mount path without a trailing slash, e.g. `/console`; `''` at the root. */
+  readonly basePath: string;
+  /** A console path below the mount point: `link('/keys')` → `/console/keys`. */
+  readonly link: (path: string) => string;
+}
+
+/** The console's engine, stores and resolved options, shared by its modules. */
+export interface ConsoleRuntime extends ConsolePaths {
+  readonly engine: SearchEngine;
+  readonly accounts: AccountStore;
+  readonly usage: UsageStore;
+  /** The usage recorder (the ledger's writer); pages that read usage flush it first. */
+  readonly recorder: BatchingUsageRecorder;
+  readonly keys: ConsoleKeyStore;
+  /** Grants (sign-up, the operator's), written to the ledger. */
+  readonly credits: CreditsService;
+  readonly signup: SignupPolicy;
+  /** Lower-case email domains sign-up is limited to; empty: any. */
+  readonly signupDomains: readonly string[];
+  readonly freeCredits: number;
+  readonly trustProxy: boolean;
+  readonly sessionTtlMs: number;
+  readonly invitationTtlMs: number;
+  /** Sign-in and sign-up attempts per email and per client address. */
+  readonly throttles: { readonly perAccount: RateLimiter; readonly perAddress: RateLimiter };
+  /** Switches maintenance on every instance (operator.ts). */
+  readonly maintenance: { set(on: boolean): Promise<void> };
+  readonly logger: Logger | undefined;
+}
+
+/** One day in ms. */
+export const DAY = 86_400_000;
+
+/** A page's outcome: HTML with a status, or a redirect. */
+export type Reply = ProtocolResponse;
+
+/** A request as the handlers see it: its session, its form, where it came from. */
+export interface Context {
+  readonly request: ConsoleRequest;
+  readonly form: URLSearchParams;
+  readonly sessionToken: string | null;
+  readonly user: UserRecord | null;
+  readonly secure: boolean;
+  readonly origin: string;
+  readonly clientAddress: string;
+}
+
+/** A signed-in request within the organization the user picked. */
+export interface OrgContext extends Context {
+  readonly user: UserRecord;
+  readonly sessionToken: string;
+  readonly organization: OrganizationRecord;
+  readonly membership: MembershipRecord;
+  readonly organizations: { id: string; name: string }[];
+}
+
+/** A failure shown to the user as an error page with this status and message. */
+export class ConsoleError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A 303 to a console path. */
+export function redirect(paths: ConsolePaths, to: string, headers: Record<string, string> = {}): Reply {
+  return {
+    status: 303,
+    headers: { location: paths.link(to), 'cache-control': 'no-store', ...headers },
+    body: '',
+  };
+}
+
+/** A page. */
+export function htmlReply(status: number, markup: Html, headers: Record<string, string> = {}): Reply {
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: markup.value,
+  };
+}
+
+/** The cookie that picks the organization shown (a year). */
+export function organizationCookie(
+  paths: ConsolePaths,
+  context: Context,
+  organizationId: string,
+): Record<string, string> {
+  return {
+    'set-cookie': cookie(ORGANIZATION_COOKIE, organizationId, {
+      path: paths.basePath || '/',
+      maxAgeSeconds: 365 * 86_400,
+      secure: context.secure,
+    }),
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * createSearchEngine(): one citewise service, wired from its options. Follow a request down and back:
+ *
+ *   adapter (adapters/*.ts: node, express, koa, fetch) → http/handler.ts (routes, body, errors)
+ *     → engine/protocol.ts (maintenance, API key, rate limit) → engine/search.ts (or stream.ts, extract.ts)
+ *     → engine/money-path.ts (credit hold, fair slot) → pipeline/run.ts (plan, search, read, rank, answer)
+ *     ← engine/response.ts (grounding, the body) ← money path (commit or refund) ← handler (the response).
+ *
+ * A library call (`search`, `searchStream`, `extract`, `balance`) passes the same checks (protocol.ts
+ * `admit`) and enters at the same module. Options and their defaults: engine/options.ts; the default
+ * stages: engine/stages.ts; keys and accounts: engine/admin.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  handleProtocolRequest,
+  type ProtocolRequest,
+  type ProtocolResponse,
+  type RequestInfo,
+} from '../http/handler.ts';
+import { parseExtractRequest, type ExtractRequest, type ExtractResponse } from '../http/extract.ts';
+import {
+  parseSearchRequest,
+  type BalanceResponse,
+  type SearchRequest,
+  type SearchResponse,
+  type SearchStreamEvent,
+} from '../http/schema.ts';
+import { createDocumentServer } from '../http/docs.ts';
+import { createMemoryIdempotencyStore } from '../http/idempotency.ts';
+import { createMemoryCreditStore } from '../stores/memory/credit-store.ts';
+import { createMemoryKeyStore } from '../stores/memory/key-store.ts';
+import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
+import type { CreditStore, KeyRecord, KeyStore, RateLimiter } from '../stores/types.ts';
+import { createKey } from './admin.ts';
+import { createCreditsService, type CreditsService } from './credits.ts';
+import { runExtract } from './extract.ts';
+import { createFairScheduler } from './fair-scheduler.ts';
+import { createMoneyPath } from './money-path.ts';
+import {
+  DEFAULT_CORPUS,
+  ENGINE_DEFAULTS,
+  FREE_CREDITS,
+  resolveEngineOptions,
+  type CreateKeyOptions,
+  type Logger,
+  type ResearchOptions,
+  type SearchCallOptions,
+  type SearchEngineOptions,
+} from './options.ts';
+import { createErrorReporter, createProtocolService } from './protocol.ts';
+import { runSearch, type SearchRuntime } from './search.ts';
+import { buildStages } from './stages.ts';
+import { runSearchStream } from './stream.ts';
+
+export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
+export type { CreateKeyOptions, Logger, ResearchOptions, SearchCallOptions, SearchEngineOptions };
+
+/** The engine: library API, HTTP handler and administration of one citewise service. */
+export interface SearchEngine {
+  /** Runs one search as the owner of `apiKey`. Throws {@link CitewiseError} (status and description). */
+  search(request: SearchRequest, options: SearchCallOptions): Promise<SearchResponse>;
+  /**
+   * Runs one search with a streamed answer: `sources`, `delta`s, then `done` with the spec body (or `error`).
+   * Errors before the stream starts (401, 429, 433, 503) are thrown. Stop iterating to cancel (refunded).
+   */
+  searchStream(request: SearchRequest, options: SearchCallOptions): Promise<AsyncIterable<SearchStreamEvent>>;
+  /** Credits still available to the owner of `apiKey`. */
+  balance(apiKey: string): Promise<BalanceResponse>;
+  /**
+   * Reads up to 20 pages as the owner of `apiKey` (`POST /v1/extract`): clean content, title, date and
+   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read.
+   */
+  extract(request: ExtractRequest, options: SearchCallOptions): Promise<ExtractResponse>;
+  /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
+  handle(request: ProtocolRequest): Promise<ProtocolResponse>;
+  /**
+   * Largest request body in bytes, after decoding (the /v1 limit; MCP uses the same), e.g. for a host
+   * framework's body parser.
+   */
+  readonly maxBodyBytes: number;
+  /** Where the Tavily-compatible routes are served (`{prefix}/search`, `{prefix}/extract`), or `null`. */
+  readonly tavilyPrefix: string | null;
+  /**
+   * Every change to a credit account with its ledger entry (the `usage` recorder): open an account, grant
+   * credits; the engine's own holds, charges and refunds go through it too.
+   */
+  readonly credits: CreditsService;
+  /** Creates an API key, opening its account with `credits` if the account is new. */
+  createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
+  /** Turns maintenance mode on or off (503 for every /v1 request while on). */
+  setMaintenance(on: boolean): void;
+  /**
+   * Starts the extraction workers and loads their modules now, so that the first search that reads web
+   * pages does not pay for it (`citewise serve` calls it at start when a web search provider is used).
+   */
+  warm(): Promise<void>;
+  readonly stores: {
+    readonly keys: KeyStore;
+    readonly credits: CreditStore;
+    readonly rateLimiter: RateLimiter | null;
+  };
+  /** Closes stores and stages that hold resources. */
+  close(): Promise<void>;
+}
+
+/** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
+export function createSearchEngine(options: SearchEngineOptions = {}): SearchEngine {
+  const resolved = resolveEngineOptions(options);
+  const keys = options.keys ?? createMemoryKeyStore();
+  const creditStore = options.credits ?? createMemoryCreditStore();
+  // Every grant, charge and refund, with its ledger entry (the `usage` recorder).
+  const credits = createCreditsService({ store: creditStore, ledger: options.usage });
+  const rateLimiter =
+    options.rateLimiter === false
+      ? null
+      : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? ENGINE_DEFAULTS.rateLimit));
+  const idempotencyStore =
+    options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
+  const { stages, structuredOutput } = buildStages(options, resolved.corpus, resolved.publicUrl);
+  // Admission to a fair slot, the credit hold, and its commit or refund: one path for every search.
+  const scheduler = createFairScheduler({
+    concurrency: resolved.maxConcurrentSearches,
+    maxQueued: resolved.maxQueuedSearches,
+    maxAccountShare: resolved.maxAccountShare,
+  });
+  const { logger } = resolved;
+  const moneyPath = createMoneyPath({
+    credits,
+    scheduler,
+    creditCost: resolved.creditCost,
+    requestTimeoutMs: resolved.requestTimeoutMs,
+    onSettleError: (error, requestId, action) =>
+      logger.error({ requestId, err: error }, `credit ${action} failed`),
+  });
+  const runtime: SearchRuntime = {
+    stages,
+    structuredOutput,
+    settings: resolved.pipeline,
+    moneyPath,
+    credits,
+    creditCost: resolved.creditCost,
+    researchCreditsPerQuery: resolved.researchCreditsPerQuery,
+    extractCreditCost: resolved.extractCreditCost,
+    strictGrounding: resolved.strictGrounding,
+    metrics: options.metrics,
+    reportError: createErrorReporter(logger),
+  };
+  const service = createProtocolService({
+    resolved,
+    keys,
+    credits: creditStore,
+    rateLimiter,
+    // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
+    rateLimitPolicy: options.rateLimit ?? rateLimiter?.policy,
+    idempotencyStore,
+    serveDocument: createDocumentServer(resolved.corpus, options.indexedFiles),
+    work: {
+      runSearch: (key, request, info) => runSearch(runtime, key, request, info),
+      runSearchStream: (key, request, info) => runSearchStream(runtime, key, request, info),
+      runExtract: (key, request, info) => runExtract(runtime, key, request, info),
+    },
+    reportError: runtime.reportError,
+    metrics: options.metrics,
+  });
+
+  return {
+    async search(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      const key = await service.admit(apiKey);
+      return service.runSearch(key, parseSearchRequest(request), info);
+    },
+    async searchStream(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      const key = await service.admit(apiKey);
+      return service.runSearchStream(key, parseSearchRequest(request), info);
+    },
+    async extract(request, { apiKey, signal }) {
+      const info = newRequestInfo(signal);
+      const key = await service.admit(apiKey);
+      return service.runExtract(key, parseExtractRequest(request), info);
+    },
+    async balance(apiKey) {
+      service.assertAvailable();
+      return service.balance(await service.authenticate(apiKey));
+    },
+    handle: (request) => handleProtocolRequest(service, request),
+    maxBodyBytes: resolved.maxBodyBytes,
+    tavilyPrefix: resolved.tavilyPrefix,
+    createKey: (input = {}) => createKey(keys, credits, input),
+    setMaintenance: (on) => service.setMaintenance(on),
+    async warm() {
+      await stages.extractor?.warm?.();
+    },
+    credits,
+    stores: { keys, credits: creditStore, rateLimiter },
+    async close() {
+      scheduler.close();
+      await Promise.all([
+        keys.close?.(),
+        creditStore.close?.(),
+        rateLimiter?.close?.(),
+        idempotencyStore?.close?.(),
+        stages.search.close?.(),
+        stages.fetcher?.close?.(),
+        stages.extractor?.close?.(),
+      ]);
+    },
+  };
+}
+
+/** A library call's request information (an HTTP request gets its own in http/handler.ts). */
+function newRequestInfo(signal: AbortSignal | undefined): RequestInfo {
+  return {
+    requestId: randomUUID(),
+    startedAt: performance.now(),
+    signal: signal ?? new AbortController().signal,
+  };
+}

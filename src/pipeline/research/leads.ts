@@ -1,0 +1,305 @@
+/**
+ * Leads: the named things that what was read points to and the question depends on. "Love Affair is a 1939
+ * film directed by Leo McCarey" gives the lead "Leo McCarey" for "Who is the child of the director of Love
+ * Affair?": a name in a sentence that speaks of the question's relations ("directed" for "director"), on a
+ * page about the thing being followed, close to the relation word. The research loop searches the best
+ * leads next.
+ */
+import { splitSentences } from '../../text/sentences.ts';
+import { NAME_CONNECTORS } from '../query.ts';
+import { matchesVocabulary, meaningStems } from './question.ts';
+
+/** A document read for one line of research, with how much its leads count. */
+export interface LeadSource {
+  readonly url: string;
+  readonly title: string;
+  readonly text: string;
+  /** Relevance of the document to what is being followed (e.g. from its search rank), > 0. */
+  readonly weight: number;
+}
+
+/** A named thing worth searching next. */
+export interface Lead {
+  readonly name: string;
+  readonly score: number;
+  /** Where it was found. */
+  readonly url: string;
+  readonly title: string;
+  readonly sentence: string;
+  /**
+   * The lead is tied to the question, not only near it: its sentence holds one of the question's relation
+   * words, it follows "by", it is itself such a word ("… Company"), or it stands in a list of places the
+   * question asks about.
+   */
+  readonly related: boolean;
+}
+
+/** What leads are looked for. */
+export interface LeadQuery {
+  /** The things being followed (a side of a comparison, the previous lead): pages about them count most. */
+  readonly focus: readonly string[];
+  /** Relation stems and the words evidence writes for them ({@link relationVocabulary}). */
+  readonly vocabulary: ReadonlySet<string>;
+  /** True for a name already known (in the question, searched, or the title of a page read). */
+  readonly known: (name: string) => boolean;
+  /** True for a name that stands on too many of the pages read to be about any (a site's name). */
+  readonly common?: (name: string) => boolean;
+  /** Most sentences read per document. @default 30 */
+  readonly maxSentences?: number;
+  /**
+   * The question asks for a place that holds another ("the state where…", "the country of…"): names in a
+   * list of places ("Kirkwood, Missouri, United States") count more, the larger ones (later) most.
+   * @default false
+   */
+  readonly containers?: boolean;
+}
+
+/** How much more a document about the focus counts than one that is not. */
+const ABOUT_FOCUS_WEIGHT = 4;
+/** Most words in a name. */
+const MAX_NAME_WORDS = 6;
+
+const NOT_NAMES = new Set(
+  (
+    'january february march april may june july august september october november december ' +
+    'monday tuesday wednesday thursday friday saturday sunday i he she it we they his her its their this ' +
+    'that these those there here the a an in on at of for from with by as after before during since while ' +
+    'when where which who what how however although though also but and or so then thus today yesterday ' +
+    'many most some several other another each every both all none one two three first second third new ' +
+    'besides despite unlike like following according'
+  ).split(' '),
+);
+
+/** Lower-case words allowed inside a name ("Tower of London", "Leonardo da Vinci"). */
+const CONNECTORS = NAME_CONNECTORS;
+
+/** A name as compared: lower-case, accents folded, no qualifier in parentheses, no leading article. */
+export function nameKey(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s*\([^()]*\)\s*/gu, ' ')
+    .replace(/['’]s\b/gu, '')
+    .replace(/^(?:the|a|an)\s+/u, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const TOKEN = /[\p{L}\p{N}][\p{L}\p{M}\p{N}'’.-]*[\p{L}\p{M}\p{N}]|[\p{L}\p{N}]|&/gu;
+
+interface Token {
+  readonly text: string;
+  readonly index: number;
+  /** Offset in the sentence. */
+  readonly at: number;
+  /** Punctuation stands between this token and the one before (a comma, a bracket, a quote). */
+  readonly breakBefore: boolean;
+}
+
+function tokensOf(sentence: string): Token[] {
+  const tokens: Token[] = [];
+  let end = 0;
+  for (const match of sentence.matchAll(TOKEN)) {
+    const at = match.index ?? 0;
+    tokens.push({
+      text: match[0].replace(/['’]s$/u, ''),
+      index: tokens.length,
+      at,
+      breakBefore: /[,;:()[\]"“”«»!?/–—]/u.test(sentence.slice(end, at)),
+    });
+    end = at + match[0].length;
+  }
+  return tokens;
+}
+
+/**
+ * Endings of nationalities and languages ("American", "Hungarian", "Chinese", "British", "Icelandic",
+ * "Pakistani"): such a word before a lower-case noun ("American film") is an adjective, while a place
+ * before one ("Maharashtra state", "Ratnagiri district") is a name.
+ */
+const DEMONYM = /(?:an|ans|ese|ish|ic|i|ch|sh)$/u;
+
+const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) || /^\p{N}+\p{Lu}/u.test(word);
+
+/** A name found in a sentence: its words and where they stand. */
+interface Mention {
+  readonly name: string;
+  readonly first: number;
+  readonly last: number;
+  /** It opens the sentence (a capital that may only mark the sentence's start). */
+  readonly initial: boolean;
+}
+
+/**
+ * The names of a sentence: runs of capitalised words (with "of", "the", "de"… inside), broken at
+ * punctuation, and quoted titles. A single word opening the sentence is kept only when it is not a common
+ * word ({@link NOT_NAMES}); a single word followed by a lower-case word is an adjective ("American film").
+ */
+export function mentionsOf(sentence: string): Mention[] {
+  const tokens = tokensOf(sentence);
+  const mentions: Mention[] = [];
+  let run: Token[] = [];
+  const flush = () => {
+    while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
+    // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
+    while (
+      run.length > 1 &&
+      (NOT_NAMES.has(run[0]!.text.toLowerCase()) || CONNECTORS.has(run[0]!.text.toLowerCase()))
+    )
+      run.shift();
+    if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
+      const first = run[0]!;
+      const last = run.at(-1)!;
+      const name = sentence.slice(first.at, last.at + last.text.length);
+      const next = tokens[last.index + 1];
+      const single = run.length === 1;
+      const adjective =
+        single &&
+        DEMONYM.test(first.text) &&
+        next !== undefined &&
+        !next.breakBefore &&
+        /^\p{Ll}/u.test(next.text);
+      const common = single && NOT_NAMES.has(first.text.toLowerCase());
+      if (!adjective && !common && !/^\d+$/u.test(name)) {
+        mentions.push({ name, first: first.index, last: last.index, initial: first.index === 0 });
+      }
+    }
+    run = [];
+  };
+  for (const token of tokens) {
+    if (token.breakBefore) flush();
+    const lower = token.text.toLowerCase();
+    if (isCapitalised(token.text)) run.push(token);
+    else if (run.length > 0 && CONNECTORS.has(lower)) run.push(token);
+    else flush();
+  }
+  flush();
+  for (const match of sentence.matchAll(/["“]([^"“”]{2,80})["”]/gu)) {
+    const title = (match[1] ?? '').trim();
+    // A title starts with a capital or a digit and is short; anything else is quoted speech or stray quotes.
+    if (!/^[\p{Lu}\p{N}]/u.test(title) || title.split(/\s+/u).length > 8 || /[,;]/u.test(title)) continue;
+    const at = (match.index ?? 0) + 1;
+    const first = tokens.findIndex((t) => t.at >= at);
+    if (title && first >= 0) mentions.push({ name: title, first, last: first, initial: false });
+  }
+  return mentions;
+}
+
+/**
+ * Names standing in a list of places ("in Kirkwood, Missouri, United States"): each with its share of the
+ * way along the list (the last, the largest place, 1), for lists of two or more.
+ */
+function placeLists(
+  mentions: readonly Mention[],
+  tokens: readonly Token[],
+  sentence: string,
+): Map<Mention, number> {
+  const ordered = [...mentions].sort((a, b) => a.first - b.first);
+  const lists: Mention[][] = [];
+  for (const mention of ordered) {
+    const list = lists.at(-1);
+    const previous = list?.at(-1);
+    if (list && previous) {
+      const end = tokens[previous.last]!.at + tokens[previous.last]!.text.length;
+      if (/^,\s*$/u.test(sentence.slice(end, tokens[mention.first]!.at))) {
+        list.push(mention);
+        continue;
+      }
+    }
+    lists.push([mention]);
+  }
+  const share = new Map<Mention, number>();
+  for (const list of lists) {
+    if (list.length < 2) continue;
+    list.forEach((mention, i) => share.set(mention, (i + 1) / list.length));
+  }
+  return share;
+}
+
+/** Defaults of {@link LeadQuery}. */
+export const LEADS_DEFAULTS = {
+  /** Sentences read per document. */
+  maxSentences: 30,
+} as const;
+
+/** Words that introduce the maker or holder of something ("directed by X", "a single by X"). */
+const AGENT_MARKERS = new Set(['by', 'of', 'for', 'in', 'from', 'to', 'at']);
+
+/**
+ * The leads of `sources`, best first: each named thing scored over the sentences it stands in by the
+ * document's weight (pages about the focus count {@link ABOUT_FOCUS_WEIGHT} times more), the relation words
+ * of the sentence (more, and nearer the name, is better; a name that is itself a relation word, like "the
+ * Olympia Brewing Company" for "the company", more still), a name right after "by" or "of", and how early
+ * it comes in the document (introductions name the relations of a subject).
+ */
+export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lead[] {
+  const maxSentences = query.maxSentences ?? LEADS_DEFAULTS.maxSentences;
+  const focusKeys = query.focus.map(nameKey).filter(Boolean);
+  const best = new Map<string, Lead & { total: number }>();
+  for (const source of sources) {
+    const titleKey = nameKey(source.title);
+    const aboutFocus = focusKeys.some(
+      (key) => key === titleKey || (key.length > 3 && titleKey.startsWith(key)),
+    );
+    const weight = source.weight * (aboutFocus ? ABOUT_FOCUS_WEIGHT : 1);
+    const sentences = splitSentences(source.text).slice(0, maxSentences);
+    // A capital at a sentence's start proves nothing: such a single word counts if the page writes it
+    // with a capital elsewhere too.
+    const midSentence = new Set(
+      sentences.flatMap((s) =>
+        mentionsOf(s)
+          .filter((m) => !m.initial)
+          .map((m) => nameKey(m.name)),
+      ),
+    );
+    sentences.forEach((sentence, index) => {
+      const tokens = tokensOf(sentence);
+      const relationAt = tokens.flatMap((t, i) => {
+        const stem = meaningStems(t.text)[0];
+        return stem !== undefined && matchesVocabulary(stem, query.vocabulary) ? [i] : [];
+      });
+      const sentenceKey = nameKey(sentence);
+      const mentionsFocus = aboutFocus || focusKeys.some((key) => sentenceKey.includes(key));
+      const sentenceWeight =
+        weight * (1 + relationAt.length) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
+      const mentions = mentionsOf(sentence);
+      const places = query.containers ? placeLists(mentions, tokens, sentence) : new Map<Mention, number>();
+      for (const mention of mentions) {
+        const key = nameKey(mention.name);
+        if (key.length < 2 || key === titleKey || query.known(mention.name) || query.common?.(mention.name))
+          continue;
+        if (mention.initial && mention.first === mention.last && !midSentence.has(key)) continue;
+        if (focusKeys.some((focus) => focus === key)) continue;
+        const distance = Math.min(
+          Infinity,
+          ...relationAt.map((r) =>
+            r < mention.first ? mention.first - r : r > mention.last ? r - mention.last : 0,
+          ),
+        );
+        const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
+        const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
+        const before = tokens[mention.first - 1]?.text.toLowerCase();
+        const agent = before !== undefined && AGENT_MARKERS.has(before) ? (before === 'by' ? 1 : 0.3) : 0;
+        const place = places.get(mention) ?? 0;
+        const score = sentenceWeight * (0.5 + nearness + agent + (ownRelation ? 1 : 0) + place);
+        const previous = best.get(key);
+        const total = (previous?.total ?? 0) + score;
+        if (!previous || score > previous.score)
+          best.set(key, {
+            name: mention.name,
+            score,
+            total,
+            url: source.url,
+            title: source.title,
+            sentence,
+            related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
+          });
+        else best.set(key, { ...previous, total });
+      }
+    });
+  }
+  return [...best.values()]
+    .map(({ total, ...lead }) => ({ ...lead, score: total }))
+    .sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,202 @@
+/**
+ * The model-free research planner. First round: the question as asked, plus each side of a comparison
+ * (or each name the question gives) on its own. Next rounds: a beam of the best leads of what was read
+ * ({@link findLeads}), each query's pages giving their own leads, so that a chain is followed link by link
+ * ("Brother" → Pearl Jam → Seattle) and a comparison follows each side ("Which film's director was born
+ * first, X or Y?" reads X and Y, then X's director and Y's director).
+ */
+import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
+import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
+import {
+  RESEARCH_DEFAULTS,
+  type PlannedQuery,
+  type ResearchPlan,
+  type ResearchPlanner,
+  type ResearchSettings,
+  type ResearchState,
+  type SearchedQuery,
+} from './types.ts';
+
+/** A lead counts only if it scores at least this share of the best lead of the same query's pages. */
+const MIN_LEAD_SHARE = 0.35;
+/** Most names of a question searched on their own in the first round (besides comparison sides). */
+const MAX_ENTITY_QUERIES = 3;
+/** Most relation words added to a lead's name in its query. */
+const MAX_ADDED_WORDS = 5;
+/** A name on more than this share of the pages read (with at least 4 pages) is a site's, not a lead. */
+const COMMON_SHARE = 0.25;
+/** A name on fewer pages than this is never a site's name. */
+const MIN_COMMON_PAGES = 4;
+/** Words of a question that asks for a place holding another ("the state where X is"). */
+const CONTAINER_WORDS = new Set(
+  [
+    'country',
+    'state',
+    'nation',
+    'continent',
+    'province',
+    'region',
+    'county',
+    'city',
+    'town',
+    'territory',
+  ].map((word) => meaningStems(word)[0]!),
+);
+
+/** Creates the model-free planner. */
+export function createRulesPlanner(settings: ResearchSettings = {}): ResearchPlanner {
+  const questionResults = settings.questionResults ?? RESEARCH_DEFAULTS.questionResults;
+  const entityResults = settings.entityResults ?? RESEARCH_DEFAULTS.entityResults;
+  const leadResults = settings.leadResults ?? RESEARCH_DEFAULTS.leadResults;
+  const leadsPerRound = settings.leadsPerRound ?? RESEARCH_DEFAULTS.leadsPerRound;
+  return {
+    async first(analysis) {
+      return { queries: firstQueries(analysis, questionResults, entityResults), found: [], planner: 'rules' };
+    },
+    async next(state) {
+      return nextFromLeads(state, leadResults, leadsPerRound);
+    },
+  };
+}
+
+/** The first round: the question, then each side of a comparison or each name it gives. */
+function firstQueries(
+  analysis: QuestionAnalysis,
+  questionResults: number,
+  entityResults: number,
+): PlannedQuery[] {
+  const sides = analysis.sides;
+  const queries: PlannedQuery[] = [
+    {
+      query: analysis.question,
+      thread: 0,
+      kind: 'question',
+      focus: analysis.entities,
+      results: questionResults,
+    },
+  ];
+  const named = sides.length > 0 ? sides : analysis.entities.slice(0, MAX_ENTITY_QUERIES);
+  named.forEach((name, index) => {
+    if (nameKey(name) === nameKey(analysis.question)) return;
+    queries.push({
+      query: name,
+      thread: sides.length > 0 ? index : 0,
+      kind: sides.length > 0 ? 'side' : 'entity',
+      focus: [name],
+      results: entityResults,
+    });
+  });
+  return queries;
+}
+
+/**
+ * A query's documents as lead sources: earlier results weigh more, and the question's own results (pages
+ * that merely share its words) half as much as those of a search for a name.
+ */
+function sourcesOf(searched: SearchedQuery): LeadSource[] {
+  const kindWeight = searched.planned.kind === 'question' ? 0.5 : 1;
+  return searched.documents.map((document, rank) => ({
+    url: document.url,
+    title: document.title,
+    text: document.text,
+    weight: kindWeight / (1 + rank),
+  }));
+}
+
+/** Names that stand on too many of the pages read to be about any of them (a site's name, a byline). */
+function commonNames(state: ResearchState): (name: string) => boolean {
+  const documents = new Map(
+    state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d.text] as const)),
+  );
+  if (documents.size < MIN_COMMON_PAGES) return () => false;
+  const texts = [...documents.values()].map((text) => nameKey(text));
+  const cache = new Map<string, boolean>();
+  return (name) => {
+    const key = nameKey(name);
+    let common = cache.get(key);
+    if (common === undefined) {
+      const holding = texts.filter((text) => text.includes(key)).length;
+      cache.set(key, (common = holding >= MIN_COMMON_PAGES && holding / texts.length > COMMON_SHARE));
+    }
+    return common;
+  };
+}
+
+/**
+ * The query for a lead: its name, and the question's relation words that the page it was found on does
+ * not speak of (what the next page must tell), at most {@link MAX_ADDED_WORDS}.
+ */
+function leadQuery(lead: Lead, state: ResearchState, sourceText: string): string {
+  const onPage = meaningStems(sourceText);
+  const missing = state.analysis.relationWords.filter((word) => {
+    const stem = meaningStems(word)[0];
+    if (stem === undefined) return false;
+    const vocabulary = relationVocabulary([stem]);
+    return !onPage.some((s) => matchesVocabulary(s, vocabulary));
+  });
+  return [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ');
+}
+
+/** The next round: the best leads of the latest round's queries (a beam of `leadsPerRound`). */
+function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound: number): ResearchPlan {
+  const latest = state.rounds.at(-1) ?? [];
+  const { analysis } = state;
+  const vocabulary = relationVocabulary(analysis.relations);
+  const comparison = analysis.sides.length > 0;
+  const common = commonNames(state);
+  const containers = analysis.relations.some((stem) => CONTAINER_WORDS.has(stem));
+  // Each query's leads; the best lead of each query that searched a name (or a side) goes first, then the
+  // beam takes the best of the rest by score.
+  const candidates: { lead: Lead; from: SearchedQuery }[] = [];
+  const firsts: { lead: Lead; from: SearchedQuery }[] = [];
+  for (const searched of latest) {
+    // In a comparison, the question's own results belong to no side: each side follows its own pages.
+    if (comparison && searched.planned.kind === 'question') continue;
+    const leads = findLeads(sourcesOf(searched), {
+      focus: searched.planned.focus,
+      vocabulary,
+      known: state.known,
+      common,
+      containers,
+    });
+    const top = leads[0]?.score ?? 0;
+    for (const lead of leads) {
+      if (lead.score < top * MIN_LEAD_SHARE) break;
+      // Past the first round, only leads tied to the question by a relation are followed: the others
+      // (a name that merely stands near the subject) would spend queries without reaching evidence.
+      if (state.rounds.length > 1 && !lead.related) continue;
+      candidates.push({ lead, from: searched });
+    }
+    const best = leads[0];
+    if (best && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
+      firsts.push({ lead: best, from: searched });
+  }
+  candidates.sort((a, b) => b.lead.score - a.lead.score);
+  firsts.sort((a, b) => b.lead.score - a.lead.score);
+  const chosen: typeof candidates = [];
+  const taken = new Set<string>();
+  const choose = (candidate: (typeof candidates)[number]) => {
+    const key = nameKey(candidate.lead.name);
+    if (chosen.length >= leadsPerRound || taken.has(key) || state.searched(candidate.lead.name)) return;
+    taken.add(key);
+    chosen.push(candidate);
+  };
+  for (const candidate of firsts) choose(candidate);
+  for (const candidate of candidates) choose(candidate);
+  const queries: PlannedQuery[] = chosen.map(({ lead, from }) => {
+    const source = from.documents.find((d) => d.url === lead.url);
+    return {
+      query: leadQuery(lead, state, source?.text ?? lead.sentence),
+      thread: from.planned.thread,
+      kind: 'lead',
+      focus: [lead.name],
+      results: leadResults,
+      lead,
+    };
+  });
+  const found = chosen.map(({ lead }) => `${lead.name} (in ${lead.title})`);
+  const allowed = queries.filter((q) => !state.searched(q.query)).slice(0, Math.max(0, state.queriesLeft));
+  if (allowed.length === 0)
+    return { queries: [], found, planner: 'rules', stop: queries.length > 0 ? 'query_limit' : 'no_leads' };
+  return { queries: allowed, found, planner: 'rules' };
+}
