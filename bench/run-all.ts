@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after the other, each in its own process so they do not share a
  * heap or a JIT. Each prints its own Markdown table; run one alone with `npm run bench:<name>`.
  *
- *   node bench/run-all.ts [--only extract,rank,qa,stores] [--data DIR]
+ *   node bench/run-all.ts [--only extract,rank,qa,stores,jobs,floods] [--data DIR]
  *
  * `--data` (or CITEWISE_DATASETS) names the data folder, passed on to the benchmarks that read one.
  */
@@ -44,6 +44,20 @@ const BENCHMARKS: ReadonlyArray<{
     script: 'stores.ts',
     args: [],
     what: 'requests/s per store against a hello-world',
+    readsData: false,
+  },
+  {
+    name: 'jobs',
+    script: 'jobs.ts',
+    args: [],
+    what: 'research jobs: overhead over an inline search, 1,000 jobs drained on Redis',
+    readsData: false,
+  },
+  {
+    name: 'floods',
+    script: 'floods.ts',
+    args: [],
+    what: "a sign-in flood and a PDF-bomb flood: everybody else's latency and the peak RSS",
     readsData: false,
   },
 ];

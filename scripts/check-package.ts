@@ -47,7 +47,7 @@ const NPM = process.env.npm_execpath
   ? [process.execPath, process.env.npm_execpath]
   : [process.execPath, execFileSync('which', ['npm'], { encoding: 'utf8' }).trim()];
 // Peers the subpath exports load (citewise/express needs express, …), and what the typecheck needs.
-const PEERS = ['express', 'koa', 'ioredis', 'pg', 'vitest', '@ai-sdk/otel'];
+const PEERS = ['express', 'koa', 'ioredis', 'pg', 'bullmq', 'pg-boss', 'vitest', '@ai-sdk/otel'];
 const TYPES = ['typescript', '@types/node', '@types/express', '@types/koa', '@types/pg'];
 
 interface Row {

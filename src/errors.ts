@@ -20,7 +20,8 @@ export type ErrorCode =
   | 'idempotency_in_progress'
   | 'idempotency_mismatch'
   | 'forbidden_host'
-  | 'ungrounded_answer';
+  | 'ungrounded_answer'
+  | 'too_many_jobs';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -129,8 +130,17 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     retryable: false,
     when:
       'Strict grounding (`--strict-grounding`, or `"grounding": "strict"` in the request): no sentence of ' +
-      'the answer has a citation verified against its source, or the search found no source at all for a ' +
-      '`response_type: "json"` answer. Refunded.',
+      'the answer has a citation verified against its source (an answer that cites nothing included), or ' +
+      'the search found no source at all for a `response_type: "json"` answer. Refunded, except a streamed ' +
+      'answer whose text was already sent (charged).',
+  },
+  too_many_jobs: {
+    status: 429,
+    description: 'Too Many Requests',
+    retryable: true,
+    when:
+      '`POST /v1/research`: the account already has its most research jobs waiting to run ' +
+      '(`--max-queued-jobs`); `Retry-After` says when to try again. Nothing is charged.',
   },
 };
 

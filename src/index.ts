@@ -188,3 +188,6 @@ export { createOpenApiDocument, openApiDocument } from './http/openapi.ts';
 
 // Stores: interfaces, key helpers, memory stores (SQLite: `citewise/sqlite`)
 export * from './stores/index.ts';
+
+// Research jobs: the job queue interface, in-process queue, options and wire types (`engine.research`)
+export * from './jobs/index.ts';

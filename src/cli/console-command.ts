@@ -176,6 +176,11 @@ export interface ServeConsole {
   wrapKeys(keys: KeyStore): ConsoleKeyStore;
   /** Creates the console on the engine. */
   start(engine: SearchEngine, logger: Logger): Console;
+  /**
+   * Whether maintenance mode is stored as on (by the operator page or `citewise console maintenance`):
+   * read before the engine opens, so it holds from the first request (the console polls it afterwards).
+   */
+  storedMaintenance(): Promise<boolean>;
 }
 
 /** Opens the console's stores for `serve`, or returns `null` with `--no-console`. */
@@ -196,6 +201,7 @@ export function prepareServeConsole(
       return stores();
     },
     wrapKeys: (keys) => withConsoleKeys(keys, stores().accounts),
+    storedMaintenance: async () => (await stores().accounts.getSetting('maintenance')) === 'on',
     start: (engine, log) =>
       createConsole({
         engine,

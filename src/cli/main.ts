@@ -25,6 +25,7 @@ import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import { indexFilePath } from '../index-builder/store.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { createServeListener, registerMcpCommand } from './mcp-command.ts';
+import { registerWorkerCommand } from './worker-command.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { openCliStores, type CliStores } from './stores.ts';
@@ -53,7 +54,8 @@ import {
   type ServeConfig,
 } from './config.ts';
 import { CONSOLE_SETTINGS, parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
-import { firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { firstKeyPath, firstKeyText, writeFirstKey, type FirstKeyNotice } from './first-key.ts';
+import { sqliteFiles, widerThanOwner } from './file-modes.ts';
 import { corpusFolders, noAnswerTextFor } from './corpus.ts';
 import { openSignupExposure } from './exposure.ts';
 import { checkSearchRequirements, modelRequirementError } from './requirements.ts';
@@ -159,6 +161,7 @@ export function buildProgram(): Command {
   });
   registerIndexCommand(program);
   registerMcpCommand(program, (config, logger) => openEngine(config, logger));
+  registerWorkerCommand(program, (config, logger) => openEngine(config, logger));
   // After `mcp` copied serve's options: the console options are serve's alone.
   addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
   registerConsoleCommand(program);
@@ -259,6 +262,9 @@ async function openEngine(
     store: config.store,
     limitsStore: config.limitsStore,
   });
+  // Read before the engine opens (the console's stores after the key and credit stores: see
+  // prepareServeConsole): applied a query later, a restart would serve searches for that long.
+  const maintenance = config.maintenance || ((await serveConsole?.storedMaintenance()) ?? false);
   const engine = createSearchEngine({
     keys: serveConsole ? serveConsole.wrapKeys(stores.keys) : stores.keys,
     ...(serveConsole ? { usage: serveConsole.stores.recorder } : {}),
@@ -274,6 +280,7 @@ async function openEngine(
     contentCache: config.contentCacheBytes > 0 ? { maxBytes: config.contentCacheBytes } : false,
     creditCost: config.creditCost,
     extractCreditCost: config.extractCreditCost,
+    extractFailedShare: config.extractFailedShare,
     strictGrounding: config.strictGrounding,
     tavilyPrefix: config.tavilyPrefix,
     maxResults: config.maxResults,
@@ -296,11 +303,21 @@ async function openEngine(
     maxAccountShare: config.maxAccountShare,
     ...(config.maxLatencyMs === undefined ? {} : { maxLatencyMs: config.maxLatencyMs }),
     ...(config.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: config.stragglerGraceMs }),
-    maintenance: config.maintenance,
+    maintenance,
     logger,
     ...models,
     ...(noAnswerText ? { noAnswerText } : {}),
     ...(metrics ? { metrics: metrics.hook } : {}),
+    // Research jobs on the store's own queue: they survive restarts and spread over instances.
+    jobs: {
+      queue: stores.jobQueue({ leaseMs: config.jobLeaseMs }),
+      workers: config.jobWorkers,
+      maxQueuedPerAccount: config.maxQueuedJobs,
+      maxRunningPerAccount: config.maxAccountJobs,
+      leaseMs: config.jobLeaseMs,
+      ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
+      ...(config.allowPrivateHosts?.length ? { allowPrivateHosts: config.allowPrivateHosts } : {}),
+    },
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
 }
@@ -345,11 +362,16 @@ async function serve(flags: CommandFlags): Promise<void> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const metrics = config.metricsPath ? createMetrics() : undefined;
   // Listen first: with --port 0 the port, and so the public URL of corpus documents, is known only then.
-  // Requests that arrive before the engine is open are answered 503.
+  // Requests that arrive before the engine is open are answered 503, except the liveness probe: the
+  // process serves HTTP, so /healthz is 200 (/readyz says 503 until the service can take searches).
   const opened: { listener?: RequestListener } = {};
   const server = createServer((req, res) => {
     if (opened.listener) return opened.listener(req, res);
-    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === '/healthz') {
+      return res.writeHead(200, json).end(JSON.stringify({ status: 'ok' }));
+    }
+    res.writeHead(503, { ...json, 'retry-after': '1' });
     res.end(JSON.stringify({ error: { description: 'Service Unavailable: starting' } }));
   });
   // Caps on open connections; idle and slow ones make room first (a flood cannot keep requests out).
@@ -370,6 +392,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const consoleApp = serveConsole?.start(engine, logger) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
+  warnOfWideFiles(config, stores, serveConsole, logger);
   // Only a new local database gets a first key: on a shared store (Redis, PostgreSQL) several instances
   // start at once, so its keys are made with `citewise keys create --store …`.
   const firstStart = stores.createdLocalDatabase;
@@ -442,6 +465,28 @@ async function serve(flags: CommandFlags): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** Logs the data files that other users of the machine can read (see file-modes.ts). */
+function warnOfWideFiles(
+  config: ServeConfig,
+  stores: CliStores,
+  serveConsole: ServeConsole | null,
+  logger: Logger,
+): void {
+  const accounts = serveConsole?.settings.accountsStore;
+  const files = [
+    config.dataDir,
+    ...(stores.localDatabase ? sqliteFiles(stores.localDatabase) : []),
+    ...(accounts?.startsWith('sqlite:') ? sqliteFiles(accounts.replace(/^sqlite:(\/\/)?/i, '')) : []),
+    firstKeyPath(config.dataDir),
+  ];
+  for (const { path, mode, wanted } of widerThanOwner(files)) {
+    logger.warn(
+      { path, mode },
+      `${path} is open to other users (mode ${mode}) and holds password hashes, key hashes or the ledger: chmod ${wanted} ${path}`,
+    );
+  }
+}
+
 /** The search provider of a `--search` spec; `local` is the index over the corpus folders. */
 function searchProviderFor(config: ServeConfig, local: SearchProvider): SearchProvider {
   return createSearchProviderFromSpec(config.search, {
@@ -481,7 +526,8 @@ interface StoreFlags {
 function openStores(flags: StoreFlags): CliStores {
   const dataDir = resolveDataDir(flags.dataDir, env);
   const store = resolveStore(flags.store, env);
-  if (!store) mkdirSync(dataDir, { recursive: true });
+  // The data directory holds the database (password hashes, keys, the ledger): its owner's only.
+  if (!store) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   return openCliStores({ dataDir, store, limitsStore: flags.limitsStore });
 }
 

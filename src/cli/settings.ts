@@ -12,6 +12,8 @@ import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../pipeline/extract/content-cache.ts';
 import { FETCHER_DEFAULTS } from '../pipeline/fetch/fetcher.ts';
+import { JOBS_DEFAULTS } from '../jobs/options.ts';
+import { assertWebhookSecret } from '../jobs/webhooks.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   parseProviderSpec,
@@ -30,6 +32,7 @@ export const SETTING_GROUPS = {
   models: 'Models',
   mcp: 'MCP over stdio (`citewise mcp`)',
   console: 'Console (sign-up, organizations, keys, usage and playground at `/`)',
+  jobs: 'Research jobs (`POST /v1/research`, `citewise worker`)',
 } as const;
 
 /** A group of settings on the configuration page. */
@@ -348,6 +351,15 @@ function parseTavilyPrefix(text: string): string | false {
   return text.trim().toLowerCase() === 'off' ? false : normalizeTavilyPrefix(text.trim());
 }
 
+function parseWebhookSecret(text: string): string {
+  try {
+    assertWebhookSecret(text.trim());
+  } catch {
+    throw new SettingValueError('must be whsec_ followed by the base64 of 24 to 64 random bytes');
+  }
+  return text.trim();
+}
+
 function parsePublicUrl(text: string): string {
   return parseHttpUrl(text).replace(/\/+$/, '');
 }
@@ -496,7 +508,8 @@ export const SERVE_SETTINGS = {
     flag: '--credit-cost <n>',
     env: 'CITEWISE_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one search, in credits; a search that found no source costs nothing.',
+    meaning:
+      'Cost of one search, in credits, whether or not its answer cites the pages it read; a search that found no page at all costs nothing.',
     default: String(ENGINE_DEFAULTS.creditCost),
     parse: parseNonNegativeInteger,
   },
@@ -504,9 +517,19 @@ export const SERVE_SETTINGS = {
     flag: '--extract-credit-cost <n>',
     env: 'CITEWISE_EXTRACT_CREDIT_COST',
     group: 'limits',
-    meaning: 'Cost of one page read by POST /v1/extract, in credits; a page that failed costs nothing.',
+    meaning:
+      'Cost of one page read by POST /v1/extract, in credits; a page that failed costs --extract-failed-share of it.',
     default: String(ENGINE_DEFAULTS.extractCreditCost),
     parse: parseNonNegativeInteger,
+  },
+  extractFailedShare: {
+    flag: '--extract-failed-share <0-1>',
+    env: 'CITEWISE_EXTRACT_FAILED_SHARE',
+    group: 'limits',
+    meaning:
+      'Share of --extract-credit-cost charged for a page of POST /v1/extract requested from its server but not read (error status, too many redirects, timeout, unreadable body), summed over the request and rounded up; pages refused before any request (bad URL, private address, robots.txt) are free.',
+    default: String(ENGINE_DEFAULTS.extractFailedShare),
+    parse: parseFraction,
   },
   requestTimeoutMs: {
     flag: '--request-timeout <duration>',
@@ -816,7 +839,7 @@ export const SERVE_SETTINGS = {
     group: 'research',
     meaning:
       'Credits per search query a research search sends; its most queries times this is held, the rest ' +
-      'returned; nothing when it found no source.',
+      'returned; nothing when it found no page at all.',
     default: String(RESEARCH_DEFAULTS.creditsPerQuery),
     parse: parseNonNegativeInteger,
   },
@@ -860,10 +883,58 @@ export const SERVE_SETTINGS = {
     env: 'CITEWISE_STRICT_GROUNDING',
     group: 'models',
     meaning:
-      'Refuse (422, refunded) an answer none of whose sentences has a citation verified against its source; a request\'s "grounding" overrides it.',
+      'Refuse (422) an answer written from pages none of whose sentences has a citation verified against its source (an uncited answer included): refunded when plain, charged when streamed; a request\'s "grounding" overrides it.',
     default: String(ENGINE_DEFAULTS.strictGrounding),
     parse: parseBoolean,
     isSwitch: true,
+  },
+  jobWorkers: {
+    flag: '--job-workers <n>',
+    env: 'CITEWISE_JOB_WORKERS',
+    group: 'jobs',
+    meaning:
+      'Research jobs this process runs at once (0: none, the process only takes requests; `citewise worker` ' +
+      'runs them elsewhere).',
+    default: String(JOBS_DEFAULTS.workers),
+    parse: parseNonNegativeInteger,
+  },
+  maxQueuedJobs: {
+    flag: '--max-queued-jobs <n>',
+    env: 'CITEWISE_MAX_QUEUED_JOBS',
+    group: 'jobs',
+    meaning: 'Research jobs one account may have waiting to run; past it, 429 with Retry-After.',
+    default: String(JOBS_DEFAULTS.maxQueuedPerAccount),
+    parse: parseNonNegativeInteger,
+  },
+  maxAccountJobs: {
+    flag: '--max-account-jobs <n>',
+    env: 'CITEWISE_MAX_ACCOUNT_JOBS',
+    group: 'jobs',
+    meaning:
+      "Research jobs of one account running at once across every instance (its fair share of the workers); the account's other jobs wait while other accounts' run.",
+    default: String(JOBS_DEFAULTS.maxRunningPerAccount),
+    parse: parsePositiveInteger,
+  },
+  jobLeaseMs: {
+    flag: '--job-lease <duration>',
+    env: 'CITEWISE_JOB_LEASE',
+    group: 'jobs',
+    meaning:
+      "How long a worker's claim on a job lasts unless renewed (every third of it); a job whose worker died " +
+      'restarts on another after it. With PostgreSQL at least 10s.',
+    default: formatDuration(JOBS_DEFAULTS.leaseMs),
+    parse: parseDuration,
+  },
+  webhookSecret: {
+    flag: '--webhook-secret <whsec_…>',
+    env: 'CITEWISE_WEBHOOK_SECRET',
+    group: 'jobs',
+    meaning:
+      'Signing secret of research webhooks (Standard Webhooks, `whsec_` + base64 of 24–64 random bytes); ' +
+      'without it a job with a webhook is refused. Every instance needs the same one.',
+    defaultText: 'none',
+    parse: parseWebhookSecret,
+    secret: true,
   },
 } as const satisfies Readonly<Record<string, Setting<unknown>>>;
 

@@ -18,6 +18,10 @@ import type {
   RateLimitOptions,
 } from '../stores/types.ts';
 import { databasePath } from './config.ts';
+import type { JobQueue } from '../jobs/types.ts';
+import { createSqliteJobQueue } from '../jobs/sqlite.ts';
+import { createRedisJobQueue } from '../jobs/redis.ts';
+import { createPostgresJobQueue } from '../jobs/postgres.ts';
 import { storeKindOf, type StoreKind } from './settings.ts';
 
 /** The stores of one CLI process. */
@@ -28,13 +32,26 @@ export interface CliStores {
   readonly idempotency: IdempotencyStore;
   /** A rate limiter on the limits store. */
   rateLimiter(options: RateLimitOptions): RateLimiter;
+  /**
+   * The queue of research jobs on the same backend (SQLite table, BullMQ on Redis, pg-boss on PostgreSQL),
+   * opened on first call and closed with the stores.
+   */
+  jobQueue(settings: JobQueueSettings): JobQueue;
   /** Where keys and credits live, for logs (credentials removed). */
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
   readonly createdLocalDatabase: boolean;
+  /** That local SQLite file, when keys and credits are in one. */
+  readonly localDatabase: string | undefined;
   /** Applies pending schema migrations (PostgreSQL); returns what it did, for printing. */
   migrate(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** How the queue of research jobs notices a dead worker. */
+export interface JobQueueSettings {
+  /** The workers' lease: BullMQ checks for stalled jobs twice a lease, pg-boss expects a heartbeat each. */
+  readonly leaseMs: number;
 }
 
 /** Where the stores live. */
@@ -80,8 +97,10 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let credits: CreditStore;
   let idempotency: IdempotencyStore;
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
+  let openJobQueue: (settings: JobQueueSettings) => JobQueue;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
+  let localDatabase: string | undefined;
   let description: string;
 
   if (kind === 'redis') {
@@ -90,6 +109,12 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
+    openJobQueue = ({ leaseMs }) =>
+      createRedisJobQueue({
+        url,
+        ...(prefix ? { prefix } : {}),
+        stalledCheckMs: Math.max(100, Math.floor(leaseMs / 2)),
+      });
     description = redact(settings.store!);
   } else if (kind === 'postgres') {
     const { url, option: schema } = takeParameter(settings.store!, 'schema');
@@ -100,17 +125,27 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
       const applied = await stores.migrate();
       return applied.length ? `applied migrations ${applied.join(', ')}` : 'schema up to date';
     };
+    openJobQueue = ({ leaseMs }) =>
+      createPostgresJobQueue({
+        connectionString: url,
+        ...(schema ? { schema } : {}),
+        // pg-boss wants a heartbeat at least every 10 s; its monitor looks twice per heartbeat.
+        heartbeatSeconds: Math.max(10, Math.ceil(leaseMs / 1_000)),
+        monitorSeconds: Math.max(1, Math.min(5, Math.ceil(leaseMs / 2_000))),
+      });
     description = redact(settings.store!);
   } else {
     const path = settings.store
       ? resolve(settings.store.replace(/^sqlite:(\/\/)?/i, ''))
       : databasePath(settings.dataDir);
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     createdLocalDatabase = !existsSync(path);
+    localDatabase = path;
     const stores = createSqliteStores({ path });
     closers.push(() => stores.close());
     ({ keys, credits, idempotency } = stores);
     ownLimiter = (options) => stores.rateLimiter(options);
+    openJobQueue = () => createSqliteJobQueue({ database: stores.database });
     description = `sqlite:${path}`;
   }
 
@@ -126,13 +161,24 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     limiter = ownLimiter;
   }
 
+  let jobQueue: JobQueue | undefined;
   return {
     keys,
     credits,
     idempotency,
     rateLimiter: limiter,
+    jobQueue(jobSettings) {
+      if (!jobQueue) {
+        const queue = openJobQueue(jobSettings);
+        // Closed before the stores whose connection it may share.
+        closers.push(async () => queue.close?.());
+        jobQueue = queue;
+      }
+      return jobQueue;
+    },
     description,
     createdLocalDatabase,
+    localDatabase,
     migrate,
     close: closeAll,
   };

@@ -6,6 +6,14 @@ import type { SearchEngine } from '../engine/index.ts';
 import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
 import type { CitewiseClient } from './client.ts';
+import type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
+
+/** The research jobs a backend offers (the MCP tool `research` uses them). */
+export interface ResearchBackend {
+  create(request: ResearchRequest, options?: { readonly signal?: AbortSignal }): Promise<ResearchJob>;
+  wait(id: string, options?: { readonly signal?: AbortSignal }): Promise<ResearchJob>;
+  cancel(id: string): Promise<ResearchJob>;
+}
 
 /** Search and balance of one account: an {@link CitewiseClient}, or an engine bound to a key. */
 export interface CitewiseBackend {
@@ -13,6 +21,8 @@ export interface CitewiseBackend {
   balance(): Promise<BalanceResponse>;
   /** Reads pages (`POST /v1/extract`). */
   extract(request: ExtractRequest, options?: { readonly signal?: AbortSignal }): Promise<ExtractResponse>;
+  /** Research jobs (`/v1/research`); absent on a backend without them. */
+  readonly research?: ResearchBackend;
 }
 
 /** Binds an engine to an API key (the key is verified, charged and rate limited on every call). */
@@ -24,6 +34,13 @@ export function engineBackend(engine: SearchEngine, apiKey: string): CitewiseBac
     balance: () => engine.balance(apiKey),
     extract: (request, options) =>
       engine.extract(request, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
+    research: {
+      create: (request, options) =>
+        engine.research.create(request, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
+      wait: (id, options) =>
+        engine.research.wait(id, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
+      cancel: (id) => engine.research.cancel(id, { apiKey }),
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent 
 import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
+import { createResearchClient, type ResearchClient } from './research.ts';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -67,6 +68,8 @@ export interface CitewiseClient {
    * not charged). Throws like {@link search}.
    */
   extract(request: ExtractRequest, options?: ClientSearchOptions): Promise<ExtractResponse>;
+  /** Research jobs (`/v1/research`): create, get, list, events, cancel, and wait for the end. */
+  readonly research: ResearchClient;
 }
 
 /** Defaults of {@link ClientOptions}. */
@@ -185,6 +188,7 @@ export function createClient(options: ClientOptions): CitewiseClient {
         (response) => response.json(),
       )) as BalanceResponse;
     },
+    research: createResearchClient(send, headers),
   };
 }
 

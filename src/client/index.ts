@@ -25,5 +25,8 @@ export {
   type CitewiseConnectionErrorOptions,
 } from './errors.ts';
 export { readServerSentEvents, type ServerSentEvent } from './sse.ts';
+export type { ResearchClient, ResearchClientCallOptions } from './research.ts';
+export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research.ts';
+export type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
 export { describeSearchFailure, engineBackend, toBackend, type CitewiseBackend } from './backend.ts';
 export type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';

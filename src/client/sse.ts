@@ -7,20 +7,25 @@
 export interface ServerSentEvent {
   readonly event: string;
   readonly data: string;
+  /** Its `id:` field (what `Last-Event-ID` names), when it had one. */
+  readonly id?: string;
 }
 
-/** Splits a byte stream into server-sent events (per the WHATWG event-stream format; ids and retry ignored). */
+/** Splits a byte stream into server-sent events (per the WHATWG event-stream format; `retry` ignored). */
 export async function* readServerSentEvents(
   body: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
+  let id: string | undefined;
   let data: string[] = [];
   const flush = function* (line: string): Generator<ServerSentEvent> {
     if (line === '') {
-      if (data.length) yield { event: event || 'message', data: data.join('\n') };
+      if (data.length)
+        yield { event: event || 'message', data: data.join('\n'), ...(id === undefined ? {} : { id }) };
       event = '';
+      id = undefined;
       data = [];
       return;
     }
@@ -31,6 +36,7 @@ export async function* readServerSentEvents(
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'event') event = value;
     else if (field === 'data') data.push(value);
+    else if (field === 'id') id = value;
   };
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true });

@@ -12,12 +12,13 @@ import { FREE_CREDITS, type Logger, type SearchEngine } from '../engine/index.ts
 import type { ProtocolResponse } from '../http/handler.ts';
 import type { BatchingUsageRecorder } from '../stores/usage-recorder.ts';
 import type { AccountStore, UsageStore } from '../stores/account-types.ts';
-import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
 import type { RateLimitOptions } from '../stores/types.ts';
 import { html } from './html.ts';
 import { createSetupLink } from './invitations.ts';
 import { isConsoleKeyStore } from './keys.ts';
 import { createMaintenanceSync } from './operator.ts';
+import { PasswordHashingBusyError } from './passwords.ts';
+import { createSignInThrottle, SIGN_IN_THROTTLE_DEFAULTS } from './sign-in-throttle.ts';
 import { ownsPath, route } from './routes.ts';
 import { ConsoleError, DAY, type ConsoleRequest, type ConsoleRuntime, type SignupPolicy } from './runtime.ts';
 import { SECURITY_HEADERS } from './security.ts';
@@ -36,8 +37,9 @@ export const CONSOLE_DEFAULTS = {
   sessionTtlMs: 14 * DAY,
   /** 7 days. */
   invitationTtlMs: 7 * DAY,
-  signInLimitPerAccount: { limit: 10, windowMs: 900_000 },
-  signInLimitPerAddress: { limit: 50, windowMs: 900_000 },
+  signInLimitPerAccount: SIGN_IN_THROTTLE_DEFAULTS.perAccount,
+  signInLimitPerAddress: SIGN_IN_THROTTLE_DEFAULTS.perAddress,
+  signInLimitPerAddressAndAccount: SIGN_IN_THROTTLE_DEFAULTS.perAddressAndAccount,
   settingsPollMs: 5_000,
 } as const satisfies Readonly<Record<string, unknown>>;
 
@@ -67,10 +69,15 @@ export interface ConsoleOptions {
   readonly sessionTtlMs?: number;
   /** Invitation lifetime in ms. @default 604_800_000 (7 days) */
   readonly invitationTtlMs?: number;
-  /** Sign-in attempts allowed per email address. @default { limit: 10, windowMs: 900_000 } */
+  /**
+   * Failed sign-ins of one email, from every address, after which only addresses that have not failed on
+   * it may still try (so its owner can sign in). @default { limit: 10, windowMs: 900_000 }
+   */
   readonly signInLimitPerAccount?: RateLimitOptions;
   /** Sign-in and sign-up attempts allowed per client address. @default { limit: 50, windowMs: 900_000 } */
   readonly signInLimitPerAddress?: RateLimitOptions;
+  /** Failed sign-ins of one email from one client address. @default { limit: 5, windowMs: 900_000 } */
+  readonly signInLimitPerAddressAndAccount?: RateLimitOptions;
   /** How often the maintenance switch is read from the account store (other instances' changes). @default 5_000 */
   readonly settingsPollMs?: number;
   /** Console events (sign-ups, failed sign-ins, keys created): ids only, never keys or passwords. @default silent */
@@ -87,6 +94,14 @@ export interface Console {
   createSetupLink(): Promise<string>;
   /** Stops the settings poller and flushes usage. */
   close(): Promise<void>;
+}
+
+/** Password hashing is at its bound (a flood of sign-ins): 429, try again shortly. */
+function busyError(error: PasswordHashingBusyError): ConsoleError {
+  const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+  return new ConsoleError(429, 'Too many sign-ins at once. Try again in a few seconds.', {
+    'retry-after': String(seconds),
+  });
 }
 
 /** Creates the console on an engine whose key store was wrapped by `withConsoleKeys`. */
@@ -122,10 +137,12 @@ export function createConsole(options: ConsoleOptions): Console {
     trustProxy: options.trustProxy ?? defaults.trustProxy,
     sessionTtlMs: options.sessionTtlMs ?? defaults.sessionTtlMs,
     invitationTtlMs: options.invitationTtlMs ?? defaults.invitationTtlMs,
-    throttles: {
-      perAccount: createMemoryRateLimiter(options.signInLimitPerAccount ?? defaults.signInLimitPerAccount),
-      perAddress: createMemoryRateLimiter(options.signInLimitPerAddress ?? defaults.signInLimitPerAddress),
-    },
+    signInThrottle: createSignInThrottle({
+      perAccount: options.signInLimitPerAccount ?? defaults.signInLimitPerAccount,
+      perAddress: options.signInLimitPerAddress ?? defaults.signInLimitPerAddress,
+      perAddressAndAccount:
+        options.signInLimitPerAddressAndAccount ?? defaults.signInLimitPerAddressAndAccount,
+    }),
     maintenance,
     logger,
     basePath,
@@ -137,12 +154,14 @@ export function createConsole(options: ConsoleOptions): Console {
     try {
       const response = await route(rt, request);
       return { ...response, headers: { ...SECURITY_HEADERS, ...response.headers } };
-    } catch (thrown) {
+    } catch (caught) {
+      const thrown = caught instanceof PasswordHashingBusyError ? busyError(caught) : caught;
       const known = thrown instanceof ConsoleError;
       if (!known) logger?.error({ err: thrown }, 'console: request failed');
       return {
         status: known ? thrown.status : 500,
         headers: {
+          ...(known ? thrown.headers : {}),
           ...SECURITY_HEADERS,
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-store',

@@ -14,6 +14,7 @@ import {
   type Context,
   type Reply,
 } from './runtime.ts';
+import { honouredInvitation } from './invitation-rules.ts';
 import { authenticate, createOrganizationFor, createUserFromForm, startSession } from './session.ts';
 import { inviteView, setupView } from './views/auth.ts';
 
@@ -36,7 +37,7 @@ export async function invitePage(
   token: string,
   refused?: Refused,
 ): Promise<Reply> {
-  const invitation = await rt.accounts.findInvitation(token);
+  const invitation = await honouredInvitation(rt.accounts, token);
   if (!invitation) throw new ConsoleError(404, INVITATION_GONE);
   const organization = await rt.accounts.getOrganization(invitation.organizationId);
   const view = inviteView(rt, context, token, invitation, organization?.name, refused?.error);
@@ -47,8 +48,8 @@ export async function invitePage(
 export async function acceptInvite(rt: ConsoleRuntime, context: Context, token: string): Promise<Reply> {
   let user = context.user;
   const intent = context.form.get('intent');
+  if (!(await honouredInvitation(rt.accounts, token))) throw new ConsoleError(404, INVITATION_GONE);
   if (!user) {
-    if (!(await rt.accounts.findInvitation(token))) throw new ConsoleError(404, INVITATION_GONE);
     const found =
       intent === 'sign-in' ? await authenticate(rt, context) : await createUserFromForm(rt, context);
     if (found === null)

@@ -17,6 +17,7 @@ import {
   type OrgContext,
   type Reply,
 } from './runtime.ts';
+import { cancelInvitationsBy } from './invitation-rules.ts';
 import { KEY_EXPIRY_DAYS, keysView, type KeyRow } from './views/keys.ts';
 import { membersView } from './views/members.ts';
 import { playgroundView } from './views/playground.ts';
@@ -191,6 +192,8 @@ export async function removeMember(rt: ConsoleRuntime, org: OrgContext, userId: 
   const creators = await rt.accounts.keyCreators(org.organization.id);
   for (const [keyId, creator] of creators) if (creator === userId) await rt.keys.revoke(keyId);
   await rt.accounts.removeMembership(org.organization.id, userId);
+  // Or they could come back through a link they made (created after this, it is refused when used).
+  await cancelInvitationsBy(rt.accounts, org.organization.id, userId);
   rt.logger?.info({ event: 'console.member_removed', userId, by: org.user.id }, 'console: member removed');
   return redirect(rt, '/members');
 }
@@ -254,7 +257,7 @@ export async function usageCsv(rt: ConsoleRuntime, org: OrgContext): Promise<Rep
 // ---------------------------------------------------------------------------------------------------
 // Playground
 
-function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
+export function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
   const now = Date.now();
   return records.filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now));
 }

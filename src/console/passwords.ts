@@ -1,8 +1,15 @@
 /**
  * Password hashing with `node:crypto` scrypt (memory-hard, no native build). The stored string carries
  * its parameters, so they can be raised later without breaking existing hashes.
+ *
+ * Each hash holds one of libuv's threads (4 unless `UV_THREADPOOL_SIZE` says otherwise) for tens to
+ * hundreds of milliseconds, and those threads also serve DNS lookups, file reads and zlib. So hashes are
+ * bounded process-wide: at most {@link PASSWORD_HASHING_DEFAULTS}`.maxConcurrent` run at once and a few
+ * wait; past that, hashing throws {@link PasswordHashingBusyError} (the console answers 429 with
+ * `Retry-After`), so a flood of sign-ins can never take the whole thread pool.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 /** Shortest accepted password, in characters. */
 export const PASSWORD_MIN_LENGTH = 10;
@@ -14,20 +21,73 @@ export const PASSWORD_MAX_LENGTH = 200;
 const PARAMS = { N: 32_768, r: 8, p: 4 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * Bounds on password hashing, process-wide: hashes running at once (half of libuv's 4 threads, and one
+ * core less than the machine has: a hash keeps a core busy), and hashes waiting for one of them.
+ */
+export const PASSWORD_HASHING_DEFAULTS = {
+  maxConcurrent: Math.max(1, Math.min(2, availableParallelism() - 1)),
+  maxWaiting: 8,
+  retryAfterMs: 1_000,
+} as const;
+
+/** Thrown when {@link PASSWORD_HASHING_DEFAULTS}`.maxConcurrent` hashes run and the waiting line is full. */
+export class PasswordHashingBusyError extends Error {
+  /** When to try again, in ms. */
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number) {
+    super('too many password hashes in progress');
+    this.name = 'PasswordHashingBusyError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+let limits: { maxConcurrent: number; maxWaiting: number } = { ...PASSWORD_HASHING_DEFAULTS };
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/**
+ * Sets the process-wide bounds on password hashing (for benchmarks and tests; the defaults suit a libuv
+ * pool of 4 threads). `maxConcurrent: Infinity` turns the bound off.
+ */
+export function setPasswordHashingLimits(next: { maxConcurrent: number; maxWaiting: number }): void {
+  if (!(next.maxConcurrent >= 1) || !(next.maxWaiting >= 0))
+    throw new RangeError('maxConcurrent must be at least 1 and maxWaiting at least 0');
+  limits = { maxConcurrent: next.maxConcurrent, maxWaiting: next.maxWaiting };
+}
+
+/** Runs `work` in one of the hashing slots, waiting in line for one; throws when the line is full. */
+async function inHashingSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running < limits.maxConcurrent) running++;
+  else if (waiting.length < limits.maxWaiting) await new Promise<void>((resolve) => waiting.push(resolve));
+  else throw new PasswordHashingBusyError(PASSWORD_HASHING_DEFAULTS.retryAfterMs);
+  try {
+    return await work();
+  } finally {
+    // The slot passes to the next in line, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function scryptAsync(
   password: string,
   salt: Buffer,
   length: number,
   options: ScryptOptions,
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(
-      password.normalize('NFKC'),
-      salt,
-      length,
-      { ...options, maxmem: 128 * 1024 * 1024 },
-      (error, key) => (error ? reject(error) : resolve(key)),
-    ),
+  return inHashingSlot(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(
+          password.normalize('NFKC'),
+          salt,
+          length,
+          { ...options, maxmem: 128 * 1024 * 1024 },
+          (error, key) => (error ? reject(error) : resolve(key)),
+        ),
+      ),
   );
 }
 
@@ -69,6 +129,10 @@ let dummy: Promise<string> | undefined;
  * first use (scrypt costs 32 MiB and tens of milliseconds: not at every CLI start).
  */
 export function dummyPasswordHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(18).toString('base64url'));
+  // Not kept when it failed (hashing was busy): the next sign-in makes it.
+  dummy ??= hashPassword(randomBytes(18).toString('base64url')).catch((error: unknown) => {
+    dummy = undefined;
+    throw error;
+  });
   return dummy;
 }

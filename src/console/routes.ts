@@ -20,6 +20,7 @@ import {
   usagePage,
 } from './organization.ts';
 import { ConsoleError, redirect, type ConsoleRequest, type ConsoleRuntime, type Reply } from './runtime.ts';
+import { cancelResearch, researchJobPage, researchPage, startResearch } from './research.ts';
 import {
   accountPage,
   changePassword,
@@ -45,6 +46,7 @@ const ROUTES = [
   '/usage.csv',
   '/playground',
   '/playground/ask',
+  '/research',
   '/account',
   '/operator',
   '/organization',
@@ -59,6 +61,7 @@ const PREFIXES = [
   '/reset/',
   '/console-assets/',
   '/operator/',
+  '/research/',
 ];
 
 /** Whether `path` (relative to the mount point) is one of the console's. */
@@ -111,6 +114,9 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   if (path === '/usage.csv' && get) return usageCsv(rt, org);
   if (path === '/playground' && get) return playgroundPage(rt, org);
   if (path === '/playground/ask' && !get) return ask(rt, org);
+  if (path === '/research') return get ? researchPage(rt, org) : startResearch(rt, org);
+  if ((match = /^\/research\/([^/]+)$/.exec(path)) && get) return researchJobPage(rt, org, match[1]!);
+  if ((match = /^\/research\/([^/]+)\/cancel$/.exec(path)) && !get) return cancelResearch(rt, org, match[1]!);
   throw new ConsoleError(404, 'This page does not exist.');
 }
 

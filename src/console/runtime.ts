@@ -14,7 +14,7 @@ import type {
   UsageStore,
   UserRecord,
 } from '../stores/account-types.ts';
-import type { RateLimiter } from '../stores/types.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 import type { Html } from './html.ts';
 import type { ConsoleKeyStore } from './keys.ts';
 import { cookie, ORGANIZATION_COOKIE } from './security.ts';
@@ -56,7 +56,8 @@ export interface ConsoleRuntime extends ConsolePaths {
   readonly sessionTtlMs: number;
   readonly invitationTtlMs: number;
   /** Sign-in and sign-up attempts per email and per client address. */
-  readonly throttles: { readonly perAccount: RateLimiter; readonly perAddress: RateLimiter };
+  /** Sign-in and sign-up throttling (sign-in-throttle.ts). */
+  readonly signInThrottle: SignInThrottle;
   /** Switches maintenance on every instance (operator.ts). */
   readonly maintenance: { set(on: boolean): Promise<void> };
   readonly logger: Logger | undefined;
@@ -91,9 +92,12 @@ export interface OrgContext extends Context {
 /** A failure shown to the user as an error page with this status and message. */
 export class ConsoleError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** Headers of the error page, e.g. `Retry-After`. */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(status: number, message: string, headers: Readonly<Record<string, string>> = {}) {
     super(message);
     this.status = status;
+    this.headers = headers;
   }
 }
 

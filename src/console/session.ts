@@ -1,7 +1,7 @@
 /**
  * Who is asking: a request's session, origin and CSRF checks and its form ({@link contextOf}), and the
  * pages that start and end sessions: sign-up, sign-in, sign-out, the account page (password change) and
- * the choice of organization. Sign-in and sign-up attempts are throttled per email and per address.
+ * the choice of organization. Sign-in and sign-up attempts are throttled (sign-in-throttle.ts).
  */
 import type { OrganizationRecord, UserRecord } from '../stores/account-types.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
@@ -130,17 +130,16 @@ export async function startSession(
   return redirect(rt, to, { 'set-cookie': sessionCookie(rt, context, token) });
 }
 
-/** Throttles sign-in and sign-up attempts per client address (and per email for sign-in). */
+/** Throttles sign-in and sign-up attempts (see sign-in-throttle.ts); 429 with Retry-After when refused. */
 export async function throttle(rt: ConsoleRuntime, context: Context, email: string | null): Promise<void> {
-  const { perAccount, perAddress } = rt.throttles;
-  const byAddress = await perAddress.consume(`address:${context.clientAddress}`);
-  const byAccount = email ? await perAccount.consume(`email:${email}`) : { allowed: true, retryAfterMs: 0 };
-  if (!byAddress.allowed || !byAccount.allowed) {
-    const minutes = Math.max(1, Math.ceil(Math.max(byAddress.retryAfterMs, byAccount.retryAfterMs) / 60_000));
+  const refused = await rt.signInThrottle.admit(context.clientAddress, email);
+  if (refused) {
+    const minutes = Math.max(1, Math.ceil(refused.retryAfterMs / 60_000));
     rt.logger?.warn({ event: 'console.throttled', email: email !== null }, 'console: too many attempts');
     throw new ConsoleError(
       429,
       `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      { 'retry-after': String(Math.ceil(refused.retryAfterMs / 1000)) },
     );
   }
 }
@@ -154,6 +153,7 @@ export async function authenticate(rt: ConsoleRuntime, context: Context): Promis
   const user = await rt.accounts.findUserByEmail(email);
   const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !matches) {
+    await rt.signInThrottle.failed(context.clientAddress, email);
     rt.logger?.info({ event: 'console.signin_failed' }, 'console: sign-in failed');
     return null;
   }
@@ -248,6 +248,7 @@ export async function changePassword(rt: ConsoleRuntime, context: Context, user:
   const password = context.form.get('password') ?? '';
   await throttle(rt, context, user.email);
   if (!(await verifyPassword(current, user.passwordHash))) {
+    await rt.signInThrottle.failed(context.clientAddress, user.email);
     return htmlReply(400, accountView(rt, context, user, { error: 'The current password is incorrect.' }));
   }
   const problem = passwordProblem(password);

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/extract` (and the Tavily-compatible extract): a hold for every URL, then every URL fetched (SSRF
  * guard, robots.txt, limits: the engine's fetcher) and extracted in parallel, each bounded by the page
- * timeout; a page that fails is reported with its error code, never failing the others, and is not charged.
+ * timeout; a page that fails is reported with its error code, never failing the others, and costs a share
+ * of a page read when it was requested from its server ({@link extractCharge}).
  */
 import { CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
@@ -31,26 +32,52 @@ export async function runExtract(
       description: 'Not Found: this service does not fetch pages (its fetcher or extractor is turned off)',
     });
   }
-  const { extractCreditCost } = runtime;
+  const charge = (read: readonly (ExtractedPage | FailedPage)[]) =>
+    extractCharge(read, runtime.extractCreditCost, runtime.extractFailedShare);
   let signal = info.signal;
   let results: Awaited<ReturnType<typeof readPages>>;
   try {
     results = await runtime.moneyPath.run(
-      { ...chargeTarget(key, info), amount: request.urls.length * extractCreditCost },
+      chargeTarget(key, info, request.urls.length * runtime.extractCreditCost),
       (call) => {
         signal = call.signal;
         return readPages(request, { fetcher, extractor }, call, runtime.settings.pageTimeoutMs);
       },
-      (read) => read.filter(isExtracted).length * extractCreditCost,
+      charge,
     );
   } catch (thrown) {
     throw pipelineError(thrown, signal);
   }
   return {
     results,
-    credits_charged: results.filter(isExtracted).length * extractCreditCost,
+    credits_charged: charge(results),
     response_time: Math.round(performance.now() - info.startedAt),
   };
+}
+
+/** Failures of `POST /v1/extract` that come before any request to the page's server: those pages are free. */
+const REFUSED_BEFORE_REQUEST: ReadonlySet<string> = new Set([
+  'bad_url',
+  'blocked_address',
+  'robots_disallowed',
+  'aborted',
+]);
+
+/**
+ * What a `POST /v1/extract` costs: `cost` per page read, and `failedShare` of it per page requested from
+ * its server but not read (summed, rounded up), so that a fan-out of failing fetches is not free.
+ */
+export function extractCharge(
+  results: readonly (ExtractedPage | FailedPage)[],
+  cost: number,
+  failedShare: number,
+): number {
+  const read = results.filter(isExtracted).length;
+  const failed = results.filter(
+    (result) => 'error' in result && !REFUSED_BEFORE_REQUEST.has(result.error.code),
+  ).length;
+  // Rounded to 1e-9 first, so that 4 × 0.25 is 1, not a float above it rounded up to 2.
+  return read * cost + Math.ceil(Math.round(failed * cost * failedShare * 1e9) / 1e9);
 }
 
 /** Reads the pages of an extract request, in request order. */

@@ -48,7 +48,8 @@ import {
   type SearchEngineOptions,
 } from './options.ts';
 import { createErrorReporter, createProtocolService } from './protocol.ts';
-import { runSearch, type SearchRuntime } from './search.ts';
+import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
+import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
 import { runSearchStream } from './stream.ts';
 
@@ -68,7 +69,8 @@ export interface SearchEngine {
   balance(apiKey: string): Promise<BalanceResponse>;
   /**
    * Reads up to 20 pages as the owner of `apiKey` (`POST /v1/extract`): clean content, title, date and
-   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read.
+   * page type per URL, or the reason it failed. Charges `extractCreditCost` per page read (and
+   * `extractFailedShare` of it per page requested but not read).
    */
   extract(request: ExtractRequest, options: SearchCallOptions): Promise<ExtractResponse>;
   /** Handles one HTTP request of the /v1 API (what the adapters call). Never throws. */
@@ -85,6 +87,8 @@ export interface SearchEngine {
    * credits; the engine's own holds, charges and refunds go through it too.
    */
   readonly credits: CreditsService;
+  /** Research jobs: long questions that run in the background (`/v1/research` over HTTP). */
+  readonly research: ResearchJobsApi;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
@@ -141,6 +145,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     creditCost: resolved.creditCost,
     researchCreditsPerQuery: resolved.researchCreditsPerQuery,
     extractCreditCost: resolved.extractCreditCost,
+    extractFailedShare: resolved.extractFailedShare,
     strictGrounding: resolved.strictGrounding,
     metrics: options.metrics,
     reportError: createErrorReporter(logger),
@@ -162,6 +167,16 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     reportError: runtime.reportError,
     metrics: options.metrics,
   });
+  // Research jobs (src/jobs/): held by their own reservation, run on workers with this engine's search.
+  const research = createEngineResearch(options.jobs, {
+    service,
+    credits,
+    price: (request) => searchPrice(runtime, request).hold,
+    structuredOutput,
+    onError: (error, context, jobId) =>
+      logger.error({ err: error, jobId }, `research job: ${context} failed`),
+  });
+  service.research = research.service;
 
   return {
     async search(request, { apiKey, signal }) {
@@ -192,8 +207,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       await stages.extractor?.warm?.();
     },
     credits,
+    research: research.api,
     stores: { keys, credits: creditStore, rateLimiter },
     async close() {
+      await research.service.close();
       scheduler.close();
       await Promise.all([
         keys.close?.(),

@@ -68,15 +68,16 @@ export interface MoneyPath {
   ): Promise<T>;
   /**
    * Admits the request before returning (so 503 and 433 are thrown, not streamed), then relays `events`.
-   * The hold is settled before the final event is passed on: committed when `chargeable(final)` (default:
-   * always; a number of credits as for `run`), else refunded; refunded when the events fail or the consumer
-   * stops early.
+   * The hold is settled before the first event for which `settlesAt(event)` is true is passed on (e.g. the
+   * first piece of answer text, so that a client that leaves after receiving it has paid for it):
+   * committed when `chargeable(event)` (default: always; a number of credits as for `run`), else refunded.
+   * Later events change nothing. Refunded when the events fail or the consumer stops before that event.
    */
   stream<E>(
     target: ChargeTarget,
     events: (call: MeteredCall) => AsyncIterable<E>,
-    isFinal: (event: E) => boolean,
-    chargeable?: (final: E) => boolean | number,
+    settlesAt: (event: E) => boolean,
+    chargeable?: (event: E) => boolean | number,
   ): Promise<AsyncIterable<E>>;
 }
 
@@ -113,6 +114,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       call: {
         signal,
         requestId: target.requestId,
+        account: target.account,
         deadline: deadlineAt,
         startedAt: target.arrivedAt ?? Date.now(),
       },
@@ -172,12 +174,14 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
       }
     },
 
-    async stream(target, events, isFinal, chargeable = () => true) {
+    async stream(target, events, settlesAt, chargeable = () => true) {
       const hold = await admit(target);
       return (async function* relay() {
+        let settled = false;
         try {
           for await (const event of events(hold.call)) {
-            if (isFinal(event)) {
+            if (!settled && settlesAt(event)) {
+              settled = true;
               const verdict = chargeable(event);
               if (typeof verdict === 'number') await hold.settle('commit', verdict);
               else await hold.settle(verdict ? 'commit' : 'refund');
@@ -185,7 +189,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
             yield event;
           }
         } finally {
-          // Failure, early stop by the consumer, or events that ended without a final one: refund.
+          // Failure, or an early stop, before the settling event (or events that had none): refund.
           await hold.end();
         }
       })();

@@ -40,6 +40,7 @@ import {
   type ResearchPlanner,
   type ResearchSettings,
 } from '../pipeline/research/types.ts';
+import type { ResearchJobsOptions } from '../jobs/options.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -51,6 +52,7 @@ export const ENGINE_DEFAULTS = {
   creditCost: 1,
   tavilyPrefix: '/compat/tavily',
   extractCreditCost: 1,
+  extractFailedShare: 0.25,
   rateLimit: STORE_DEFAULTS.rateLimit,
   maxConcurrentSearches: FAIR_SCHEDULER_DEFAULTS.concurrency,
   maxQueuedSearches: FAIR_SCHEDULER_DEFAULTS.maxQueued,
@@ -198,8 +200,16 @@ export interface SearchEngineOptions {
   readonly idempotencyTtlMs?: number;
   /** Credits charged per successful search (a non-negative integer). @default 1 */
   readonly creditCost?: number;
-  /** Credits charged per page read by `POST /v1/extract` (failed pages are free). @default 1 */
+  /** Credits charged per page read by `POST /v1/extract` (failed pages: see `extractFailedShare`). @default 1 */
   readonly extractCreditCost?: number;
+  /**
+   * Share (0–1) of `extractCreditCost` charged for a page of `POST /v1/extract` that was requested from its
+   * server but could not be read (an error status, too many redirects, a timeout, an unreadable body),
+   * summed over the request and rounded up: outbound requests are work, and a request of 20 failing
+   * redirect chains is no longer free. Pages refused before any request (a bad URL, a private address,
+   * robots.txt) stay free. 0 makes every failed page free. @default 0.25
+   */
+  readonly extractFailedShare?: number;
   /** Searches running at once; more wait in a queue. @default 8 */
   readonly maxConcurrentSearches?: number;
   /** Searches allowed to wait; past this, 503. @default 64 */
@@ -289,6 +299,12 @@ export interface SearchEngineOptions {
    * @default none: the AI SDK's defaults (globally registered integrations, if any)
    */
   readonly telemetry?: ModelTelemetrySettings;
+  /**
+   * Research jobs (`engine.research`, `POST /v1/research`): their queue (in-process by default; SQLite,
+   * Redis or PostgreSQL to survive restarts and spread over machines), workers, caps and webhooks.
+   * @default in-process queue, 2 workers
+   */
+  readonly jobs?: ResearchJobsOptions;
 }
 
 /** Options of `depth: "research"` ({@link SearchEngineOptions.research}). */
@@ -337,6 +353,7 @@ const NO_LOGGER: Logger = { info() {}, warn() {}, error() {} };
 export interface ResolvedEngineOptions {
   readonly creditCost: number;
   readonly extractCreditCost: number;
+  readonly extractFailedShare: number;
   readonly strictGrounding: boolean;
   readonly maxConcurrentSearches: number;
   readonly maxQueuedSearches: number;
@@ -404,6 +421,11 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
   return {
     creditCost,
     extractCreditCost,
+    extractFailedShare: fraction(
+      'extractFailedShare',
+      options.extractFailedShare,
+      defaults.extractFailedShare,
+    ),
     strictGrounding: options.strictGrounding ?? defaults.strictGrounding,
     maxConcurrentSearches: positiveInteger(
       'maxConcurrentSearches',

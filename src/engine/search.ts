@@ -42,6 +42,8 @@ export interface SearchRuntime {
   readonly researchCreditsPerQuery: number;
   /** Credits per page read by `/v1/extract`. */
   readonly extractCreditCost: number;
+  /** Share of `extractCreditCost` per page of `/v1/extract` requested but not read. */
+  readonly extractFailedShare: number;
   /** Refuse ungrounded answers unless the request says `grounding: "lenient"`. */
   readonly strictGrounding: boolean;
   readonly metrics: EngineMetrics | undefined;
@@ -49,7 +51,7 @@ export interface SearchRuntime {
   readonly reportError: (error: CitewiseError, info: RequestInfo) => void;
 }
 
-/** Runs one search as `key` (already admitted): charged when its answer has sources, else refunded. */
+/** Runs one search as `key` (already admitted): charged when it found pages (cited or not), else refunded. */
 export async function runSearch(
   runtime: SearchRuntime,
   key: KeyRecord,
@@ -63,7 +65,7 @@ export async function runSearch(
   let grounding: GroundingCheck | undefined;
   try {
     result = await runtime.moneyPath.run(
-      { ...chargeTarget(key, info), amount: price.hold },
+      chargeTarget(key, info, price.hold),
       async (call) => {
         signal = call.signal;
         const found = await runPipeline(
@@ -104,8 +106,9 @@ export function settingsFor(runtime: SearchRuntime, price: SearchPrice): Pipelin
 
 /**
  * The grounding check of a finished search, when the response shows it or strict grounding needs it.
- * Under strict grounding, an answer citing sources none of which supports a sentence is refused (thrown
- * inside the money path, so it is refunded); an answer that says the sources hold none is returned.
+ * Under strict grounding, an answer written from pages that no source supports (it cites none, or none
+ * of its citations holds) is refused: thrown inside the money path, so a plain search is refunded. A
+ * search that found no page at all is answered ("the sources do not contain an answer") for free.
  */
 export function checkGroundingOf(
   runtime: SearchRuntime,
@@ -115,7 +118,7 @@ export function checkGroundingOf(
   const strict = (request.grounding ?? (runtime.strictGrounding ? 'strict' : 'lenient')) === 'strict';
   if (!strict && !request.include.includes('citations')) return undefined;
   const check = groundingOf({ ...found, json: request.jsonSchema !== undefined });
-  if (strict && isChargeable(found.sources) && check.report.level === 'none') throw ungroundedError();
+  if (strict && isChargeable(found) && check.report.level === 'none') throw ungroundedError();
   return check;
 }
 

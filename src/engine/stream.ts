@@ -1,7 +1,8 @@
 /**
  * One streamed search (`"stream": true`, the playground, MCP and OpenAI-compatible streams): admitted and
- * charged like a plain search (search.ts), committed just before the `done` event, refunded on failure and
- * when the consumer stops early (a client that disconnected).
+ * charged like a plain search (search.ts), committed just before the first answer text goes out (a client
+ * that leaves after receiving it has paid), refunded on failure and when the consumer stops before any
+ * answer text (a client that disconnected).
  */
 import { errorBody, toCitewiseError, type CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
@@ -37,7 +38,7 @@ export async function runSearchStream(
   let passages: readonly Passage[] = [];
   let documents: readonly ExtractedContent[] = [];
   let steps: readonly ResearchStep[] | undefined;
-  // Checked once, when the stream is done: before the hold is settled (a refused answer is refunded).
+  // Checked once, when the stream is done (an answer refused before any text went out is refunded).
   let grounding: { check: GroundingCheck | undefined } | { refused: CitewiseError } | undefined;
   const groundingAtEnd = (event: { answer: string; sources: readonly string[] }) => {
     if (grounding === undefined) {
@@ -50,9 +51,9 @@ export async function runSearchStream(
     return grounding;
   };
   let searches = 1;
-  const chargeOf = (sources: readonly string[]) => price.charge({ sources, searches });
+  let charged = 0;
   const events = await runtime.moneyPath.stream(
-    { ...chargeTarget(key, info), amount: price.hold },
+    chargeTarget(key, info, price.hold),
     (call) => {
       signal = call.signal;
       return streamPipeline(
@@ -68,9 +69,13 @@ export async function runSearchStream(
         },
       );
     },
-    (event) => event.type === 'done',
-    (event) =>
-      event.type === 'done' && !('refused' in groundingAtEnd(event)) ? chargeOf(event.sources) : false,
+    (event) => event.type === 'delta' || event.type === 'done',
+    (event) => {
+      // At the first delta; at `done` only for an answer streamed without text (then it may be refused).
+      const refused = event.type === 'done' && 'refused' in groundingAtEnd(event);
+      charged = refused ? 0 : price.charge({ documents, searches });
+      return charged;
+    },
   );
   return (async function* respond(): AsyncGenerator<SearchStreamEvent> {
     try {
@@ -81,7 +86,6 @@ export async function runSearchStream(
         }
         const checked = groundingAtEnd(event);
         if ('refused' in checked) throw checked.refused;
-        const charged = chargeOf(event.sources);
         observeSearch(runtime, info, true, { charged });
         const result = {
           answer: event.answer,

@@ -9,7 +9,19 @@ import { parseBody } from './schema.ts';
 /** Most URLs in one extract request. */
 export const MAX_EXTRACT_URLS = 20;
 
+/** Longest URL in an extract request, in characters. */
+export const MAX_EXTRACT_URL_CHARS = 2_048;
+
 const urlsMessage = `must be an array of 1 to ${MAX_EXTRACT_URLS} http(s) URLs`;
+
+/**
+ * Why a URL cannot be asked for, or `null`: longer than {@link MAX_EXTRACT_URL_CHARS}, or not an http(s)
+ * URL. The one check of `POST /v1/extract` and of the Tavily-compatible extract route.
+ */
+export function extractUrlProblem(url: string): 'too long' | 'not http' | null {
+  if (url.length > MAX_EXTRACT_URL_CHARS) return 'too long';
+  return /^https?:\/\//i.test(url) && URL.canParse(url) ? null : 'not http';
+}
 
 export const extractRequestSchema = z.object(
   {
@@ -18,11 +30,8 @@ export const extractRequestSchema = z.object(
       .array(
         z
           .string({ error: 'entries must be http(s) URLs' })
-          .max(2_048, 'entries must be at most 2048 characters')
-          .refine(
-            (value) => /^https?:\/\//i.test(value) && URL.canParse(value),
-            'entries must be http(s) URLs',
-          ),
+          .max(MAX_EXTRACT_URL_CHARS, `entries must be at most ${MAX_EXTRACT_URL_CHARS} characters`)
+          .refine((value) => extractUrlProblem(value) !== 'not http', 'entries must be http(s) URLs'),
         { error: urlsMessage },
       )
       .min(1, urlsMessage)
@@ -77,7 +86,10 @@ export interface FailedPage {
 /** The body of a 200 from `POST /v1/extract`: one entry per requested URL, in request order. */
 export interface ExtractResponse {
   readonly results: readonly (ExtractedPage | FailedPage)[];
-  /** Credits charged: one `extractCreditCost` per page read (failed pages are free). */
+  /**
+   * Credits charged: one `extractCreditCost` per page read, and `extractFailedShare` of one per page
+   * requested from its server but not read (summed, rounded up).
+   */
   readonly credits_charged: number;
   /** Milliseconds from the request's arrival to the response. */
   readonly response_time: number;

@@ -13,6 +13,7 @@ export function fromFetchRequest(request: Request, path: string, baseUrl?: strin
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => readFetchBody(request, limit),
     signal: request.signal,
+    query: new URL(request.url).search.slice(1),
     ...(baseUrl ? { baseUrl } : {}),
   };
 }

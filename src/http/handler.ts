@@ -29,9 +29,13 @@ import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
 import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
 import { openApiDocument } from './openapi.ts';
+import { isResearchPath, researchRouteOf, routeResearch } from './research.ts';
+import type { ResearchService } from '../jobs/research.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
 import {
+  jsonDepth,
+  MAX_JSON_DEPTH,
   parseSearchRequest,
   type BalanceResponse,
   type NormalizedSearchRequest,
@@ -55,6 +59,8 @@ export interface ProtocolRequest {
   readonly parsedBody?: unknown;
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
+  /** The query string without its `?` (`status=running&limit=10`); absent or `''` when there is none. */
+  readonly query?: string;
   /**
    * Where the client reached the API: origin and mount path, e.g. `http://127.0.0.1:3000/api`. Adapters set
    * it from the request; an engine without `publicUrl` cites its corpus documents under it, so that a source
@@ -85,6 +91,8 @@ export interface RequestInfo {
   /** `performance.now()` when the request arrived; `response_time` is measured from here. */
   readonly startedAt: number;
   readonly signal: AbortSignal;
+  /** A research job's search, paid by the job's own credit hold: the search holds no credits itself. */
+  readonly prepaid?: boolean;
   /** The request's {@link ProtocolRequest.baseUrl}. */
   readonly baseUrl?: string;
 }
@@ -128,6 +136,8 @@ export interface ProtocolService {
   reportError(error: CitewiseError, info: RequestInfo): void;
   /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
   observeRequest?(observation: RequestObservation): void;
+  /** Research jobs (`/v1/research…`, src/http/research.ts); absent: those routes are 404. */
+  research?: ResearchService;
 }
 
 /** How the protocol uses the {@link IdempotencyStore}. */
@@ -214,6 +224,7 @@ function trimTrailingSlash(path: string): string {
 /** The route label of a path (few distinct values, for metrics and logs). */
 function routeOf(path: string): string {
   if (path.startsWith(DOCS_PREFIX)) return DOCS_ROUTE;
+  if (isResearchPath(path)) return researchRouteOf(path);
   const trimmed = trimTrailingSlash(path);
   return ROUTES[trimmed] ? trimmed : 'unmatched';
 }
@@ -269,7 +280,7 @@ export async function handleProtocolRequest(
 }
 
 /** Who is calling, once known (for the access log). */
-interface Caller {
+export interface Caller {
   keyId?: string;
 }
 
@@ -291,6 +302,9 @@ async function route(
     });
   }
   const path = trimTrailingSlash(request.path);
+  if (service.research && isResearchPath(path)) {
+    return routeResearch(service, service.research, request, info, caller);
+  }
   const allowed = ROUTES[path];
   if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);
   if (method !== allowed) {
@@ -441,7 +455,7 @@ function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function checkIdempotencyKey(value: string): string {
+export function checkIdempotencyKey(value: string): string {
   if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
     throw new CitewiseError('invalid_request', 'bad idempotency key', {
       description: 'Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters',
@@ -450,7 +464,7 @@ function checkIdempotencyKey(value: string): string {
   return value;
 }
 
-function withHeaders(
+export function withHeaders(
   response: ProtocolResponse,
   headers: Readonly<Record<string, string>>,
 ): ProtocolResponse {
@@ -470,7 +484,7 @@ function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo
 }
 
 /** A `text/event-stream` response of already formatted frames. */
-function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
+export function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
   return {
     status: 200,
     headers: {
@@ -500,7 +514,7 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
     });
   }
   // A host framework's body parser (e.g. express.json()) may have read the body already.
-  if (request.parsedBody !== undefined) return request.parsedBody;
+  if (request.parsedBody !== undefined) return withinDepth(request.parsedBody);
   const raw = await request.readBody(limit);
   const bytes = codings.length
     ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
@@ -519,14 +533,35 @@ export async function readJsonBody(request: ProtocolRequest, limit: number): Pro
       cause,
     });
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (cause) {
     throw new CitewiseError('invalid_request', 'malformed JSON', {
       description: 'Invalid request: the body is not valid JSON',
       cause,
     });
   }
+  return withinDepth(parsed);
+}
+
+/**
+ * A body with a field nested past {@link MAX_JSON_DEPTH} is a 400 naming the field, whatever the route (the
+ * same words as the `json_schema` check).
+ */
+function withinDepth(body: unknown): unknown {
+  const tooDeep = (name: string, limit: number) =>
+    new CitewiseError('invalid_request', 'body nested too deeply', {
+      description: `Invalid request: ${name} must be nested at most ${limit} levels deep`,
+    });
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body)) {
+      if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep(name, MAX_JSON_DEPTH);
+    }
+  } else if (jsonDepth(body, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) {
+    throw tooDeep('the body', MAX_JSON_DEPTH + 1);
+  }
+  return body;
 }
 
 /** `application/json` or any `+json` type, parameters allowed; a charset other than UTF-8 is refused. */
@@ -553,7 +588,7 @@ function baseHeaders(requestId: string): Record<string, string> {
   };
 }
 
-function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
+export function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
   return { status, headers: baseHeaders(info.requestId), body: JSON.stringify(body) };
 }
 

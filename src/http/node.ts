@@ -29,8 +29,15 @@ export function fromNodeRequest(
     readBody: (limit) => readNodeBody(req, limit),
     ...(parsedBody === undefined ? {} : { parsedBody }),
     signal: controller.signal,
+    query: queryOf(req.url),
     ...(baseUrl ? { baseUrl } : {}),
   };
+}
+
+/** The query string of a request target, without its `?`. */
+function queryOf(url: string | undefined): string {
+  const at = url?.indexOf('?') ?? -1;
+  return at === -1 ? '' : url!.slice(at + 1);
 }
 
 /** Reads a request body, rejecting with 413 as soon as more than `limit` bytes arrived. */
@@ -86,12 +93,52 @@ export function writeNodeResponse(res: ServerResponse, response: ProtocolRespons
   res.statusCode = response.status;
   // Node has no reason phrase for the spec's 433.
   if (response.status === 433) res.statusMessage = 'Quota Exceeded';
-  // After a 413 the rest of the body is unwanted: close the connection instead of draining it.
+  // After a 413 the rest of the body is unwanted: the connection is closed, not kept for another request.
   if (response.status === 413) res.setHeader('connection', 'close');
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.setHeader('content-length', Buffer.byteLength(response.body));
+  if (response.status === 413 && !res.req.complete) {
+    res.write(response.body);
+    lingerThenEnd(res);
+    return;
+  }
   res.end(response.body);
 }
+
+/**
+ * A lingering close: the response is out, but the client may still be sending the body it was refused.
+ * Closing now would reset the connection under it (its unread bytes make the kernel answer with a reset,
+ * and the client loses the response), so the rest of the body is read and thrown away first, up to
+ * {@link LINGER_LIMITS}; then the response ends and Node closes the connection (`Connection: close`).
+ */
+function lingerThenEnd(res: ServerResponse): void {
+  const req = res.req;
+  let read = 0;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', finish);
+    req.off('error', finish);
+    req.off('close', finish);
+    res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    read += chunk.byteLength;
+    if (read > LINGER_LIMITS.maxBytes) finish();
+  };
+  const timer = setTimeout(finish, LINGER_LIMITS.maxMs);
+  req.on('data', onData);
+  req.once('end', finish);
+  req.once('error', finish);
+  req.once('close', finish);
+  req.resume();
+}
+
+/** How much of a refused body is read and discarded before the connection is closed: at most this many bytes and ms. */
+export const LINGER_LIMITS = { maxBytes: 16 * 1024 * 1024, maxMs: 5_000 } as const;
 
 /** Writes chunks as they come; stops (which cancels the producer) as soon as the client is gone. */
 async function writeNodeStream(

@@ -9,6 +9,7 @@ import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
+import { researchComponents, researchPaths, type OpenApiPieces } from './openapi-research.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
@@ -435,6 +436,17 @@ const SEARCH_EXAMPLE = {
   response_time: 1234,
 } satisfies SearchResponse;
 
+/** The pieces the research routes share with the rest of the document (openapi-research.ts). */
+function researchPieces(): OpenApiPieces {
+  return {
+    jsonSchema,
+    errorResponse,
+    headers: { requestId: REQUEST_ID_HEADER, retryAfter: RETRY_AFTER_HEADER, rateLimit: RATE_LIMIT_HEADERS },
+    citations: searchResponseSchema.shape.citations,
+    grounding: searchResponseSchema.shape.grounding,
+  };
+}
+
 /** Builds the OpenAPI 3.1 document of the /v1 API. */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
   return {
@@ -453,6 +465,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       '/v1/extract': extractPath(),
       '/v1/balance': balancePath(),
       ...operatingPaths(),
+      ...researchPaths(researchPieces()),
     },
     components: components(),
   };
@@ -465,8 +478,9 @@ function searchPath(): Record<string, unknown> {
       operationId: 'search',
       summary: 'Search the web and answer the prompt with sources',
       description:
-        'Charges one search worth of credits when it succeeds; a failed or cancelled search, and one that ' +
-        'found no source (its answer says so and `sources` is empty), is refunded.',
+        'Charges one search worth of credits when it succeeds, whether or not the answer cites the pages it ' +
+        'read; a failed or cancelled search, and one that found no page at all (its answer says so and ' +
+        '`sources` is empty), is refunded. A streamed answer is charged when its first text is sent.',
       parameters: [
         {
           name: 'Idempotency-Key',
@@ -724,6 +738,7 @@ function operatingPaths(): Record<string, unknown> {
 
 /** The security scheme, the shared headers, the schemas (from the zod schemas) and the shared responses. */
 function components(): Record<string, unknown> {
+  const research = researchComponents(researchPieces());
   return {
     securitySchemes: {
       bearerAuth: {
@@ -762,8 +777,9 @@ function components(): Record<string, unknown> {
       ExtractResponse: jsonSchema(extractResponseSchema),
       Error: jsonSchema(errorSchema),
       StreamEvent: jsonSchema(streamEventSchema),
+      ...research.schemas,
     },
-    responses: RESPONSES,
+    responses: { ...RESPONSES, ...research.responses },
   };
 }
 

@@ -48,13 +48,19 @@ const isoDate = z
 
 /** Largest accepted `json_schema`, in characters of its JSON serialization. */
 export const MAX_JSON_SCHEMA_CHARS = 16_384;
-/** Deepest accepted nesting of `json_schema` (objects and arrays). */
-export const MAX_JSON_SCHEMA_DEPTH = 32;
+/**
+ * Deepest accepted nesting (objects and arrays) of a field's value in a request body: of `json_schema`,
+ * and of any field of any body read over HTTP (a body is one level more). One limit for every check, so
+ * nothing downstream (the Idempotency-Key fingerprint, a schema validator) recurses deeper.
+ */
+export const MAX_JSON_DEPTH = 32;
+/** Deepest accepted nesting of `json_schema`: {@link MAX_JSON_DEPTH}. */
+export const MAX_JSON_SCHEMA_DEPTH = MAX_JSON_DEPTH;
 
 export type { JsonObjectSchema } from '../pipeline/types.ts';
 
-/** Nesting depth of a JSON value, stopping early once past `limit`. */
-function jsonDepth(value: unknown, limit: number, depth = 0): number {
+/** Nesting depth of a JSON value (objects and arrays), stopping early once past `limit`. */
+export function jsonDepth(value: unknown, limit: number, depth = 0): number {
   if (depth > limit || value === null || typeof value !== 'object') return depth;
   let deepest = depth + 1;
   for (const child of Object.values(value)) {

@@ -1,13 +1,14 @@
 /**
- * The MCP server of citewise: tools `web_search`, `extract` and `get_balance`, on behalf of one API key, over any
+ * The MCP server of citewise: tools `web_search`, `extract`, `research` and `get_balance`, on behalf of one API key, over any
  * MCP transport (stdio in `citewise mcp`, Streamable HTTP at `/mcp` in `citewise serve`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { describeSearchFailure, type CitewiseBackend } from '../client/backend.ts';
+import { describeSearchFailure, type CitewiseBackend, type ResearchBackend } from '../client/backend.ts';
+import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
-import type { SearchResponse } from '../http/schema.ts';
+import { MAX_PROMPT_CHARS, type SearchResponse } from '../http/schema.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 
@@ -92,7 +93,7 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
       title: 'Read web pages',
       description:
         `Reads up to ${MAX_EXTRACT_URLS} web pages and returns their main content as Markdown (or text), ` +
-        'without menus and ads. Each page read costs credits; pages that fail are free.',
+        'without menus and ads. Each page read costs credits; a page that fails costs a share of that.',
       inputSchema: {
         urls: z
           .array(z.url())
@@ -116,6 +117,8 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
     },
   );
 
+  if (backend.research) registerResearchTool(server, backend.research);
+
   server.registerTool(
     'get_balance',
     {
@@ -137,6 +140,79 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
     },
   );
   return server;
+}
+
+/**
+ * The tool `research`: starts a research job, waits for it (the job runs in the background on the
+ * service; a client that gives up cancels it, refunding its unused credits) and returns its answer.
+ */
+function registerResearchTool(server: McpServer, research: ResearchBackend): void {
+  server.registerTool(
+    'research',
+    {
+      title: 'Research',
+      description:
+        'Researches a question that needs several searches and readings (it runs as a background job and ' +
+        'can take minutes), then answers with cited sources. Slower and costlier than web_search: use it ' +
+        'for questions web_search could not answer in one go.',
+      inputSchema: {
+        prompt: z.string().min(1).max(MAX_PROMPT_CHARS).describe('The question, self-contained.'),
+        max_credits: z.number().int().min(1).optional().describe('Most credits the research may spend.'),
+        time_limit_ms: z
+          .number()
+          .int()
+          .min(JOBS_DEFAULTS.minTimeLimitMs)
+          .max(JOBS_DEFAULTS.maxTimeLimitMs)
+          .optional()
+          .describe('Most time the research may take, in milliseconds.'),
+      },
+      outputSchema: {
+        id: z.string(),
+        status: z.string(),
+        answer: z.string().optional(),
+        sources: z.array(z.string()).optional(),
+        credits_used: z.number(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: false },
+    },
+    async (input, extra): Promise<CallToolResult> => {
+      let id: string | undefined;
+      try {
+        id = (await research.create(input, { signal: extra.signal })).id;
+        const job = await research.wait(id, { signal: extra.signal });
+        if (extra.signal.aborted) throw extra.signal.reason;
+        const structured = {
+          id: job.id,
+          status: job.status,
+          ...(job.answer === undefined ? {} : { answer: job.answer }),
+          ...(job.sources === undefined ? {} : { sources: [...job.sources] }),
+          credits_used: job.credits_used,
+        };
+        if (job.status !== 'completed') {
+          const reason = job.error?.description ?? job.status;
+          return {
+            isError: true,
+            content: [{ type: 'text', text: `research ${job.id} ${job.status}: ${reason}` }],
+            structuredContent: structured,
+          };
+        }
+        const text = formatSearchResult({
+          answer: job.answer ?? '',
+          sources: [...(job.sources ?? [])],
+          response_type: job.response_type,
+          response_time: 0,
+        });
+        return {
+          content: [{ type: 'text', text: `${text}\n\n(research job ${job.id})` }],
+          structuredContent: structured,
+        };
+      } catch (error) {
+        // The client gave up: stop the job and refund what it held.
+        if (id !== undefined && extra.signal.aborted) await research.cancel(id).catch(() => {});
+        return toolError(error);
+      }
+    },
+  );
 }
 
 /**

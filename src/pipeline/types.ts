@@ -28,6 +28,11 @@ export interface CallOptions {
    */
   readonly priority?: number;
   /**
+   * Who the work is for (the paying account): stages shared by every request, like the extraction
+   * workers, are shared fairly between accounts. @default none: each call counts on its own
+   */
+  readonly account?: string;
+  /**
    * Where the client reached the service (origin and mount path), when the engine has no `publicUrl`: the
    * engine's local index cites its documents under it.
    */

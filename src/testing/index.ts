@@ -41,3 +41,5 @@ export { describeAccountStore } from './account-store-suite.ts';
 export type { MakeAccountStore } from './account-store-suite.ts';
 export { describeUsageStore } from './usage-store-suite.ts';
 export type { MakeUsageStore } from './usage-store-suite.ts';
+export { describeJobQueue } from './job-queue-suite.ts';
+export type { JobQueueSuiteOptions, MakeJobQueue } from './job-queue-suite.ts';

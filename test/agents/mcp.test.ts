@@ -47,7 +47,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'research', 'web_search']);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -79,6 +79,39 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
       const after = await client.callTool({ name: 'get_balance', arguments: {} });
       expect((after.structuredContent as { available_credits: number }).available_credits).toBe(credits - 1);
       expect(textOf(after)).toBe(`${credits - 1} credits available`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('research starts a job, waits for it and answers with its sources and job id, charged once', async () => {
+    const client = await connect(service.apiKey);
+    try {
+      const before = await client.callTool({ name: 'get_balance', arguments: {} });
+      const credits = (before.structuredContent as { available_credits: number }).available_credits;
+      const result = await client.callTool({
+        name: 'research',
+        arguments: { prompt: 'How are credits charged?' },
+      });
+      expect(result.isError).toBeFalsy();
+      const structured = result.structuredContent as {
+        id: string;
+        status: string;
+        answer: string;
+        sources: string[];
+      };
+      expect(structured).toMatchObject({ status: 'completed' });
+      expect(structured.sources.length).toBeGreaterThan(0);
+      expect(textOf(result)).toContain(structured.answer);
+      expect(textOf(result)).toContain(`(research job ${structured.id})`);
+      const job = await service.engine.research.get(structured.id, { apiKey: service.apiKey });
+      expect(job.status).toBe('completed');
+      const after = await client.callTool({ name: 'get_balance', arguments: {} });
+      const used = (structured as unknown as { credits_used: number }).credits_used;
+      expect(used).toBeGreaterThanOrEqual(1);
+      expect((after.structuredContent as { available_credits: number }).available_credits).toBe(
+        credits - used,
+      );
     } finally {
       await client.close();
     }
@@ -270,7 +303,7 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'research', 'web_search']);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },

@@ -127,6 +127,10 @@ describe('OpenAPI 3.1 document', () => {
       'Error',
       'ExtractRequest',
       'ExtractResponse',
+      'ResearchEvent',
+      'ResearchJob',
+      'ResearchJobList',
+      'ResearchRequest',
       'SearchRequest',
       'SearchResponse',
       'StreamEvent',
@@ -249,6 +253,16 @@ describe('OpenAPI 3.1 document', () => {
     });
     expect(invalid.status).toBe(400);
     validate('Error', await invalid.json());
+    // Research jobs: the job while queued and once completed, a page of them, and their events.
+    const job = await client.research.create({ prompt: 'How are credits charged?', metadata: { ticket: 1 } });
+    validate('ResearchJob', job);
+    const done = await client.research.wait(job.id);
+    expect(done.status).toBe('completed');
+    validate('ResearchJob', done);
+    validate('ResearchJobList', await client.research.list({ limit: 5 }));
+    for await (const event of await client.research.events(job.id)) {
+      validate(event.event === 'completed' ? 'ResearchJob' : 'ResearchEvent', event.data);
+    }
   });
 
   it("the typed client's extract gets a response that validates against ExtractResponse", async () => {
@@ -289,8 +303,9 @@ describe('OpenAPI 3.1 document', () => {
           error: { code: 'bad_status', message: expect.any(String) as unknown },
         },
       ]);
-      expect(body.credits_charged).toBe(1);
-      expect((await client.balance()).available_credits).toBe(before - 1);
+      // 1 for the page read, 0.25 rounded up for the missing one.
+      expect(body.credits_charged).toBe(2);
+      expect((await client.balance()).available_credits).toBe(before - 2);
     } finally {
       await reader.close();
       await web.close();

@@ -33,6 +33,8 @@ export interface OpenAiServerOptions {
   readonly chunkSize?: number;
   /** Embedding of one input. */
   readonly embed?: (text: string) => number[];
+  /** Awaited after the first streamed piece of text, e.g. to hold the rest until the caller hangs up. */
+  readonly afterFirstChunk?: (res: ServerResponse) => Promise<void>;
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -104,6 +106,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
         object: 'chat.completion.chunk',
         choices: [{ index: 0, delta: { content: text.slice(i, i + chunkSize) }, finish_reason: null }],
       });
+      if (i === 0) await options.afterFirstChunk?.(res);
     }
     send({
       ...base,

@@ -2,11 +2,14 @@
  * The `citewise` command as a user runs it: real processes, a real data directory, real HTTP.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { CLI, runCli, servedUrl, startServe, type ServeProcess } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 
 /**
@@ -323,6 +326,90 @@ describe('citewise CLI', () => {
     server = await startServer(dataDir, ['--corpus', MANUAL_CORPUS]);
     expect(server.output()).not.toMatch(/cw_[A-Za-z0-9]{40}/);
     expect(await (await balance(server.baseUrl, firstKey)).json()).toEqual({ available_credits: before });
+  });
+
+  it('creates the data directory 0700 and the database 0600 (its -wal too); warns at start when they are wider', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'citewise-modes-'));
+    const data = join(parent, 'data');
+    try {
+      const fresh = await startServer(data);
+      try {
+        expect(statSync(data).mode & 0o777).toBe(0o700);
+        expect(statSync(join(data, 'citewise.db')).mode & 0o777).toBe(0o600);
+        expect(statSync(join(data, 'citewise.db-wal')).mode & 0o777).toBe(0o600);
+        expect(fresh.output()).not.toMatch(/open to other users/);
+      } finally {
+        // A request answered: serve is past its start (its SIGTERM handler is set).
+        await fetch(`${fresh.baseUrl}/healthz`);
+        expect(await stop(fresh)).toBe(0);
+      }
+      // Files of an older version (or made by hand) keep their modes, and are named at start.
+      chmodSync(data, 0o755);
+      chmodSync(join(data, 'citewise.db'), 0o644);
+      const old = await startServer(data);
+      try {
+        await expect
+          .poll(() => old.output())
+          .toMatch(/citewise\.db is open to other users \(mode 0644\).*chmod 600/);
+        expect(old.output()).toMatch(/data is open to other users \(mode 0755\).*chmod 700/);
+      } finally {
+        await fetch(`${old.baseUrl}/healthz`);
+        expect(await stop(old)).toBe(0);
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('/healthz answers 200 from the moment serve listens, also while it starts (/readyz is the one that waits)', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'citewise-health-'));
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    // A web search provider makes serve start its extraction workers before it opens: a start of a second or so.
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', String(port), '--data-dir', parent, '--log-level', 'info'].concat([
+        '--search',
+        'searxng',
+        '--searxng-url',
+        'http://127.0.0.1:9',
+      ]),
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let listening = false;
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      listening ||= servedUrl(stdout) !== undefined;
+    });
+    const health: string[] = [];
+    const ready: string[] = [];
+    try {
+      while (!listening && child.exitCode === null) {
+        const [h, r] = await Promise.all(
+          ['/healthz', '/readyz'].map((path) =>
+            fetch(`http://127.0.0.1:${port}${path}`).then(
+              async (response) => `${response.status} ${await response.text()}`,
+              () => null, // not listening yet
+            ),
+          ),
+        );
+        if (h) health.push(h);
+        if (r) ready.push(r);
+      }
+      expect(listening).toBe(true);
+      // Answered while it started: liveness 200, readiness 503 "starting".
+      expect(health.length).toBeGreaterThan(0);
+      expect(new Set(health)).toEqual(new Set(['200 {"status":"ok"}']));
+      expect(ready.some((answer) => answer.startsWith('503') && answer.includes('starting'))).toBe(true);
+      await fetch(`http://127.0.0.1:${port}/healthz`);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it('--maintenance answers 503 on every /v1 route', async () => {

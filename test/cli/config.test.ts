@@ -4,6 +4,7 @@ import { ENGINE_DEFAULTS } from '../../src/engine/index.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../../src/pipeline/extract/index.ts';
 import { FETCHER_DEFAULTS } from '../../src/pipeline/fetch/index.ts';
+import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatByteSize,
@@ -33,6 +34,7 @@ describe('CLI configuration', () => {
       rateLimit: ENGINE_DEFAULTS.rateLimit,
       creditCost: ENGINE_DEFAULTS.creditCost,
       extractCreditCost: ENGINE_DEFAULTS.extractCreditCost,
+      extractFailedShare: ENGINE_DEFAULTS.extractFailedShare,
       tavilyPrefix: ENGINE_DEFAULTS.tavilyPrefix,
       requestTimeoutMs: ENGINE_DEFAULTS.requestTimeoutMs,
       maxLatencyMs: ENGINE_DEFAULTS.maxLatencyMs,
@@ -73,6 +75,11 @@ describe('CLI configuration', () => {
       embeddingModel: undefined,
       modelFallback: ENGINE_DEFAULTS.modelFallback,
       strictGrounding: ENGINE_DEFAULTS.strictGrounding,
+      jobWorkers: JOBS_DEFAULTS.workers,
+      maxQueuedJobs: JOBS_DEFAULTS.maxQueuedPerAccount,
+      maxAccountJobs: JOBS_DEFAULTS.maxRunningPerAccount,
+      jobLeaseMs: JOBS_DEFAULTS.leaseMs,
+      webhookSecret: undefined,
     });
   });
 

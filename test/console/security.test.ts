@@ -131,6 +131,23 @@ function client(baseUrl: string, extraHeaders: Record<string, string> = {}) {
 
 const PASSWORD = 'a-long-password-1';
 
+/** A member invitation into a new organization, made by its owner (a link is honoured only while its creator may invite). */
+async function invitationInto(accounts: AccountStore, name: string): Promise<string> {
+  const organization = await accounts.createOrganization({ name });
+  const owner = await accounts.createUser({
+    email: `owner-of-${name.toLowerCase()}@example.com`,
+    passwordHash: 'x',
+  });
+  await accounts.putMembership({ organizationId: organization.id, userId: owner!.id, role: 'owner' });
+  const { token } = await accounts.createInvitation({
+    organizationId: organization.id,
+    role: 'member',
+    createdBy: owner!.id,
+    expiresAt: Date.now() + 60_000,
+  });
+  return token;
+}
+
 // Each scrypt hash takes 32 MiB and tens of milliseconds; some tests make a dozen: room for a loaded machine.
 describe('console security', { timeout: 90_000 }, () => {
   let harness: Harness;
@@ -253,30 +270,27 @@ describe('console security', { timeout: 90_000 }, () => {
     expect(unknown.response.headers.getSetCookie()).toEqual(wrong.response.headers.getSetCookie());
   });
 
-  it('throttles sign-in per account (even with the right password) and per client address', async () => {
+  it('throttles failed sign-ins per account and address, and attempts per address; the owner still gets in', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.1.1' });
     await c.request('POST', '/sign-up', { email: 'throttle@example.com', password: PASSWORD });
-    for (let i = 0; i < 3; i++) {
-      const attempt = await client(harness.baseUrl, { 'x-forwarded-for': `10.0.2.${i}` }).request(
-        'POST',
-        '/sign-in',
-        {
-          email: 'throttle@example.com',
-          password: 'wrong-password-x',
-        },
-      );
-      expect(attempt.response.status).toBe(401);
-    }
-    const blocked = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.2.9' }).request(
-      'POST',
-      '/sign-in',
-      {
+    /** Signs in to throttle@example.com from `address`. */
+    const signInFrom = (address: string, password: string) =>
+      client(harness.baseUrl, { 'x-forwarded-for': address }).request('POST', '/sign-in', {
         email: 'throttle@example.com',
-        password: PASSWORD,
-      },
-    );
+        password,
+      });
+    for (let i = 0; i < 3; i++) {
+      expect((await signInFrom(`10.0.2.${i}`, 'wrong-password-x')).response.status).toBe(401);
+    }
+    // The account is under attack: an address that failed on it waits, even with the right password…
+    const blocked = await signInFrom('10.0.2.0', PASSWORD);
     expect(blocked.response.status).toBe(429);
     expect(blocked.text).toContain('Too many attempts');
+    expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    // …an address that has not failed gets one try: a wrong password counts, the owner's right one gets in.
+    expect((await signInFrom('10.0.2.8', 'wrong-password-x')).response.status).toBe(401);
+    expect((await signInFrom('10.0.2.8', 'wrong-password-y')).response.status).toBe(429);
+    expect((await signInFrom('10.0.2.9', PASSWORD)).response.status).toBe(303);
 
     const address = client(harness.baseUrl, { 'x-forwarded-for': '10.0.3.1' });
     const statuses: number[] = [];
@@ -291,6 +305,30 @@ describe('console security', { timeout: 90_000 }, () => {
       );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 429]);
+  });
+
+  it('sign-up tells a taken email apart (no email step could hide it), and probing it is throttled per address', async () => {
+    const prober = client(harness.baseUrl, { 'x-forwarded-for': '10.0.7.1' });
+    const first = await prober.request('POST', '/sign-up', {
+      email: 'taken@example.com',
+      password: PASSWORD,
+    });
+    expect(first.response.status).toBe(303);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const probe = await client(harness.baseUrl, { 'x-forwarded-for': '10.0.7.1' }).request(
+        'POST',
+        '/sign-up',
+        {
+          email: i === 0 ? 'taken@example.com' : `probe${i}@example.com`,
+          password: PASSWORD,
+        },
+      );
+      if (i === 0) expect(probe.text).toContain('An account with this email already exists');
+      statuses.push(probe.response.status);
+    }
+    // 6 attempts per address in this harness's window: the first sign-up and 5 probes, then 429.
+    expect(statuses).toEqual([400, 303, 303, 303, 303, 429]);
   });
 
   it('ends the session on sign-out, and every session on a password change', async () => {
@@ -326,12 +364,7 @@ describe('console security', { timeout: 90_000 }, () => {
   it('sends a CSP without inline scripts and with frame-ancestors none, on every page', async () => {
     const c = client(harness.baseUrl, { 'x-forwarded-for': '10.0.5.1' });
     await c.request('POST', '/sign-up', { email: 'csp@example.com', password: PASSWORD });
-    const { token } = await harness.accounts.createInvitation({
-      organizationId: (await harness.accounts.createOrganization({ name: 'CSP' })).id,
-      role: 'member',
-      createdBy: 'usr_cli',
-      expiresAt: Date.now() + 60_000,
-    });
+    const token = await invitationInto(harness.accounts, 'CSP');
     for (const path of [
       '/sign-in',
       '/sign-up',
@@ -372,6 +405,44 @@ describe('console security', { timeout: 90_000 }, () => {
   });
 });
 
+describe('password hashing under a sign-in flood', { timeout: 90_000 }, () => {
+  it('runs a bounded number of hashes at once: past the waiting line, 429 with Retry-After; then sign-in works again', async () => {
+    const harness = await startHarness({
+      trustProxy: true,
+      signInLimitPerAccount: { limit: 1_000, windowMs: 600_000 },
+      signInLimitPerAddress: { limit: 1_000, windowMs: 600_000 },
+    });
+    try {
+      const owner = client(harness.baseUrl, { 'x-forwarded-for': '10.9.0.1' });
+      await owner.request('POST', '/sign-up', { email: 'flood@example.com', password: PASSWORD });
+      // 40 sign-ins at once from 20 addresses: 2 hash, 8 wait, the rest are told to come back.
+      const flood = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          client(harness.baseUrl, { 'x-forwarded-for': `10.9.1.${i % 20}` }).request('POST', '/sign-in', {
+            email: `nobody${i}@example.com`,
+            password: 'wrong-password-x',
+          }),
+        ),
+      );
+      const busy = flood.filter((attempt) => attempt.response.status === 429);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(flood.every((attempt) => [401, 429].includes(attempt.response.status))).toBe(true);
+      for (const attempt of busy) {
+        expect(attempt.response.headers.get('retry-after')).toBe('1');
+        expect(attempt.text).toContain('Too many sign-ins at once');
+      }
+      const after = await client(harness.baseUrl, { 'x-forwarded-for': '10.9.2.1' }).request(
+        'POST',
+        '/sign-in',
+        { email: 'flood@example.com', password: PASSWORD },
+      );
+      expect(after.response.status).toBe(303);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe('sign-up policies', { timeout: 90_000 }, () => {
   it('invite-only: no sign-up without a link; sign-up through an invitation works', async () => {
     const harness = await startHarness({ signup: 'invite-only' });
@@ -384,13 +455,7 @@ describe('sign-up policies', { timeout: 90_000 }, () => {
       });
       expect(refused.response.status).toBe(403);
       expect(await harness.accounts.findUserByEmail('x@example.com')).toBeNull();
-      const org = await harness.accounts.createOrganization({ name: 'Invited' });
-      const { token } = await harness.accounts.createInvitation({
-        organizationId: org.id,
-        role: 'member',
-        createdBy: 'usr_cli',
-        expiresAt: Date.now() + 60_000,
-      });
+      const token = await invitationInto(harness.accounts, 'Invited');
       const invited = client(harness.baseUrl);
       const joined = await invited.request('POST', `/invite/${token}`, {
         intent: 'sign-up',

@@ -99,8 +99,8 @@ describe('the real clients against a running citewise serve', () => {
     expect(read.results.map((r) => r.url)).toEqual([`${webUrl}/glaciers`]);
     expect(read.results[0]!.raw_content).toContain('Glaciers move by internal deformation');
     expect(read.failed_results.map((r) => r.url)).toEqual([`${webUrl}/missing`]);
-    // One search, one page read.
-    expect(await balance()).toBe(before - 2);
+    // One search, one page read, and 0.25 (rounded up) for the page requested but not read.
+    expect(await balance()).toBe(before - 3);
   }, 60_000);
 
   it('the openai SDK, plain and streaming, by baseURL', async () => {

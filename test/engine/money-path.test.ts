@@ -230,6 +230,23 @@ describe('money path: streams', () => {
     expect(calls).toEqual({ reserve: 1, commit: 1, refund: 0 });
   });
 
+  it('settles at the first settling event (the first delta): a consumer that stops after it has paid', async () => {
+    const { path, calls, target } = await setup();
+    const seen: string[] = [];
+    const settlesAt = (event: string) => event === 'delta' || event === 'done';
+    const stream = await path.stream(
+      target(),
+      () => events(['sources', 'delta', 'delta', 'done']),
+      settlesAt,
+    );
+    for await (const event of stream) {
+      seen.push(`${event}:${calls.commit}`);
+      if (seen.length === 2) break;
+    }
+    expect(seen).toEqual(['sources:0', 'delta:1']);
+    expect(calls).toEqual({ reserve: 1, commit: 1, refund: 0 });
+  });
+
   it('events that fail midway are refunded', async () => {
     const { path, calls, scheduler, target } = await setup();
     const stream = await path.stream(target(), () => events(['sources', 'delta', 'done'], 2), isFinal);

@@ -58,6 +58,7 @@ describe('examples', () => {
       expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual([
         'extract',
         'get_balance',
+        'research',
         'web_search',
       ]);
     } finally {
@@ -90,6 +91,7 @@ describe('examples', () => {
       expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual([
         'extract',
         'get_balance',
+        'research',
         'web_search',
       ]);
     } finally {

@@ -6,7 +6,7 @@ import {
 } from '../../src/pipeline/extract/index.ts';
 import type { ContentExtractor, FetchedPage } from '../../src/pipeline/types.ts';
 
-type Payload = { mode: 'echo' | 'fail' | 'crash' | 'exit' | 'spin'; value?: number };
+type Payload = { mode: 'echo' | 'fail' | 'crash' | 'exit' | 'spin' | 'sleep' | 'alloc'; value?: number };
 const workerUrl = new URL('./fixtures/test-worker.ts', import.meta.url);
 
 describe('createWorkerPool', () => {
@@ -65,6 +65,43 @@ describe('createWorkerPool', () => {
     await expect(running).rejects.toThrow('stop');
     await expect(pool.run({ mode: 'echo', value: 5 })).resolves.toMatchObject({ value: 5 });
     expect(pool.stats).toMatchObject({ running: 0, queued: 0, workers: 1 });
+  });
+
+  it("starts a task's time limit when it starts on a worker, not while it waits", async () => {
+    pool = createWorkerPool<Payload, { value: number }>({
+      workerUrl,
+      size: 1,
+      taskTimeoutMs: 500,
+      signalsReady: true,
+    });
+    // The third waits 400 ms and runs 200: within its limit only if waiting does not count.
+    const tasks = [1, 2, 3].map(() => pool!.run({ mode: 'sleep', value: 200 }));
+    await expect(Promise.all(tasks)).resolves.toHaveLength(3);
+    await expect(pool.run({ mode: 'sleep', value: 5_000 })).rejects.toMatchObject({ code: 'timeout' });
+    await expect(pool.run({ mode: 'echo', value: 2 })).resolves.toMatchObject({ value: 2 });
+  });
+
+  it('gives an account at most its share of the workers: another account starts at once', async () => {
+    pool = createWorkerPool<Payload, { value: number }>({ workerUrl, size: 2 });
+    const done: string[] = [];
+    const flood = [1, 2, 3].map((n) =>
+      pool!.run({ mode: 'sleep', value: 300 }, { account: 'a' }).then(() => done.push(`a${n}`)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pool.stats).toMatchObject({ running: 1, queued: 2 });
+    await pool.run({ mode: 'echo', value: 1 }, { account: 'b' }).then(() => done.push('b'));
+    await Promise.all(flood);
+    expect(done).toEqual(['b', 'a1', 'a2', 'a3']);
+  });
+
+  it('terminates a worker whose buffers pass the memory limit; only its task fails', async () => {
+    pool = createWorkerPool<Payload, { value: number }>({ workerUrl, size: 2, maxWorkerMemoryMb: 64 });
+    const other = pool.run({ mode: 'sleep', value: 300 }, { account: 'b' });
+    await expect(pool.run({ mode: 'alloc', value: 100 }, { account: 'a' })).rejects.toThrow(
+      /used over 64 MiB/,
+    );
+    await expect(other).resolves.toMatchObject({ value: 300 });
+    await expect(pool.run({ mode: 'alloc', value: 8 })).resolves.toMatchObject({ value: 8 });
   });
 
   it('rejects an already aborted signal without running', async () => {

@@ -57,7 +57,7 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     const { key } = await engine.createKey({ credits: 100 });
     const server = await ADAPTERS['node:http']!(engine);
     running.push({ engine, server });
-    return { engine, queries, fetched, ...apiClient(server.baseUrl, key) };
+    return { engine, queries, fetched, baseUrl: server.baseUrl, key, ...apiClient(server.baseUrl, key) };
   }
 
   it('include adds citations, grounding, search_results, usage and timings; without it the body is exactly the spec', async () => {
@@ -229,6 +229,43 @@ describe('request extensions, rate-limit headers and idempotency', () => {
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(await b.text()).toBe(await a.text());
     expect(answers).toBe(1);
+    expect(await balance()).toBe(99);
+  });
+
+  it('a body nested 100,000 deep is a 400 on every route, with an Idempotency-Key too (never a 500)', async () => {
+    const { baseUrl, key, balance } = await setup();
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const bodies: [string, string][] = [
+      ['/v1/search', `{"prompt":"Etna","x":${deep}}`],
+      ['/v1/extract', `{"urls":["https://a.example.com/etna"],"x":${deep}}`],
+      ['/compat/tavily/search', `{"query":"Etna","x":${deep}}`],
+    ];
+    for (const [path, body] of bodies) {
+      for (const idempotencyKey of [undefined, `deep-${path}`]) {
+        const response = await fetch(`${baseUrl}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+          },
+          body,
+        });
+        expect(response.status, `${path} ${idempotencyKey ?? ''}`).toBe(400);
+        expect(JSON.stringify(await response.json())).toMatch(/x must be nested at most 32 levels deep/);
+      }
+    }
+    // One level within the limit (a field's value 32 deep) is fine.
+    const fine = await fetch(`${baseUrl}/v1/search`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'ok-32',
+      },
+      body: `{"prompt":"Etna","x":${'['.repeat(32)}${']'.repeat(32)}}`,
+    });
+    expect(fine.status).toBe(200);
     expect(await balance()).toBe(99);
   });
 

@@ -30,6 +30,9 @@ describe('POST /v1/extract', () => {
     web = createServer((req, res) => {
       if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
       if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+      // A chain of redirects: /hop/5 → /hop/4 → … → /hop/0, which is missing.
+      const hop = /^\/hop\/(\d+)/.exec(req.url ?? '');
+      if (hop && hop[1] !== '0') return res.writeHead(302, { location: `/hop/${Number(hop[1]) - 1}` }).end();
       if (req.url === '/empty')
         return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -44,7 +47,7 @@ describe('POST /v1/extract', () => {
       // The first page starts the extraction worker, which can take seconds on a busy machine.
       pageTimeoutMs: 30_000,
     });
-    ({ key } = await engine.createKey({ credits: 10 }));
+    ({ key } = await engine.createKey({ credits: 100 }));
     api = createServer(createNodeHandler(engine));
     apiUrl = (await listenOnLoopback(api)).baseUrl;
   });
@@ -70,7 +73,7 @@ describe('POST /v1/extract', () => {
       }
     ).available_credits;
 
-  it('reads each page in request order and charges only the pages read', async () => {
+  it('reads each page in request order and charges the pages read, and a share of one for pages requested but not read', async () => {
     const before = await balance();
     const blocked = 'http://127.0.0.1:1/secret';
     const response = await extract({
@@ -96,9 +99,10 @@ describe('POST /v1/extract', () => {
     expect(missing).toMatchObject({ error: { code: 'bad_status' } });
     expect(refused).toMatchObject({ error: { code: 'blocked_address' } });
     expect(empty).toMatchObject({ error: { code: 'no_content' } });
-    expect(body.credits_charged).toBe(1);
+    // One page read (1), two pages requested but not read (2 × 0.25, rounded up: 1); the blocked one is free.
+    expect(body.credits_charged).toBe(2);
     expect(typeof body.response_time).toBe('number');
-    expect(await balance()).toBe(before - 1);
+    expect(await balance()).toBe(before - 2);
   });
 
   it('format "text" gives plain text', async () => {
@@ -123,6 +127,24 @@ describe('POST /v1/extract', () => {
       expect(error.error.code).toBe('invalid_request');
       expect(error.error.description).toContain(field);
     }
+    expect(await balance()).toBe(before);
+  });
+
+  it('one URL check for both extract routes: a 900,000-character URL is a 400 on /v1/extract and on the Tavily route', async () => {
+    const before = await balance();
+    const huge = `${webUrl}/glaciers?${'q'.repeat(900_000)}`;
+    const v1 = await extract({ urls: [huge] });
+    expect(v1.status).toBe(400);
+    expect(((await v1.json()) as { error: { description: string } }).error.description).toMatch(
+      /at most 2048 characters/,
+    );
+    const tavily = await fetch(`${apiUrl}/compat/tavily/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: [huge] }),
+    });
+    expect(tavily.status).toBe(400);
+    expect(JSON.stringify(await tavily.json())).toMatch(/urls\[0\] must be at most 2048 characters/);
     expect(await balance()).toBe(before);
   });
 
@@ -152,7 +174,24 @@ describe('POST /v1/extract', () => {
     expect(await balance()).toBe(before - 1);
   });
 
-  it('the cost per page read is configurable (extractCreditCost); failed pages stay free', async () => {
+  it('a fan-out of failing fetches is not free: 20 redirect chains cost 20 × 0.25 credits; refused pages are free', async () => {
+    const before = await balance();
+    const chains = Array.from({ length: 20 }, (_, i) => `${webUrl}/hop/5?${i}`);
+    const body = (await (await extract({ urls: chains })).json()) as {
+      results: { error?: { code: string } }[];
+      credits_charged: number;
+    };
+    expect(body.results.every((r) => r.error?.code === 'bad_status')).toBe(true);
+    expect(body.credits_charged).toBe(5);
+    expect(await balance()).toBe(before - 5);
+    // Refused before any request (a private address): nothing was fetched, nothing is charged.
+    const blocked = Array.from({ length: 20 }, (_, i) => `http://127.0.0.1:1/${i}`);
+    const refused = (await (await extract({ urls: blocked })).json()) as { credits_charged: number };
+    expect(refused.credits_charged).toBe(0);
+    expect(await balance()).toBe(before - 5);
+  });
+
+  it('the cost per page read is configurable (extractCreditCost); a failed page costs extractFailedShare of it', async () => {
     const dear = createSearchEngine({
       search: fakeSearchProvider([], { id: 'none' }),
       fetcher: createPageFetcher({ allowPrivateHosts: [new URL(webUrl).host] }),
@@ -163,16 +202,17 @@ describe('POST /v1/extract', () => {
     try {
       const { key: own } = await dear.createKey({ credits: 10 });
       const body = await dear.extract({ urls: [`${webUrl}/glaciers`, `${webUrl}/missing`] }, { apiKey: own });
-      expect(body.credits_charged).toBe(3);
-      expect((await dear.balance(own)).available_credits).toBe(7);
-      // 3 credits per URL asked for must be available before any page is read (9 > 7).
+      // 3 for the page read, 3 × 0.25 rounded up for the missing one.
+      expect(body.credits_charged).toBe(4);
+      expect((await dear.balance(own)).available_credits).toBe(6);
+      // 3 credits per URL asked for must be available before any page is read (9 > 6).
       await expect(
         dear.extract(
           { urls: [`${webUrl}/glaciers`, `${webUrl}/missing`, `${webUrl}/empty`] },
           { apiKey: own },
         ),
       ).rejects.toMatchObject({ status: 433 });
-      expect((await dear.balance(own)).available_credits).toBe(7);
+      expect((await dear.balance(own)).available_credits).toBe(6);
     } finally {
       await dear.close();
     }

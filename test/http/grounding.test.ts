@@ -2,7 +2,7 @@
  * Citations you can audit, over real HTTP: pages fetched from a loopback web and extracted, a model (a
  * loopback OpenAI-compatible server) that cites them and also invents a claim. Every citation's quote is
  * checked against the page text that `POST /v1/extract` returns; the invented sentence is flagged; strict
- * grounding refuses (and refunds) an answer no source supports, plain and streamed; a provider that fails
+ * grounding refuses an answer no source supports (a plain refusal is refunded, a streamed one charged); a provider that fails
  * or finds nothing never yields a confident answer, in any mode.
  */
 import { createServer, type Server } from 'node:http';
@@ -176,7 +176,7 @@ describe('grounding over HTTP', () => {
     );
   });
 
-  it('strict grounding refuses an answer no source supports (422, refunded), plain and streamed, on /v1 and the chat route', async () => {
+  it('strict grounding refuses an answer no source supports (422, refunded; streamed: charged, its text went out), on /v1 and the chat route', async () => {
     const api = await start({ strictGrounding: true });
     reply = (body) =>
       `Glaciers were invented by Roman engineers to store wine [${sourceNumber(body, `${webUrl}/glaciers`)}].`;
@@ -192,7 +192,8 @@ describe('grounding over HTTP', () => {
     const streamed = await api.post('/v1/search', { prompt: 'How do glaciers move?', stream: true });
     expect(streamed.status).toBe(200);
     const events = await streamed.text();
-    // The streamed text was sent as it came; the error takes the place of `done`, and nothing is charged.
+    // The streamed text was sent as it came; the error takes the place of `done`. The text went out, so
+    // the search was charged at its first delta (a plain refusal delivers nothing and is refunded).
     expect(events).toMatch(
       /event: error\ndata: \{"error":\{"description":"Unprocessable: no source supports/,
     );
@@ -214,7 +215,7 @@ describe('grounding over HTTP', () => {
       'data: {"error":{"message":"Unprocessable: no source supports an answer to this question","type":"invalid_request_error","param":null,"code":"ungrounded_answer"}}',
     );
     expect(chatStream).not.toMatch(/\[DONE\]/);
-    expect(await api.balance()).toBe(before);
+    expect(await api.balance()).toBe(before - 2);
 
     // The request may ask for the answer anyway; it is charged and says how it stands.
     const lenient = await api.post('/v1/search', {
@@ -224,12 +225,12 @@ describe('grounding over HTTP', () => {
     });
     expect(lenient.status).toBe(200);
     expect(((await lenient.json()) as { grounding: { level: string } }).grounding.level).toBe('none');
-    expect(await api.balance()).toBe(before - 1);
+    expect(await api.balance()).toBe(before - 3);
 
     // A supported answer passes strict grounding and is charged.
     reply = citingModel;
     expect((await api.post('/v1/search', { prompt: 'How do glaciers move?' })).status).toBe(200);
-    expect(await api.balance()).toBe(before - 2);
+    expect(await api.balance()).toBe(before - 4);
   });
 
   it('a request can ask for strict grounding from a lenient server', async () => {

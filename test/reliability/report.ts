@@ -18,6 +18,9 @@ const EXPECTED = [
   'failing-upstreams',
   'lifecycle',
   'soak',
+  'free-answers',
+  'extraction-flood',
+  'oversized-bodies',
 ];
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -144,6 +144,8 @@ function playground(form) {
   });
 
   form.addEventListener('submit', async (event) => {
+    // "Research in the background" posts the form to /research (a page, not a stream).
+    if (event.submitter && event.submitter.hasAttribute('formaction')) return;
     event.preventDefault();
     const f = fields();
     const button = form.querySelector('button[type="submit"]');
@@ -198,4 +200,8 @@ function playground(form) {
 document.addEventListener('DOMContentLoaded', () => {
   const form = document.getElementById('playground');
   if (form) playground(form);
+  // A running research job's page shows its progress: read it again every few seconds until it ends.
+  const refreshing = document.querySelector('[data-refresh]');
+  if (refreshing)
+    setTimeout(() => location.reload(), Number(refreshing.getAttribute('data-refresh')) || 2000);
 });

@@ -58,7 +58,7 @@ export function membersView(paths: ConsolePaths, org: OrgContext, view: MembersP
           </div>
           <button type="submit">Invite</button>
         </form>
-        ${view.invitations.length ? pendingInvitations(paths, org, view.invitations) : ''}
+        ${view.invitations.length ? pendingInvitations(paths, org, view.invitations, view.members) : ''}
       </section>`
     : html`<p class="hint">Only owners and admins invite and remove members.</p>`;
   return orgPage(
@@ -79,13 +79,16 @@ function pendingInvitations(
   paths: ConsolePaths,
   org: OrgContext,
   invitations: readonly InvitationRecord[],
+  members: readonly MemberView[],
 ): Html {
+  const creator = (i: InvitationRecord) =>
+    members.find((m) => m.userId === i.createdBy)?.email ?? 'a former member';
   return html`<h3>Pending invitations</h3>
     <ul class="plain">
       ${invitations.map(
         (i) =>
           html`<li>
-            ${i.role}, expires ${formatTime(i.expiresAt)}
+            ${i.role}, created by ${creator(i)}, expires ${formatTime(i.expiresAt)}
             <form method="post" action="${paths.link(`/invitations/${i.id}/delete`)}" class="inline">
               ${csrfField(org)}
               <button

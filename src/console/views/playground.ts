@@ -34,6 +34,9 @@ export function playgroundView(paths: ConsolePaths, org: OrgContext, active: rea
                 </select>
                 <div class="row">
                   <button type="submit">Ask</button>
+                  <button type="submit" class="secondary" formaction="${link('/research')}">
+                    Research in the background
+                  </button>
                   <button type="button" class="secondary" id="copy-curl">Copy as curl</button>
                 </div>
               </form>

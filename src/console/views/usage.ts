@@ -105,9 +105,13 @@ function signed(record: UsageRecord): string {
   return `0 (${record.credits} returned)`;
 }
 
-/** A CSV cell, quoted, with formula-looking text defused (spreadsheets would run `=…`). */
+/**
+ * A CSV cell, quoted, with formula-looking text defused (spreadsheets would run `=…`, `+…`, `-…`, `@…`):
+ * a cell that starts with one of those, a tab or a carriage return gets a leading `'`, unless the whole
+ * cell is a number (`-1`, `+1000`). `-1+HYPERLINK(…)` starts like a number but is a formula.
+ */
 function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) && !/^[-+]\d/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !/^[-+]?\d+(?:\.\d+)?$/.test(value) ? `'${value}` : value;
   return `"${safe.replace(/"/g, '""')}"`;
 }
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { CitewiseError } from '../../errors.ts';
 import type { ExtractResponse, NormalizedExtractRequest } from '../extract.ts';
-import { MAX_EXTRACT_URLS } from '../extract.ts';
+import { extractUrlProblem, MAX_EXTRACT_URL_CHARS, MAX_EXTRACT_URLS } from '../extract.ts';
 import {
   parseBody,
   parseSearchRequest,
@@ -196,8 +196,12 @@ export function parseTavilyExtract(body: unknown): NormalizedExtractRequest {
   if (urls.length === 0 || urls.length > MAX_EXTRACT_URLS) {
     throw parseBodyError(`urls must have 1 to ${MAX_EXTRACT_URLS} URLs`);
   }
-  const bad = urls.findIndex((url) => !/^https?:\/\//i.test(url) || !URL.canParse(url));
-  if (bad >= 0) throw parseBodyError(`urls[${bad}] must be an http(s) URL`);
+  for (const [index, url] of urls.entries()) {
+    const problem = extractUrlProblem(url);
+    if (problem === 'too long')
+      throw parseBodyError(`urls[${index}] must be at most ${MAX_EXTRACT_URL_CHARS} characters`);
+    if (problem) throw parseBodyError(`urls[${index}] must be an http(s) URL`);
+  }
   return { urls, format: data.format ?? 'markdown' };
 }
 

@@ -3,6 +3,7 @@ import type { ExtractedContent } from '../types.ts';
 import { parseContentType } from '../fetch/body.ts';
 import { decodeBytes } from './decode.ts';
 import { extractHtml } from './html.ts';
+import { capText, EXTRACTION_LIMIT_DEFAULTS } from './limits.ts';
 import { extractPdf } from './pdf.ts';
 import { tidyText } from './render.ts';
 
@@ -19,6 +20,16 @@ export interface ExtractContentOptions {
   readonly charset?: string;
   /** Remove share/related/caption/link-dense blocks left by Readability. @default true */
   readonly cleanBoilerplate?: boolean;
+  /**
+   * Most bytes a PDF's compressed streams may inflate to in all; a PDF past it is refused (a PDF bomb).
+   * @default EXTRACTION_LIMIT_DEFAULTS.maxPdfDecodedBytes (64 MiB)
+   */
+  readonly maxPdfDecodedBytes?: number;
+  /**
+   * Most characters of text (and of Markdown) kept of one page; a PDF's pages are read only up to it.
+   * @default EXTRACTION_LIMIT_DEFAULTS.maxTextChars (2,000,000)
+   */
+  readonly maxTextChars?: number;
 }
 
 /** The kinds of input the extractor handles. */
@@ -87,21 +98,30 @@ export async function extractContent(
   const typeCharset = parsedType?.charset;
   const kind = contentKind(input, mediaType);
   if (!kind) return null;
+  const maxTextChars = options.maxTextChars ?? EXTRACTION_LIMIT_DEFAULTS.maxTextChars;
   if (kind === 'pdf') {
     if (typeof input === 'string') return null;
-    return extractPdf(input, options.url);
+    const maxDecodedBytes = options.maxPdfDecodedBytes ?? EXTRACTION_LIMIT_DEFAULTS.maxPdfDecodedBytes;
+    return extractPdf(input, options.url, { maxDecodedBytes, maxTextChars });
   }
   const text =
     typeof input === 'string'
       ? input
       : decodeBytes(input, { charset: options.charset ?? typeCharset, sniffMeta: kind === 'html' }).text;
   if (kind === 'html') {
-    return extractHtml(text, {
+    const page = await extractHtml(text, {
       url: options.url,
       ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
     });
+    return (
+      page && {
+        ...page,
+        text: capText(page.text, maxTextChars),
+        markdown: capText(page.markdown, maxTextChars),
+      }
+    );
   }
-  const body = tidyText(text.replace(/\r\n?/g, '\n'));
+  const body = capText(tidyText(text.replace(/\r\n?/g, '\n')), maxTextChars);
   if (body === '') return null;
   return { url: options.url, title: firstLine(body), text: body, markdown: body };
 }

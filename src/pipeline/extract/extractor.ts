@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
+import { EXTRACTION_LIMIT_DEFAULTS } from './limits.ts';
 import { createWorkerPool, type WorkerPool } from './pool.ts';
 import type { ExtractTaskPayload } from './worker.ts';
 import { nonNegativeInteger, positiveInteger } from '../../options.ts';
@@ -12,12 +13,17 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 
 /**
  * Defaults of {@link createContentExtractor}: at most `maxWorkers` worker threads (fewer on a machine with
- * fewer cores), a time limit per page, and the largest body extracted.
+ * fewer cores), the queue, a time limit per page, the largest body extracted, each account's share of the
+ * workers, a worker's memory, and the bounds of one extraction (`maxPdfDecodedBytes`, `maxTextChars`).
  */
 export const EXTRACTOR_DEFAULTS = {
   maxWorkers: 2,
+  maxQueue: 256,
   timeoutMs: 10_000,
   maxInputBytes: 10 * 1024 * 1024,
+  maxAccountShare: 0.5,
+  maxWorkerMemoryMb: 512,
+  ...EXTRACTION_LIMIT_DEFAULTS,
 } as const;
 
 /** Options of {@link createContentExtractor}. */
@@ -29,10 +35,28 @@ export interface ContentExtractorOptions {
   readonly workers?: number;
   /** Extractions allowed to wait for a worker before calls are refused (`service_unavailable`). @default 256 */
   readonly maxQueue?: number;
-  /** Time limit per page, on top of the call's signal. @default 10_000 (`EXTRACTOR_DEFAULTS.timeoutMs`) */
+  /**
+   * Time limit per page, on top of the call's signal, counted from when its extraction starts on a worker
+   * (waiting for a worker does not count). @default 10_000 (`EXTRACTOR_DEFAULTS.timeoutMs`)
+   */
   readonly timeoutMs?: number;
   /** Larger bodies are refused with `payload_too_large`. @default 10 MiB (`EXTRACTOR_DEFAULTS.maxInputBytes`) */
   readonly maxInputBytes?: number;
+  /**
+   * Largest share (0–1] of the workers, and of the extractions waiting for one, that one account (the
+   * call's `account`) may hold, as searches share their slots: with 2 workers, one account extracts on
+   * one, and the other stays free for everybody else. 1 lets one account use every worker. @default 0.5
+   */
+  readonly maxAccountShare?: number;
+  /**
+   * Most memory of one worker in MiB (heap limit, and heap plus buffers checked while it works); a worker
+   * past it is terminated and replaced, and only its page fails. @default 512
+   */
+  readonly maxWorkerMemoryMb?: number;
+  /** See `ExtractContentOptions.maxPdfDecodedBytes`. @default 64 MiB */
+  readonly maxPdfDecodedBytes?: number;
+  /** See `ExtractContentOptions.maxTextChars`. @default 2_000_000 */
+  readonly maxTextChars?: number;
   /** Remove share/related/caption/byline blocks left inside Readability's output. @default true */
   readonly cleanBoilerplate?: boolean;
 }
@@ -48,23 +72,36 @@ const WARM_UP_PAGE =
  * (`CitewiseError` code `timeout`), and with `payload_too_large` for oversized bodies.
  */
 export function createContentExtractor(options: ContentExtractorOptions = {}): ContentExtractor {
+  const defaults = EXTRACTOR_DEFAULTS;
   const workers = nonNegativeInteger(
     'workers',
     options.workers,
-    Math.min(EXTRACTOR_DEFAULTS.maxWorkers, availableParallelism()),
+    Math.min(defaults.maxWorkers, availableParallelism()),
   );
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, EXTRACTOR_DEFAULTS.timeoutMs);
-  const maxInputBytes = positiveInteger(
-    'maxInputBytes',
-    options.maxInputBytes,
-    EXTRACTOR_DEFAULTS.maxInputBytes,
-  );
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, defaults.timeoutMs);
+  const maxInputBytes = positiveInteger('maxInputBytes', options.maxInputBytes, defaults.maxInputBytes);
+  const limits = {
+    maxPdfDecodedBytes: positiveInteger(
+      'maxPdfDecodedBytes',
+      options.maxPdfDecodedBytes,
+      defaults.maxPdfDecodedBytes,
+    ),
+    maxTextChars: positiveInteger('maxTextChars', options.maxTextChars, defaults.maxTextChars),
+  };
   const pool: WorkerPool<ExtractTaskPayload, ExtractedContent | null> | undefined =
     workers > 0
       ? createWorkerPool({
           workerUrl: WORKER_URL,
           size: workers,
-          ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+          maxQueue: options.maxQueue ?? defaults.maxQueue,
+          maxAccountShare: options.maxAccountShare ?? defaults.maxAccountShare,
+          taskTimeoutMs: timeoutMs,
+          signalsReady: true,
+          maxWorkerMemoryMb: positiveInteger(
+            'maxWorkerMemoryMb',
+            options.maxWorkerMemoryMb,
+            defaults.maxWorkerMemoryMb,
+          ),
         })
       : undefined;
 
@@ -76,24 +113,31 @@ export function createContentExtractor(options: ContentExtractorOptions = {}): C
           `page body of ${page.body.byteLength} bytes exceeds ${maxInputBytes}`,
         );
       }
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = AbortSignal.any([call.signal, timeout]);
       const extractOptions: ExtractContentOptions = {
         url: page.url,
         contentType: page.contentType,
+        ...limits,
         ...(page.charset ? { charset: page.charset } : {}),
         ...(options.cleanBoilerplate === undefined ? {} : { cleanBoilerplate: options.cleanBoilerplate }),
       };
+      // In the calling thread the limit starts now; on the pool it starts when a worker takes the page.
+      const timeout = pool ? undefined : AbortSignal.timeout(timeoutMs);
       try {
         if (!pool) {
+          const signal = AbortSignal.any([call.signal, timeout!]);
           signal.throwIfAborted();
           const result = await extractContent(page.body, extractOptions);
           signal.throwIfAborted();
           return result;
         }
-        return await pool.run({ input: page.body, options: extractOptions }, { signal });
+        return await pool.run(
+          { input: page.body, options: extractOptions },
+          { signal: call.signal, ...(call.account === undefined ? {} : { account: call.account }) },
+        );
       } catch (error) {
-        if (timeout.aborted && !call.signal.aborted) {
+        const timedOut =
+          error instanceof CitewiseError ? error.code === 'timeout' : timeout?.aborted === true;
+        if (timedOut && !call.signal.aborted) {
           throw new CitewiseError('timeout', `extraction of ${page.url} took over ${timeoutMs} ms`, {
             cause: error,
           });

@@ -2,7 +2,11 @@
 import type * as Unpdf from 'unpdf';
 import type { ExtractedContent } from '../types.ts';
 import { normalizeDate } from './metadata.ts';
+import { assertPdfStreamsWithin } from './pdf-streams.ts';
+import { capText } from './limits.ts';
 import { tidyText } from './render.ts';
+
+type PDFDocumentProxy = Awaited<ReturnType<typeof Unpdf.getDocumentProxy>>;
 
 type UnpdfModule = typeof Unpdf;
 let unpdfModule: Promise<UnpdfModule> | undefined;
@@ -43,15 +47,46 @@ function pdfDate(value: string | undefined): string | undefined {
   return normalizeDate(`${year}-${month}-${day}T${hour}:${minute}:${second}${offset}`);
 }
 
-/** Extracts the text of a PDF; null when it holds no text (e.g. scanned images). */
-export async function extractPdf(bytes: Uint8Array, url: string): Promise<ExtractedContent | null> {
+/** Bounds of {@link extractPdf}. */
+export interface PdfLimits {
+  /** Most bytes the PDF's compressed streams may inflate to in all; more is refused (`PdfTooLargeError`). */
+  readonly maxDecodedBytes: number;
+  /** Pages are read until the text has this many characters; the text is cut there. */
+  readonly maxTextChars: number;
+}
+
+/** The text of each page, in order, until `maxChars` characters were read (PDF.js text items, as unpdf joins them). */
+async function pagesText(pdf: PDFDocumentProxy, maxChars: number): Promise<string[]> {
+  const pages: string[] = [];
+  let length = 0;
+  for (let number = 1; number <= pdf.numPages && length < maxChars; number++) {
+    const content = await (await pdf.getPage(number)).getTextContent();
+    const text = content.items
+      .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
+      .join('');
+    pages.push(text);
+    length += text.length;
+  }
+  return pages;
+}
+
+/**
+ * Extracts the text of a PDF; null when it holds no text (e.g. scanned images). A PDF whose streams inflate
+ * past `limits.maxDecodedBytes` is refused before PDF.js reads it; the text stops at `limits.maxTextChars`.
+ */
+export async function extractPdf(
+  bytes: Uint8Array,
+  url: string,
+  limits: PdfLimits,
+): Promise<ExtractedContent | null> {
+  await assertPdfStreamsWithin(bytes, limits.maxDecodedBytes);
   unpdfModule ??= import('unpdf');
-  const { getDocumentProxy, extractText, getMeta } = await unpdfModule;
+  const { getDocumentProxy, getMeta } = await unpdfModule;
   // PDF.js may transfer (detach) the buffer it is given; hand it a copy.
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   try {
-    const { text: pages } = await extractText(pdf, { mergePages: false });
-    const text = tidyText(pages.map(pageToText).join('\n\n'));
+    const pages = await pagesText(pdf, limits.maxTextChars);
+    const text = capText(tidyText(pages.map(pageToText).join('\n\n')), limits.maxTextChars);
     if (text === '') return null;
     const { info } = await getMeta(pdf).catch(() => ({ info: {} }));
     const title = infoString(info, 'Title') ?? text.split('\n')[0]?.slice(0, 200) ?? '';

@@ -21,3 +21,6 @@ parentPort?.on('message', (message: { id: number; payload: ExtractTaskPayload })
       }),
   );
 });
+
+// Loaded: the pool starts a page's time limit from here, not from the worker's start-up.
+parentPort?.postMessage({ ready: true });

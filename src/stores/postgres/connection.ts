@@ -147,7 +147,7 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** SQL errors that are the caller's fault or ours stay as they are; anything else means "cannot reach it". */
-function toPostgresError(error: unknown): unknown {
+export function toPostgresError(error: unknown): unknown {
   if (error instanceof CitewiseError) return error;
   const code = sqlState(error);
   // SQLSTATE classes: 08 connection, 53 resources, 57 operator intervention (shutdown), 58 system, 40 rollback.

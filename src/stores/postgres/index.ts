@@ -12,6 +12,8 @@ import { buildPostgresCreditStore, normalizeSettleRetryMs } from './credit-store
 import { buildPostgresIdempotencyStore } from './idempotency-store.ts';
 import { buildPostgresKeyStore } from './key-store.ts';
 
+// Research jobs on this backend (see src/jobs/).
+export { createPostgresJobQueue, type PostgresJobQueueOptions } from '../../jobs/postgres.ts';
 export { createPostgresKeyStore } from './key-store.ts';
 export type { PostgresKeyStoreOptions } from './key-store.ts';
 export { createPostgresCreditStore } from './credit-store.ts';

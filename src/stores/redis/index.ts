@@ -12,6 +12,8 @@ import { buildRedisIdempotencyStore } from './idempotency-store.ts';
 import { buildRedisKeyStore, normalizeRedisKeySettings } from './key-store.ts';
 import { buildRedisRateLimiter } from './rate-limiter.ts';
 
+// Research jobs on this backend (see src/jobs/).
+export { createRedisJobQueue, type RedisJobQueueOptions } from '../../jobs/redis.ts';
 export { createRedisKeyStore } from './key-store.ts';
 export type { RedisKeyStoreOptions } from './key-store.ts';
 export { createRedisCreditStore } from './credit-store.ts';

@@ -3,7 +3,7 @@
  * a busy timeout (a second process such as the CLI waits for the lock instead of failing), and the schema,
  * created idempotently and versioned with `PRAGMA user_version`.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -82,6 +82,10 @@ const MIGRATIONS: readonly string[] = [
  * Opens (creating if needed) the stores' database: WAL mode, `busy_timeout`, `synchronous=NORMAL` (durable
  * across process crashes; WAL keeps it consistent across power loss), and the schema at
  * {@link SQLITE_SCHEMA_VERSION}. Throws if the file was written by a newer schema version.
+ *
+ * The database holds password hashes, emails and the ledger: a new file is created readable by its owner
+ * only (0600; SQLite gives its `-wal` and `-shm` files the same mode), in a directory created 0700.
+ * Existing files and directories keep their modes (`citewise serve` warns when they are wider).
  */
 export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): DatabaseSync {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
@@ -92,7 +96,11 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
     options.busyTimeoutMs,
     STORE_DEFAULTS.sqliteBusyTimeoutMs,
   );
-  if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:' && !path.startsWith('file:')) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Created here, empty (a valid new database), so that SQLite opens it with this mode and not 0644.
+    closeSync(openSync(path, 'a', 0o600));
+  }
 
   const db = new DatabaseSync(path);
   try {

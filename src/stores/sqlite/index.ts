@@ -12,6 +12,8 @@ import { createSqliteKeyStore } from './key-store.ts';
 import { createSqliteRateLimiter } from './rate-limiter.ts';
 import { normalizeClock } from '../validation.ts';
 
+// Research jobs on this backend (see src/jobs/).
+export { createSqliteJobQueue, type SqliteJobQueueOptions } from '../../jobs/sqlite.ts';
 export { createSqliteKeyStore } from './key-store.ts';
 export { createSqliteCreditStore } from './credit-store.ts';
 export type { SqliteCreditStoreOptions } from './credit-store.ts';

@@ -1,0 +1,87 @@
+/**
+ * Options of research jobs and their defaults, written once: the engine applies them, and the CLI's settings
+ * table (`citewise serve`, `citewise worker`, the configuration page) shows and uses the same values.
+ */
+import type { JobQueue } from './types.ts';
+import type { ResearchRunner } from './runner.ts';
+
+/** Defaults of {@link ResearchJobsOptions}. */
+export const JOBS_DEFAULTS = {
+  /** Research jobs one engine runs at once (0: none; the instance only takes requests). */
+  workers: 2,
+  /** Most jobs of one account waiting to run at once; past it `POST /v1/research` answers 429. */
+  maxQueuedPerAccount: 20,
+  /** Most jobs of one account running at once across every worker (its fair share). */
+  maxRunningPerAccount: 2,
+  /** How long a worker's claim on a job lasts unless renewed (it renews every third of it). */
+  leaseMs: 30_000,
+  /** Claims of one job (a first run, then restarts after its worker died) before it fails. */
+  maxAttempts: 5,
+  /** A job's time limit when the request names none (`time_limit_ms`). */
+  timeLimitMs: 300_000,
+  /** Smallest and largest accepted `time_limit_ms`. */
+  minTimeLimitMs: 1_000,
+  maxTimeLimitMs: 3_600_000,
+  /** Largest accepted `max_credits`. */
+  maxCredits: 1_000_000,
+  /** How often an idle worker looks for a job another process queued. */
+  pollMs: 500,
+  /** How often an event stream looks for events written by another process. */
+  eventPollMs: 250,
+  /** Deliveries of one webhook before giving up (the first and its retries). */
+  webhookAttempts: 6,
+  /** Pause before the first webhook retry; each further retry waits four times longer. */
+  webhookBackoffMs: 1_000,
+  /** Deadline of one webhook delivery. */
+  webhookTimeoutMs: 10_000,
+  /** `Retry-After` of a 429 for an account at its cap of waiting jobs. */
+  queueFullRetryAfterMs: 30_000,
+  /** How long the credits of a job stay held if nothing settles them (every process died for good). */
+  reservationTtlMs: 7 * 86_400_000,
+  /** pg-boss: how long a running job may go without a heartbeat before another worker gets it (≥ 10 s). */
+  heartbeatSeconds: 30,
+  /** pg-boss: how often its monitor looks for jobs without a heartbeat. */
+  monitorSeconds: 5,
+  /** BullMQ: how often its stalled-job checker looks for jobs whose worker died. */
+  stalledCheckMs: 5_000,
+  /** BullMQ: how long a job handed out while its account is at its cap waits before it is offered again. */
+  capRetryMs: 1_000,
+  /** The depth of the search a job runs: the multi-hop research loop. */
+  searchDepth: 'research',
+} as const;
+
+/** Options of research jobs (`engine.research`, `POST /v1/research`). Every option has a working default. */
+export interface ResearchJobsOptions {
+  /**
+   * Where jobs and their events live: `createMemoryJobQueue()` (in-process), `createSqliteJobQueue()`,
+   * `createRedisJobQueue()` (BullMQ, from `citewise/redis`) or `createPostgresJobQueue()` (pg-boss, from
+   * `citewise/postgres`). `engine.close()` closes it. @default an in-process queue
+   */
+  readonly queue?: JobQueue;
+  /** Jobs this engine runs at once; 0 runs none (another process works the queue). @default 2 */
+  readonly workers?: number;
+  /** Most jobs of one account waiting to run at once (429 past it). @default 20 */
+  readonly maxQueuedPerAccount?: number;
+  /** Most jobs of one account running at once, across every worker on the queue. @default 2 */
+  readonly maxRunningPerAccount?: number;
+  /** A worker's lease on a job, renewed every third of it; a dead worker's job restarts after it. @default 30_000 */
+  readonly leaseMs?: number;
+  /** Claims of one job before it fails (restarts after crashes count). @default 5 */
+  readonly maxAttempts?: number;
+  /** A job's time limit when its request names none, in ms. @default 300_000 */
+  readonly timeLimitMs?: number;
+  /** Signing secret of webhooks (`whsec_…`, base64); without it, a job with a webhook is refused. @default none */
+  readonly webhookSecret?: string;
+  /** Hosts webhooks may reach although they resolve to private addresses (as the fetcher's). @default [] */
+  readonly allowPrivateHosts?: readonly string[];
+  /** Deliveries of one webhook before giving up. @default 6 */
+  readonly webhookAttempts?: number;
+  /** Pause before the first webhook retry, in ms; each further retry waits four times longer. @default 1_000 */
+  readonly webhookBackoffMs?: number;
+  /** How often an idle worker looks for jobs queued by another process, in ms. @default 500 */
+  readonly pollMs?: number;
+  /** How often an event stream looks for events written by another process, in ms. @default 250 */
+  readonly eventPollMs?: number;
+  /** Runs one job; the default runs the engine's own search (see {@link ResearchRunner}). */
+  readonly run?: ResearchRunner;
+}

@@ -1,0 +1,135 @@
+/**
+ * Webhooks of research jobs: when a job ends, a signed `POST` to its `webhook.url`, with the Standard
+ * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`, made by the `standardwebhooks`
+ * package) and a JSON body `{type, timestamp, data}` (`research.completed`, `research.failed`,
+ * `research.cancelled`; `data` is the job). A delivery that fails (no 2xx, no answer) is retried with an
+ * exponential backoff. URLs pass the page fetcher's SSRF guard twice: at job creation (a refused URL is a
+ * 400) and at connection time (a DNS answer that changed cannot reach a private address).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
+import { Agent } from 'undici';
+import { CitewiseError } from '../errors.ts';
+import {
+  createAddressPolicy,
+  createGuardedConnector,
+  effectivePort,
+  resolveChecked,
+  systemResolver,
+  type HostResolver,
+} from '../pipeline/fetch/address-guard.ts';
+import { USER_AGENT } from '../package-info.ts';
+
+/** Options of {@link createWebhookSender}. */
+export interface WebhookSenderOptions {
+  /** The signing secret, `whsec_` and base64 (Standard Webhooks' form). */
+  readonly secret: string;
+  /** Hosts that may resolve to private addresses (as `--allow-private-hosts`). @default [] */
+  readonly allowPrivateHosts?: readonly string[];
+  /** Deliveries before giving up. */
+  readonly attempts: number;
+  /** Pause before the first retry, in ms; each further retry waits four times longer. */
+  readonly backoffMs: number;
+  /** Deadline of one delivery, in ms. */
+  readonly timeoutMs: number;
+  /** Resolves host names (tests inject their own). @default the system resolver */
+  readonly resolver?: HostResolver;
+}
+
+/** One webhook to deliver. */
+export interface WebhookMessage {
+  readonly url: string;
+  /** The same for every retry of one message (`webhook-id`): receivers drop repeats by it. */
+  readonly id: string;
+  /** `research.completed`, `research.failed` or `research.cancelled`. */
+  readonly type: string;
+  readonly data: unknown;
+}
+
+/** Sends webhooks; see the module comment. */
+export interface WebhookSender {
+  /** Throws a 400 {@link CitewiseError} for a URL the guard refuses. */
+  check(url: string): Promise<void>;
+  /** Delivers `message` (retrying); resolves `true` once a receiver answered 2xx, `false` after the last try. */
+  deliver(message: WebhookMessage, signal?: AbortSignal): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Throws a TypeError unless `secret` is a Standard Webhooks secret (`whsec_` + base64 of 24–64 bytes). */
+export function assertWebhookSecret(secret: string): void {
+  const body = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : '';
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(body) ? Buffer.from(body, 'base64').byteLength : 0;
+  if (bytes < 24 || bytes > 64) {
+    throw new TypeError('webhookSecret must be whsec_ followed by the base64 of 24 to 64 random bytes');
+  }
+}
+
+/** Creates a {@link WebhookSender}. */
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  assertWebhookSecret(options.secret);
+  const signer = new Webhook(options.secret);
+  const policy = createAddressPolicy({ allowPrivateHosts: options.allowPrivateHosts ?? [] });
+  const resolver = options.resolver ?? systemResolver;
+  const agent = new Agent({
+    connect: createGuardedConnector({ policy, resolver, connectTimeoutMs: options.timeoutMs }),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    allowH2: false,
+  });
+
+  async function sendOnce(message: WebhookMessage, body: string): Promise<boolean> {
+    const timestamp = new Date();
+    const response = await agent.request({
+      origin: new URL(message.url).origin,
+      path: `${new URL(message.url).pathname}${new URL(message.url).search}`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': message.id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signer.sign(message.id, timestamp, body),
+      },
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    await response.body.dump();
+    return response.statusCode >= 200 && response.statusCode < 300;
+  }
+
+  return {
+    async check(url) {
+      const parsed = new URL(url);
+      try {
+        await resolveChecked(parsed.hostname, policy, resolver, effectivePort(parsed.port, parsed.protocol));
+      } catch (cause) {
+        const description =
+          `Invalid request: webhook.url is not allowed: ${parsed.hostname} is not a public address ` +
+          '(the operator can allow it with --allow-private-hosts)';
+        throw new CitewiseError('invalid_request', description, { description, cause });
+      }
+    },
+    async deliver(message, signal) {
+      const body = JSON.stringify({
+        type: message.type,
+        timestamp: new Date().toISOString(),
+        data: message.data,
+      });
+      for (let attempt = 1; attempt <= options.attempts; attempt++) {
+        if (signal?.aborted) return false;
+        try {
+          if (await sendOnce(message, body)) return true;
+        } catch {
+          // No answer (refused, timed out, blocked by the guard): retried like a failure status.
+        }
+        if (attempt < options.attempts) {
+          await sleep(options.backoffMs * 4 ** (attempt - 1), undefined, { signal }).catch(() => {});
+        }
+      }
+      return false;
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}

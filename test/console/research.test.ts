@@ -1,0 +1,156 @@
+/**
+ * The console's Research page in headless Chromium, at desktop and phone widths: a job started from the
+ * playground runs in the background, its page shows the steps and then the answer and sources, the list
+ * shows the organization's jobs (and not another organization's), a running job can be cancelled; axe-core
+ * finds nothing serious and nothing scrolls sideways on a phone.
+ */
+import { createServer } from 'node:http';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeHandler } from '../../adapters/node-http.ts';
+import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
+import type { SearchEngine } from '../../src/engine/index.ts';
+import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
+import { memoryConsole } from './memory-console.ts';
+
+const hasChromium = chromiumOrSkip();
+const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/** A search that waits while `hold` is set (to catch a job running), else answers at once. */
+let hold: Promise<void> | null = null;
+const search: SearchProvider = {
+  id: 'fixed',
+  search: async (_query, { signal }) => {
+    if (hold)
+      await Promise.race([
+        hold,
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+      ]);
+    return [
+      {
+        url: 'https://example.com/rivers',
+        title: 'Rivers',
+        content: 'The Rhône rises in the Rhône Glacier.',
+      },
+    ];
+  },
+};
+const answerer: Answerer = {
+  answer: async () => ({
+    answer: 'It rises in the Rhône Glacier [1].',
+    sources: ['https://example.com/rivers'],
+  }),
+};
+
+let server: ListeningServer;
+let engine: SearchEngine;
+let app: Console;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  ({ engine, app } = memoryConsole({ search, answerer }));
+  const ui = createConsoleNodeHandler(app);
+  const api = createNodeHandler(engine);
+  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await app?.close();
+  await engine?.close();
+});
+
+async function signUpWithKey(page: Page, email: string): Promise<void> {
+  await page.goto(`${server.baseUrl}/sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('research-password-1');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL('**/keys');
+  await page.getByLabel('Name').fill('research');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByTestId('new-api-key').waitFor();
+}
+
+/** No element wider than the viewport (nothing scrolls sideways). */
+function overflowsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+}
+
+async function openNav(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+}
+
+describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeout: 90_000 }, () => {
+  for (const [label, viewport] of Object.entries(VIEWPORTS)) {
+    it(`starts a job from the playground and shows its answer and sources (${label})`, async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      try {
+        await signUpWithKey(page, `research-${label}@example.com`);
+        await openNav(page, 'Playground');
+        await page.getByLabel('Question').fill('Where does the Rhône rise?');
+        await page.getByRole('button', { name: 'Research in the background' }).click();
+        await page.waitForURL(/\/research\/res_/);
+        // The page reads the job again until it ends.
+        await page.getByTestId('research-answer').waitFor({ timeout: 30_000 });
+        expect(await page.getByTestId('research-status').textContent()).toContain('Completed');
+        expect(await page.getByTestId('research-answer').textContent()).toBe(
+          'It rises in the Rhône Glacier [1].',
+        );
+        const source = page.getByTestId('research-sources').getByRole('link');
+        expect(await source.getAttribute('href')).toBe('https://example.com/rivers');
+        expect(await source.getAttribute('rel')).toBe('noopener noreferrer nofollow');
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(await overflowsSideways(page)).toBe(false);
+
+        await openNav(page, 'Research');
+        const row = page.getByRole('row').filter({ hasText: 'Where does the Rhône rise?' });
+        expect(await row.count()).toBe(1);
+        expect(await row.textContent()).toContain('Completed');
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(await overflowsSideways(page)).toBe(false);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  it('cancels a running job from its page, and another organization sees none of its jobs', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const page = await context.newPage();
+    let release: () => void = () => {};
+    hold = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await signUpWithKey(page, 'research-cancel@example.com');
+      await openNav(page, 'Playground');
+      await page.getByLabel('Question').fill('A question that never ends');
+      await page.getByRole('button', { name: 'Research in the background' }).click();
+      await page.waitForURL(/\/research\/res_/);
+      const jobUrl = page.url();
+      expect(await page.getByTestId('research-status').textContent()).toMatch(/Running|Waiting/);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByTestId('research-status').filter({ hasText: 'Cancelled' }).waitFor();
+
+      const stranger = await browser.newContext({ viewport: VIEWPORTS.phone });
+      const other = await stranger.newPage();
+      await signUpWithKey(other, 'research-stranger@example.com');
+      await openNav(other, 'Research');
+      expect(await other.getByText('No research jobs yet.').count()).toBe(1);
+      const response = await other.goto(jobUrl);
+      expect(response?.status()).toBe(404);
+      await stranger.close();
+    } finally {
+      hold = null;
+      release();
+      await context.close();
+    }
+  });
+});
