@@ -27,8 +27,11 @@ async function runWorker(flags: CommandFlags, openEngine: OpenEngine): Promise<v
   }
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.apiKey', '*.key'] });
   const opened = await openEngine(config, logger);
-  // Its queue was given: the engine's workers started with it.
-  console.log(`citewise worker running ${config.jobWorkers} research job workers`);
+  // Its queue was given: the engine's workers started with it. stdout holds JSON log lines only (as serve's);
+  // a person at a terminal reads it on stderr.
+  if (process.stderr.isTTY) {
+    process.stderr.write(`citewise worker running ${config.jobWorkers} research job workers\n`);
+  }
   logger.info({ workers: config.jobWorkers, search: config.search }, 'worker ready');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -34,13 +34,14 @@ function exited(child: ChildProcessWithoutNullStreams): Promise<void> {
 export async function startChild(command: 'serve' | 'worker', args: readonly string[]): Promise<Child> {
   const child = spawn(
     process.execPath,
-    [CLI, command, ...(command === 'serve' ? ['--port', '0'] : []), '--log-level', 'error', ...args],
+    [CLI, command, ...(command === 'serve' ? ['--port', '0'] : []), '--log-level', 'info', ...args],
     { env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' } },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const ready = command === 'serve' ? /listening on (http:\/\/\S+)/ : /citewise worker running/;
+  // Both log JSON lines on stdout: serve's "ready" line holds its URL.
+  const ready = command === 'serve' ? /"url":"(http:\/\/[^"]+)".*"msg":"ready"/ : /"msg":"worker ready"/;
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
