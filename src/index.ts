@@ -153,8 +153,12 @@ export * from './pipeline/fetch/index.ts';
 
 // Stage: extract
 export {
+  CONTENT_CACHE_DEFAULTS,
   createContentExtractor,
   extractContent,
+  withContentCache,
+  type CachingContentExtractor,
+  type ContentCacheOptions,
   type ContentExtractorOptions,
   type ExtractContentOptions,
 } from './pipeline/extract/index.ts';

@@ -9,11 +9,15 @@
  *   node bench/qa/run.ts [--data DIR] [--sample 500] [--seed 1] [--concurrency 4] [--k 5]
  *                        [--max-tokens 4000] [--expand-to 40] [--searxng-pages 4]
  *                        [--real-web] [--latency-median 300] [--latency-sigma 0.8] [--hang-share 0.03]
+ *                        [--hosts N] [--passes 1] [--concurrency 1,4,8,16 [--plot FILE.png]]
  *                        [--max-latency MS] [--straggler-grace MS] [--min-deeper-page-mentions F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
- * per URL, a share of pages that never answer, and `Cache-Control: no-store`.
+ * per URL, a share of pages that never answer, and `Cache-Control: no-store`. `--hosts N` spreads the pages
+ * over N hosts instead (1: one popular site holding every result). The web and the search endpoint run in a
+ * child process (web-process.ts), so this process holds only the engine and the client, and its CPU time per
+ * search is the service's. A list of concurrencies runs a sweep (sweep.ts).
  *
  * Stages are observed by wrapping the stage objects handed to createSearchEngine (keyed by the query the
  * pipeline searched for), because the HTTP response carries no per-stage timings.
@@ -27,7 +31,11 @@ import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine, ENGINE_DEFAULTS, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
-import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
+import {
+  createPageFetcher,
+  FETCHER_DEFAULTS,
+  type PageFetcherOptions,
+} from '../../src/pipeline/fetch/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
 import type {
@@ -41,14 +49,7 @@ import type {
 import { planQuery } from '../../src/pipeline/query.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
-import {
-  HOTPOT_DIR,
-  loadArticles,
-  loadDevQuestions,
-  sampleQuestions,
-  SQUAD_DIR,
-  type Question,
-} from './corpus.ts';
+import { HOTPOT_DIR, loadDevQuestions, sampleQuestions, SQUAD_DIR, type Question } from './corpus.ts';
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
 import { formatMultihopReport, runMultihopBenchmark } from './multihop.ts';
 import { MULTIHOP_DIR } from './multihop-data.ts';
@@ -60,8 +61,9 @@ import {
   percentile,
   type NormalizedText,
 } from './metrics.ts';
-import { createArticleIndex, createSearchEndpoint } from './search-endpoint.ts';
-import { createSquadWeb, realWebBehaviour, realWebResolver, type RealWebOptions } from './squad-web.ts';
+import { realWebBehaviour, realWebResolver, type RealWebOptions, type WebTraffic } from './squad-web.ts';
+import { formatSweep, parseConcurrencyLevels, plotSweep, sweepRow, type SweepRow } from './sweep.ts';
+import { startWebProcess } from './web-process.ts';
 
 /** Options of {@link runQaBenchmark}. */
 export interface QaBenchmarkOptions {
@@ -98,6 +100,21 @@ export interface QaBenchmarkOptions {
   readonly titles?: readonly string[];
   /** Pages answer like the real web (see {@link RealWebOptions}). @default undefined (instant pages) */
   readonly realWeb?: RealWebOptions;
+  /**
+   * Spread the pages over this many hosts (1: one popular site). @default one host per page in real-web
+   * mode, else every page on 127.0.0.1
+   */
+  readonly hosts?: number;
+  /**
+   * Times the sample is asked, one pass after the other on the same engine: the first pass starts with
+   * empty caches, the next ones find every page read before. Quality figures are the first pass's; CPU
+   * time is given per pass. @default 1
+   */
+  readonly passes?: number;
+  /** The engine's content cache (extraction results kept by URL and bytes); false turns it off. @default true */
+  readonly contentCache?: boolean;
+  /** The page fetcher's per-host limits. @default FETCHER_DEFAULTS */
+  readonly perHost?: Pick<PageFetcherOptions, 'perHostConcurrency' | 'perHostRate' | 'perHostBurst'>;
   /** The engine's `maxLatencyMs` (time by which the answer starts). @default the engine's default */
   readonly maxLatencyMs?: number;
   /** The engine's `stragglerGraceMs`. @default the engine's default */
@@ -162,8 +179,14 @@ export interface QaBenchmarkReport {
       | 'maxLatencyMs'
       | 'stragglerGraceMs'
       | 'minDeeperPageMentions'
+      | 'hosts'
+      | 'contentCache'
+      | 'perHost'
     >
   > & {
+    hosts: number | null;
+    contentCache: boolean;
+    perHost: { concurrency: number; rate: number; burst: number };
     modelBaseUrl: string | null;
     realWeb: Required<RealWebOptions> | null;
     maxLatencyMs: number | null;
@@ -176,6 +199,13 @@ export interface QaBenchmarkReport {
   readonly results: readonly QuestionResult[];
   /** Requests the local web received, and how many of them it left unanswered on purpose (real-web mode). */
   readonly webRequests: { readonly total: number; readonly hung: number };
+  /** The load the first pass put on the local web's hosts (see {@link WebTraffic}). */
+  readonly traffic: WebTraffic;
+  /**
+   * Per pass: CPU time of this process (the engine with its extraction workers, and the client) over the
+   * pass divided by its questions, in ms, and pages extracted per question.
+   */
+  readonly cpu: readonly { readonly msPerSearch: number; readonly extractionsPerSearch: number }[];
   readonly wallSeconds: number;
 }
 
@@ -216,8 +246,19 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   const expandTo = options.expandTo ?? 40;
   const searxngPages = options.searxngPages ?? 4;
   const modelId = options.modelId ?? 'fake-overlap-1';
+  const passes = options.passes ?? 1;
   const log = options.log ?? (() => {});
-  for (const [name, value] of Object.entries({ sample, concurrency, k, maxTokens, expandTo, searxngPages })) {
+  const counts = {
+    sample,
+    concurrency,
+    k,
+    maxTokens,
+    expandTo,
+    searxngPages,
+    passes,
+    hosts: options.hosts ?? 1,
+  };
+  for (const [name, value] of Object.entries(counts)) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   }
   const notes: string[] = [];
@@ -231,27 +272,25 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
   // counting search time before the fetch: a lower bound on what the budget cuts).
   const latencyBudgetMs = options.maxLatencyMs ?? ENGINE_DEFAULTS.maxLatencyMs;
   const isLate = (page: { hangs: boolean; delayMs: number }) => page.hangs || page.delayMs > latencyBudgetMs;
-  const articles = loadArticles({
-    datasetsDir: options.datasetsDir,
-    hotpot: options.hotpot ?? false,
-    ...(titles ? { titles, train: false } : {}),
-  });
   const questions = sampleQuestions(
     loadDevQuestions(options.datasetsDir).filter((question) => !titles || titles.includes(question.title)),
     sample,
     seed,
   );
-  log(`loaded ${articles.length} articles, sampled ${questions.length} questions`);
-  const index = createArticleIndex(articles);
-  log(`indexed in ${((now() - started) / 1000).toFixed(1)} s`);
-
-  const web = await createSquadWeb({
-    articles,
+  // The web and the search endpoint run in a process of their own (see web-process.ts).
+  const web = await startWebProcess({
+    datasetsDir: options.datasetsDir,
     seed,
-    related: (title) => index.search(title.replaceAll('_', ' '), 12).map((match) => match.title),
+    hotpot: options.hotpot ?? false,
+    ...(titles ? { titles } : {}),
     ...(realWeb ? { realWeb } : {}),
+    ...(options.hosts === undefined ? {} : { hosts: options.hosts }),
   });
-  const endpoint = await createSearchEndpoint({ index, urlFor: (title) => web.urlFor(title) });
+  const articles = { length: web.articles };
+  log(
+    `web of ${articles.length} articles ready in ${((now() - started) / 1000).toFixed(1)} s, sampled ${questions.length} questions`,
+  );
+  const endpoint = { origin: web.endpointOrigin };
   let fakeLlm: FakeLlm | undefined;
   const servers: Server[] = [];
   const observations = new Map<string, Observation>();
@@ -293,8 +332,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       },
     };
     const realFetcher = createPageFetcher({
+      ...options.perHost,
       allowPrivateAddresses: ['127.0.0.1'],
-      ...(realWeb ? { resolver: realWebResolver } : {}),
+      ...(realWeb || options.hosts !== undefined ? { resolver: realWebResolver } : {}),
     });
     const fetcher: PageFetcher = {
       async fetch(url, call) {
@@ -305,13 +345,16 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
           byRequestId.get(call.requestId)?.fetchMs.push(now() - start);
         }
       },
+      isCheap: (url) => realFetcher.isCheap(url),
       close: () => realFetcher.close?.() ?? Promise.resolve(),
     };
     const realExtractor = createContentExtractor();
     // As `citewise serve` does at start: the first question does not pay for the workers' start.
     await realExtractor.warm?.();
+    let extractions = 0;
     const extractor: ContentExtractor = {
       async extract(page, call) {
+        extractions++;
         const start = now();
         try {
           return await realExtractor.extract(page, call);
@@ -386,6 +429,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       // One client key asks every question: it may use every slot (the fair share is for several tenants).
       maxAccountShare: 1,
       requestTimeoutMs: 60_000,
+      ...(options.contentCache === false ? { contentCache: false } : {}),
       ...(options.maxLatencyMs === undefined ? {} : { maxLatencyMs: options.maxLatencyMs }),
       ...(options.stragglerGraceMs === undefined ? {} : { stragglerGraceMs: options.stragglerGraceMs }),
       ...(options.minDeeperPageMentions === undefined
@@ -409,7 +453,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         const i = nextIndex++;
         const question = questions[i];
         if (question === undefined) return;
-        scorers[i] = await askOne(question);
+        const scorer = await askOne(question);
+        // Later passes ask the same questions again for their CPU time; quality is the first pass's.
+        scorers[i] ??= scorer;
         if (++done % 50 === 0)
           log(
             `${done}/${questions.length} questions (heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB)`,
@@ -517,12 +563,31 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
     };
 
     log(`engine on ${apiOrigin}; running ${questions.length} questions with concurrency ${concurrency}`);
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    const cpu: { msPerSearch: number; extractionsPerSearch: number }[] = [];
+    let traffic: WebTraffic | undefined;
+    for (let pass = 0; pass < passes; pass++) {
+      nextIndex = 0;
+      done = 0;
+      extractions = 0;
+      // The first pass's scorers hold their observations; later passes record into new ones.
+      observations.clear();
+      byRequestId.clear();
+      // process.cpuUsage covers every thread of the process: the extraction workers too.
+      const before = process.cpuUsage();
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      const used = process.cpuUsage(before);
+      cpu.push({
+        msPerSearch: (used.user + used.system) / 1000 / questions.length,
+        extractionsPerSearch: extractions / questions.length,
+      });
+      traffic ??= await web.traffic();
+    }
     const results = scorers.map((scoreQuestion) => scoreQuestion());
 
     let finalResults = results;
     if (fakeLlm) finalResults = attachPrompts(results, questions, fakeLlm);
     await engine.close();
+    const finalTraffic = await web.traffic();
     return {
       options: {
         sample,
@@ -534,6 +599,14 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         searxngPages,
         modelId,
         hotpot: options.hotpot ?? false,
+        passes,
+        hosts: options.hosts ?? null,
+        contentCache: options.contentCache ?? true,
+        perHost: {
+          concurrency: options.perHost?.perHostConcurrency ?? FETCHER_DEFAULTS.perHostConcurrency,
+          rate: options.perHost?.perHostRate ?? FETCHER_DEFAULTS.perHostRate,
+          burst: options.perHost?.perHostBurst ?? FETCHER_DEFAULTS.perHostBurst,
+        },
         modelBaseUrl: options.modelBaseUrl ?? null,
         realWeb: realWeb ?? null,
         maxLatencyMs: options.maxLatencyMs ?? null,
@@ -544,7 +617,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       notes,
       articles: articles.length,
       results: finalResults,
-      webRequests: { total: web.requestCount, hung: web.hungCount },
+      webRequests: { total: finalTraffic.requests, hung: finalTraffic.hung },
+      traffic: traffic ?? finalTraffic,
+      cpu,
       wallSeconds: (now() - started) / 1000,
     };
   } finally {
@@ -557,7 +632,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
           }),
       ),
     );
-    await Promise.all([web.close(), endpoint.close(), fakeLlm?.close()]);
+    await Promise.all([web.close(), fakeLlm?.close()]);
   }
 }
 
@@ -597,6 +672,21 @@ function attachPrompts(
   });
 }
 
+/** The politeness line: the load the first pass put on the busiest host, and how often a page was fetched. */
+export function formatPoliteness(report: QaBenchmarkReport): string {
+  const { traffic } = report;
+  return `Politeness (first pass, ${traffic.hosts} host${traffic.hosts === 1 ? '' : 's'} reached): at the peak ${traffic.peakHostRequestsPerSecond} requests in one second and ${traffic.peakHostInFlight} in flight to one host; ${traffic.pageRequests} page requests, each page fetched ${fmt(traffic.meanFetchesPerPage, 2)} times on average, ${traffic.maxFetchesOfOnePage} at most.`;
+}
+
+/** The CPU line: this process's CPU time (engine, extraction workers, client) per search, per pass. */
+export function formatCpu(report: QaBenchmarkReport): string {
+  const passes = report.cpu.map(
+    (pass, i) =>
+      `${fmt(pass.msPerSearch, 1)} ms ${i === 0 ? '(pass 1, caches empty at the start)' : `(pass ${i + 1}, warm)`}, ${fmt(pass.extractionsPerSearch, 1)} pages extracted`,
+  );
+  return `CPU time per search (the engine's process, extraction workers included; web and search endpoint in another process): ${passes.join('; ')}.`;
+}
+
 const share = (values: readonly boolean[]) =>
   values.length === 0 ? 'n/a' : (values.filter(Boolean).length / values.length).toFixed(3);
 const fmt = (value: number, digits = 0) => (Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
@@ -613,13 +703,21 @@ export function formatReport(report: QaBenchmarkReport): string {
   const citationCount = grounded.reduce((sum, r) => sum + (r.grounding?.citations ?? 0), 0);
   const verifiedCount = grounded.reduce((sum, r) => sum + (r.grounding?.verified ?? 0), 0);
   const lines: string[] = [];
+  const hostsText =
+    options.hosts === null
+      ? options.realWeb
+        ? 'one host per page'
+        : 'one host'
+      : `${options.hosts} host${options.hosts === 1 ? '' : 's'}`;
   const web = options.realWeb
-    ? `real-web pages (one host per page, latency log-normal median ${options.realWeb.medianMs} ms sigma ${options.realWeb.sigma}, ${options.realWeb.hangShare * 100}% never answer, no-store)`
-    : 'instant pages';
+    ? `real-web pages (${hostsText}, latency log-normal median ${options.realWeb.medianMs} ms sigma ${options.realWeb.sigma}, ${options.realWeb.hangShare * 100}% never answer, no-store)`
+    : `instant pages (${hostsText})`;
   const engineSettings = [
     options.maxLatencyMs === null ? '' : `maxLatencyMs ${options.maxLatencyMs}`,
     options.stragglerGraceMs === null ? '' : `stragglerGraceMs ${options.stragglerGraceMs}`,
     options.minDeeperPageMentions === null ? '' : `minDeeperPageMentions ${options.minDeeperPageMentions}`,
+    options.contentCache ? '' : 'content cache off',
+    `per host: ${options.perHost.concurrency} in flight, ${options.perHost.rate}/s, burst ${options.perHost.burst}`,
   ].filter(Boolean);
   const total = (r: QuestionResult) => r.timings['client_total'] ?? Number.NaN;
   const stage = (name: string) =>
@@ -635,6 +733,10 @@ export function formatReport(report: QaBenchmarkReport): string {
     `| **${share(results.map((r) => r.answerInPassages))}** | **${p50p95(results.map(total).filter((v) => !Number.isNaN(v)))}** | ${p50p95(stage('search'))} | ${p50p95(stage('gather'))} | ${p50p95(stage('rank'))} | ${p50p95(stage('answer'))} |`,
     '',
     `Local web: ${report.webRequests.total} requests${options.realWeb ? `, ${report.webRequests.hung} left unanswered on purpose` : ''}.`,
+    '',
+    formatPoliteness(report),
+    '',
+    formatCpu(report),
     '',
     '| metric | value |',
     '|---|---|',
@@ -704,7 +806,7 @@ export function formatReport(report: QaBenchmarkReport): string {
   }
   lines.push(
     '',
-    'Time per question in ms (one process serving web, search, engine and client; 2 shared cores):',
+    'Time per question in ms (engine and client in one process, web and search endpoint in another; 2 shared cores):',
     '',
     '| stage | p50 | p95 |',
     '|---|---|---|',
@@ -744,7 +846,15 @@ const HELP = `Usage: node bench/qa/run.ts [options]
   --data DIR              folder holding squad/ (env CITEWISE_DATASETS; default: the shared datasets folder beside the checkout)
   --sample N              questions in the stratified sample (default 500)
   --seed S                seed of the sample, the page templates and the real-web draws (default 1)
-  --concurrency C         questions in flight (default 4)
+  --concurrency C         questions in flight (default 4); a list (1,4,8,16) runs a sweep: one run per
+                          level, then one table of p50 / p95 / answer in context per level
+  --plot FILE.png         with a sweep: draw p50 and p95 against answer in context per level
+  --hosts N               spread the pages over N hosts (1 = one popular site holding every result;
+                          default: one host per page in real-web mode, one host with instant pages)
+  --passes P              ask the sample P times on one engine; CPU time is given per pass (default 1)
+  --no-content-cache      turn the engine's content cache off (every page read is extracted)
+  --per-host-concurrency N, --per-host-rate R, --per-host-burst B
+                          the page fetcher's per-host limits (default: its FETCHER_DEFAULTS)
   --k K                   search results read first (default 5)
   --max-tokens T          passage token budget (default 4000)
   --expand-to N           most results read when the first k do not cover the question (default 40)
@@ -793,6 +903,13 @@ async function main(): Promise<void> {
       model: { type: 'string', default: 'fake-overlap-1' },
       hotpot: { type: 'boolean', default: false },
       dump: { type: 'string' },
+      hosts: { type: 'string' },
+      passes: { type: 'string', default: '1' },
+      'no-content-cache': { type: 'boolean', default: false },
+      'per-host-concurrency': { type: 'string' },
+      'per-host-rate': { type: 'string' },
+      'per-host-burst': { type: 'string' },
+      plot: { type: 'string' },
       multihop: { type: 'boolean', default: false },
       extractive: { type: 'boolean', default: false },
       depths: { type: 'string' },
@@ -809,36 +926,62 @@ async function main(): Promise<void> {
     return;
   }
   const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);
-  const report = await runQaBenchmark({
-    datasetsDir,
-    ...(values['real-web']
-      ? {
-          realWeb: {
-            medianMs: Number(values['latency-median']),
-            sigma: Number(values['latency-sigma']),
-            hangShare: Number(values['hang-share']),
-          },
-        }
-      : {}),
-    ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
-    ...(values['straggler-grace'] ? { stragglerGraceMs: Number(values['straggler-grace']) } : {}),
-    ...(values['min-deeper-page-mentions']
-      ? { minDeeperPageMentions: Number(values['min-deeper-page-mentions']) }
-      : {}),
-    sample: Number(values.sample),
-    seed: Number(values.seed),
-    concurrency: Number(values.concurrency),
-    k: Number(values.k),
-    maxTokens: Number(values['max-tokens']),
-    expandTo: Number(values['expand-to']),
-    searxngPages: Number(values['searxng-pages']),
-    modelId: values.model,
-    hotpot: values.hotpot,
-    ...(values['model-base-url'] ? { modelBaseUrl: values['model-base-url'] } : {}),
-    log: (line) => process.stderr.write(`${line}\n`),
-  });
-  if (values.dump) writeFileSync(values.dump, JSON.stringify(report, null, 2));
-  process.stdout.write(`${formatReport(report)}\n`);
+  const levels = parseConcurrencyLevels(values.concurrency);
+  const rows: SweepRow[] = [];
+  for (const concurrency of levels) {
+    const report = await runQaBenchmark({
+      datasetsDir,
+      ...(values['real-web']
+        ? {
+            realWeb: {
+              medianMs: Number(values['latency-median']),
+              sigma: Number(values['latency-sigma']),
+              hangShare: Number(values['hang-share']),
+            },
+          }
+        : {}),
+      ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
+      ...(values['straggler-grace'] ? { stragglerGraceMs: Number(values['straggler-grace']) } : {}),
+      ...(values['min-deeper-page-mentions']
+        ? { minDeeperPageMentions: Number(values['min-deeper-page-mentions']) }
+        : {}),
+      ...(values.hosts ? { hosts: Number(values.hosts) } : {}),
+      sample: Number(values.sample),
+      seed: Number(values.seed),
+      concurrency,
+      passes: Number(values.passes),
+      ...(values['no-content-cache'] ? { contentCache: false } : {}),
+      perHost: {
+        ...(values['per-host-concurrency']
+          ? { perHostConcurrency: Number(values['per-host-concurrency']) }
+          : {}),
+        ...(values['per-host-rate'] ? { perHostRate: Number(values['per-host-rate']) } : {}),
+        ...(values['per-host-burst'] ? { perHostBurst: Number(values['per-host-burst']) } : {}),
+      },
+      k: Number(values.k),
+      maxTokens: Number(values['max-tokens']),
+      expandTo: Number(values['expand-to']),
+      searxngPages: Number(values['searxng-pages']),
+      modelId: values.model,
+      hotpot: values.hotpot,
+      ...(values['model-base-url'] ? { modelBaseUrl: values['model-base-url'] } : {}),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    if (values.dump) {
+      const file = levels.length > 1 ? values.dump.replace(/(\.json)?$/, `-c${concurrency}$1`) : values.dump;
+      writeFileSync(file, JSON.stringify(report, null, 2));
+    }
+    process.stdout.write(`${formatReport(report)}\n\n`);
+    rows.push(sweepRow(report));
+  }
+  if (levels.length > 1) {
+    process.stdout.write(`### Concurrency sweep\n\n${formatSweep(rows)}\n`);
+    if (values.plot) {
+      const where = values['real-web'] ? 'SIMULATED REAL WEB' : 'INSTANT PAGES';
+      const hosts = values.hosts ? `, ${values.hosts} HOST${values.hosts === '1' ? '' : 'S'}` : '';
+      writeFileSync(values.plot, plotSweep(rows, `BENCH:QA ON THE ${where}${hosts}: SEARCHES IN FLIGHT`));
+    }
+  }
 }
 
 /** `--multihop`: the multi-hop benchmark, with the flags it shares (defaults of its own where unset). */

@@ -34,6 +34,13 @@ export interface SquadWebOptions {
    * per-host connection limits apply as they do between real sites. @default undefined (instant pages)
    */
   readonly realWeb?: RealWebOptions;
+  /**
+   * Spread the pages over this many hosts (`h0.web.test` … `h<N-1>.web.test`, each page always on the same
+   * one; resolve them with {@link realWebResolver}): 1 is one popular site holding every result. Per-host
+   * limits of the fetcher then apply as they do on the real web. @default one host per page in real-web
+   * mode, else every page on `127.0.0.1`
+   */
+  readonly hosts?: number;
 }
 
 /** How pages answer in real-web mode. */
@@ -66,8 +73,9 @@ function normalDeviate(u1: number, u2: number): number {
 }
 
 /**
- * What one URL does in real-web mode, drawn once from its host name, its path and the seed (the same in
- * every run): hang, or answer after `delayMs`.
+ * What one URL does in real-web mode, drawn once from its path and the seed (the same in every run, and
+ * whatever host serves the page, so runs spreading the pages over different hosts compare): hang, or
+ * answer after `delayMs`.
  */
 export function realWebBehaviour(
   url: string,
@@ -77,9 +85,9 @@ export function realWebBehaviour(
   const medianMs = options.medianMs ?? 300;
   const sigma = options.sigma ?? 0.8;
   const hangShare = options.hangShare ?? 0.03;
-  // Drawn from the host name and path, not the port (a new one each run), so runs with one seed agree.
-  const { hostname, pathname } = new URL(url);
-  const random = createRandom(hashString(`${seed}:latency:${hostname}${pathname}`));
+  // Drawn from the path, not the host or the port (a new one each run), so runs with one seed agree.
+  const { pathname } = new URL(url);
+  const random = createRandom(hashString(`${seed}:latency:${pathname}`));
   const hangs = random.next() < hangShare;
   const delayMs = medianMs * Math.exp(sigma * normalDeviate(1 - random.next(), random.next()));
   return { hangs, delayMs };
@@ -99,7 +107,112 @@ export interface SquadWeb {
   readonly requestCount: number;
   /** Requests left unanswered on purpose so far (real-web mode). */
   readonly hungCount: number;
+  /** What the web saw since it started or since the last {@link SquadWeb.resetTraffic}: its politeness figures. */
+  traffic(): WebTraffic;
+  /** Starts counting {@link traffic} again (between the runs of a sweep). */
+  resetTraffic(): void;
   close(): Promise<void>;
+}
+
+/** The load the fetcher put on the local web: how polite it was to each site. */
+export interface WebTraffic {
+  /** Requests received (robots.txt included). */
+  readonly requests: number;
+  /** Requests for article pages. */
+  readonly pageRequests: number;
+  /** Most requests one host received within any one second. */
+  readonly peakHostRequestsPerSecond: number;
+  /** Most requests one host had open at once (hung ones included, until the client gave up). */
+  readonly peakHostInFlight: number;
+  /** Hosts that received requests. */
+  readonly hosts: number;
+  /** Most times one page was requested, and the mean over the pages requested. */
+  readonly maxFetchesOfOnePage: number;
+  readonly meanFetchesPerPage: number;
+}
+
+/** Counts requests per host in a sliding second and in flight, and requests per page. */
+function createTrafficMeter(): {
+  begin(host: string, path: string): () => void;
+  traffic(): WebTraffic;
+  reset(): void;
+} {
+  let requests = 0;
+  let pageRequests = 0;
+  let peakPerSecond = 0;
+  let peakInFlight = 0;
+  const recent = new Map<string, number[]>();
+  const inFlight = new Map<string, number>();
+  const perPage = new Map<string, number>();
+  return {
+    begin(host, path) {
+      requests++;
+      const now = performance.now();
+      let times = recent.get(host);
+      if (!times) recent.set(host, (times = []));
+      times.push(now);
+      let drop = 0;
+      while ((times[drop] ?? now) <= now - 1000) drop++;
+      if (drop > 0) times.splice(0, drop);
+      peakPerSecond = Math.max(peakPerSecond, times.length);
+      const open = (inFlight.get(host) ?? 0) + 1;
+      inFlight.set(host, open);
+      peakInFlight = Math.max(peakInFlight, open);
+      if (path.startsWith('/wiki/')) {
+        pageRequests++;
+        perPage.set(path, (perPage.get(path) ?? 0) + 1);
+      }
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        inFlight.set(host, (inFlight.get(host) ?? 1) - 1);
+      };
+    },
+    traffic() {
+      const counts = [...perPage.values()];
+      return {
+        requests,
+        pageRequests,
+        peakHostRequestsPerSecond: peakPerSecond,
+        peakHostInFlight: peakInFlight,
+        hosts: recent.size,
+        maxFetchesOfOnePage: counts.length ? Math.max(...counts) : 0,
+        meanFetchesPerPage: counts.length ? pageRequests / counts.length : 0,
+      };
+    },
+    reset() {
+      requests = pageRequests = peakPerSecond = peakInFlight = 0;
+      recent.clear();
+      perPage.clear();
+      // Requests still open stay counted in flight: they are real load.
+    },
+  };
+}
+
+/** Host names of `--hosts N`: `h<i>.web.test`, the page's host drawn from its title and the seed. */
+export function spreadHost(title: string, seed: number, hosts: number): string {
+  return `h${hashString(`${seed}:spread:${title}`) % hosts}.${REAL_WEB_DOMAIN}`;
+}
+
+/**
+ * The origin serving an article's page: `hosts` hosts when given, else one host per page in real-web mode,
+ * else `127.0.0.1`. A pure function, so a process other than the web's can build the URLs.
+ */
+export function pageOrigin(
+  title: string,
+  options: {
+    readonly seed: number;
+    readonly port: number;
+    readonly realWeb: boolean;
+    readonly hosts?: number;
+  },
+): string {
+  const { seed, port, hosts } = options;
+  if (hosts !== undefined) return `http://${spreadHost(title, seed, hosts)}:${port}`;
+  if (options.realWeb)
+    return `http://s${hashString(`${seed}:host:${title}`).toString(36)}.${REAL_WEB_DOMAIN}:${port}`;
+  return `http://127.0.0.1:${port}`;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -159,6 +272,9 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('createSquadWeb: bad port');
   const realWeb = options.realWeb;
+  const hosts = options.hosts;
+  if (hosts !== undefined && !(Number.isInteger(hosts) && hosts >= 1))
+    throw new RangeError('createSquadWeb: hosts must be a positive integer');
   if (realWeb) {
     const { medianMs = 300, sigma = 0.8, hangShare = 0.03 } = realWeb;
     if (!(medianMs >= 0 && Number.isFinite(medianMs)))
@@ -209,8 +325,14 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
     return html;
   }
 
+  const meter = createTrafficMeter();
   const server: Server = createServer((req, res) => {
     requestCount++;
+    const ended = meter.begin(
+      (req.headers.host ?? '').replace(/:\d+$/, ''),
+      new URL(req.url ?? '/', 'http://localhost').pathname,
+    );
+    res.once('close', ended);
     if (!realWeb) {
       respond(req, res);
       return;
@@ -276,9 +398,12 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
   origin = `http://127.0.0.1:${listeningPort}`;
   // Real-web mode: one host per article, as pages of a search result live on different sites.
   const originFor = (title: string): string =>
-    realWeb
-      ? `http://s${hashString(`${seed}:host:${title}`).toString(36)}.${REAL_WEB_DOMAIN}:${listeningPort}`
-      : origin;
+    pageOrigin(title, {
+      seed,
+      port: listeningPort,
+      realWeb: realWeb !== undefined,
+      ...(hosts ? { hosts } : {}),
+    });
 
   return {
     origin,
@@ -291,6 +416,8 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
     get hungCount() {
       return hungCount;
     },
+    traffic: () => meter.traffic(),
+    resetTraffic: () => meter.reset(),
     async close() {
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();

@@ -276,7 +276,8 @@ async function openEngine(
     corpus: folders.served,
     publicUrl,
     indexedFiles: local.indexedFile,
-    ...(config.allowPrivateHosts?.length || metrics ? { fetcher: fetcherFor(config, metrics) } : {}),
+    fetcher: fetcherFor(config, metrics),
+    contentCache: config.contentCacheBytes > 0 ? { maxBytes: config.contentCacheBytes } : false,
     creditCost: config.creditCost,
     extractCreditCost: config.extractCreditCost,
     extractFailedShare: config.extractFailedShare,
@@ -286,6 +287,7 @@ async function openEngine(
     expandToResults: config.expandToResults,
     minQueryCoverage: config.minQueryCoverage,
     minDeeperPageMentions: config.minDeeperPageMentions,
+    cheapResults: config.cheapResults,
     maxPassageTokens: config.maxPassageTokens,
     research: {
       maxHops: config.researchMaxHops,
@@ -342,10 +344,16 @@ async function modelsFor(
   };
 }
 
-/** The page fetcher of `serve`: created on first use, counted when metrics are on. */
+/** The page fetcher of `serve`, with its per-host limits: counted when metrics are on. */
 function fetcherFor(config: ServeConfig, metrics: Metrics | undefined): PageFetcher {
   const allowPrivateHosts = config.allowPrivateHosts ?? [];
-  const create = () => createPageFetcher(allowPrivateHosts.length ? { allowPrivateHosts } : {});
+  const create = () =>
+    createPageFetcher({
+      perHostConcurrency: config.perHostConcurrency,
+      perHostRate: config.perHostRate,
+      perHostBurst: config.perHostBurst,
+      ...(allowPrivateHosts.length ? { allowPrivateHosts } : {}),
+    });
   return metrics ? metrics.instrumentFetcher(create) : create();
 }
 

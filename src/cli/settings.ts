@@ -10,6 +10,8 @@ import { ENGINE_DEFAULTS } from '../engine/index.ts';
 import { RESEARCH_DEFAULTS } from '../pipeline/research/types.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
 import { parseModelSpec } from '../models/resolve.ts';
+import { CONTENT_CACHE_DEFAULTS } from '../pipeline/extract/content-cache.ts';
+import { FETCHER_DEFAULTS } from '../pipeline/fetch/fetcher.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { assertWebhookSecret } from '../jobs/webhooks.ts';
 import {
@@ -24,6 +26,7 @@ export const SETTING_GROUPS = {
   storage: 'Keys, credits and limits storage',
   limits: 'Limits and credits',
   search: 'Search providers and corpus',
+  fetching: 'Fetching pages',
   ranking: 'Reading and ranking',
   research: 'Research depth (`depth: "research"`)',
   models: 'Models',
@@ -166,6 +169,41 @@ function parseFraction(text: string): number {
     throw new SettingValueError('must be a number from 0 to 1');
   }
   return value;
+}
+
+function parsePositiveNumber(text: string): number {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !(value > 0 && Number.isFinite(value))) {
+    throw new SettingValueError('must be a positive number');
+  }
+  return value;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+/** Parses a size in bytes: `134217728`, `512KiB`, `128MiB`, `1GiB`; 0 is allowed (off). */
+export function parseByteSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kib|mib|gib)?$/i.exec(text.trim());
+  const bytes = match ? Math.round(Number(match[1]) * BYTE_UNITS[(match[2] ?? '').toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new SettingValueError('must be a size such as 134217728, 512KiB, 128MiB or 1GiB (0 = off)');
+  }
+  return bytes;
+}
+
+/** Writes a size in bytes in the largest binary unit that divides it: 134217728 → `128MiB`. */
+export function formatByteSize(bytes: number): string {
+  for (const unit of ['GiB', 'MiB', 'KiB'] as const) {
+    const size = BYTE_UNITS[unit.toLowerCase()]!;
+    if (bytes > 0 && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
 }
 
 function parseShare(text: string): number {
@@ -660,6 +698,43 @@ export const SERVE_SETTINGS = {
     defaultText: 'none',
     parse: parseHostList,
   },
+  perHostConcurrency: {
+    flag: '--per-host-concurrency <n>',
+    env: 'CITEWISE_PER_HOST_CONCURRENCY',
+    group: 'fetching',
+    meaning:
+      'Page requests in flight at once to one site (host:port). Its waiting pages are served fairly: every ' +
+      "search's first results before anyone's later ones.",
+    default: String(FETCHER_DEFAULTS.perHostConcurrency),
+    parse: parsePositiveInteger,
+  },
+  perHostRate: {
+    flag: '--per-host-rate <n>',
+    env: 'CITEWISE_PER_HOST_RATE',
+    group: 'fetching',
+    meaning:
+      'Page requests started per second to one site, sustained; may be fractional (0.5 = one every 2 s).',
+    default: String(FETCHER_DEFAULTS.perHostRate),
+    parse: parsePositiveNumber,
+  },
+  perHostBurst: {
+    flag: '--per-host-burst <n>',
+    env: 'CITEWISE_PER_HOST_BURST',
+    group: 'fetching',
+    meaning: 'Page requests that may start at once to one site after a quiet spell.',
+    default: String(FETCHER_DEFAULTS.perHostBurst),
+    parse: parsePositiveInteger,
+  },
+  contentCacheBytes: {
+    flag: '--content-cache-size <size>',
+    env: 'CITEWISE_CONTENT_CACHE_SIZE',
+    group: 'fetching',
+    meaning:
+      'Memory for pages already extracted (their text, passages and tokens), so that a page read again costs ' +
+      'no extraction, e.g. 512MiB; 0 turns it off. no-store pages are never kept.',
+    default: formatByteSize(CONTENT_CACHE_DEFAULTS.maxBytes),
+    parse: parseByteSize,
+  },
   maxResults: {
     flag: '--max-results <n>',
     env: 'CITEWISE_MAX_RESULTS',
@@ -695,6 +770,16 @@ export const SERVE_SETTINGS = {
       "When reading deeper, share of the question's words a fetched page must contain to be extracted (0 = every page).",
     default: String(ENGINE_DEFAULTS.minDeeperPageMentions),
     parse: parseFraction,
+  },
+  cheapResults: {
+    flag: '--cheap-results <n>',
+    env: 'CITEWISE_CHEAP_RESULTS',
+    group: 'ranking',
+    meaning:
+      'Results read with the first ones when they cost the site nothing new (cached, or a fast host with ' +
+      'room); equal to --max-results: never.',
+    default: String(ENGINE_DEFAULTS.cheapResults),
+    parse: parsePositiveInteger,
   },
   maxPassageTokens: {
     flag: '--max-passage-tokens <n>',

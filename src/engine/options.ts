@@ -7,8 +7,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
+import type { ContentCacheOptions } from '../pipeline/extract/content-cache.ts';
 import type { NoAnswerText } from '../pipeline/answer/no-answer.ts';
 import {
+  DEFAULT_CHEAP_RESULTS,
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
@@ -61,6 +63,7 @@ export const ENGINE_DEFAULTS = {
   expandToResults: DEFAULT_EXPAND_TO_RESULTS,
   minQueryCoverage: DEFAULT_MIN_QUERY_COVERAGE,
   minDeeperPageMentions: DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
+  cheapResults: DEFAULT_CHEAP_RESULTS,
   maxPassageTokens: 4_000,
   maxLatencyMs: DEFAULT_MAX_LATENCY_MS,
   stragglerGraceMs: DEFAULT_STRAGGLER_GRACE_MS,
@@ -157,6 +160,14 @@ export interface SearchEngineOptions {
    * @default createContentExtractor() (worker pool), created on first use
    */
   readonly extractor?: ContentExtractor | false;
+  /**
+   * The content cache in front of the extractor (default or given): a page read again, with the same
+   * bytes, costs no extraction, and its passages and tokens are not computed again (see
+   * `withContentCache`). Pages sent with `Cache-Control: no-store` are only shared between searches
+   * reading them at the same moment. `false` turns it off.
+   * @default { maxBytes: CONTENT_CACHE_DEFAULTS.maxBytes } (128 MiB)
+   */
+  readonly contentCache?: ContentCacheOptions | false;
   /** @default BM25 passage ranker */
   readonly ranker?: PassageRanker;
   /** @default the extractive answerer (no model needed) */
@@ -247,6 +258,13 @@ export interface SearchEngineOptions {
    * @default 0.5
    */
   readonly minDeeperPageMentions?: number;
+  /**
+   * Results read with the first `maxResults` when they are cheap: up to this many from the top of the
+   * results, for the pages the fetcher says cost the site nothing new or little (cached, being fetched, or
+   * on a fast host with room). Not used with `max_sources` or `depth: "fast"`; ≤ `maxResults` turns it off.
+   * @default 10
+   */
+  readonly cheapResults?: number;
   /**
    * Token budget of the passages given to the answerer (≈ 4 characters per token). Size it to the model:
    * budget + prompt + answer must fit its context window.
@@ -436,6 +454,7 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         options.minDeeperPageMentions,
         defaults.minDeeperPageMentions,
       ),
+      cheapResults: positiveInteger('cheapResults', options.cheapResults, defaults.cheapResults),
       maxPassageTokens: positiveInteger(
         'maxPassageTokens',
         options.maxPassageTokens,

@@ -6,6 +6,7 @@ import type { LanguageModel } from 'ai';
 import { createExtractiveAnswerer, createModelAnswerer } from '../pipeline/answer/index.ts';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
 import { createContentExtractor } from '../pipeline/extract/index.ts';
+import { withContentCache } from '../pipeline/extract/content-cache.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
 import { createModelQueryPlanner } from '../pipeline/query-model.ts';
 import type { PipelinePlanner, PipelineStages } from '../pipeline/run.ts';
@@ -90,6 +91,8 @@ export function lazyPageFetcher(): PageFetcher {
   let fetcher: PageFetcher | undefined;
   return {
     fetch: (url, call) => (fetcher ??= createPageFetcher()).fetch(url, call),
+    // Nothing fetched yet: nothing is cached and no host is known to be fast.
+    isCheap: (url) => fetcher?.isCheap?.(url) ?? false,
     close: async () => fetcher?.close?.(),
   };
 }
@@ -101,6 +104,12 @@ export function lazyContentExtractor(): ContentExtractor {
     warm: async () => (extractor ??= createContentExtractor()).warm?.(),
     close: async () => extractor?.close?.(),
   };
+}
+
+/** The extractor given (or the lazy default) behind the content cache, unless `contentCache: false`. */
+function cachedExtractor(options: SearchEngineOptions): ContentExtractor {
+  const extractor = options.extractor || lazyContentExtractor();
+  return options.contentCache === false ? extractor : withContentCache(extractor, options.contentCache);
 }
 
 /**
@@ -149,7 +158,7 @@ export function buildStages(
       : bm25,
     answerer: options.answerer ?? defaultAnswerer(options),
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
-    ...(options.extractor === false ? {} : { extractor: options.extractor ?? lazyContentExtractor() }),
+    ...(options.extractor === false ? {} : { extractor: cachedExtractor(options) }),
   };
   return { stages, structuredOutput };
 }

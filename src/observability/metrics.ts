@@ -152,6 +152,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
           throw error;
         }
       },
+      isCheap: (url) => inner?.isCheap?.(url) ?? false,
       close: async () => inner?.close?.(),
     };
   }

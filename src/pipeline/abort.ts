@@ -1,9 +1,13 @@
 /** Racing a promise against an AbortSignal: stages that ignore their signal still cannot hold a search. */
 
 /** The signal's reason as an Error (a reason that is not an Error becomes the cause of one). */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
+export function abortReason(signal: AbortSignal): Error {
+  return asError(signal.reason, 'aborted');
+}
+
+/** `value` if it is an Error, else an Error with `message` whose cause is `value`. */
+export function asError(value: unknown, message = String(value)): Error {
+  return value instanceof Error ? value : new Error(message, { cause: value });
 }
 
 /** Settles with the promise, or rejects with the signal's reason when it aborts first. */
@@ -19,7 +23,7 @@ export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        reject(asError(error));
       },
     );
   });

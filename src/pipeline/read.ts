@@ -24,6 +24,7 @@ import type {
   SearchHit,
 } from './types.ts';
 import { raceSignal } from './abort.ts';
+import { SPECULATIVE_PRIORITY } from './fetch/host-scheduler.ts';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.
@@ -99,6 +100,8 @@ export interface PageReader {
 }
 
 interface MutableRead {
+  /** The hit's position among the search's results (0 first): the fetcher serves a host's pages in this order. */
+  readonly position: number;
   /** When the page's fetch ended (epoch ms), for the stragglers' grace. */
   arrivedAt?: number;
   /** Waited for until the answer time, never cut by the stragglers' grace. */
@@ -108,6 +111,8 @@ interface MutableRead {
   document: ExtractedContent | null;
   readonly stopper: AbortController;
   readonly go: { readonly promise: Promise<void>; open(): void };
+  /** Its extraction is wanted (not only read ahead): its fetch is then needed, not speculative. */
+  wanted: boolean;
   readonly admit: ((page: FetchedPage) => boolean) | undefined;
 }
 
@@ -134,7 +139,16 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       Math.max(0, deadline - Date.now()),
     );
     const signal = AbortSignal.any([call.signal, read.stopper.signal]);
-    const pageCall = { ...call, signal, deadline };
+    // A page read ahead is a speculative fetch until its extraction is wanted: the fetcher sends it only
+    // when its host has room to spare, and any needed page goes first (read when the host picks).
+    const pageCall = {
+      ...call,
+      signal,
+      deadline,
+      get priority() {
+        return read.wanted ? read.position : SPECULATIVE_PRIORITY + read.position;
+      },
+    };
     try {
       // Every step races the signal, so even a stage that ignores its signal cannot hold the search.
       const page = await raceSignal(fetcher!.fetch(new URL(read.hit.url), pageCall), signal);
@@ -144,8 +158,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       if (read.admit && !read.admit(page)) return;
       changed(read, 'extracting');
       const content = await raceSignal(extractor!.extract(page, pageCall), signal);
+      // The extractor's object is kept as it is when it has a title: a cached extraction is then the same
+      // object in every search, and the ranker's passages and tokens of it (kept by object) are reused.
       if (content && content.text.trim())
-        read.document = { ...content, title: content.title || read.hit.title };
+        read.document = content.title ? content : { ...content, title: read.hit.title };
     } catch {
       // A page that failed, timed out or was stopped is dropped; its snippet stands in.
     } finally {
@@ -159,12 +175,14 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     read(hits, readOptions = {}) {
       return hits.map((hit, index) => {
         const read: MutableRead = {
+          position: all.length,
           patient: index < (readOptions.patient ?? READ_DEFAULTS.patient),
           hit,
           state: 'waiting',
           document: hit.content ? providerDocument(hit, hit.content) : snippetDocument(hit),
           stopper: new AbortController(),
           go: latch(),
+          wanted: readOptions.extract !== false,
           admit: readOptions.admit,
         };
         if (readOptions.extract !== false) read.go.open();
@@ -177,7 +195,10 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       });
     },
     release(reads) {
-      for (const read of reads as MutableRead[]) read.go.open();
+      for (const read of reads as MutableRead[]) {
+        read.wanted = true;
+        read.go.open();
+      }
     },
     settle(reads) {
       const mine = reads as readonly MutableRead[];

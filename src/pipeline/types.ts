@@ -19,6 +19,15 @@ export interface CallOptions {
    */
   readonly deadline?: number;
   /**
+   * Where this call stands among its request's calls, lower first: the page fetcher serves a host's
+   * waiting requests in this order (the pipeline passes a page's position among the search results, so
+   * every search's first results go before anyone's later ones). From `SPECULATIVE_PRIORITY` on, the
+   * fetch may not be needed (a page read ahead): it is sent only while its host has room to spare. It may
+   * change while the call waits (a getter): it is read whenever the host picks its next request.
+   * @default 0
+   */
+  readonly priority?: number;
+  /**
    * Who the work is for (the paying account): stages shared by every request, like the extraction
    * workers, are shared fairly between accounts. @default none: each call counts on its own
    */
@@ -142,6 +151,12 @@ export interface FetchedPage {
 export interface PageFetcher {
   /** Gives up at `options.deadline` (or the fetcher's own page timeout, whichever comes first). */
   fetch(url: URL, options: CallOptions): Promise<FetchedPage>;
+  /**
+   * Whether fetching `url` now would cost the site no new request or a quick one (cached, being fetched
+   * already, or a fast host with room): the pipeline then reads it with the first results. Optional: a
+   * fetcher without it is never asked to read more.
+   */
+  isCheap?(url: URL): boolean;
   close?(): Promise<void>;
 }
 

@@ -2,11 +2,15 @@ import { delimiter, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS } from '../../src/engine/index.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
+import { CONTENT_CACHE_DEFAULTS } from '../../src/pipeline/extract/index.ts';
+import { FETCHER_DEFAULTS } from '../../src/pipeline/fetch/index.ts';
 import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
+  formatByteSize,
   formatDuration,
   formatRateLimit,
+  parseByteSize,
   parseDuration,
   parseRateLimit,
   SERVE_SETTINGS,
@@ -50,6 +54,11 @@ describe('CLI configuration', () => {
       wikipediaLanguage: 'en',
       searchTimeoutMs: 10_000,
       allowPrivateHosts: undefined,
+      perHostConcurrency: FETCHER_DEFAULTS.perHostConcurrency,
+      perHostRate: FETCHER_DEFAULTS.perHostRate,
+      perHostBurst: FETCHER_DEFAULTS.perHostBurst,
+      contentCacheBytes: CONTENT_CACHE_DEFAULTS.maxBytes,
+      cheapResults: ENGINE_DEFAULTS.cheapResults,
       maxResults: ENGINE_DEFAULTS.maxResults,
       expandToResults: ENGINE_DEFAULTS.expandToResults,
       minQueryCoverage: ENGINE_DEFAULTS.minQueryCoverage,
@@ -183,6 +192,21 @@ describe('CLI configuration', () => {
       expect(() => parseDuration(bad)).toThrow(/must be a (positive )?duration/);
     for (const bad of ['lots', '0/1m', '1.5/1m', '10', '10/soon', '1/1m/2'])
       expect(() => parseRateLimit(bad)).toThrow(/must be REQUESTS\/WINDOW/);
+  });
+
+  it('parses sizes and per-host rates, and formats sizes back', () => {
+    expect(parseByteSize('128MiB')).toBe(134_217_728);
+    expect(parseByteSize('512 KiB')).toBe(524_288);
+    expect(parseByteSize('1gib')).toBe(1_073_741_824);
+    expect(parseByteSize('0')).toBe(0);
+    expect(parseByteSize('1048576')).toBe(1_048_576);
+    for (const bytes of [0, 1_000, 524_288, 134_217_728, 1_073_741_824])
+      expect(parseByteSize(formatByteSize(bytes))).toBe(bytes);
+    for (const bad of ['', 'lots', '-1MiB', '5MB', '1.5.2MiB'])
+      expect(() => parseByteSize(bad)).toThrow(/must be a size/);
+    expect(SERVE_SETTINGS.perHostRate.parse('0.5')).toBe(0.5);
+    for (const bad of ['0', '-2', 'fast', ''])
+      expect(() => SERVE_SETTINGS.perHostRate.parse(bad)).toThrow(/must be a positive number/);
   });
 
   it('every default of the table parses', () => {

@@ -91,6 +91,36 @@ describe('the local web in real-web mode', () => {
     }
   });
 
+  it('with hosts: 1 serves every page from one host, and counts the load on it', async () => {
+    const web = await createSquadWeb({
+      articles: ARTICLES,
+      realWeb: { medianMs: 1, sigma: 0, hangShare: 0 },
+      hosts: 1,
+    });
+    const fetcher = createPageFetcher({ allowPrivateAddresses: ['127.0.0.1'], resolver: realWebResolver });
+    try {
+      const hosts = new Set(ARTICLES.map((article) => new URL(web.urlFor(article.title)).hostname));
+      expect([...hosts]).toEqual([`h0.${REAL_WEB_DOMAIN}`]);
+      const call = {
+        signal: new AbortController().signal,
+        requestId: 'hosts',
+        deadline: Date.now() + 10_000,
+      };
+      await Promise.all(ARTICLES.map((article) => fetcher.fetch(new URL(web.urlFor(article.title)), call)));
+      await fetcher.fetch(new URL(web.urlFor('Angus')), call);
+      const traffic = web.traffic();
+      expect(traffic).toMatchObject({ hosts: 1, pageRequests: 4, maxFetchesOfOnePage: 2 });
+      // robots.txt and the four page requests within one second, at least two of them at once.
+      expect(traffic.peakHostRequestsPerSecond).toBe(5);
+      expect(traffic.peakHostInFlight).toBeGreaterThanOrEqual(2);
+      web.resetTraffic();
+      expect(web.traffic()).toMatchObject({ requests: 0, pageRequests: 0, peakHostRequestsPerSecond: 0 });
+    } finally {
+      await fetcher.close();
+      await web.close();
+    }
+  });
+
   it('the resolver refuses names outside the test domain', async () => {
     await expect(realWebResolver('example.com')).rejects.toThrow(/not a web\.test host/);
     await expect(realWebResolver('s1.web.test')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);

@@ -273,6 +273,10 @@ export interface GuardedConnectorOptions {
   readonly resolver: HostResolver;
   /** TCP + TLS connect timeout in ms. */
   readonly connectTimeoutMs: number;
+  /** Offer HTTP/2 in TLS (ALPN). @default false */
+  readonly allowH2?: boolean;
+  /** The certificate authorities trusted (PEM), replacing Node's bundled list. @default Node's */
+  readonly ca?: readonly string[];
 }
 
 /** The port a URL (or a connection's options) goes to: its own, else the protocol's default. */
@@ -291,8 +295,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
   const connectorWith = (policy: AddressPolicy) =>
     buildConnector({
       timeout: options.connectTimeoutMs,
-      allowH2: false,
+      allowH2: options.allowH2 ?? false,
       lookup: createGuardedLookup(policy, options.resolver),
+      ...(options.ca ? { ca: [...options.ca] } : {}),
     });
   const lenient = connectorWith(options.policy);
   const strict = connectorWith(options.policy.withoutHostExceptions());

@@ -2,10 +2,14 @@
  * The page fetcher: the only module of citewise that requests untrusted URLs.
  *
  * One fetch, top to bottom: validate the URL → serve from cache or join an identical fetch in flight →
- * for each hop: check the address (SSRF guard) and robots.txt, wait for a per-host and a global slot,
- * send the request over a guarded undici Agent (which re-checks every address at connection time), follow
- * a redirect manually or check status and media type, then read the body while decoding and counting it.
+ * for each hop: check the address (SSRF guard) and robots.txt, wait for the host's turn (host-scheduler.ts:
+ * a concurrency cap, a request rate with a burst, a fair share between searches) and a global slot, send
+ * the request over a guarded undici Agent (HTTP/2 where the site offers it; every address re-checked at
+ * connection time), follow a redirect manually or check status and media type, then read the body while
+ * decoding and counting it. A fetch that every caller gave up on is aborted, and leaves the host's queue
+ * if it was still waiting there.
  */
+import { rootCertificates } from 'node:tls';
 import { LRUCache } from 'lru-cache';
 import PQueue from 'p-queue';
 import { Agent } from 'undici';
@@ -30,6 +34,7 @@ import {
 } from './body.ts';
 import { raceSignal } from '../abort.ts';
 import { FetchError } from './errors.ts';
+import { createHostScheduler, type SlotTicket } from './host-scheduler.ts';
 import {
   createRobotsPolicy,
   ROBOTS_DEFAULTS,
@@ -38,7 +43,7 @@ import {
   type RobotsPolicy,
   type RobotsResponse,
 } from './robots.ts';
-import { nonNegativeInteger, positiveInteger } from '../../options.ts';
+import { nonNegativeInteger, positiveInteger, positiveNumber } from '../../options.ts';
 import { USER_AGENT } from '../../package-info.ts';
 
 /**
@@ -47,7 +52,10 @@ import { USER_AGENT } from '../../package-info.ts';
  */
 export const FETCHER_DEFAULTS = {
   concurrency: 64,
-  perHostConcurrency: 4,
+  perHostConcurrency: 32,
+  perHostRate: 64,
+  perHostBurst: 96,
+  fastHostMs: 200,
   pageTimeoutMs: 15_000,
   connectTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
@@ -62,8 +70,8 @@ export const DEFAULT_USER_AGENT = USER_AGENT;
 
 /** Defaults of {@link PageCacheOptions}. */
 export const PAGE_CACHE_DEFAULTS = {
-  /** 32 MiB. */
-  maxBytes: 32 * 1024 * 1024,
+  /** 64 MiB. */
+  maxBytes: 64 * 1024 * 1024,
   /** 5 minutes. */
   ttlMs: 300_000,
 } as const;
@@ -72,7 +80,7 @@ export const PAGE_CACHE_DEFAULTS = {
 export interface PageCacheOptions {
   /**
    * Total bytes of cached bodies (plus a small per-entry overhead). Must be finite.
-   * @default 33_554_432 (32 MiB)
+   * @default 67_108_864 (64 MiB)
    */
   readonly maxBytes?: number;
   /**
@@ -97,8 +105,41 @@ export interface PageFetcherOptions {
    * @default 64
    */
   readonly concurrency?: number;
-  /** Requests in flight at once to one host (`host:port`). @default 4 */
+  /**
+   * Requests in flight at once to one host (`host:port`). A host's waiting requests are served fairly
+   * between searches (a search's first results before anyone's later ones), so a popular site shared by
+   * many searches does not queue them behind each other. Sized for the engine's default of 8 searches at
+   * once all reading one site.
+   * @default 32
+   */
   readonly perHostConcurrency?: number;
+  /**
+   * Requests started per second to one host, sustained (a token bucket refilled at this rate). May be
+   * fractional (0.5: one every 2 s).
+   * @default 64
+   */
+  readonly perHostRate?: number;
+  /**
+   * Requests that may start at once to one host after a quiet spell (the token bucket's size); at least 1.
+   * @default 96
+   */
+  readonly perHostBurst?: number;
+  /**
+   * A host whose recent pages took at most this long (a moving average, in ms) counts as fast: while it
+   * has room, {@link PageFetcherInstance.isCheap} says its pages are cheap to read.
+   * @default 200
+   */
+  readonly fastHostMs?: number;
+  /**
+   * Offer HTTP/2 (ALPN `h2`) to https sites; the site chooses. One connection then carries many requests.
+   * @default true
+   */
+  readonly allowH2?: boolean;
+  /**
+   * Certificate authorities (PEM) trusted besides Node's bundled ones, e.g. an intranet's private CA.
+   * @default [] (Node's bundled CAs only)
+   */
+  readonly extraCaCertificates?: readonly string[];
   /**
    * Time allowed for one page, all hops included, in ms. The caller's `deadline` applies as well; the
    * earlier one wins.
@@ -150,6 +191,11 @@ interface Settings {
   readonly acceptLanguage: string | undefined;
   readonly concurrency: number;
   readonly perHostConcurrency: number;
+  readonly perHostRate: number;
+  readonly perHostBurst: number;
+  readonly fastHostMs: number;
+  readonly allowH2: boolean;
+  readonly extraCaCertificates: readonly string[];
   readonly pageTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly headersTimeoutMs: number;
@@ -177,6 +223,18 @@ function resolveSettings(options: PageFetcherOptions): Settings {
   if (options.resolver !== undefined && typeof options.resolver !== 'function') {
     throw new TypeError('resolver must be a function');
   }
+  if (options.allowH2 !== undefined && typeof options.allowH2 !== 'boolean') {
+    throw new TypeError('allowH2 must be a boolean');
+  }
+  const extraCa: unknown = options.extraCaCertificates ?? [];
+  if (
+    !Array.isArray(extraCa) ||
+    !(extraCa as unknown[]).every(
+      (pem) => typeof pem === 'string' && pem.includes('-----BEGIN CERTIFICATE-----'),
+    )
+  ) {
+    throw new TypeError('extraCaCertificates must be a list of PEM certificates');
+  }
   return {
     userAgent,
     acceptLanguage: options.acceptLanguage,
@@ -186,6 +244,11 @@ function resolveSettings(options: PageFetcherOptions): Settings {
       options.perHostConcurrency,
       FETCHER_DEFAULTS.perHostConcurrency,
     ),
+    perHostRate: positiveNumber('perHostRate', options.perHostRate, FETCHER_DEFAULTS.perHostRate),
+    perHostBurst: positiveInteger('perHostBurst', options.perHostBurst, FETCHER_DEFAULTS.perHostBurst),
+    fastHostMs: nonNegativeInteger('fastHostMs', options.fastHostMs, FETCHER_DEFAULTS.fastHostMs),
+    allowH2: options.allowH2 ?? true,
+    extraCaCertificates: extraCa as string[],
     pageTimeoutMs: positiveInteger('pageTimeoutMs', options.pageTimeoutMs, FETCHER_DEFAULTS.pageTimeoutMs),
     connectTimeoutMs: positiveInteger(
       'connectTimeoutMs',
@@ -312,16 +375,47 @@ interface HopOptions {
   readonly maxBytes: number;
 }
 
+/** One caller waiting for a shared fetch: its search and the page's place among its results (read live). */
+interface Caller {
+  readonly requestId: string;
+  readonly call: CallOptions;
+}
+
 /** A fetch shared by every caller asking for the same URL at the same time. */
 interface Flight {
   readonly promise: Promise<FetchedPage>;
   readonly controller: AbortController;
-  waiters: number;
+  /** The callers still waiting; when the last leaves, the fetch is aborted. */
+  readonly callers: Set<Caller>;
+}
+
+/** robots.txt goes before the pages of its host, which all wait for it. */
+const ROBOTS_TICKET: SlotTicket = { owner: () => 'robots.txt', priority: () => -1 };
+
+/** A flight's ticket for its host's queue: its most urgent caller's place, its first caller's search. */
+function flightTicket(callers: ReadonlySet<Caller>): SlotTicket {
+  let lastOwner = '';
+  return {
+    owner() {
+      for (const caller of callers) return (lastOwner = caller.requestId);
+      return lastOwner;
+    },
+    priority() {
+      let best = Infinity;
+      for (const caller of callers) best = Math.min(best, caller.call.priority ?? 0);
+      return Number.isFinite(best) ? best : 0;
+    },
+  };
 }
 
 /** A {@link PageFetcher} with its resources. */
 export interface PageFetcherInstance extends PageFetcher {
   fetch(url: URL, options: CallOptions): Promise<FetchedPage>;
+  /**
+   * Whether fetching `url` now costs the site no new request or a quick one: the page is cached or being
+   * fetched already, or its host is fast (`fastHostMs`) and has a free slot and a token. Never throws.
+   */
+  isCheap(url: URL): boolean;
   /** Aborts fetches in flight, empties the caches, and closes connections. */
   close(): Promise<void>;
 }
@@ -348,14 +442,27 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
   const robotsSettings = options.robots === false ? undefined : resolveRobotsOptions(options.robots ?? {});
 
   const agent = new Agent({
-    connect: createGuardedConnector({ policy, resolver, connectTimeoutMs: settings.connectTimeoutMs }),
+    connect: createGuardedConnector({
+      policy,
+      resolver,
+      connectTimeoutMs: settings.connectTimeoutMs,
+      allowH2: settings.allowH2,
+      ...(settings.extraCaCertificates.length > 0
+        ? { ca: [...rootCertificates, ...settings.extraCaCertificates] }
+        : {}),
+    }),
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyIdleTimeoutMs,
     connections: settings.perHostConcurrency,
-    allowH2: false,
+    allowH2: settings.allowH2,
   });
   const globalQueue = new PQueue({ concurrency: settings.concurrency });
-  const hostQueues = new Map<string, PQueue>();
+  const hosts = createHostScheduler({
+    concurrency: settings.perHostConcurrency,
+    ratePerSecond: settings.perHostRate,
+    burst: settings.perHostBurst,
+    fastMs: settings.fastHostMs,
+  });
   const flights = new Map<string, Flight>();
   const closed = new AbortController();
 
@@ -369,19 +476,13 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     ...(settings.acceptLanguage ? { 'accept-language': settings.acceptLanguage } : {}),
   };
 
-  /** Runs a hop once a slot for its host and a global slot are free; waiting does not hold a global slot. */
-  const withSlots = async <T>(host: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> => {
-    let queue = hostQueues.get(host);
-    if (!queue) {
-      queue = new PQueue({ concurrency: settings.perHostConcurrency });
-      hostQueues.set(host, queue);
-    }
-    try {
-      return await queue.add(() => globalQueue.add(task, { signal }), { signal });
-    } finally {
-      if (queue.size === 0 && queue.pending === 0 && hostQueues.get(host) === queue) hostQueues.delete(host);
-    }
-  };
+  /** Runs a hop once its host gives it a turn and a global slot is free; waiting does not hold a global slot. */
+  const withSlots = <T>(
+    host: string,
+    ticket: SlotTicket,
+    signal: AbortSignal,
+    task: () => Promise<T>,
+  ): Promise<T> => hosts.run(host, ticket, signal, () => globalQueue.add(task, { signal }));
 
   const hop = async (url: URL, signal: AbortSignal, hopOptions: HopOptions): Promise<HopResult> => {
     const response = await agent.request({
@@ -471,6 +572,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     start: URL,
     signal: AbortSignal,
     hopOptions: HopOptions,
+    ticket: SlotTicket,
   ): Promise<{ url: URL; result: Extract<HopResult, { kind: 'page' }> }> => {
     let current = start;
     for (let redirects = 0; ; redirects++) {
@@ -485,7 +587,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
           });
         }
         const target = current;
-        const result = await withSlots(current.host, signal, () => hop(target, signal, hopOptions));
+        const result = await withSlots(current.host, ticket, signal, () => hop(target, signal, hopOptions));
         if (result.kind === 'page') return { url: current, result };
         if (redirects >= settings.maxRedirects) {
           throw new FetchError('too_many_redirects', `more than ${settings.maxRedirects} redirects`, {
@@ -507,10 +609,12 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
   };
 
   const loadRobots = async (robotsUrl: URL, signal: AbortSignal): Promise<RobotsResponse> => {
-    const { result } = await fetchWithRedirects(robotsUrl, signal, {
-      forRobots: true,
-      maxBytes: robotsSettings?.maxBytes ?? ROBOTS_DEFAULTS.maxBytes,
-    });
+    const { result } = await fetchWithRedirects(
+      robotsUrl,
+      signal,
+      { forRobots: true, maxBytes: robotsSettings?.maxBytes ?? ROBOTS_DEFAULTS.maxBytes },
+      ROBOTS_TICKET,
+    );
     return { status: result.status, body: result.body };
   };
   const robots: RobotsPolicy | undefined = robotsSettings
@@ -519,13 +623,19 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
 
   const startFlight = (url: URL): Flight => {
     const controller = new AbortController();
+    const callers = new Set<Caller>();
     const pageTimer = setTimeout(() => {
       controller.abort(
         new FetchError('timeout', `page timeout of ${settings.pageTimeoutMs} ms`, { url: url.href }),
       );
     }, settings.pageTimeoutMs);
     const signal = AbortSignal.any([controller.signal, closed.signal]);
-    const promise = fetchWithRedirects(url, signal, { forRobots: false, maxBytes: settings.maxBodyBytes })
+    const promise = fetchWithRedirects(
+      url,
+      signal,
+      { forRobots: false, maxBytes: settings.maxBodyBytes },
+      flightTicket(callers),
+    )
       .then(({ url: finalUrl, result }): FetchedPage => {
         const page: FetchedPage = {
           url: finalUrl.href,
@@ -548,7 +658,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
       });
     // Nobody may be waiting any more when it fails (all callers gave up); that is not an unhandled error.
     promise.catch(() => undefined);
-    const flight: Flight = { promise, controller, waiters: 0 };
+    const flight: Flight = { promise, controller, callers };
     return flight;
   };
 
@@ -564,18 +674,20 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     if (cached) return cached;
 
     let flight = flights.get(url.href);
+    const caller: Caller = { requestId: call.requestId, call };
     if (!flight) {
       flight = startFlight(url);
       flights.set(url.href, flight);
     }
-    flight.waiters++;
+    flight.callers.add(caller);
     const joined = flight;
     try {
       return await waitWithDeadline(joined.promise, call.signal, deadline, url);
     } finally {
-      joined.waiters--;
-      // The last caller gone: stop the request instead of finishing it for nobody.
-      if (joined.waiters === 0) {
+      joined.callers.delete(caller);
+      // The last caller gone: stop the request instead of finishing it for nobody (a request still waiting
+      // for its host's turn leaves the queue without being sent).
+      if (joined.callers.size === 0) {
         if (flights.get(url.href) === joined) flights.delete(url.href);
         joined.controller.abort(new FetchError('aborted', 'every caller gave up', { url: url.href }));
       }
@@ -584,11 +696,21 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
 
   return {
     fetch: fetchPage,
+    isCheap(input) {
+      let url: URL;
+      try {
+        url = toFetchableUrl(input);
+      } catch {
+        return false;
+      }
+      if (closed.signal.aborted) return false;
+      return cache?.has(url.href) === true || flights.has(url.href) || hosts.isFastWithRoom(url.host);
+    },
     async close() {
-      closed.abort(new FetchError('aborted', 'the fetcher is closed'));
+      const reason = new FetchError('aborted', 'the fetcher is closed');
+      closed.abort(reason);
       globalQueue.clear();
-      for (const queue of hostQueues.values()) queue.clear();
-      hostQueues.clear();
+      hosts.clear(reason);
       cache?.clear();
       robots?.clear();
       await agent.destroy();
