@@ -84,7 +84,7 @@ interface Candidate {
 
 /**
  * Stems of words that shape a question without naming its topic ("what happens when…", "which port does it
- * use?"). They are left out of the query's coverage so that a sentence is not chosen for containing them.
+ * use?", "how do I change the port?": a sentence about changes in general does not answer it). They are left out of the query's coverage so that a sentence is not chosen for containing them.
  */
 const QUESTION_FILLER: ReadonlySet<string> = new Set(
   [
@@ -102,6 +102,7 @@ const QUESTION_FILLER: ReadonlySet<string> = new Set(
     'tell',
     'many',
     'much',
+    'change',
   ].map((word) => tokenize(word)[0] ?? word),
 );
 
