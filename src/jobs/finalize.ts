@@ -1,0 +1,102 @@
+/**
+ * Finalizing research jobs: when a job ends, the credits held for it are settled through the credits service
+ * (what a completed job used is charged, the rest refunded), its webhook is delivered in the background, and
+ * the job is marked finalized. A job whose worker died before that is finalized later by the sweep of any
+ * worker.
+ */
+import type { CreditsService } from '../engine/credits.ts';
+import { JOBS_DEFAULTS } from './options.ts';
+import { viewOf, type ResearchJobInput } from './request.ts';
+import type { JobQueue, JobRecord } from './types.ts';
+import type { WebhookSender } from './webhooks.ts';
+
+/** The id of the credit reservation held for a job (its hold, charge and refund all use it). */
+export const reservationOf = (jobId: string) => `research:${jobId}`;
+
+/** How long an ended job may wait for its finalization before another worker does it (webhook retries included). */
+export function finalizeGraceMs(webhooks: WebhookSender | null): number {
+  const { webhookAttempts, webhookBackoffMs, webhookTimeoutMs } = JOBS_DEFAULTS;
+  const backoff = webhooks ? webhookBackoffMs * ((4 ** (webhookAttempts - 1) - 1) / 3) : 0;
+  return backoff + webhookAttempts * webhookTimeoutMs + 60_000;
+}
+
+/** What {@link createJobFinalizer} works with. */
+export interface JobFinalizerDeps {
+  readonly queue: JobQueue;
+  /** Charges and refunds (each written to the ledger). */
+  readonly credits: CreditsService;
+  readonly webhooks: WebhookSender | null;
+  readonly onError: (error: unknown, context: string, jobId?: string) => void;
+  /** The sweep runs at most once a lease. */
+  readonly leaseMs: number;
+  /** Aborted when the service closes: webhook deliveries stop and the job is left for a later sweep. */
+  readonly closing: AbortSignal;
+}
+
+/** Finalizes ended jobs. */
+export interface JobFinalizer {
+  /** Settles the credits of an ended job, then delivers its webhook (in the background) and marks it done. */
+  readonly finalize: (job: JobRecord) => Promise<void>;
+  /** Finalizes jobs that ended on a worker that died before finishing that (at most once a lease). */
+  readonly sweep: () => Promise<void>;
+  /** Waits for the finalizations in flight (their webhooks and marks), on close. */
+  readonly drain: () => Promise<void>;
+}
+
+/** Creates the finalizer of the research service's jobs. */
+export function createJobFinalizer(deps: JobFinalizerDeps): JobFinalizer {
+  const { queue, credits, webhooks, onError, closing } = deps;
+  const finalizing = new Set<Promise<void>>();
+  let lastSweep = 0;
+
+  /** Charges what a completed job used (the rest returns), refunds any other; once, by the job's hold id. */
+  async function settle(job: JobRecord): Promise<void> {
+    const hold = {
+      id: reservationOf(job.id),
+      account: job.account,
+      ...(job.keyId ? { keyId: job.keyId } : {}),
+      amount: (job.input as ResearchJobInput).reserved,
+    };
+    const charge = job.status === 'completed' ? job.creditsUsed : 0;
+    await (charge > 0 ? credits.charge(hold, charge) : credits.refund(hold));
+  }
+
+  async function finalize(job: JobRecord): Promise<void> {
+    try {
+      await settle(job);
+    } catch (error) {
+      // Left unfinalized: a later sweep settles it (commit and refund are idempotent).
+      onError(error, 'settle', job.id);
+      return;
+    }
+    const url = (job.input as ResearchJobInput).request.webhook?.url;
+    const work = (async () => {
+      if (url && webhooks) {
+        const delivered = await webhooks.deliver(
+          { url, id: `msg_${job.id}`, type: `research.${job.status}`, data: viewOf(job) },
+          closing,
+        );
+        if (closing.aborted) return;
+        if (!delivered) onError(new Error(`webhook to ${new URL(url).host} failed`), 'webhook', job.id);
+      }
+      await queue.markFinalized(job.id);
+    })().catch((error: unknown) => onError(error, 'finalize', job.id));
+    finalizing.add(work);
+    void work.finally(() => finalizing.delete(work));
+  }
+
+  async function sweep(): Promise<void> {
+    if (Date.now() - lastSweep < deps.leaseMs) return;
+    lastSweep = Date.now();
+    const stale = await queue.unfinalized({ endedBefore: Date.now() - finalizeGraceMs(webhooks), limit: 50 });
+    for (const job of stale) await finalize(job);
+  }
+
+  return {
+    finalize,
+    sweep,
+    async drain() {
+      await Promise.all([...finalizing]);
+    },
+  };
+}
