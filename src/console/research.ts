@@ -46,7 +46,7 @@ const noKey = (rt: ConsoleRuntime, org: OrgContext) =>
   );
 
 function sourceList(sources: readonly string[]): Html {
-  return html`<ol data-testid="research-sources">
+  return html`<ol class="sources" data-testid="research-sources">
     ${sources.map((url) =>
       /^https?:\/\//i.test(url)
         ? html`<li><a href="${url}" rel="noopener noreferrer nofollow">${url}</a></li>`

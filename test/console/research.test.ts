@@ -33,7 +33,7 @@ const search: SearchProvider = {
       ]);
     return [
       {
-        url: 'https://example.com/rivers',
+        url: 'https://example.com/geography/riversofswitzerland/therhoneglacieranditssource.html',
         title: 'Rivers',
         content: 'The Rhône rises in the Rhône Glacier.',
       },
@@ -43,7 +43,7 @@ const search: SearchProvider = {
 const answerer: Answerer = {
   answer: async () => ({
     answer: 'It rises in the Rhône Glacier [1].',
-    sources: ['https://example.com/rivers'],
+    sources: ['https://example.com/geography/riversofswitzerland/therhoneglacieranditssource.html'],
   }),
 };
 
@@ -106,7 +106,9 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
           'It rises in the Rhône Glacier [1].',
         );
         const source = page.getByTestId('research-sources').getByRole('link');
-        expect(await source.getAttribute('href')).toBe('https://example.com/rivers');
+        expect(await source.getAttribute('href')).toBe(
+          'https://example.com/geography/riversofswitzerland/therhoneglacieranditssource.html',
+        );
         expect(await source.getAttribute('rel')).toBe('noopener noreferrer nofollow');
         expect(await seriousAxeViolations(page)).toEqual([]);
         expect(await overflowsSideways(page)).toBe(false);
