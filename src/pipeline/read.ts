@@ -23,8 +23,8 @@ import type {
   PageFetcher,
   SearchHit,
 } from './types.ts';
+import { SPECULATIVE_PRIORITY } from './types.ts';
 import { raceSignal } from './abort.ts';
-import { SPECULATIVE_PRIORITY } from './fetch/host-scheduler.ts';
 
 /**
  * Share (0–1) of the pages waited for that must have arrived before the others get only the grace period.

@@ -21,7 +21,7 @@ export interface CallOptions {
   /**
    * Where this call stands among its request's calls, lower first: the page fetcher serves a host's
    * waiting requests in this order (the pipeline passes a page's position among the search results, so
-   * every search's first results go before anyone's later ones). From `SPECULATIVE_PRIORITY` on, the
+   * every search's first results go before anyone's later ones). From {@link SPECULATIVE_PRIORITY} on, the
    * fetch may not be needed (a page read ahead): it is sent only while its host has room to spare. It may
    * change while the call waits (a getter): it is read whenever the host picks its next request.
    * @default 0
@@ -59,6 +59,14 @@ export type JsonObjectSchema = Readonly<Record<string, unknown>>;
 export type SearchDepth = 'fast' | 'standard' | 'deep' | 'research';
 
 /** Every {@link SearchDepth}, in order of effort. */
+/**
+ * {@link CallOptions.priority} from this one on marks a speculative request (a page read ahead that may not
+ * be needed): the page fetcher starts it only while its host has room to spare, half of its slots and half
+ * of its burst free, so needed requests of any search never wait behind speculation, and a busy site is not
+ * sent pages nobody asked for.
+ */
+export const SPECULATIVE_PRIORITY = 1_000_000;
+
 export const SEARCH_DEPTHS = [
   'fast',
   'standard',

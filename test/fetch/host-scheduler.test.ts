@@ -2,10 +2,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FAST_HOST_SAMPLES,
-  SPECULATIVE_PRIORITY,
   createHostScheduler,
   type SlotTicket,
 } from '../../src/pipeline/fetch/host-scheduler.ts';
+import { SPECULATIVE_PRIORITY } from '../../src/pipeline/types.ts';
 
 const ticket = (owner: string, priority = 0): SlotTicket => ({
   owner: () => owner,

@@ -10,6 +10,7 @@
  * request whose signal aborts (every search waiting on it answered) leaves the queue without being sent.
  */
 import { abortReason, asError } from '../abort.ts';
+import { SPECULATIVE_PRIORITY } from '../types.ts';
 
 /** Limits applied to every host. */
 export interface HostLimits {
@@ -71,13 +72,6 @@ interface HostState {
   refilledAt: number;
   timer: NodeJS.Timeout | undefined;
 }
-
-/**
- * Priorities from this one on mark a speculative request (a page read ahead that may not be needed): it
- * starts only while its host has room to spare, half of its slots and half of its burst free, so needed
- * requests of any search never wait behind speculation, and a busy site is not sent pages nobody asked for.
- */
-export const SPECULATIVE_PRIORITY = 1_000_000;
 
 /** Hosts kept once idle before the idle ones whose bucket is full again are forgotten. */
 const PRUNE_ABOVE = 1024;
