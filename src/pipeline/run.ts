@@ -53,6 +53,12 @@ export const DEFAULT_STRAGGLER_GRACE_MS = 400;
 export const DEFAULT_MIN_DEEPER_PAGE_MENTIONS = 0.5;
 /** {@link PipelineSettings.cheapResults} when not set. */
 export const DEFAULT_CHEAP_RESULTS = 10;
+/**
+ * Names a research chain led to that join the answerer's query, first followed first: a long list pulls the
+ * answer away from the question (extractive answer in answer on the multi-hop bench: 0.34 with two, 0.32
+ * with all of them).
+ */
+const ANSWER_QUERY_LEADS = 2;
 
 /**
  * Call options of one pipeline run: the deadline is required here (a run always has one), and, for the
@@ -407,11 +413,12 @@ async function researchPassages(
     prompt: request.prompt,
     context: request.context,
     // The names a chain led to are what the answer is about too ("Leo McCarey" for "the child of the
-    // director of Love Affair"): an answerer that picks sentences by the query picks each hop's. The first
-    // two only: a long list of names pulls the answer away from the question (extractive answer in answer,
-    // multi-hop bench: 0.34 with two, 0.32 with all). Not for a comparison, whose sides the question names
-    // already (the leads of both would dilute the query).
-    query: result.analysis.sides.length > 0 ? question : [question, ...result.followed.slice(0, 2)].join(' '),
+    // director of Love Affair"): an answerer that picks sentences by the query picks each hop's. Not for a
+    // comparison, whose sides the question names already (the leads of both would dilute the query).
+    query:
+      result.analysis.sides.length > 0
+        ? question
+        : [question, ...result.followed.slice(0, ANSWER_QUERY_LEADS)].join(' '),
     responseType: request.responseType,
     passages: result.passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
