@@ -18,9 +18,6 @@ import { positiveInteger } from '../options.ts';
 import { endersOf, eventRange, isAfterPosition, pageOf, positionOf, withChecks } from './common.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import { JOB_SCRIPTS } from './redis-scripts.ts';
-
-/** The claim script's "no cap on an account's running jobs". */
-const NO_CAP = 0;
 import {
   JobQueueFullError,
   type JobError,
@@ -29,6 +26,9 @@ import {
   type JobRecord,
   type JobStatus,
 } from './types.ts';
+
+/** The claim script's "no cap on an account's running jobs". */
+const NO_CAP = 0;
 
 /** Options of {@link createRedisJobQueue}. */
 export interface RedisJobQueueOptions {
