@@ -8,7 +8,8 @@
  *
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
- *                           [--min-deeper-page-mentions 0.5] [--data DIR] [--answers FILE]
+ *                           [--min-deeper-page-mentions 0.5] [--min-deeper-snippet-coverage 0.2]
+ *                           [--data DIR] [--answers FILE]
  *
  * `--answers FILE` writes every question's answer and its sources as JSON lines (the local web's origin, whose
  * port changes from run to run, written as `WEB`), to compare two versions of the code answer for answer
@@ -20,7 +21,11 @@ import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { DEFAULT_MIN_DEEPER_PAGE_MENTIONS, runPipeline } from '../../src/pipeline/run.ts';
+import {
+  DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
+  DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
+  runPipeline,
+} from '../../src/pipeline/run.ts';
 import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
@@ -40,6 +45,10 @@ const { values } = parseArgs({
     'max-per-source': { type: 'string', default: '20' },
     'search-order-boost': { type: 'string', default: '0.5' },
     'min-deeper-page-mentions': { type: 'string', default: String(DEFAULT_MIN_DEEPER_PAGE_MENTIONS) },
+    'min-deeper-snippet-coverage': {
+      type: 'string',
+      default: String(DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE),
+    },
     answers: { type: 'string' },
     ...DATA_OPTION,
   },
@@ -55,6 +64,7 @@ const settings = {
   maxPerSource: Number(values['max-per-source']),
   searchOrderBoost: Number(values['search-order-boost']),
   minDeeperPageMentions: Number(values['min-deeper-page-mentions']),
+  minDeeperSnippetCoverage: Number(values['min-deeper-snippet-coverage']),
 };
 for (const [name, value] of Object.entries(settings)) {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a number ≥ 0`);
@@ -183,7 +193,7 @@ const share = (pick: (row: (typeof rows)[number]) => boolean) =>
   (rows.filter(pick).length / rows.length).toFixed(3);
 process.stdout.write(
   [
-    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}, searchOrderBoost ${settings.searchOrderBoost}, minDeeperPageMentions ${settings.minDeeperPageMentions}`,
+    `### bench:qa replay — ${rows.length} questions, seed ${settings.seed}, k = ${settings.maxResults} read first, up to ${settings.expandToResults} when coverage < ${settings.minQueryCoverage}, budget ${settings.maxPassageTokens} tokens, maxPerSource ${settings.maxPerSource}, searchOrderBoost ${settings.searchOrderBoost}, minDeeperPageMentions ${settings.minDeeperPageMentions}, minDeeperSnippetCoverage ${settings.minDeeperSnippetCoverage}`,
     '',
     '| metric | value |',
     '|---|---|',

@@ -11,6 +11,7 @@
  *                        [--real-web] [--latency-median 300] [--latency-sigma 0.8] [--hang-share 0.03]
  *                        [--hosts N] [--passes 1] [--concurrency 1,4,8,16 [--plot FILE.png]]
  *                        [--max-latency MS] [--straggler-grace MS] [--min-deeper-page-mentions F]
+ *                        [--min-deeper-snippet-coverage F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
@@ -121,6 +122,8 @@ export interface QaBenchmarkOptions {
   readonly stragglerGraceMs?: number;
   /** The engine's `minDeeperPageMentions`. @default the engine's default */
   readonly minDeeperPageMentions?: number;
+  /** The engine's `minDeeperSnippetCoverage`. @default the engine's default */
+  readonly minDeeperSnippetCoverage?: number;
   /** Progress lines go here. @default none */
   readonly log?: (line: string) => void;
 }
@@ -179,6 +182,7 @@ export interface QaBenchmarkReport {
       | 'maxLatencyMs'
       | 'stragglerGraceMs'
       | 'minDeeperPageMentions'
+      | 'minDeeperSnippetCoverage'
       | 'hosts'
       | 'contentCache'
       | 'perHost'
@@ -192,6 +196,7 @@ export interface QaBenchmarkReport {
     maxLatencyMs: number | null;
     stragglerGraceMs: number | null;
     minDeeperPageMentions: number | null;
+    minDeeperSnippetCoverage: number | null;
   };
   readonly mode: 'extractive' | 'model';
   readonly notes: readonly string[];
@@ -435,6 +440,9 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
       ...(options.minDeeperPageMentions === undefined
         ? {}
         : { minDeeperPageMentions: options.minDeeperPageMentions }),
+      ...(options.minDeeperSnippetCoverage === undefined
+        ? {}
+        : { minDeeperSnippetCoverage: options.minDeeperSnippetCoverage }),
     };
     const engine = createSearchEngine(engineOptions);
     const server = createServer(createNodeHandler(engine));
@@ -612,6 +620,7 @@ export async function runQaBenchmark(options: QaBenchmarkOptions): Promise<QaBen
         maxLatencyMs: options.maxLatencyMs ?? null,
         stragglerGraceMs: options.stragglerGraceMs ?? null,
         minDeeperPageMentions: options.minDeeperPageMentions ?? null,
+        minDeeperSnippetCoverage: options.minDeeperSnippetCoverage ?? null,
       },
       mode,
       notes,
@@ -716,6 +725,9 @@ export function formatReport(report: QaBenchmarkReport): string {
     options.maxLatencyMs === null ? '' : `maxLatencyMs ${options.maxLatencyMs}`,
     options.stragglerGraceMs === null ? '' : `stragglerGraceMs ${options.stragglerGraceMs}`,
     options.minDeeperPageMentions === null ? '' : `minDeeperPageMentions ${options.minDeeperPageMentions}`,
+    options.minDeeperSnippetCoverage === null
+      ? ''
+      : `minDeeperSnippetCoverage ${options.minDeeperSnippetCoverage}`,
     options.contentCache ? '' : 'content cache off',
     `per host: ${options.perHost.concurrency} in flight, ${options.perHost.rate}/s, burst ${options.perHost.burst}`,
   ].filter(Boolean);
@@ -867,6 +879,7 @@ const HELP = `Usage: node bench/qa/run.ts [options]
   --max-latency MS        the engine's maxLatencyMs (default: the engine's)
   --straggler-grace MS    the engine's stragglerGraceMs (default: the engine's)
   --min-deeper-page-mentions F  the engine's minDeeperPageMentions (default: the engine's; 0 = off)
+  --min-deeper-snippet-coverage F  the engine's minDeeperSnippetCoverage (default: the engine's; 0 = off)
   --model-base-url URL    OpenAI-compatible server for a model answerer, or "fake"
   --model ID              model id in model mode (default fake-overlap-1)
   --hotpot                add the HotpotQA sample pages as distractors
@@ -891,6 +904,7 @@ async function main(): Promise<void> {
       'max-latency': { type: 'string' },
       'straggler-grace': { type: 'string' },
       'min-deeper-page-mentions': { type: 'string' },
+      'min-deeper-snippet-coverage': { type: 'string' },
       help: { type: 'boolean', default: false },
       sample: { type: 'string', default: '500' },
       seed: { type: 'string', default: '1' },
@@ -944,6 +958,9 @@ async function main(): Promise<void> {
       ...(values['straggler-grace'] ? { stragglerGraceMs: Number(values['straggler-grace']) } : {}),
       ...(values['min-deeper-page-mentions']
         ? { minDeeperPageMentions: Number(values['min-deeper-page-mentions']) }
+        : {}),
+      ...(values['min-deeper-snippet-coverage']
+        ? { minDeeperSnippetCoverage: Number(values['min-deeper-snippet-coverage']) }
         : {}),
       ...(values.hosts ? { hosts: Number(values.hosts) } : {}),
       sample: Number(values.sample),

@@ -287,6 +287,7 @@ async function openEngine(
     expandToResults: config.expandToResults,
     minQueryCoverage: config.minQueryCoverage,
     minDeeperPageMentions: config.minDeeperPageMentions,
+    minDeeperSnippetCoverage: config.minDeeperSnippetCoverage,
     cheapResults: config.cheapResults,
     maxPassageTokens: config.maxPassageTokens,
     research: {

@@ -553,7 +553,9 @@ export const SERVE_SETTINGS = {
     flag: '--straggler-grace <duration>',
     env: 'CITEWISE_STRAGGLER_GRACE',
     group: 'ranking',
-    meaning: 'Most time the last pages of a batch are waited for once 80 % of them arrived.',
+    meaning:
+      'Most time the last pages of a batch are waited for once 80 % of them arrived (half of it for pages ' +
+      'read deeper).',
     default: formatDuration(ENGINE_DEFAULTS.stragglerGraceMs),
     parse: parseDuration,
   },
@@ -769,6 +771,16 @@ export const SERVE_SETTINGS = {
     meaning:
       "When reading deeper, share of the question's words a fetched page must contain to be extracted (0 = every page).",
     default: String(ENGINE_DEFAULTS.minDeeperPageMentions),
+    parse: parseFraction,
+  },
+  minDeeperSnippetCoverage: {
+    flag: '--min-deeper-snippet-coverage <0-1>',
+    env: 'CITEWISE_MIN_DEEPER_SNIPPET_COVERAGE',
+    group: 'ranking',
+    meaning:
+      "When reading deeper, share of the question's words a result's title and snippet must hold for its " +
+      'page to be fetched (0 = every result).',
+    default: String(ENGINE_DEFAULTS.minDeeperSnippetCoverage),
     parse: parseFraction,
   },
   cheapResults: {

@@ -14,6 +14,7 @@ import {
   DEFAULT_EXPAND_TO_RESULTS,
   DEFAULT_MAX_LATENCY_MS,
   DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
+  DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
   DEFAULT_MIN_QUERY_COVERAGE,
   DEFAULT_STRAGGLER_GRACE_MS,
   type PipelinePlanner,
@@ -63,6 +64,7 @@ export const ENGINE_DEFAULTS = {
   expandToResults: DEFAULT_EXPAND_TO_RESULTS,
   minQueryCoverage: DEFAULT_MIN_QUERY_COVERAGE,
   minDeeperPageMentions: DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
+  minDeeperSnippetCoverage: DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
   cheapResults: DEFAULT_CHEAP_RESULTS,
   maxPassageTokens: 4_000,
   maxLatencyMs: DEFAULT_MAX_LATENCY_MS,
@@ -233,7 +235,7 @@ export interface SearchEngineOptions {
   readonly maxLatencyMs?: number;
   /**
    * Most time the last pages of a batch are waited for once 80 % of them arrived, in ms: a hung page
-   * costs this, not the page timeout.
+   * costs this, not the page timeout. Pages read deeper (past the first `maxResults`) get half of it.
    * @default 400
    */
   readonly stragglerGraceMs?: number;
@@ -258,6 +260,12 @@ export interface SearchEngineOptions {
    * @default 0.5
    */
   readonly minDeeperPageMentions?: number;
+  /**
+   * When reading deeper, share (0–1) of the question's distinct words a result's title and snippet must hold
+   * for its page to be fetched at all; results without a snippet are fetched. 0 fetches every result.
+   * @default 0.2
+   */
+  readonly minDeeperSnippetCoverage?: number;
   /**
    * Results read with the first `maxResults` when they are cheap: up to this many from the top of the
    * results, for the pages the fetcher says cost the site nothing new or little (cached, being fetched, or
@@ -366,7 +374,12 @@ export interface ResolvedEngineOptions {
     Required<
       Pick<
         PipelineSettings,
-        'expandToResults' | 'minQueryCoverage' | 'minDeeperPageMentions' | 'maxLatencyMs' | 'stragglerGraceMs'
+        | 'expandToResults'
+        | 'minQueryCoverage'
+        | 'minDeeperPageMentions'
+        | 'minDeeperSnippetCoverage'
+        | 'maxLatencyMs'
+        | 'stragglerGraceMs'
       >
     >;
   /** `publicUrl`, checked, without a trailing slash. */
@@ -453,6 +466,11 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         'minDeeperPageMentions',
         options.minDeeperPageMentions,
         defaults.minDeeperPageMentions,
+      ),
+      minDeeperSnippetCoverage: fraction(
+        'minDeeperSnippetCoverage',
+        options.minDeeperSnippetCoverage,
+        defaults.minDeeperSnippetCoverage,
       ),
       cheapResults: positiveInteger('cheapResults', options.cheapResults, defaults.cheapResults),
       maxPassageTokens: positiveInteger(

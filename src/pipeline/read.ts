@@ -90,9 +90,9 @@ export interface PageReader {
   /**
    * Resolves when every read is done, or once the stragglers' grace is over or `answerBy` passed and the
    * pages that arrived are extracted (a page arriving meanwhile is extracted too). Stops nothing. Never
-   * rejects.
+   * rejects. `graceMs` replaces the reader's `stragglerGraceMs` for this wait.
    */
-  settle(reads: readonly PageRead[]): Promise<void>;
+  settle(reads: readonly PageRead[], options?: { readonly graceMs?: number }): Promise<void>;
   /** Stops every read not done yet (their snippets stand in). */
   stop(): void;
   /** The documents of `reads`, in order, without the hits that have none. */
@@ -200,7 +200,8 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         read.go.open();
       }
     },
-    settle(reads) {
+    settle(reads, settleOptions = {}) {
+      const graceMs = settleOptions.graceMs ?? options.stragglerGraceMs;
       const mine = reads as readonly MutableRead[];
       const quorum = Math.max(1, Math.ceil(mine.length * ARRIVED_SHARE));
       return new Promise<void>((resolve) => {
@@ -249,7 +250,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
                 graceOver = true;
                 check();
               },
-              Math.max(0, quorumAt + options.stragglerGraceMs - Date.now()),
+              Math.max(0, quorumAt + graceMs - Date.now()),
             );
           }
         }

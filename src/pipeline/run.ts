@@ -51,6 +51,8 @@ export const DEFAULT_MAX_LATENCY_MS = 2_000;
 export const DEFAULT_STRAGGLER_GRACE_MS = 400;
 /** {@link PipelineSettings.minDeeperPageMentions} when not set. */
 export const DEFAULT_MIN_DEEPER_PAGE_MENTIONS = 0.5;
+/** {@link PipelineSettings.minDeeperSnippetCoverage} when not set. */
+export const DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE = 0.2;
 /** {@link PipelineSettings.cheapResults} when not set. */
 export const DEFAULT_CHEAP_RESULTS = 10;
 /**
@@ -59,6 +61,13 @@ export const DEFAULT_CHEAP_RESULTS = 10;
  * with all of them).
  */
 const ANSWER_QUERY_LEADS = 2;
+/**
+ * Share of `stragglerGraceMs` that the stragglers of a deeper read get: a page far down the results is
+ * less likely to hold the answer than one of the first, and most of the deeper pages were read ahead, so
+ * their quorum arrived long before. With 4 searches in flight on one busy host (bench:qa real-web, one
+ * host), p50 1,279 → 1,194 ms, answer in context unchanged within a question (0.937 → 0.933).
+ */
+const DEEPER_GRACE_SHARE = 0.5;
 
 /**
  * Call options of one pipeline run: the deadline is required here (a run always has one), and, for the
@@ -131,8 +140,9 @@ export interface PipelineSettings {
   readonly maxLatencyMs?: number;
   /**
    * Most time pages still being fetched are waited for once 80 % of the pages read together have arrived
-   * ({@link ARRIVED_SHARE}), counted from that arrival, in ms. The first search result is not cut by it
-   * (it is waited for until `maxLatencyMs`). Pages that arrived are always extracted and used.
+   * ({@link ARRIVED_SHARE}), counted from that arrival, in ms; pages read deeper get half of it. The first
+   * search result is not cut by it (it is waited for until `maxLatencyMs`). Pages that arrived are always
+   * extracted and used.
    * @default DEFAULT_STRAGGLER_GRACE_MS (400)
    */
   readonly stragglerGraceMs?: number;
@@ -143,6 +153,16 @@ export interface PipelineSettings {
    * @default DEFAULT_MIN_DEEPER_PAGE_MENTIONS (0.5)
    */
   readonly minDeeperPageMentions?: number;
+  /**
+   * When reading deeper, a result is fetched at all only if its title and snippet hold at least this share
+   * (0–1) of the query's distinct words ({@link queryCoverage}); a result with no snippet is fetched. A
+   * search engine's snippet is cut around the query's words, so one that holds almost none of them marks a
+   * page about something else: not fetching it spares the site a request (on bench:qa, 44 % fewer deeper
+   * requests for the same answer in context with instant pages, 0.958 against 0.960, and a quarter fewer
+   * requests per search on one busy host). 0 fetches every result.
+   * @default DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE (0.2)
+   */
+  readonly minDeeperSnippetCoverage?: number;
   /**
    * Results read in the first round when they are cheap: of the results after the first `maxResults`, up
    * to this many from the top are read with them when the fetcher says they cost the site nothing new or
@@ -304,10 +324,11 @@ async function selectPassages(
   const fetching = request.depth !== 'fast';
   const maxLatencyMs = request.maxLatencyMs ?? settings.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS;
   const answerBy = Math.min(call.deadline, (call.startedAt ?? Date.now()) + maxLatencyMs);
+  const stragglerGraceMs = settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS;
   const reader = createPageReader({
     ...(fetching ? { fetcher: stages.fetcher, extractor: stages.extractor } : {}),
     pageTimeoutMs: settings.pageTimeoutMs,
-    stragglerGraceMs: settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS,
+    stragglerGraceMs,
     answerBy,
     call,
   });
@@ -326,7 +347,13 @@ async function selectPassages(
           stages.fetcher,
         )
       : [];
-  const deeper = hits.slice(read, most).filter((hit) => !cheap.includes(hit));
+  // Results read deeper whose snippet shows they are about something else are not fetched at all.
+  const minSnippet = settings.minDeeperSnippetCoverage ?? DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE;
+  const deeper = hits
+    .slice(read, most)
+    .filter(
+      (hit) => !cheap.includes(hit) && (hit.content !== undefined || mayBeAbout(query, hit, minSnippet)),
+    );
   const mayReadDeeper = deeper.length > 0;
   let gather: number;
   let rank: number;
@@ -359,7 +386,9 @@ async function selectPassages(
       if (deeperReads.length > 0) reader.release(deeperReads);
       else deeperReads = reader.read(deeper, { admit });
       // The first pages' stragglers may still arrive while the deeper ones are read.
-      await reader.settle([...firstReads.filter((r) => r.state !== 'done'), ...deeperReads]);
+      await reader.settle([...firstReads.filter((r) => r.state !== 'done'), ...deeperReads], {
+        graceMs: stragglerGraceMs * DEEPER_GRACE_SHARE,
+      });
       call.signal.throwIfAborted();
       docs = reader.documents(inSearchOrder([...firstReads, ...cheapReads, ...deeperReads], hits));
       gather += clock.lap();
@@ -474,6 +503,12 @@ function cheapHits(hits: readonly SearchHit[], fetcher: PageFetcher): SearchHit[
 function inSearchOrder(reads: readonly PageRead[], hits: readonly SearchHit[]): PageRead[] {
   const position = new Map(hits.map((hit, i) => [hit, i]));
   return [...reads].sort((a, b) => (position.get(a.hit) ?? 0) - (position.get(b.hit) ?? 0));
+}
+
+/** Whether a hit's title and snippet hold `min` of the query's words (true without a snippet to judge by). */
+function mayBeAbout(query: string, hit: SearchHit, min: number): boolean {
+  if (min <= 0 || !hit.snippet?.trim()) return true;
+  return queryCoverage(query, { title: hit.title, text: hit.snippet }) >= min;
 }
 
 /** Best share of the query's words that one hit's title and snippet cover (a guess before any page is read). */

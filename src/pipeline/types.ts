@@ -61,9 +61,9 @@ export type SearchDepth = 'fast' | 'standard' | 'deep' | 'research';
 /** Every {@link SearchDepth}, in order of effort. */
 /**
  * {@link CallOptions.priority} from this one on marks a speculative request (a page read ahead that may not
- * be needed): the page fetcher starts it only while its host has room to spare, half of its slots and half
- * of its burst free, so needed requests of any search never wait behind speculation, and a busy site is not
- * sent pages nobody asked for.
+ * be needed): the page fetcher starts it only while its host has room to spare (a quarter of its slots and
+ * of its burst free: the host scheduler's `SPECULATIVE_RESERVE`), so needed requests of any search do not
+ * wait behind speculation, and a busy site is not sent pages nobody asked for.
  */
 export const SPECULATIVE_PRIORITY = 1_000_000;
 

@@ -63,6 +63,7 @@ describe('CLI configuration', () => {
       expandToResults: ENGINE_DEFAULTS.expandToResults,
       minQueryCoverage: ENGINE_DEFAULTS.minQueryCoverage,
       minDeeperPageMentions: ENGINE_DEFAULTS.minDeeperPageMentions,
+      minDeeperSnippetCoverage: ENGINE_DEFAULTS.minDeeperSnippetCoverage,
       maxPassageTokens: ENGINE_DEFAULTS.maxPassageTokens,
       researchMaxHops: RESEARCH_DEFAULTS.maxHops,
       researchMaxQueries: RESEARCH_DEFAULTS.maxQueries,

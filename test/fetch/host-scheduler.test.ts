@@ -99,9 +99,9 @@ describe('host scheduler', () => {
       Date.now,
     );
     const log: string[] = [];
-    const gates = ['A0', 'A1'].map((name) => gate(log, name));
+    const gates = ['A0', 'A1', 'A2'].map((name) => gate(log, name));
     const running = gates.map((g, i) => scheduler.run('one.test', ticket('A', i), never, g.task));
-    // Half of the 4 slots are busy: the page read ahead waits, although a slot is free.
+    // Three of the 4 slots are busy: the page read ahead waits, although a slot is free.
     const ahead = scheduler.run(
       'one.test',
       ticket('A', SPECULATIVE_PRIORITY + 5),
@@ -109,26 +109,28 @@ describe('host scheduler', () => {
       async () => void log.push('A5 ahead'),
     );
     await vi.advanceTimersByTimeAsync(0);
-    expect(log).toEqual(['A0', 'A1']);
+    expect(log).toEqual(['A0', 'A1', 'A2']);
     // A needed page of another search takes the free slot at once.
     await scheduler.run('one.test', ticket('B', 3), never, async () => void log.push('B3'));
-    expect(log).toEqual(['A0', 'A1', 'B3']);
+    expect(log).toEqual(['A0', 'A1', 'A2', 'B3']);
+    // A0 ends: two of 4 busy, room to spare, so the page read ahead starts.
     gates[0]!.open();
     await Promise.all([running[0], ahead]);
-    expect(log).toEqual(['A0', 'A1', 'B3', 'A5 ahead']);
+    expect(log).toEqual(['A0', 'A1', 'A2', 'B3', 'A5 ahead']);
     gates[1]!.open();
-    await running[1];
+    gates[2]!.open();
+    await Promise.all(running);
   });
 
-  it('keeps half the burst for needed tasks: a speculative one waits for the bucket to refill', async () => {
+  it('keeps a quarter of the burst for needed tasks: a speculative one waits for the bucket to refill', async () => {
     const scheduler = createHostScheduler(
-      { concurrency: 100, ratePerSecond: 10, burst: 4, fastMs: 200 },
+      { concurrency: 100, ratePerSecond: 10, burst: 8, fastMs: 200 },
       Date.now,
     );
     const started: string[] = [];
     const t0 = Date.now();
     const runs = [
-      ...[0, 1, 2].map((i) =>
+      ...[0, 1, 2, 3, 4, 5, 6].map((i) =>
         scheduler.run(
           'one.test',
           ticket('A', i),
@@ -145,8 +147,8 @@ describe('host scheduler', () => {
     ];
     await vi.advanceTimersByTimeAsync(1_000);
     await Promise.all(runs);
-    // Three needed tasks take 3 of the 4 tokens; the read-ahead waits until 2 are in again (100 ms).
-    expect(started).toEqual(['needed 0', 'needed 0', 'needed 0', 'ahead 100']);
+    // Seven needed tasks take 7 of the 8 tokens; the read-ahead waits until 2 are in again (100 ms).
+    expect(started).toEqual([...Array.from({ length: 7 }, () => 'needed 0'), 'ahead 100']);
   });
 
   it('drops a waiting task whose signal aborts, without running it', async () => {

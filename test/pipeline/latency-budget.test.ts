@@ -354,8 +354,8 @@ describe('max_latency_ms', () => {
 });
 
 describe('reading deeper', () => {
-  // Snippets that do not cover the question: the pipeline reads the next pages ahead.
-  const vagueSnippets = (n: number) => `A page about coasts, number ${n}.`;
+  // Snippets that name a little of the question and do not cover it: the pipeline reads the next pages ahead.
+  const vagueSnippets = (n: number) => `A lighthouse on a coast, number ${n}.`;
 
   it('reads the next pages ahead but extracts none of them when the first pages cover the question', async () => {
     const web = fakeWeb(2);
@@ -453,6 +453,44 @@ describe('reading deeper', () => {
     await run.running;
     expect(run.result?.passages[0]?.url).toBe('https://site1.test/page');
     expect(run.result?.answer).toContain('Robert Stevenson');
+  });
+
+  it('does not fetch a deeper result whose snippet holds almost none of the question, unless told to', async () => {
+    // Results 6–8 are about something else by their snippets; result 9 has no snippet to judge by.
+    const snippets = (n: number) =>
+      n >= 6 && n <= 8 ? `Weather in Paris, number ${n}.` : n === 9 ? '' : vagueSnippets(n);
+    const web = fakeWeb(9);
+    const run = start(hitsOf(12, snippets), web);
+    await flush();
+    expect(web.fetched).toEqual([1, 2, 3, 4, 5, 9, 10, 11, 12]);
+    web.answer(1, 2, 3, 4, 5, 9, 10, 11, 12);
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS);
+    await run.running;
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+
+    const everyResult = fakeWeb(9);
+    const all = start(hitsOf(12, snippets), everyResult, { settings: { minDeeperSnippetCoverage: 0 } });
+    await flush();
+    expect(everyResult.fetched).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    everyResult.answer(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS);
+    await all.running;
+  });
+
+  it('the stragglers of a deeper read get half the grace', async () => {
+    const web = fakeWeb(9);
+    const run = start(hitsOf(12, vagueSnippets), web, { settings: { minDeeperPageMentions: 0 } });
+    await flush();
+    web.answer(1, 2, 3, 4, 5); // the first pages do not cover the question
+    await flush();
+    web.answer(6, 7, 8, 9, 10, 11); // 6 of the 7 deeper pages; page 12 hangs
+    await vi.advanceTimersByTimeAsync(DEFAULT_STRAGGLER_GRACE_MS / 2 - 10);
+    expect(run.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(run.done).toBe(true);
+    await run.running;
+    expect(run.result?.passages[0]?.url).toBe('https://site9.test/page');
+    expect(web.abandoned).toEqual([12]);
   });
 
   it('depth "fast" fetches nothing and ignores the budget', async () => {
