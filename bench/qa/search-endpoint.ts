@@ -72,8 +72,11 @@ export function createArticleIndex(
           .filter((at) => at >= 0),
         best.length,
       );
+      // A hit near the paragraph's end moves the window back to fill it, never off the hit (a window from
+      // the paragraph's start, as before, showed none of the query's words: no search engine does that).
       const sentenceStart = Math.max(0, best.lastIndexOf('. ', firstHit) + 2);
-      const start = firstHit === best.length || sentenceStart > best.length - maxChars ? 0 : sentenceStart;
+      const start =
+        firstHit === best.length ? 0 : Math.max(0, Math.min(sentenceStart, best.length - maxChars));
       const window = best.slice(start, start + maxChars);
       return `${start > 0 ? '… ' : ''}${window.slice(0, window.lastIndexOf(' '))} …`;
     },

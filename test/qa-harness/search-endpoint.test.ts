@@ -52,6 +52,16 @@ describe('SearXNG-compatible search endpoint', () => {
     expect(endpoint.queries).toContain(q);
   });
 
+  it('cuts each snippet around a word of the query, even near the end of a long paragraph', () => {
+    const long = 'Filler sentence about nothing in particular. '.repeat(20);
+    const index = createArticleIndex([
+      { title: 'Far_end', paragraphs: [`${long}The lighthouse keeper was Robert Stevenson.`], split: 'dev' },
+    ]);
+    const snippet = index.snippet('Far_end', 'Who was the lighthouse keeper?');
+    expect(snippet.length).toBeLessThanOrEqual(310);
+    expect(snippet).toContain('lighthouse keeper');
+  });
+
   it('honours n and refuses non-JSON formats with 403 like a JSON-disabled instance', async () => {
     const limited = (await (await fetch(`${endpoint.origin}/search?q=the&format=json&n=2`)).json()) as {
       results: unknown[];
