@@ -157,9 +157,8 @@ export interface PipelineSettings {
    * When reading deeper, a result is fetched at all only if its title and snippet hold at least this share
    * (0–1) of the query's distinct words ({@link queryCoverage}); a result with no snippet is fetched. A
    * search engine's snippet is cut around the query's words, so one that holds almost none of them marks a
-   * page about something else: not fetching it spares the site a request (on bench:qa, 44 % fewer deeper
-   * requests for the same answer in context with instant pages, 0.958 against 0.960, and a quarter fewer
-   * requests per search on one busy host). 0 fetches every result.
+   * page about something else: not fetching it spares the site a request (on bench:qa with instant pages,
+   * 40 % fewer deeper requests for the same answer in context, 0.960). 0 fetches every result.
    * @default DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE (0.2)
    */
   readonly minDeeperSnippetCoverage?: number;
