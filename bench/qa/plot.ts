@@ -229,16 +229,12 @@ export function plotLatencyQuality(
       if (next)
         canvas.line(x(point[key]), y(point.answerInContext), x(next[key]), y(next.answerInContext), color, 2);
     });
-    for (const point of sorted) {
+    // Labels alternate below and above their points, so neighbours at the same height do not overwrite.
+    sorted.forEach((point, i) => {
       canvas.disc(x(point[key]), y(point.answerInContext), 6, color);
-      canvas.text(
-        x(point[key]) + 9,
-        y(point.answerInContext) + (key === 'p50Ms' ? 8 : -18),
-        point.label,
-        color,
-        1,
-      );
-    }
+      const below = (key === 'p50Ms') === (i % 2 === 0);
+      canvas.text(x(point[key]) + 9, y(point.answerInContext) + (below ? 8 : -18), point.label, color, 1);
+    });
   }
   // Legend.
   canvas.disc(right - 120, bottom - 70, 6, P50);
