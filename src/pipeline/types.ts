@@ -58,7 +58,6 @@ export type JsonObjectSchema = Readonly<Record<string, unknown>>;
  */
 export type SearchDepth = 'fast' | 'standard' | 'deep' | 'research';
 
-/** Every {@link SearchDepth}, in order of effort. */
 /**
  * {@link CallOptions.priority} from this one on marks a speculative request (a page read ahead that may not
  * be needed): the page fetcher starts it only while its host has room to spare (a quarter of its slots and
@@ -67,6 +66,7 @@ export type SearchDepth = 'fast' | 'standard' | 'deep' | 'research';
  */
 export const SPECULATIVE_PRIORITY = 1_000_000;
 
+/** Every {@link SearchDepth}, in order of effort. */
 export const SEARCH_DEPTHS = [
   'fast',
   'standard',
