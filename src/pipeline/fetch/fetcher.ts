@@ -375,9 +375,11 @@ interface HopOptions {
   readonly maxBytes: number;
 }
 
-/** One caller waiting for a shared fetch: its search and the page's place among its results (read live). */
+/**
+ * One caller waiting for a shared fetch (its own object, so the same call joining twice counts twice): its
+ * call names its search and the page's place among its results (read live).
+ */
 interface Caller {
-  readonly requestId: string;
   readonly call: CallOptions;
 }
 
@@ -397,7 +399,7 @@ function flightTicket(callers: ReadonlySet<Caller>): SlotTicket {
   let lastOwner = '';
   return {
     owner() {
-      for (const caller of callers) return (lastOwner = caller.requestId);
+      for (const caller of callers) return (lastOwner = caller.call.requestId);
       return lastOwner;
     },
     priority() {
@@ -674,7 +676,7 @@ export function createPageFetcher(options: PageFetcherOptions = {}): PageFetcher
     if (cached) return cached;
 
     let flight = flights.get(url.href);
-    const caller: Caller = { requestId: call.requestId, call };
+    const caller: Caller = { call };
     if (!flight) {
       flight = startFlight(url);
       flights.set(url.href, flight);
