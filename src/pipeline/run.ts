@@ -350,9 +350,7 @@ async function selectPassages(
   const minSnippet = settings.minDeeperSnippetCoverage ?? DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE;
   const deeper = hits
     .slice(read, most)
-    .filter(
-      (hit) => !cheap.includes(hit) && (hit.content !== undefined || mayBeAbout(query, hit, minSnippet)),
-    );
+    .filter((hit) => !cheap.includes(hit) && mayBeAbout(query, hit, minSnippet));
   const mayReadDeeper = deeper.length > 0;
   let gather: number;
   let rank: number;
@@ -504,10 +502,13 @@ function inSearchOrder(reads: readonly PageRead[], hits: readonly SearchHit[]): 
   return [...reads].sort((a, b) => (position.get(a.hit) ?? 0) - (position.get(b.hit) ?? 0));
 }
 
-/** Whether a hit's title and snippet hold `min` of the query's words (true without a snippet to judge by). */
+/**
+ * Whether a hit read deeper may be about the query: its title and snippet hold `min` of the query's words.
+ * True for a hit with provider text (read without a fetch) or without a snippet to judge by.
+ */
 function mayBeAbout(query: string, hit: SearchHit, min: number): boolean {
-  if (min <= 0 || !hit.snippet?.trim()) return true;
-  return queryCoverage(query, { title: hit.title, text: hit.snippet }) >= min;
+  if (hit.content !== undefined || min <= 0 || !hit.snippet?.trim()) return true;
+  return snippetCoverage(query, [hit]) >= min;
 }
 
 /** Best share of the query's words that one hit's title and snippet cover (a guess before any page is read). */
