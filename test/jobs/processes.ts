@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 
@@ -35,7 +36,9 @@ export async function startChild(command: 'serve' | 'worker', args: readonly str
   const child = spawn(
     process.execPath,
     [CLI, command, ...(command === 'serve' ? ['--port', '0'] : []), '--log-level', 'info', ...args],
-    { env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' } },
+    // Out of the checkout: a process given no --data-dir must not leave a .citewise in it (a later
+    // `npm start` there would find a database and make no first key).
+    { env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' }, cwd: tmpdir() },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

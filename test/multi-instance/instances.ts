@@ -121,8 +121,11 @@ export function tally(statuses: readonly number[]): Record<number, number> {
 /** Runs one `citewise` command to completion; rejects unless it exits 0. Returns its stdout. */
 export function cli(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Out of the checkout: a command given no --data-dir must not leave a .citewise in it (a later
+    // `npm start` there would find a database and make no first key).
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, CITEWISE_STORE: '', CITEWISE_LIMITS_STORE: '' },
+      cwd: tmpdir(),
     });
     let stdout = '';
     let stderr = '';
