@@ -2,6 +2,7 @@
  * Pieces shared by the job queue implementations: input checks, list cursors, and the records of status
  * events, so that every backend writes the same log.
  */
+import { randomBytes } from 'node:crypto';
 import type {
   ClaimOptions,
   EnqueueJobInput,
@@ -22,6 +23,27 @@ export const MAX_LIST_LIMIT = 100;
 
 /** Most events one read of a job's log returns. */
 export const MAX_EVENTS_READ = 1_000;
+
+let lastIdMs = 0;
+let lastIdTail = 0n;
+
+/**
+ * A new job id, `res_` and 24 hex digits: the first 12 are the millisecond it was made, the last 12 a
+ * random number that counts up when one process makes several ids in the same millisecond. Ids made one
+ * after the other therefore sort in the order they were made, which is what breaks a tie between jobs
+ * created in the same millisecond when a list shows them newest first.
+ */
+export function newJobId(now: number = Date.now()): string {
+  const ms = Math.max(Math.floor(now), lastIdMs);
+  if (ms === lastIdMs) {
+    lastIdTail += 1n;
+  } else {
+    // A random start in the lower half, so counting up within one millisecond never runs out.
+    lastIdTail = BigInt(`0x${randomBytes(6).toString('hex')}`) >> 1n;
+    lastIdMs = ms;
+  }
+  return `res_${ms.toString(16).padStart(12, '0')}${lastIdTail.toString(16).padStart(12, '0')}`;
+}
 
 /** Throws a TypeError for an enqueue input no backend should store. */
 export function assertEnqueueInput(input: EnqueueJobInput): void {

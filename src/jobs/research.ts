@@ -9,14 +9,13 @@
  * The rooms: `finalize.ts` settles ended jobs and sends their webhooks, `execute.ts` runs a claimed job on a
  * worker, `follow.ts` streams a job's events; this module checks and answers the calls of an account.
  */
-import { randomBytes } from 'node:crypto';
 import { CitewiseError } from '../errors.ts';
 import { fingerprintBody } from '../http/idempotency.ts';
 import { parseSearchRequest } from '../http/schema.ts';
 import type { CreditsService } from '../engine/credits.ts';
 import type { NormalizedSearchRequest } from '../http/schema.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { decodeCursor, JOB_STATUSES, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
+import { decodeCursor, JOB_STATUSES, newJobId, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
 import { createJobExecutor } from './execute.ts';
 import { createJobFinalizer, reservationOf } from './finalize.ts';
 import { createJobFollower, type ResearchEvent } from './follow.ts';
@@ -186,7 +185,7 @@ export function createResearchService(
         const existing = await queue.findByIdempotencyKey(key.accountId, idempotencyKey);
         if (existing) return replay(existing);
       }
-      const id = `res_${randomBytes(12).toString('hex')}`;
+      const id = newJobId();
       await credits.hold({
         account: key.accountId,
         id: reservationOf(id),
