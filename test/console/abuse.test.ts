@@ -4,16 +4,14 @@
  * spreadsheet formula is quoted in the usage CSV (item 8), and someone who knows an email cannot lock its
  * owner out (item 10). The console trusts X-Forwarded-For here, so each browser has an address of its own.
  */
-import { createServer } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createConsoleNodeHandler, type AccountStore, type Console } from '../../src/console/index.ts';
+import type { AccountStore, Console } from '../../src/console/index.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import type { ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip, launchBrowser } from './browser.ts';
-import { memoryConsole } from './memory-console.ts';
+import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
 const PASSWORD = 'abuse-password-1';
@@ -42,9 +40,7 @@ beforeAll(async () => {
       signInLimitPerAddress: { limit: 20, windowMs: 600_000 },
     },
   ));
-  const ui = createConsoleNodeHandler(app);
-  const api = createNodeHandler(engine);
-  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  server = await listenConsoleAndApi(app, engine);
   browser = await launchBrowser();
 }, 60_000);
 

@@ -4,13 +4,11 @@
  * messages and response type reaching the engine, usage (the 30-day chart, per key, a ledger with a
  * grant, a charge and a refund, the CSV), and what owners, admins and members may do.
  */
-import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeHandler } from '../../adapters/node-http.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
-import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
-import { memoryConsole } from './memory-console.ts';
-import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import type { Console } from '../../src/console/index.ts';
+import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
+import type { ListeningServer } from '../support/loopback-server.ts';
 import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
 const DAY = 86_400_000;
@@ -93,9 +91,7 @@ const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 beforeAll(async () => {
   ({ engine, app } = memoryConsole({ search, answerer }));
-  const ui = createConsoleNodeHandler(app);
-  const api = createNodeHandler(engine);
-  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  server = await listenConsoleAndApi(app, engine);
   ({ cookie, csrf } = await signUpAt('/sign-up', 'pages@example.com'));
 });
 

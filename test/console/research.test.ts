@@ -4,16 +4,14 @@
  * shows the organization's jobs (and not another organization's), a running job can be cancelled; axe-core
  * finds nothing serious and nothing scrolls sideways on a phone.
  */
-import { createServer } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createConsoleNodeHandler, type Console } from '../../src/console/index.ts';
+import type { Console } from '../../src/console/index.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
+import type { ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
-import { memoryConsole } from './memory-console.ts';
+import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
 const VIEWPORTS = {
@@ -55,9 +53,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!hasChromium) return;
   ({ engine, app } = memoryConsole({ search, answerer }));
-  const ui = createConsoleNodeHandler(app);
-  const api = createNodeHandler(engine);
-  server = await listenOnLoopback(createServer((req, res) => ui(req, res, () => api(req, res))));
+  server = await listenConsoleAndApi(app, engine);
   browser = await launchBrowser();
 }, 60_000);
 

@@ -4,18 +4,12 @@
  * answers for unknown emails and wrong passwords, sessions ended on sign-out and password change, CSP,
  * sign-up policies, logs without secrets, and a playground that renders hostile answers inertly in Chromium.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeHandler } from '../../adapters/node-http.ts';
 import type { Logger } from '../../src/engine/index.ts';
-import {
-  createConsoleNodeHandler,
-  verifyPassword,
-  type AccountStore,
-  type ConsoleOptions,
-} from '../../src/console/index.ts';
-import { memoryConsole } from './memory-console.ts';
+import { verifyPassword, type AccountStore, type ConsoleOptions } from '../../src/console/index.ts';
+import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
 import { chromiumOrSkip, launchBrowser } from './browser.ts';
 import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 
@@ -64,18 +58,14 @@ async function startHarness(
     sources: ['https://example.com/hostile'],
   });
   const { engine, app, accounts } = memoryConsole({ search, answerer }, { logger, ...options });
-  const ui = createConsoleNodeHandler(app);
-  const api = createNodeHandler(engine);
-  const server: Server = createServer((req, res) => ui(req, res, () => api(req, res)));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listenConsoleAndApi(app, engine);
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.baseUrl,
     accounts,
     logs,
     async close() {
       await app.close();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await engine.close();
     },
   };

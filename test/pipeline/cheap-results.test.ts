@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
+import { pipelineRequest } from '../support/pipeline.ts';
 import type {
   ContentExtractor,
   ExtractedContent,
@@ -70,14 +71,7 @@ async function run(
     },
   };
   const result = await runPipeline(
-    {
-      prompt: 'Who built the Bell Rock lighthouse?',
-      context: [],
-      responseType: 'text',
-      filters: {},
-      depth: 'standard',
-      ...overrides,
-    },
+    pipelineRequest(overrides),
     {
       search: { id: 'test', search: async (query) => hits.slice(0, query.limit) },
       fetcher,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from '../../src/engine/index.ts';
-import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker, pageMentions, queryCoverage } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
 import type { ExtractedContent, PassageRanker, SearchHit } from '../../src/pipeline/types.ts';
+import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { pipelineRequest } from '../support/pipeline.ts';
 
 /** 40 results about lighthouses; the one that says who built the Bell Rock lighthouse is at `answerRank`. */
 function lighthouseWeb(answerRank: number): SearchHit[] {
@@ -17,17 +18,6 @@ function lighthouseWeb(answerRank: number): SearchHit[] {
         : `Lighthouse number ${i + 1} stands on a rocky coast and its lamp is kept by a keeper.`;
     return { url, title: `Lighthouse ${i + 1}`, snippet: content.slice(0, 40), content, provider: 'test' };
   });
-}
-
-function request(overrides: Partial<PipelineRequest> = {}): PipelineRequest {
-  return {
-    prompt: 'Who built the Bell Rock lighthouse?',
-    context: [],
-    responseType: 'text',
-    filters: {},
-    depth: 'standard',
-    ...overrides,
-  };
 }
 
 /** Runs the pipeline and reports what the search was asked for and which pages were ranked. */
@@ -47,7 +37,7 @@ async function run(
     },
   };
   const result = await runPipeline(
-    request(overrides),
+    pipelineRequest(overrides),
     { search, ranker, answerer: createExtractiveAnswerer() },
     { maxResults: 5, maxPassageTokens: 2000, pageTimeoutMs: 1000, ...settings },
     { signal: new AbortController().signal, requestId: 'expand', deadline: Date.now() + deadlineMs },

@@ -7,7 +7,6 @@
  * every assertion is about order and state, never about measured time.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createPageReader } from '../../src/pipeline/read.ts';
@@ -27,9 +26,10 @@ import type {
   PassageRanker,
   SearchHit,
 } from '../../src/pipeline/types.ts';
+import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
+import { pipelineRequest } from '../support/pipeline.ts';
 
-const QUESTION = 'Who built the Bell Rock lighthouse?';
 const ANSWER_PAGE = 'The Bell Rock lighthouse was built by Robert Stevenson between 1807 and 1810.';
 
 /** Page `n` of the fake web: the answer on `answerAt`, a lighthouse page without the answer elsewhere. */
@@ -123,17 +123,6 @@ function fakeWeb(answerAt: number) {
   };
 }
 
-function request(overrides: Partial<PipelineRequest> = {}): PipelineRequest {
-  return {
-    prompt: QUESTION,
-    context: [],
-    responseType: 'text',
-    filters: {},
-    depth: 'standard',
-    ...overrides,
-  };
-}
-
 /** Starts a pipeline run over `hits` and the fake web; `state()` tells whether it has finished. */
 function start(
   hits: SearchHit[],
@@ -156,7 +145,7 @@ function start(
   let error: unknown;
   const controller = new AbortController();
   const running = runPipeline(
-    request(options.request),
+    pipelineRequest(options.request),
     {
       search: fakeSearchProvider(hits),
       fetcher: web.fetcher,
