@@ -100,6 +100,9 @@ export function createHostScheduler(limits: HostLimits, now: () => number = Date
   const hosts = new Map<string, HostState>();
   const speeds = new Map<string, Speed>();
   let seq = 0;
+  // What a speculative request leaves free: SPECULATIVE_RESERVE of the host's slots and of its burst.
+  const speculativeSlots = Math.max(1, Math.floor(limits.concurrency * (1 - SPECULATIVE_RESERVE)));
+  const speculativeTokens = Math.max(1, limits.burst * SPECULATIVE_RESERVE);
 
   const timed = (host: string, ms: number): void => {
     const speed = speeds.get(host);
@@ -169,8 +172,7 @@ export function createHostScheduler(limits: HostLimits, now: () => number = Date
       const waiter = next(state)!;
       // A speculative request needs room to spare: it leaves a share of the slots and of the burst free.
       const speculative = waiter.ticket.priority() >= SPECULATIVE_PRIORITY;
-      const tokensNeeded = speculative ? Math.max(1, limits.burst * SPECULATIVE_RESERVE) : 1;
-      const speculativeSlots = Math.max(1, Math.floor(limits.concurrency * (1 - SPECULATIVE_RESERVE)));
+      const tokensNeeded = speculative ? speculativeTokens : 1;
       if (speculative && state.running >= speculativeSlots) return;
       if (state.tokens < tokensNeeded) {
         // Come back when enough tokens are in.
