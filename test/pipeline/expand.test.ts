@@ -3,8 +3,12 @@ import { createSearchEngine } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker, pageMentions, queryCoverage } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineSettings } from '../../src/pipeline/run.ts';
-import type { ExtractedContent, PassageRanker, SearchHit } from '../../src/pipeline/types.ts';
-import type { PipelineRequest } from '../../src/pipeline/types.ts';
+import type {
+  ExtractedContent,
+  PassageRanker,
+  PipelineRequest,
+  SearchHit,
+} from '../../src/pipeline/types.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
 import { pipelineRequest } from '../support/pipeline.ts';
 

@@ -24,9 +24,9 @@ import type {
   FetchedPage,
   PageFetcher,
   PassageRanker,
+  PipelineRequest,
   SearchHit,
 } from '../../src/pipeline/types.ts';
-import type { PipelineRequest } from '../../src/pipeline/types.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
 import { pipelineRequest } from '../support/pipeline.ts';
 
