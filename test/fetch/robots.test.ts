@@ -52,7 +52,10 @@ describe('robots.txt', () => {
   it('allows everything when robots.txt is missing (4xx)', async () => {
     for (const status of [404, 401, 403, 410]) {
       const site = await web({ robots: status });
-      await makeFetcher({ robots: {} }).fetch(site.url('/private/page.html'), call());
+      const page = await makeFetcher({ robots: {} }).fetch(site.url('/private/page.html'), call());
+      expect(page.status).toBe(200);
+      expect(site.hits('/robots.txt')).toBe(1);
+      expect(site.hits('/private/page.html')).toBe(1);
     }
   });
 
@@ -70,11 +73,16 @@ describe('robots.txt', () => {
     const fetcher = makeFetcher({ robots: {} });
     await expectFetchError(fetcher.fetch(site.url('/private/page.html'), call()), 'robots_disallowed');
     await fetcher.fetch(site.url('/public/page.html'), call());
+    expect(site.hits('/robots-redirect')).toBe(1);
+    expect(site.hits('/public/page.html')).toBe(1);
   });
 
   it('allows when robots.txt is unreachable', async () => {
     const site = await web({ robots: { reset: true } });
-    await makeFetcher({ robots: {} }).fetch(site.url('/private/page.html'), call());
+    const page = await makeFetcher({ robots: {} }).fetch(site.url('/private/page.html'), call());
+    expect(page.status).toBe(200);
+    expect(site.hits('/robots.txt')).toBeGreaterThanOrEqual(1);
+    expect(site.hits('/private/page.html')).toBe(1);
   });
 
   it('is skipped entirely with robots: false', async () => {
