@@ -1,6 +1,7 @@
 /**
  * The client's error: one class for every error response of the /v1 API, carrying the spec's fields.
  */
+import { parseRetryAfter } from '../text/retry-after.ts';
 
 /** Options of {@link CitewiseApiError}. */
 export interface CitewiseApiErrorOptions {
@@ -79,21 +80,6 @@ export class CitewiseConnectionError extends Error {
 /** True for an {@link CitewiseApiError}. */
 export function isCitewiseApiError(error: unknown): error is CitewiseApiError {
   return error instanceof CitewiseApiError;
-}
-
-/**
- * Parses `Retry-After` (delay in seconds, or an HTTP date) into milliseconds from `now`;
- * `undefined` when absent or unreadable.
- */
-export function parseRetryAfter(
-  value: string | null | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** Builds the error of a non-2xx response from its body (the spec's `{"error":{"description"}}`). */

@@ -19,11 +19,11 @@ export {
   CitewiseApiError,
   CitewiseConnectionError,
   isCitewiseApiError,
-  parseRetryAfter,
   type CitewiseApiErrorOptions,
   type CitewiseConnectionErrorCode,
   type CitewiseConnectionErrorOptions,
 } from './errors.ts';
+export { parseRetryAfter } from '../text/retry-after.ts';
 export { readServerSentEvents, type ServerSentEvent } from './sse.ts';
 export type { ResearchClient, ResearchClientCallOptions } from './research.ts';
 export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research.ts';

@@ -166,10 +166,12 @@ describe('createClient against a real engine over node:http', () => {
 describe('client helpers', () => {
   it('parses Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter(' 1.5 ')).toBe(1500);
     expect(parseRetryAfter(null)).toBeUndefined();
     expect(parseRetryAfter('soon')).toBeUndefined();
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
   });
 
   it('reads server-sent events split at any byte, with CRLF and comments', async () => {

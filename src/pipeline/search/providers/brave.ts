@@ -16,7 +16,8 @@ import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../
 import { SearchProviderError } from './errors.ts';
 import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
 import { parseJsonObject, sendProviderRequest, type ProviderResponse } from './request.ts';
-import { parseRetryAfter, quotaError, rateLimitedError, redact } from './http-errors.ts';
+import { parseRetryAfter } from '../../../text/retry-after.ts';
+import { quotaError, rateLimitedError, redact } from './http-errors.ts';
 import {
   clampLimit,
   expectArray,

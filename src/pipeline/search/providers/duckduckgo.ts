@@ -21,7 +21,7 @@ import {
   type HttpProviderOptions,
 } from './http-options.ts';
 import { sendProviderRequest } from './request.ts';
-import { parseRetryAfter } from './http-errors.ts';
+import { parseRetryAfter } from '../../../text/retry-after.ts';
 import { clampLimit, filterAndFinalizeHits } from './results.ts';
 import { recencyOf, type Recency } from './dates.ts';
 import { withSiteOperators } from '../filters.ts';

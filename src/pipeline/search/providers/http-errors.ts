@@ -5,6 +5,7 @@
  */
 import { SearchProviderError } from './errors.ts';
 import type { ProviderResponse } from './request.ts';
+import { parseRetryAfter } from '../../../text/retry-after.ts';
 
 /** Replaces every occurrence of a secret with `[redacted]`. */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -13,16 +14,6 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   }
   return out;
-}
-
-/** Parses `Retry-After` (delta-seconds or HTTP-date) into milliseconds from now. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 /** Reads a human message out of common JSON error shapes (`{error}`, `{message}`, `{detail}`, ...). */

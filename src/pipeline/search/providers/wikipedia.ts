@@ -20,7 +20,7 @@ import {
   type HttpProviderOptions,
 } from './http-options.ts';
 import { parseJsonObject, sendProviderRequest } from './request.ts';
-import { parseRetryAfter } from './http-errors.ts';
+import { parseRetryAfter } from '../../../text/retry-after.ts';
 import {
   clampLimit,
   expectArray,
