@@ -39,6 +39,7 @@ import {
   type ListJobsOptions,
 } from './types.ts';
 import type { WebhookSender } from './webhooks.ts';
+import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
 
 export type { ResearchEvent } from './follow.ts';
@@ -66,6 +67,8 @@ export interface ResearchServiceSettings {
   readonly timeLimitMs: number;
   readonly pollMs: number;
   readonly eventPollMs: number;
+  readonly maxStreamsPerKey: number;
+  readonly maxStreamsPerAccount: number;
 }
 
 /** What the research service works with. */
@@ -131,6 +134,11 @@ export function createResearchService(
     queue,
     eventPollMs: settings.eventPollMs,
     closing: closing.signal,
+  });
+  const streams = createStreamSlots({
+    maxPerKey: settings.maxStreamsPerKey,
+    maxPerAccount: settings.maxStreamsPerAccount,
+    retryAfterMs: JOBS_DEFAULTS.streamsFullRetryAfterMs,
   });
   const executor = createJobExecutor({
     queue,
@@ -242,7 +250,8 @@ export function createResearchService(
 
     async events(key, id, options = {}) {
       const job = await owned(key, id);
-      return follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal);
+      const release = streams.acquire(key, options.signal);
+      return releasingAtEnd(follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal), release);
     },
 
     async cancel(key, id) {
