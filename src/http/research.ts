@@ -103,6 +103,7 @@ export async function routeResearch(
   const events = await research.events(key, id, {
     after: lastEventId(request.header('last-event-id')),
     signal: request.signal,
+    countAsStream: true,
   });
   // Free to reopen (after Last-Event-ID): the first connection to go when the server runs out of them.
   return { ...sseResponse(keepAlive(frames(events)), info), yieldsConnection: true };

@@ -106,8 +106,9 @@ export interface ResearchJobsOptions {
   /** How often an event stream looks for events written by another process, in ms. @default 250 */
   readonly eventPollMs?: number;
   /**
-   * Most event streams (`GET /v1/research/{id}/events`, `research.events`, `research.wait`) one key keeps
-   * open on this engine; past it, 429 `too_many_streams` with `Retry-After`. @default 10
+   * Most event streams (`GET /v1/research/{id}/events`) one key keeps open on this engine; past it, 429
+   * `too_many_streams` with `Retry-After`. In-process calls (`research.events`, `research.wait`) hold no
+   * connection and are not counted. @default 10
    */
   readonly maxStreamsPerKey?: number;
   /** Most event streams the keys of one account keep open on this engine; past it, 429. @default 30 */

@@ -102,7 +102,15 @@ export interface ResearchService {
   events(
     key: KeyRecord,
     id: string,
-    options?: { readonly after?: number; readonly signal?: AbortSignal },
+    options?: {
+      readonly after?: number;
+      readonly signal?: AbortSignal;
+      /**
+       * A client holds a connection open for these events (`GET /v1/research/{id}/events`): counted
+       * against the caps of open streams per key and per account (429 `too_many_streams` past them).
+       */
+      readonly countAsStream?: boolean;
+    },
   ): Promise<AsyncIterable<ResearchEvent>>;
   cancel(key: KeyRecord, id: string): Promise<ResearchJob>;
   /** Starts the workers now (they start by themselves with the first job created here). */
@@ -250,8 +258,9 @@ export function createResearchService(
 
     async events(key, id, options = {}) {
       const job = await owned(key, id);
-      const release = streams.acquire(key, options.signal);
-      return releasingAtEnd(follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal), release);
+      const events = follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal);
+      if (!options.countAsStream) return events;
+      return releasingAtEnd(events, streams.acquire(key, options.signal));
     },
 
     async cancel(key, id) {
