@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'idempotency_mismatch'
   | 'forbidden_host'
   | 'ungrounded_answer'
-  | 'too_many_jobs';
+  | 'too_many_jobs'
+  | 'too_many_streams';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -141,6 +142,15 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     when:
       '`POST /v1/research`: the account already has its most research jobs waiting to run ' +
       '(`--max-queued-jobs`); `Retry-After` says when to try again. Nothing is charged.',
+  },
+  too_many_streams: {
+    status: 429,
+    description: 'Too Many Requests',
+    retryable: true,
+    when:
+      '`GET /v1/research/{id}/events`: the key (`--max-streams-per-key`) or its account ' +
+      '(`--max-streams-per-account`) already has its most event streams open on this instance; ' +
+      '`Retry-After` says when to try again (close a stream first).',
   },
 };
 

@@ -144,6 +144,7 @@ export {
   LocalIndex,
   createLocalIndexProvider,
   type LocalIndexProvider,
+  type IndexedDocumentFile,
   type LocalIndexProviderOptions,
 } from './pipeline/search/local-index.ts';
 export { corpusDocumentUrl } from './pipeline/search/corpus-url.ts';

@@ -924,7 +924,27 @@ export const SERVE_SETTINGS = {
     group: 'jobs',
     meaning:
       "Research jobs of one account running at once across every instance (its fair share of the workers); the account's other jobs wait while other accounts' run.",
-    default: String(JOBS_DEFAULTS.maxRunningPerAccount),
+    defaultText: `${JOBS_DEFAULTS.maxAccountWorkerShare * 100}% of --job-workers, rounded down, at least 1 (1 with the default 2 workers)`,
+    parse: parsePositiveInteger,
+  },
+  maxStreamsPerKey: {
+    flag: '--max-streams-per-key <n>',
+    env: 'CITEWISE_MAX_STREAMS_PER_KEY',
+    group: 'jobs',
+    meaning:
+      'Research event streams (`GET /v1/research/{id}/events`) one key keeps open on this instance; past it, ' +
+      '429 with Retry-After.',
+    default: String(JOBS_DEFAULTS.maxStreamsPerKey),
+    parse: parsePositiveInteger,
+  },
+  maxStreamsPerAccount: {
+    flag: '--max-streams-per-account <n>',
+    env: 'CITEWISE_MAX_STREAMS_PER_ACCOUNT',
+    group: 'jobs',
+    meaning:
+      'Research event streams the keys of one account keep open on this instance; past it, 429 with ' +
+      'Retry-After.',
+    default: String(JOBS_DEFAULTS.maxStreamsPerAccount),
     parse: parsePositiveInteger,
   },
   jobLeaseMs: {

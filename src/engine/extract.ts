@@ -80,6 +80,12 @@ export function extractCharge(
   return read * cost + Math.ceil(Math.round(failed * cost * failedShare * 1e9) / 1e9);
 }
 
+/**
+ * How long before the request's deadline the pages of an extract stop (at most a quarter of the time
+ * left): enough to answer and charge the pages read before the deadline would cut the request.
+ */
+export const EXTRACT_DEADLINE_MARGIN_MS = 500;
+
 /** Reads the pages of an extract request, in request order. */
 export async function readPages(
   request: NormalizedExtractRequest,
@@ -87,10 +93,26 @@ export async function readPages(
   call: CallOptions,
   pageTimeoutMs: number,
 ): Promise<(ExtractedPage | FailedPage)[]> {
+  // Pages end a little before the request's deadline, so that a page still being read then fails on its own
+  // (`timeout`, charged like any page requested from its server) and the pages read are answered, instead
+  // of the deadline cutting the whole request (a 500 that would cost nothing after all that work).
+  const margin =
+    call.deadline === undefined
+      ? 0
+      : Math.min(EXTRACT_DEADLINE_MARGIN_MS, Math.max(0, call.deadline - Date.now()) / 4);
   return Promise.all(
     request.urls.map(async (url): Promise<ExtractedPage | FailedPage> => {
-      const deadline = Math.min(call.deadline ?? Infinity, Date.now() + pageTimeoutMs);
-      const pageCall: CallOptions = { ...call, deadline };
+      const deadline = Math.min((call.deadline ?? Infinity) - margin, Date.now() + pageTimeoutMs);
+      const pageDeadline = new AbortController();
+      const timer = setTimeout(
+        () => pageDeadline.abort(new DOMException('page deadline passed', 'TimeoutError')),
+        Math.max(0, deadline - Date.now()),
+      );
+      const pageCall: CallOptions = {
+        ...call,
+        signal: AbortSignal.any([call.signal, pageDeadline.signal]),
+        deadline,
+      };
       try {
         const page = await stages.fetcher.fetch(new URL(url), pageCall);
         const content = await stages.extractor.extract(page, pageCall);
@@ -105,9 +127,12 @@ export async function readPages(
         };
       } catch (error) {
         if (call.signal.aborted) throw error;
+        if (pageDeadline.signal.aborted) return failed(url, 'timeout', FETCH_FAILURES.timeout);
         // Fixed texts: a fetch error's own message is for logs (it may name resolved addresses).
         if (isFetchError(error)) return failed(url, error.code, FETCH_FAILURES[error.code]);
         return failed(url, 'extract_failed', 'the page could not be extracted');
+      } finally {
+        clearTimeout(timer);
       }
     }),
   );

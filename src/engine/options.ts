@@ -36,6 +36,7 @@ import { FAIR_SCHEDULER_DEFAULTS } from './fair-scheduler.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from '../options.ts';
 import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';
+import type { IndexedDocumentFile } from '../pipeline/search/local-index.ts';
 import {
   RESEARCH_DEFAULTS,
   type ResearchPlanner,
@@ -148,10 +149,12 @@ export interface SearchEngineOptions {
   readonly tavilyPrefix?: string | false;
   /**
    * Files outside `corpus` that `GET /docs/<path>` serves too, by their exact path below `/docs/`: pass
-   * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`).
+   * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`). A file
+   * is served only while its real path is a regular file inside its `root` (a bare path: inside its own
+   * folder), so a file replaced by a symbolic link after indexing is refused (404).
    * @default none
    */
-  readonly indexedFiles?: (encodedPath: string) => string | undefined;
+  readonly indexedFiles?: (encodedPath: string) => IndexedDocumentFile | string | undefined;
   /**
    * Fetches result pages that the provider returned without text; `false` answers from snippets only.
    * @default createPageFetcher() (SSRF guard, robots.txt, limits), created on first use

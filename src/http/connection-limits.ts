@@ -4,9 +4,11 @@
  * A connection that is not serving a request (idle keep-alive, or still sending its headers: a slow
  * client) is the first to go: at a cap, the oldest such connection is closed to make room for the new
  * one, and near a cap idle connections are cut after a short idle time instead of the keep-alive timeout.
- * Only when every connection under the cap is busy is a new connection refused (closed at once). So a
- * flood of idle or slow connections cannot keep a real request, such as `GET /v1/balance`, out, nor
- * exhaust the process's file descriptors.
+ * Next to go are connections holding a stream that yields its connection (a research event stream, which its
+ * client resumes after `Last-Event-ID` and which costs nothing): the oldest one of the address with the most
+ * of them. Only when every connection under the cap serves a request is a new connection refused (closed at
+ * once). So neither a flood of idle or slow connections nor one of event streams can keep a real request,
+ * such as another tenant's `GET /v1/balance`, out, nor exhaust the process's file descriptors.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -31,6 +33,19 @@ export const CONNECTION_LIMIT_DEFAULTS = {
   idleTimeoutNearCapMs: 1_000,
 } as const;
 
+/** Connections serving a stream that may be closed to make room (see {@link yieldConnectionWhileStreaming}). */
+const yielding = new WeakSet<Socket>();
+
+/**
+ * Marks `socket` as serving a stream that may be closed when a cap is reached (before any request is
+ * refused); returns the function that unmarks it once the stream ends.
+ */
+export function yieldConnectionWhileStreaming(socket: Socket | null): () => void {
+  if (!socket) return () => {};
+  yielding.add(socket);
+  return () => yielding.delete(socket);
+}
+
 /** Counters of a limited server (for tests, logs and metrics). */
 export interface ConnectionLimiter {
   /** Connections open now. */
@@ -39,6 +54,8 @@ export interface ConnectionLimiter {
   readonly refused: number;
   /** Idle or slow connections closed to make room, or cut sooner near a cap. */
   readonly evicted: number;
+  /** Connections serving a yielding stream (research events) closed to make room. */
+  readonly streamsClosed: number;
   /** Stops the periodic idle sweep (also stopped when the server closes). */
   stop(): void;
 }
@@ -78,6 +95,7 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
   const byAddress = new Map<string, Set<Socket>>();
   let refused = 0;
   let evicted = 0;
+  let streamsClosed = 0;
 
   const forget = (socket: Socket): void => {
     const tracked = sockets.get(socket);
@@ -100,11 +118,35 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
     return undefined;
   };
 
-  /** Makes room under a cap: evicts the oldest idle connection, or says there is none. */
-  const makeRoom = (candidates: Iterable<Socket>): boolean => {
-    const victim = oldestIdle(candidates);
-    if (!victim) return false;
-    evict(victim);
+  /** Among `candidates`, the oldest connection serving a yielding stream of the address with the most. */
+  const yieldingStream = (candidates: Iterable<Socket>): Socket | undefined => {
+    const byOwner = new Map<string, Socket[]>();
+    for (const socket of candidates) {
+      if (!yielding.has(socket)) continue;
+      const address = sockets.get(socket)?.address ?? '';
+      const list = byOwner.get(address) ?? [];
+      list.push(socket);
+      byOwner.set(address, list);
+    }
+    let most: Socket[] = [];
+    for (const list of byOwner.values()) if (list.length > most.length) most = list;
+    return most[0];
+  };
+
+  /**
+   * Makes room under a cap: evicts the oldest idle connection, else a yielding stream's connection, or
+   * says there is none (every connection serves a request).
+   */
+  const makeRoom = (candidates: readonly Socket[]): boolean => {
+    const idle = oldestIdle(candidates);
+    if (idle) {
+      evict(idle);
+      return true;
+    }
+    const stream = yieldingStream(candidates);
+    if (!stream) return false;
+    streamsClosed++;
+    evict(stream);
     return true;
   };
 
@@ -112,8 +154,8 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
     const address = socket.remoteAddress ?? 'unknown';
     const group = byAddress.get(address);
     if (
-      (group && group.size >= maxPerAddress && !makeRoom(group)) ||
-      (sockets.size >= maxTotal && !makeRoom(sockets.keys()))
+      (group && group.size >= maxPerAddress && !makeRoom([...group])) ||
+      (sockets.size >= maxTotal && !makeRoom([...sockets.keys()]))
     ) {
       refused++;
       socket.destroy();
@@ -160,6 +202,9 @@ export function limitConnections(server: Server, options: ConnectionLimitOptions
     },
     get evicted() {
       return evicted;
+    },
+    get streamsClosed() {
+      return streamsClosed;
     },
     stop,
   };

@@ -78,6 +78,11 @@ export interface ProtocolResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** Adapters must stop iterating a stream when the client goes away (which refunds an unfinished search). */
   readonly body: string | Uint8Array | AsyncIterable<string>;
+  /**
+   * A stream that may be closed when the server runs out of connections (a research event stream: its
+   * client resumes after `Last-Event-ID`, and nothing is charged for it). See `limitConnections`.
+   */
+  readonly yieldsConnection?: boolean;
 }
 
 /** True when the body is a stream of chunks (a streamed search) rather than a whole body. */

@@ -3,6 +3,7 @@
  * Express and Koa adapters, which all sit on Node's IncomingMessage/ServerResponse.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { yieldConnectionWhileStreaming } from './connection-limits.ts';
 import { isStreamBody, payloadTooLarge, type ProtocolRequest, type ProtocolResponse } from './handler.ts';
 
 /** Builds a {@link ProtocolRequest} from Node's request. `path` is relative to the mount point. */
@@ -148,12 +149,14 @@ async function writeNodeStream(
 ): Promise<void> {
   res.writeHead(response.status, response.headers);
   res.flushHeaders();
+  const yielded = response.yieldsConnection ? yieldConnectionWhileStreaming(res.socket) : undefined;
   try {
     for await (const chunk of chunks) {
       if (res.destroyed) break;
       res.write(chunk);
     }
   } finally {
+    yielded?.();
     res.end();
   }
 }

@@ -103,8 +103,10 @@ export async function routeResearch(
   const events = await research.events(key, id, {
     after: lastEventId(request.header('last-event-id')),
     signal: request.signal,
+    countAsStream: true,
   });
-  return sseResponse(keepAlive(frames(events)), info);
+  // Free to reopen (after Last-Event-ID): the first connection to go when the server runs out of them.
+  return { ...sseResponse(keepAlive(frames(events)), info), yieldsConnection: true };
 }
 
 /** The `Last-Event-ID` header as a number (0 when absent); a 400 for anything else. */

@@ -8,7 +8,7 @@ import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../engine/credits.ts';
 import type { NormalizedSearchRequest } from '../http/schema.ts';
 import { createMemoryJobQueue } from './memory.ts';
-import { JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
+import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import {
   createResearchService,
   type ResearchEvent,
@@ -78,6 +78,7 @@ export function createEngineResearch(
         timeoutMs: d.webhookTimeoutMs,
       })
     : null;
+  const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
   const service = createResearchService(
     {
       queue: options.queue ?? createMemoryJobQueue(),
@@ -89,7 +90,7 @@ export function createEngineResearch(
       onError: deps.onError,
     },
     {
-      workers: nonNegativeInteger('jobs.workers', options.workers, d.workers),
+      workers,
       maxQueuedPerAccount: nonNegativeInteger(
         'jobs.maxQueuedPerAccount',
         options.maxQueuedPerAccount,
@@ -98,13 +99,23 @@ export function createEngineResearch(
       maxRunningPerAccount: positiveInteger(
         'jobs.maxRunningPerAccount',
         options.maxRunningPerAccount,
-        d.maxRunningPerAccount,
+        defaultMaxRunningPerAccount(workers),
       ),
       leaseMs: positiveInteger('jobs.leaseMs', options.leaseMs, d.leaseMs),
       maxAttempts: positiveInteger('jobs.maxAttempts', options.maxAttempts, d.maxAttempts),
       timeLimitMs: positiveInteger('jobs.timeLimitMs', options.timeLimitMs, d.timeLimitMs),
       pollMs: positiveInteger('jobs.pollMs', options.pollMs, d.pollMs),
       eventPollMs: positiveInteger('jobs.eventPollMs', options.eventPollMs, d.eventPollMs),
+      maxStreamsPerKey: positiveInteger(
+        'jobs.maxStreamsPerKey',
+        options.maxStreamsPerKey,
+        d.maxStreamsPerKey,
+      ),
+      maxStreamsPerAccount: positiveInteger(
+        'jobs.maxStreamsPerAccount',
+        options.maxStreamsPerAccount,
+        d.maxStreamsPerAccount,
+      ),
     },
   );
   // A queue that outlives the process may hold jobs a previous run left: work them now.

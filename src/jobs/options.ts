@@ -11,8 +11,12 @@ export const JOBS_DEFAULTS = {
   workers: 2,
   /** Most jobs of one account waiting to run at once; past it `POST /v1/research` answers 429. */
   maxQueuedPerAccount: 20,
-  /** Most jobs of one account running at once across every worker (its fair share). */
-  maxRunningPerAccount: 2,
+  /**
+   * Share of a process's workers that the jobs of one account may hold at once when `maxRunningPerAccount`
+   * is not given: half, rounded down, at least 1 — with the default 2 workers one account runs 1 job and the
+   * other worker is left for the other accounts (see {@link defaultMaxRunningPerAccount}).
+   */
+  maxAccountWorkerShare: 0.5,
   /** How long a worker's claim on a job lasts unless renewed (it renews every third of it). */
   leaseMs: 30_000,
   /** Claims of one job (a first run, then restarts after its worker died) before it fails. */
@@ -28,6 +32,12 @@ export const JOBS_DEFAULTS = {
   pollMs: 500,
   /** How often an event stream looks for events written by another process. */
   eventPollMs: 250,
+  /** Most event streams (`GET /v1/research/{id}/events`) one key keeps open on one instance; 429 past it. */
+  maxStreamsPerKey: 10,
+  /** Most event streams the keys of one account keep open on one instance; 429 past it. */
+  maxStreamsPerAccount: 30,
+  /** `Retry-After` of a 429 for a key or account at its cap of open event streams. */
+  streamsFullRetryAfterMs: 5_000,
   /** Deliveries of one webhook before giving up (the first and its retries). */
   webhookAttempts: 6,
   /** Pause before the first webhook retry; each further retry waits four times longer. */
@@ -50,6 +60,16 @@ export const JOBS_DEFAULTS = {
   searchDepth: 'research',
 } as const;
 
+/**
+ * The default cap on running jobs of one account for a process with `workers` workers:
+ * `floor(workers × maxAccountWorkerShare)`, at least 1. With 2 or more workers at least one worker is always
+ * left for other accounts; with a single worker the account may use it (a job's time limit bounds the wait),
+ * so run 2 or more for fair turns.
+ */
+export function defaultMaxRunningPerAccount(workers: number): number {
+  return Math.max(1, Math.floor(workers * JOBS_DEFAULTS.maxAccountWorkerShare));
+}
+
 /** Options of research jobs (`engine.research`, `POST /v1/research`). Every option has a working default. */
 export interface ResearchJobsOptions {
   /**
@@ -62,7 +82,10 @@ export interface ResearchJobsOptions {
   readonly workers?: number;
   /** Most jobs of one account waiting to run at once (429 past it). @default 20 */
   readonly maxQueuedPerAccount?: number;
-  /** Most jobs of one account running at once, across every worker on the queue. @default 2 */
+  /**
+   * Most jobs of one account running at once, across every worker on the queue (each process claims
+   * under its own value). @default half of `workers`, rounded down, at least 1 (1 with the default 2 workers)
+   */
   readonly maxRunningPerAccount?: number;
   /** A worker's lease on a job, renewed every third of it; a dead worker's job restarts after it. @default 30_000 */
   readonly leaseMs?: number;
@@ -82,6 +105,14 @@ export interface ResearchJobsOptions {
   readonly pollMs?: number;
   /** How often an event stream looks for events written by another process, in ms. @default 250 */
   readonly eventPollMs?: number;
+  /**
+   * Most event streams (`GET /v1/research/{id}/events`) one key keeps open on this engine; past it, 429
+   * `too_many_streams` with `Retry-After`. In-process calls (`research.events`, `research.wait`) hold no
+   * connection and are not counted. @default 10
+   */
+  readonly maxStreamsPerKey?: number;
+  /** Most event streams the keys of one account keep open on this engine; past it, 429. @default 30 */
+  readonly maxStreamsPerAccount?: number;
   /** Runs one job; the default runs the engine's own search (see {@link ResearchRunner}). */
   readonly run?: ResearchRunner;
 }

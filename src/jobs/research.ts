@@ -39,6 +39,7 @@ import {
   type ListJobsOptions,
 } from './types.ts';
 import type { WebhookSender } from './webhooks.ts';
+import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
 
 export type { ResearchEvent } from './follow.ts';
@@ -66,6 +67,8 @@ export interface ResearchServiceSettings {
   readonly timeLimitMs: number;
   readonly pollMs: number;
   readonly eventPollMs: number;
+  readonly maxStreamsPerKey: number;
+  readonly maxStreamsPerAccount: number;
 }
 
 /** What the research service works with. */
@@ -99,7 +102,15 @@ export interface ResearchService {
   events(
     key: KeyRecord,
     id: string,
-    options?: { readonly after?: number; readonly signal?: AbortSignal },
+    options?: {
+      readonly after?: number;
+      readonly signal?: AbortSignal;
+      /**
+       * A client holds a connection open for these events (`GET /v1/research/{id}/events`): counted
+       * against the caps of open streams per key and per account (429 `too_many_streams` past them).
+       */
+      readonly countAsStream?: boolean;
+    },
   ): Promise<AsyncIterable<ResearchEvent>>;
   cancel(key: KeyRecord, id: string): Promise<ResearchJob>;
   /** Starts the workers now (they start by themselves with the first job created here). */
@@ -131,6 +142,11 @@ export function createResearchService(
     queue,
     eventPollMs: settings.eventPollMs,
     closing: closing.signal,
+  });
+  const streams = createStreamSlots({
+    maxPerKey: settings.maxStreamsPerKey,
+    maxPerAccount: settings.maxStreamsPerAccount,
+    retryAfterMs: JOBS_DEFAULTS.streamsFullRetryAfterMs,
   });
   const executor = createJobExecutor({
     queue,
@@ -242,7 +258,9 @@ export function createResearchService(
 
     async events(key, id, options = {}) {
       const job = await owned(key, id);
-      return follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal);
+      const events = follow(job, options.after ?? BEFORE_FIRST_EVENT, options.signal);
+      if (!options.countAsStream) return events;
+      return releasingAtEnd(events, streams.acquire(key, options.signal));
     },
 
     async cancel(key, id) {

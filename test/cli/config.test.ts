@@ -78,7 +78,9 @@ describe('CLI configuration', () => {
       strictGrounding: ENGINE_DEFAULTS.strictGrounding,
       jobWorkers: JOBS_DEFAULTS.workers,
       maxQueuedJobs: JOBS_DEFAULTS.maxQueuedPerAccount,
-      maxAccountJobs: JOBS_DEFAULTS.maxRunningPerAccount,
+      maxAccountJobs: undefined,
+      maxStreamsPerKey: JOBS_DEFAULTS.maxStreamsPerKey,
+      maxStreamsPerAccount: JOBS_DEFAULTS.maxStreamsPerAccount,
       jobLeaseMs: JOBS_DEFAULTS.leaseMs,
       webhookSecret: undefined,
     });

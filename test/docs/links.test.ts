@@ -23,6 +23,20 @@ export function linkTargets(markdown: string): string[] {
   return [...inline, ...autolinks, ...html, ...references];
 }
 
+/**
+ * Relative targets of links written inside inline code spans (`` `![Done!](done.png)` ``). Renderers and
+ * link checkers differ on code spans (one spread over two lines, a checker that reads the raw text), so a
+ * reader may well be sent there: such a target must resolve too. Addresses (`https:`…) stay examples.
+ */
+export function codeSpanTargets(markdown: string): string[] {
+  const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  return [...withoutFences.matchAll(/(`+)([\s\S]*?)\1/g)]
+    .flatMap((span) => [...span[2]!.matchAll(/\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!))
+    .filter(
+      (target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//') && !/^[.…]*$/.test(target),
+    );
+}
+
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
@@ -63,7 +77,7 @@ describe('links of README.md and docs/', () => {
     '%s: every link is relative and resolves in the repository',
     (_name, file) => {
       const markdown = readFileSync(file, 'utf8');
-      const broken = linkTargets(markdown)
+      const broken = [...linkTargets(markdown), ...codeSpanTargets(markdown)]
         .map((target) => ({ target, problem: problemOf(file, target) }))
         .filter((link) => link.problem !== undefined);
       expect(broken).toEqual([]);
@@ -83,6 +97,21 @@ describe('the link checker itself', () => {
     ].join('\n');
     expect(linkTargets(markdown).sort()).toEqual(
       ['a.md#x', 'i.png', 'https://example.com', 'h.md', 'https://example.org/ref'].sort(),
+    );
+  });
+
+  it('also checks relative links shown inside inline code, but not addresses or placeholders', () => {
+    const markdown = [
+      'An image (`` `x` ``,',
+      '`![Done!](done.png)`), `[the survey](https://source)`, `![…](…)`, `[a](#)`.',
+      '```',
+      '![fenced](fenced.png)',
+      '```',
+    ].join('\n');
+    expect(linkTargets(markdown)).toEqual([]);
+    expect(codeSpanTargets(markdown)).toEqual(['done.png', '#']);
+    expect(problemOf(join(ROOT, 'docs', 'guides', 'ranking-and-answers.md'), 'done.png')).toMatch(
+      /no such file/,
     );
   });
 

@@ -11,8 +11,14 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-export const DEFAULT_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+/**
+ * Where the suites look when REDIS_URL / DATABASE_URL are unset. CITEWISE_TEST_DEFAULT_REDIS_URL and
+ * CITEWISE_TEST_DEFAULT_DATABASE_URL move these probes (test/repo/fresh-clone.test.ts points them at closed
+ * ports to collect the suites as on a machine with neither server).
+ */
+export const DEFAULT_REDIS_URL = process.env.CITEWISE_TEST_DEFAULT_REDIS_URL || 'redis://127.0.0.1:6379';
+export const DEFAULT_DATABASE_URL =
+  process.env.CITEWISE_TEST_DEFAULT_DATABASE_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
 /** The shared Redis URL if a server answers there, else null. */
 export async function reachableRedis(): Promise<string | null> {

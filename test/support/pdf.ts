@@ -1,6 +1,6 @@
 /** A hand-written PDF for extraction and crawler tests: small enough to read, valid enough for pdf.js. */
 import { once } from 'node:events';
-import { createDeflate } from 'node:zlib';
+import { createDeflate, createDeflateRaw } from 'node:zlib';
 
 /** Document information of {@link tinyPdf}; `author` and `creationDate` (PDF date, `D:2024…Z`) are optional. */
 export interface TinyPdfInfo {
@@ -117,4 +117,54 @@ export async function deflatedBomb(size: number): Promise<Buffer> {
   deflate.end();
   await done;
   return Buffer.concat(chunks);
+}
+
+/** Adler-32 (RFC 1950) of `chunks`, the checksum ending a zlib stream. */
+function adler32(chunks: readonly Uint8Array[]): number {
+  let a = 1;
+  let b = 0;
+  for (const chunk of chunks) {
+    for (const byte of chunk) {
+      a = (a + byte) % 65521;
+      b = (b + a) % 65521;
+    }
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * A PDF bomb that hides from a scanner cutting streams at the first `endstream`: a zlib stream whose first
+ * block is stored (uncompressed) and holds the bytes `endstream`, followed by a deflated content stream that
+ * says "bomb" and `size` bytes of spaces. Valid zlib (checksum included), so a reader inflates it whole.
+ */
+export async function endstreamBomb(size: number): Promise<Buffer> {
+  const hidden = Buffer.from('endstream', 'latin1');
+  const stored = Buffer.alloc(5);
+  stored[0] = 0x00; // BFINAL 0, BTYPE 00: a stored block
+  stored.writeUInt16LE(hidden.length, 1);
+  stored.writeUInt16LE(~hidden.length & 0xffff, 3);
+  const deflate = createDeflateRaw({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = once(deflate, 'end');
+  const content = Buffer.concat([Buffer.from('\n', 'latin1'), textContent(['bomb'])]);
+  deflate.write(content);
+  const spaces = Buffer.alloc(1024 * 1024, 0x20);
+  let written = 0;
+  for (; written < size; written += spaces.length) {
+    if (!deflate.write(spaces)) await once(deflate, 'drain');
+  }
+  deflate.end();
+  await done;
+  // The checksum of everything inflated: the hidden bytes, the content, then the spaces.
+  let a = adler32([hidden, content]);
+  let b = a >>> 16;
+  a &= 0xffff;
+  for (let i = 0; i < written; i++) {
+    a = (a + 0x20) % 65521;
+    b = (b + a) % 65521;
+  }
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(((b << 16) | a) >>> 0);
+  return Buffer.concat([Buffer.from([0x78, 0x01]), stored, hidden, ...chunks, checksum]);
 }

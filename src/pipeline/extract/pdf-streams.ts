@@ -5,6 +5,12 @@
  * Node's zlib, chunk by chunk and counted, never held past the budget; a PDF whose streams inflate to more
  * than the budget in all is refused. Streams behind another filter first (ASCII armour, LZW) or
  * encryption are not seen here: the extraction worker's memory limit bounds those (see pool.ts).
+ *
+ * A stream is measured from its first byte to the end of its zlib data, wherever that is: not up to the
+ * first `endstream` (the bytes `endstream` may well appear inside the compressed data, in a stored block,
+ * and a reader that trusts the declared `/Length` inflates past them) nor up to a declared `/Length` (which
+ * a reader may ignore when it is wrong). zlib stops at the end of its own data, so this counts at least
+ * what any reader can inflate from that stream.
  */
 import { createInflate, constants } from 'node:zlib';
 
@@ -17,7 +23,6 @@ export class PdfTooLargeError extends Error {
 }
 
 const STREAM = Buffer.from('stream', 'latin1');
-const END_STREAM = Buffer.from('endstream', 'latin1');
 
 /** A zlib header (RFC 1950): deflate method, and a check value that makes the first two bytes a multiple of 31. */
 function isZlib(data: Uint8Array): boolean {
@@ -79,9 +84,8 @@ export async function assertPdfStreamsWithin(bytes: Uint8Array, maxDecodedBytes:
     let start = from;
     if (buffer[start] === 0x0d) start++;
     if (buffer[start] === 0x0a) start++;
-    const end = buffer.indexOf(END_STREAM, start);
-    let layer: Uint8Array | null = buffer.subarray(start, end === -1 ? buffer.length : end);
-    from = end === -1 ? buffer.length : end + END_STREAM.length;
+    // To the end of the file: inflating stops where the zlib data ends (see the module comment).
+    let layer: Uint8Array | null = buffer.subarray(start);
     while (layer && isZlib(layer)) {
       const inflated = await inflateAtMost(layer, maxDecodedBytes - total, maxDecodedBytes);
       total += inflated.length;

@@ -372,6 +372,17 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
   readonly indexFiles?: readonly string[];
 }
 
+/**
+ * A document file of an index outside the corpus folders, and the source it was indexed from (a folder, or
+ * the file itself): it is served only while its real path is a regular file inside that source's real path.
+ */
+export interface IndexedDocumentFile {
+  /** The file's path as indexed. */
+  readonly file: string;
+  /** The folder (or file) given to `citewise index` that the file came from. */
+  readonly root: string;
+}
+
 /** The `local` search provider, with access to its index. */
 export interface LocalIndexProvider extends SearchProvider {
   readonly id: 'local';
@@ -389,7 +400,7 @@ export interface LocalIndexProvider extends SearchProvider {
    * URL below `/docs/` (as the URL has it, percent-encoded); `undefined` for any other path. Pass it as the
    * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
    */
-  readonly indexedFile: (encodedPath: string) => string | undefined;
+  readonly indexedFile: (encodedPath: string) => IndexedDocumentFile | undefined;
   /**
    * Whether documents other than those of `fallbackPaths` are indexed (the user's own documents): then
    * searches leave the fallback folders out. `false` until loaded.
@@ -429,6 +440,18 @@ export async function listDocumentFiles(
   };
   await walk(root);
   return files;
+}
+
+/**
+ * The source an indexed file must stay inside when served: the folder (or file) it was indexed from when
+ * that is a local path holding it, else the file's own folder.
+ */
+function sourceOf(file: string, source: string | undefined): string {
+  if (source !== undefined && path.isAbsolute(source)) {
+    const root = path.resolve(source);
+    if (file === root || file.startsWith(`${root}${path.sep}`)) return root;
+  }
+  return path.dirname(file);
 }
 
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
@@ -510,10 +533,13 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
 
   // Files of index files outside the corpus folders (a folder `citewise index` read), by their path below
   // `/docs/`: `.indexed/<hash of the file's path>/<name>` (hidden, so no corpus file can have that path).
-  const indexedFiles = new Map<string, string>();
+  const indexedFiles = new Map<string, IndexedDocumentFile>();
 
-  /** With `publicUrl`, the served URL of an index file's `file:` document; `null` for a remote file URL. */
-  const servedUrl = (url: string): string | null => {
+  /**
+   * With `publicUrl`, the served URL of an index file's `file:` document; `null` for a remote file URL.
+   * `source` is the folder (or file) `citewise index` read it from, which the served file must stay in.
+   */
+  const servedUrl = (url: string, source?: string): string | null => {
     if (publicUrl === undefined || !url.startsWith('file:')) return url;
     let file: string;
     try {
@@ -528,7 +554,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     if (inCorpus !== null) return inCorpus;
     const hash = createHash('sha256').update(file).digest('hex').slice(0, 16);
     const served = `${INDEXED_FILES_PREFIX}${hash}/${encodeURIComponent(path.basename(file))}`;
-    indexedFiles.set(served, file);
+    indexedFiles.set(served, { file, root: sourceOf(file, source) });
     return `${publicUrl}/docs/${served}`;
   };
 
@@ -540,10 +566,14 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   ): unknown => {
     const documents = (data as Partial<SerializedLocalIndex> | null)?.documents;
     if (publicUrl === undefined || !Array.isArray(documents)) return data;
+    const records = (data as { builder?: { records?: Record<string, { source?: unknown }> } }).builder
+      ?.records;
     const kept: unknown[] = [];
     for (const document of documents as readonly unknown[]) {
       const url = (document as { url?: unknown } | null)?.url;
-      const served = typeof url === 'string' ? servedUrl(url) : url;
+      const source = typeof url === 'string' ? records?.[url]?.source : undefined;
+      const served =
+        typeof url === 'string' ? servedUrl(url, typeof source === 'string' ? source : undefined) : url;
       if (served === null) {
         skipped.push({ file, reason: `${String(url)}: not a local file, so it cannot be served` });
       } else kept.push(typeof url === 'string' ? { ...(document as object), url: served } : document);
