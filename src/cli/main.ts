@@ -317,7 +317,8 @@ async function openEngine(
       maxRunningPerAccount: config.maxAccountJobs,
       leaseMs: config.jobLeaseMs,
       ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
-      ...(config.allowPrivateHosts?.length ? { allowPrivateHosts: config.allowPrivateHosts } : {}),
+      // Webhooks have their own allow-list: hosts opened to the page fetcher stay closed to them.
+      ...(config.allowWebhookHosts?.length ? { allowPrivateHosts: config.allowWebhookHosts } : {}),
     },
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
@@ -390,7 +391,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
   const serveConsole = prepareServeConsole(flags, env, logger);
   const { engine, stores } = await openEngine(config, logger, metrics, publicUrl, serveConsole);
-  const consoleApp = serveConsole?.start(engine, logger) ?? null;
+  const consoleApp = serveConsole?.start(engine, logger, config.publicUrl) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
   warnOfWideFiles(config, stores, serveConsole, logger);
@@ -423,7 +424,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const corpus = corpusFolders(config).description;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   if (serveConsole && consoleApp) {
-    await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
+    await offerOperatorSetup(serveConsole, consoleApp, publicUrl, config.dataDir, logger);
   }
   // stdout holds JSON log lines only (the `ready` line has the URL); a person at a terminal reads it on stderr.
   if (process.stderr.isTTY) process.stderr.write(`citewise listening on ${baseUrl}\n`);

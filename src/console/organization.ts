@@ -9,6 +9,7 @@ import { parseSearchRequest } from '../http/schema.ts';
 import type { Role } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
+  absoluteLink,
   ConsoleError,
   DAY,
   htmlReply,
@@ -174,7 +175,7 @@ export async function invite(rt: ConsoleRuntime, org: OrgContext): Promise<Reply
     createdBy: org.user.id,
     expiresAt: Date.now() + rt.invitationTtlMs,
   });
-  return membersPage(rt, org, { status: 201, inviteLink: `${org.origin}${rt.link(`/invite/${token}`)}` });
+  return membersPage(rt, org, { status: 201, inviteLink: absoluteLink(rt, org, `/invite/${token}`) });
 }
 
 /** `POST /members/<id>/remove`: revokes the keys the member created, then the membership. */
