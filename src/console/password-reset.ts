@@ -30,7 +30,11 @@ export async function createResetLink(
   const token = newToken();
   await accounts.setSetting(
     `${SETTING_PREFIX}${hashToken(token)}`,
-    JSON.stringify({ userId: user.id, expiresAt: now + RESET_LINK_TTL_MS, password: passwordFingerprint(user) }),
+    JSON.stringify({
+      userId: user.id,
+      expiresAt: now + RESET_LINK_TTL_MS,
+      password: passwordFingerprint(user),
+    }),
   );
   return `/reset/${token}`;
 }

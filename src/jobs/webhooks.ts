@@ -149,8 +149,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           if (last.delivered) return last;
         } catch (error) {
           // No answer (refused, timed out, blocked by the guard): retried like a failure status.
-          const reason = (error as { code?: unknown }).code ?? (error as Error).message;
-          last = { delivered: false, attempts: attempt, lastError: String(reason) };
+          const { code, message } = error as { code?: unknown; message?: unknown };
+          const reason = typeof code === 'string' ? code : typeof message === 'string' ? message : 'failed';
+          last = { delivered: false, attempts: attempt, lastError: reason };
         }
         if (attempt < options.attempts) {
           await sleep(options.backoffMs * 4 ** (attempt - 1), undefined, { signal }).catch(() => {});

@@ -81,6 +81,7 @@ describe('CLI configuration', () => {
       maxAccountJobs: JOBS_DEFAULTS.maxRunningPerAccount,
       jobLeaseMs: JOBS_DEFAULTS.leaseMs,
       webhookSecret: undefined,
+      allowWebhookHosts: undefined,
     });
   });
 
