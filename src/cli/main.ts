@@ -101,8 +101,10 @@ export function buildProgram(): Command {
     .action(async (flags: StoreFlags & { account?: string; json?: boolean }) => {
       await withStores(flags, async (stores) => {
         const records = await stores.keys.list(flags.account);
-        if (flags.json) console.log(JSON.stringify(records, null, 2));
-        else printKeyTable(records);
+        const now = Date.now();
+        const withStatus = records.map((record) => ({ ...record, status: keyStatus(record, now) }));
+        if (flags.json) console.log(JSON.stringify(withStatus, null, 2));
+        else printKeyTable(withStatus);
       });
     });
   withStoreOptions(
@@ -542,12 +544,17 @@ async function withStores(flags: StoreFlags, work: (stores: CliStores) => Promis
   }
 }
 
-function printKeyTable(records: readonly KeyRecord[]): void {
+/** Whether a key works: `revoked`, `expired` (its expiry passed) or `active`. */
+function keyStatus(record: KeyRecord, now: number): 'active' | 'revoked' | 'expired' {
+  if (record.revokedAt !== null) return 'revoked';
+  return record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active';
+}
+
+function printKeyTable(records: readonly (KeyRecord & { status: string })[]): void {
   if (records.length === 0) {
     console.log('No keys.');
     return;
   }
-  const now = Date.now();
   const rows = records.map((r) => [
     r.id,
     r.accountId,
@@ -555,7 +562,7 @@ function printKeyTable(records: readonly KeyRecord[]): void {
     r.name ?? '',
     new Date(r.createdAt).toISOString().slice(0, 19) + 'Z',
     r.expiresAt ? new Date(r.expiresAt).toISOString().slice(0, 19) + 'Z' : 'never',
-    r.revokedAt ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'active',
+    r.status,
   ]);
   const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
