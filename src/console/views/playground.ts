@@ -45,7 +45,7 @@ export function playgroundView(paths: ConsolePaths, org: OrgContext, active: rea
                 <p id="pg-status" role="status" class="muted"></p>
                 <div id="pg-answer" class="answer" data-testid="answer"></div>
                 <h3>Sources</h3>
-                <ol id="pg-sources" data-testid="sources"></ol>
+                <ol id="pg-sources" class="sources" data-testid="sources"></ol>
               </section>
               <section aria-labelledby="curl-heading" class="card">
                 <h2 id="curl-heading">As curl</h2>
