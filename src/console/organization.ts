@@ -265,7 +265,10 @@ export function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
 
 /** `GET /playground`. */
 export async function playgroundPage(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  return htmlReply(200, playgroundView(rt, org, activeKeys(await rt.keys.list(org.organization.id))));
+  return htmlReply(
+    200,
+    playgroundView(rt, org, activeKeys(await rt.keys.list(org.organization.id)), rt.publicUrl),
+  );
 }
 
 /** `POST /playground/ask`: a search as the selected key, the engine's events as server-sent events. */

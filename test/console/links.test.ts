@@ -10,6 +10,7 @@ import { setPassword } from '../../src/console/password-reset.ts';
 import { SESSION_COOKIE } from '../../src/console/security.ts';
 import type { AccountStore, ConsoleOptions } from '../../src/console/index.ts';
 import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
+import { chromiumOrSkip, launchBrowser } from './browser.ts';
 import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
 
 const PASSWORD = 'links-password-1';
@@ -153,3 +154,28 @@ describe('links below publicUrl', () => {
     expect(await resetLink()).toMatch(new RegExp(`^${baseUrl}/reset/[\\w-]{43}$`));
   });
 });
+
+describe.runIf(chromiumOrSkip())(
+  'the playground with publicUrl (headless Chromium)',
+  { timeout: 90_000 },
+  () => {
+    it('copies a curl command for the public URL, not the address the browser opened', async () => {
+      const { baseUrl } = await start({ publicUrl: 'https://search.example.com' });
+      const chromium = await launchBrowser();
+      closers.push(() => chromium.close());
+      const page = await chromium.newPage();
+      await page.goto(`${baseUrl}/sign-up`);
+      await page.getByLabel('Email').fill('curl@example.com');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await page.waitForURL('**/keys');
+      await page.getByLabel('Name').fill('curl');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByTestId('new-api-key').waitFor();
+      await page.goto(`${baseUrl}/playground`);
+      expect(await page.getByTestId('curl').textContent()).toMatch(
+        /^curl -sS 'https:\/\/search\.example\.com\/v1\/search'/,
+      );
+    });
+  },
+);

@@ -107,6 +107,8 @@ function playground(form) {
   const answer = document.getElementById('pg-answer');
   const sources = document.getElementById('pg-sources');
   const curl = document.getElementById('pg-curl');
+  // The service's public URL when the console has one (never what the address bar shows behind a proxy).
+  const apiBase = form.getAttribute('data-api-base') || location.origin;
   const fields = () => {
     const data = new FormData(form);
     return {
@@ -132,7 +134,7 @@ function playground(form) {
     });
     const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     return [
-      `curl -sS ${quote(`${location.origin}/v1/search`)}`,
+      `curl -sS ${quote(`${apiBase}/v1/search`)}`,
       `  -H ${quote(`Authorization: Bearer ${prefix}…`)}`,
       `  -H 'Content-Type: application/json'`,
       `  -d ${quote(body)}`,
