@@ -32,7 +32,7 @@ import {
   resolveStore,
   type CommandFlags,
 } from './config.ts';
-import { CONSOLE_SETTINGS, SERVE_SETTINGS } from './settings.ts';
+import { CONSOLE_SETTINGS, SERVE_SETTINGS, type Setting } from './settings.ts';
 import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
 
 /** The console's settings of `serve` (flag, environment variable, default): ported to the settings table. */
@@ -174,8 +174,8 @@ export interface ServeConsole {
   readonly stores: ConsoleStores;
   /** Wraps the engine's key store (suspensions, playground keys). */
   wrapKeys(keys: KeyStore): ConsoleKeyStore;
-  /** Creates the console on the engine. */
-  start(engine: SearchEngine, logger: Logger): Console;
+  /** Creates the console on the engine; its links go below `publicUrl` (`--public-url`) when given. */
+  start(engine: SearchEngine, logger: Logger, publicUrl?: string): Console;
   /**
    * Whether maintenance mode is stored as on (by the operator page or `citewise console maintenance`):
    * read before the engine opens, so it holds from the first request (the console polls it afterwards).
@@ -202,7 +202,7 @@ export function prepareServeConsole(
     },
     wrapKeys: (keys) => withConsoleKeys(keys, stores().accounts),
     storedMaintenance: async () => (await stores().accounts.getSetting('maintenance')) === 'on',
-    start: (engine, log) =>
+    start: (engine, log, publicUrl) =>
       createConsole({
         engine,
         accounts: stores().accounts,
@@ -211,6 +211,7 @@ export function prepareServeConsole(
         signup: settings.signup,
         signupDomains: settings.signupDomains,
         trustProxy: settings.trustProxy,
+        ...(publicUrl === undefined ? {} : { publicUrl }),
         logger: log,
       }),
   };
@@ -353,8 +354,8 @@ export function registerConsoleCommand(program: Command): void {
         .description('Print a one-time link (24 h) that makes whoever opens it the operator.'),
     ),
     SERVE_SETTINGS,
-    (name) => name === 'publicUrl',
-  ).action(async (flags: ConsoleFlags & { publicUrl?: string }) =>
+    isLinkSetting,
+  ).action(async (flags: LinkFlags) =>
     run(flags, async ({ app }) => {
       console.log(`${linkBase(flags)}${await app.createSetupLink()}`);
     }),
@@ -370,11 +371,11 @@ export function registerConsoleCommand(program: Command): void {
         ),
     ),
     SERVE_SETTINGS,
-    (name) => name === 'publicUrl',
+    isLinkSetting,
   )
     .argument('<email>', 'the email the user signed up with')
     .option('--password-stdin', 'read the new password from standard input instead of printing a link')
-    .action(async (email: string, flags: ConsoleFlags & { publicUrl?: string; passwordStdin?: boolean }) =>
+    .action(async (email: string, flags: LinkFlags & { passwordStdin?: boolean }) =>
       run(flags, async ({ accounts }) => {
         const user = await accounts.findUserByEmail(email);
         if (!user) throw new Error(`no console user ${email}`);
@@ -391,16 +392,27 @@ export function registerConsoleCommand(program: Command): void {
     );
 }
 
+/** The settings of the service the operator commands' links point at: its public URL, else its host and port. */
+const LINK_SETTINGS = new Set(['publicUrl', 'host', 'port']);
+
+function isLinkSetting(name: string): boolean {
+  return LINK_SETTINGS.has(name);
+}
+
+/** Flags of the commands that print a link. */
+type LinkFlags = ConsoleFlags & { publicUrl?: string; host?: string; port?: string };
+
 /**
- * The base of the links the operator commands print, as serve resolves its public URL: --public-url, else
- * CITEWISE_PUBLIC_URL, else serve's default host and port.
+ * The base of the links the operator commands print, as serve resolves its public URL: --public-url (or
+ * CITEWISE_PUBLIC_URL), else `http://<host>:<port>` from --host and --port (or CITEWISE_HOST, CITEWISE_PORT,
+ * else serve's defaults), the same settings the running service was started with.
  */
-function linkBase(flags: ConsoleFlags & { publicUrl?: string }): string {
-  const publicUrl = resolveSetting(SERVE_SETTINGS.publicUrl, flags as CommandFlags, process.env);
+function linkBase(flags: LinkFlags): string {
+  const resolve = <T>(setting: Setting<T>) => resolveSetting(setting, flags as CommandFlags, process.env);
   return resolvePublicUrl(
-    publicUrl,
-    SERVE_SETTINGS.host.default,
-    Number(SERVE_SETTINGS.port.default),
+    resolve(SERVE_SETTINGS.publicUrl),
+    resolve(SERVE_SETTINGS.host) ?? SERVE_SETTINGS.host.default,
+    resolve(SERVE_SETTINGS.port) ?? Number(SERVE_SETTINGS.port.default),
   ).replace(/\/+$/, '');
 }
 

@@ -101,8 +101,10 @@ export function buildProgram(): Command {
     .action(async (flags: StoreFlags & { account?: string; json?: boolean }) => {
       await withStores(flags, async (stores) => {
         const records = await stores.keys.list(flags.account);
-        if (flags.json) console.log(JSON.stringify(records, null, 2));
-        else printKeyTable(records);
+        const now = Date.now();
+        const withStatus = records.map((record) => ({ ...record, status: keyStatus(record, now) }));
+        if (flags.json) console.log(JSON.stringify(withStatus, null, 2));
+        else printKeyTable(withStatus);
       });
     });
   withStoreOptions(
@@ -319,7 +321,8 @@ async function openEngine(
       maxStreamsPerAccount: config.maxStreamsPerAccount,
       leaseMs: config.jobLeaseMs,
       ...(config.webhookSecret ? { webhookSecret: config.webhookSecret } : {}),
-      ...(config.allowPrivateHosts?.length ? { allowPrivateHosts: config.allowPrivateHosts } : {}),
+      // Webhooks have their own allow-list: hosts opened to the page fetcher stay closed to them.
+      ...(config.allowWebhookHosts?.length ? { allowPrivateHosts: config.allowWebhookHosts } : {}),
     },
   });
   return { engine, stores, close: () => engine.close().then(() => stores.close()) };
@@ -392,7 +395,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
   const serveConsole = prepareServeConsole(flags, env, logger);
   const { engine, stores } = await openEngine(config, logger, metrics, publicUrl, serveConsole);
-  const consoleApp = serveConsole?.start(engine, logger) ?? null;
+  const consoleApp = serveConsole?.start(engine, logger, config.publicUrl) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
   warnOfWideFiles(config, stores, serveConsole, logger);
@@ -425,7 +428,7 @@ async function serve(flags: CommandFlags): Promise<void> {
   const corpus = corpusFolders(config).description;
   const baseUrl = `http://${formatHost(config.host)}:${port}`;
   if (serveConsole && consoleApp) {
-    await offerOperatorSetup(serveConsole, consoleApp, baseUrl, config.dataDir, logger);
+    await offerOperatorSetup(serveConsole, consoleApp, publicUrl, config.dataDir, logger);
   }
   // stdout holds JSON log lines only (the `ready` line has the URL); a person at a terminal reads it on stderr.
   if (process.stderr.isTTY) process.stderr.write(`citewise listening on ${baseUrl}\n`);
@@ -543,12 +546,17 @@ async function withStores(flags: StoreFlags, work: (stores: CliStores) => Promis
   }
 }
 
-function printKeyTable(records: readonly KeyRecord[]): void {
+/** Whether a key works: `revoked`, `expired` (its expiry passed) or `active`. */
+function keyStatus(record: KeyRecord, now: number): 'active' | 'revoked' | 'expired' {
+  if (record.revokedAt !== null) return 'revoked';
+  return record.expiresAt !== null && record.expiresAt <= now ? 'expired' : 'active';
+}
+
+function printKeyTable(records: readonly (KeyRecord & { status: string })[]): void {
   if (records.length === 0) {
     console.log('No keys.');
     return;
   }
-  const now = Date.now();
   const rows = records.map((r) => [
     r.id,
     r.accountId,
@@ -556,7 +564,7 @@ function printKeyTable(records: readonly KeyRecord[]): void {
     r.name ?? '',
     new Date(r.createdAt).toISOString().slice(0, 19) + 'Z',
     r.expiresAt ? new Date(r.expiresAt).toISOString().slice(0, 19) + 'Z' : 'never',
-    r.revokedAt ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'active',
+    r.status,
   ]);
   const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

@@ -696,7 +696,7 @@ export const SERVE_SETTINGS = {
     meaning:
       'Comma-separated hosts the page fetcher may reach although they resolve to private addresses, e.g. an ' +
       'intranet wiki (the SSRF guard blocks them otherwise); `host:port` allows only that port, a bare host ' +
-      'every port.',
+      'every port. Webhooks do not use this list (see --allow-webhook-hosts).',
     defaultText: 'none',
     parse: parseHostList,
   },
@@ -963,10 +963,23 @@ export const SERVE_SETTINGS = {
     group: 'jobs',
     meaning:
       'Signing secret of research webhooks (Standard Webhooks, `whsec_` + base64 of 24–64 random bytes); ' +
-      'without it a job with a webhook is refused. Every instance needs the same one.',
+      'without it a job with a webhook is refused. Every instance needs the same one. Prefer the ' +
+      'environment variable: a flag is part of the command line, which any user of the machine can read ' +
+      '(`ps`).',
     defaultText: 'none',
     parse: parseWebhookSecret,
     secret: true,
+  },
+  allowWebhookHosts: {
+    flag: '--allow-webhook-hosts <hosts>',
+    env: 'CITEWISE_ALLOW_WEBHOOK_HOSTS',
+    group: 'jobs',
+    meaning:
+      'Comma-separated hosts research webhooks may POST to although they resolve to private addresses ' +
+      '(`host:port` allows only that port, a bare host every port). A list of its own: ' +
+      '--allow-private-hosts opens hosts to the page fetcher only, never to webhooks.',
+    defaultText: 'none',
+    parse: parseHostList,
   },
 } as const satisfies Readonly<Record<string, Setting<unknown>>>;
 

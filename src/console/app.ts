@@ -10,6 +10,7 @@
 import { createCreditsService } from '../engine/credits.ts';
 import { FREE_CREDITS, type Logger, type SearchEngine } from '../engine/index.ts';
 import type { ProtocolResponse } from '../http/handler.ts';
+import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';
 import type { BatchingUsageRecorder } from '../stores/usage-recorder.ts';
 import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { RateLimitOptions } from '../stores/types.ts';
@@ -63,6 +64,13 @@ export interface ConsoleOptions {
    * @default false
    */
   readonly trustProxy?: boolean;
+  /**
+   * The base URL people reach the service at (`citewise serve --public-url`), e.g.
+   * `https://search.example.com`: every link the console hands out (invitations, password resets, the
+   * operator's setup link) is built below it, never from a request's `Host` header. Without it, links use
+   * the origin of the request that made them. @default undefined
+   */
+  readonly publicUrl?: string;
   /** Where the console is mounted, e.g. `/console`. @default '' (the root) */
   readonly basePath?: string;
   /** Session lifetime in ms. @default 1_209_600_000 (14 days) */
@@ -135,6 +143,7 @@ export function createConsole(options: ConsoleOptions): Console {
     signupDomains: (options.signupDomains ?? []).map((d) => d.trim().toLowerCase().replace(/^@/, '')),
     freeCredits: options.freeCredits ?? defaults.freeCredits,
     trustProxy: options.trustProxy ?? defaults.trustProxy,
+    publicUrl: options.publicUrl === undefined ? undefined : normalizePublicUrl(options.publicUrl),
     sessionTtlMs: options.sessionTtlMs ?? defaults.sessionTtlMs,
     invitationTtlMs: options.invitationTtlMs ?? defaults.invitationTtlMs,
     signInThrottle: createSignInThrottle({

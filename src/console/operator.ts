@@ -9,6 +9,7 @@ import { createResetLink } from './password-reset.ts';
 import type { Logger } from '../engine/options.ts';
 import type { AccountStore, UserRecord } from '../stores/account-types.ts';
 import {
+  absoluteLink,
   ConsoleError,
   htmlReply,
   redirect,
@@ -114,7 +115,7 @@ async function resetLinkFor(
   );
   return {
     email: target.email,
-    url: `${context.origin}${rt.link(await createResetLink(rt.accounts, target))}`,
+    url: absoluteLink(rt, context, await createResetLink(rt.accounts, target)),
   };
 }
 

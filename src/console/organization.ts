@@ -9,6 +9,7 @@ import { parseSearchRequest } from '../http/schema.ts';
 import type { Role } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {
+  absoluteLink,
   ConsoleError,
   DAY,
   htmlReply,
@@ -174,7 +175,7 @@ export async function invite(rt: ConsoleRuntime, org: OrgContext): Promise<Reply
     createdBy: org.user.id,
     expiresAt: Date.now() + rt.invitationTtlMs,
   });
-  return membersPage(rt, org, { status: 201, inviteLink: `${org.origin}${rt.link(`/invite/${token}`)}` });
+  return membersPage(rt, org, { status: 201, inviteLink: absoluteLink(rt, org, `/invite/${token}`) });
 }
 
 /** `POST /members/<id>/remove`: revokes the keys the member created, then the membership. */
@@ -264,7 +265,10 @@ export function activeKeys(records: readonly KeyRecord[]): KeyRecord[] {
 
 /** `GET /playground`. */
 export async function playgroundPage(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  return htmlReply(200, playgroundView(rt, org, activeKeys(await rt.keys.list(org.organization.id))));
+  return htmlReply(
+    200,
+    playgroundView(rt, org, activeKeys(await rt.keys.list(org.organization.id)), rt.publicUrl),
+  );
 }
 
 /** `POST /playground/ask`: a search as the selected key, the engine's events as server-sent events. */

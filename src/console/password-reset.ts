@@ -2,7 +2,9 @@
  * Password resets without an email server: the operator makes a one-time link (on the operator page, or
  * with `citewise console reset-password <email>`) and hands it to the member, who opens it and chooses a
  * new password. The link works once, for 24 hours; using it ends every session of the account. Only the
- * hash of its token is kept (an instance-wide setting), so a copy of the database cannot use it.
+ * hash of its token is kept (an instance-wide setting), so a copy of the database cannot use it. A link
+ * also records a fingerprint of the password it was made against: once the password changes (by any reset
+ * link, the account page or the CLI), every outstanding link of that user stops working.
  */
 import { hashToken, looksLikeToken, newToken } from '../stores/account-common.ts';
 import type { AccountStore, UserRecord } from '../stores/account-types.ts';
@@ -14,21 +16,33 @@ export const RESET_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 
 const SETTING_PREFIX = 'password_reset:';
 
+/** The fingerprint of a password hash a reset link is bound to: another password, another fingerprint. */
+function passwordFingerprint(user: Pick<UserRecord, 'passwordHash'>): string {
+  return hashToken(`password-reset:${user.passwordHash}`);
+}
+
 /** Creates a one-time reset link for a user; returns its path (`/reset/<token>`). */
 export async function createResetLink(
   accounts: Pick<AccountStore, 'setSetting'>,
-  user: Pick<UserRecord, 'id'>,
+  user: Pick<UserRecord, 'id' | 'passwordHash'>,
   now = Date.now(),
 ): Promise<string> {
   const token = newToken();
   await accounts.setSetting(
     `${SETTING_PREFIX}${hashToken(token)}`,
-    JSON.stringify({ userId: user.id, expiresAt: now + RESET_LINK_TTL_MS }),
+    JSON.stringify({
+      userId: user.id,
+      expiresAt: now + RESET_LINK_TTL_MS,
+      password: passwordFingerprint(user),
+    }),
   );
   return `/reset/${token}`;
 }
 
-/** The user a valid, unused, unexpired reset token is for; `null` otherwise. */
+/**
+ * The user a valid, unused, unexpired reset token is for, whose password has not changed since the link
+ * was made; `null` otherwise.
+ */
 export async function resetUser(
   accounts: Pick<AccountStore, 'getSetting' | 'getUser'>,
   token: string,
@@ -37,7 +51,7 @@ export async function resetUser(
   if (!looksLikeToken(token)) return null;
   const stored = await accounts.getSetting(`${SETTING_PREFIX}${hashToken(token)}`);
   if (!stored) return null;
-  let parsed: { userId?: unknown; expiresAt?: unknown };
+  let parsed: { userId?: unknown; expiresAt?: unknown; password?: unknown };
   try {
     parsed = JSON.parse(stored) as typeof parsed;
   } catch {
@@ -45,7 +59,9 @@ export async function resetUser(
   }
   if (typeof parsed.userId !== 'string' || typeof parsed.expiresAt !== 'number' || parsed.expiresAt <= now)
     return null;
-  return accounts.getUser(parsed.userId);
+  const user = await accounts.getUser(parsed.userId);
+  // A password set since the link was made (another link, the account page, the CLI) revokes it.
+  return user && parsed.password === passwordFingerprint(user) ? user : null;
 }
 
 /**

@@ -33,8 +33,9 @@ async function apiKey(rt: ConsoleRuntime, org: OrgContext, keyId?: string): Prom
   return record ? rt.keys.mintPlaygroundKey(record) : null;
 }
 
-const page = (rt: ConsoleRuntime, org: OrgContext, title: string, body: Html) =>
-  htmlReply(200, orgPage(rt, org, title, body));
+/** A page of the Research section; `scripts`: with the Markdown renderer (a job's answer). */
+const page = (rt: ConsoleRuntime, org: OrgContext, title: string, body: Html, scripts = false) =>
+  htmlReply(200, orgPage(rt, org, title, body, scripts));
 
 const noKey = (rt: ConsoleRuntime, org: OrgContext) =>
   page(
@@ -53,6 +54,16 @@ function sourceList(sources: readonly string[]): Html {
         : html`<li>${url}</li>`,
     )}
   </ol>`;
+}
+
+/**
+ * A job's answer as written (white space kept), which console.js renders as the playground renders its
+ * answers (`data-answer-type`: Markdown through the same marked and DOMPurify). No white space may come
+ * between the tags and the answer: it would be part of the text.
+ */
+function answerBlock(answer: string, type: string): Html {
+  const attributes = html`class="answer plain" data-testid="research-answer" data-answer-type="${type}"`;
+  return html`<div ${attributes}>${answer}</div>`;
 }
 
 function stepText(step: unknown): string {
@@ -79,7 +90,7 @@ function jobBody(rt: ConsoleRuntime, org: OrgContext, job: ResearchJob): Html {
       ${
         job.steps?.length
           ? html`<h3>Steps</h3>
-              <ol data-testid="research-steps">
+              <ol class="steps" data-testid="research-steps">
                 ${job.steps.map((step) => html`<li>${stepText(step)}</li>`)}
               </ol>`
           : ''
@@ -87,7 +98,7 @@ function jobBody(rt: ConsoleRuntime, org: OrgContext, job: ResearchJob): Html {
       ${
         job.answer !== undefined
           ? html`<h3>Answer</h3>
-              <div class="answer plain" data-testid="research-answer">${job.answer}</div>
+              ${answerBlock(job.answer, job.response_type)}
               <h3>Sources</h3>
               ${sourceList(job.sources ?? [])}`
           : ''
@@ -142,7 +153,7 @@ export async function researchJobPage(rt: ConsoleRuntime, org: OrgContext, id: s
   const key = await apiKey(rt, org);
   if (!key) return noKey(rt, org);
   const job = await rt.engine.research.get(id, { apiKey: key }).catch(notFound);
-  return page(rt, org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(rt, org, job));
+  return page(rt, org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(rt, org, job), true);
 }
 
 /** `POST /research`: the playground's question, started as a job with the selected key. */

@@ -53,6 +53,8 @@ export interface ConsoleRuntime extends ConsolePaths {
   readonly signupDomains: readonly string[];
   readonly freeCredits: number;
   readonly trustProxy: boolean;
+  /** The console's public base URL (`publicUrl`), without a trailing slash; `undefined`: the request's. */
+  readonly publicUrl: string | undefined;
   readonly sessionTtlMs: number;
   readonly invitationTtlMs: number;
   /** Sign-in and sign-up attempts per email and per client address. */
@@ -99,6 +101,14 @@ export class ConsoleError extends Error {
     this.status = status;
     this.headers = headers;
   }
+}
+
+/**
+ * The absolute URL of a console path, for a link handed to someone (invitation, reset, setup): below the
+ * configured public URL when there is one, never a `Host` header's; else below the origin of the request.
+ */
+export function absoluteLink(rt: ConsoleRuntime, context: Pick<Context, 'origin'>, path: string): string {
+  return `${rt.publicUrl ?? context.origin}${rt.link(path)}`;
 }
 
 /** A 303 to a console path. */

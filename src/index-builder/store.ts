@@ -17,6 +17,10 @@ import {
   type SerializedLocalIndex,
 } from '../pipeline/search/local-index.ts';
 
+/** Folders the index creates: their owner alone may list and enter them (as `citewise serve`'s data dir). */
+const PRIVATE_DIR_MODE = 0o700;
+/** The index file and its lock: their owner alone may read them. */
+const PRIVATE_FILE_MODE = 0o600;
 /** Name of the index file inside the data directory. */
 export const INDEX_FILE_NAME = 'index.json';
 
@@ -239,10 +243,11 @@ export class IndexStore {
    * Readers see the old or the new version, never a partial one.
    */
   async save(): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true });
+    // The index holds the text of private documents: its folder and file are for their owner only.
+    await mkdir(path.dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      const handle = await open(temporary, 'w', 0o644);
+      const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
       try {
         await handle.writeFile(JSON.stringify(this.toJSON()));
         await handle.sync();
@@ -279,10 +284,10 @@ function processIsAlive(pid: number): boolean {
  */
 export async function acquireIndexLock(file: string): Promise<IndexLock> {
   const lockFile = `${path.resolve(file)}.lock`;
-  await mkdir(path.dirname(lockFile), { recursive: true });
+  await mkdir(path.dirname(lockFile), { recursive: true, mode: PRIVATE_DIR_MODE });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(lockFile, String(process.pid), { flag: 'wx' });
+      await writeFile(lockFile, String(process.pid), { flag: 'wx', mode: PRIVATE_FILE_MODE });
       return { release: () => rm(lockFile, { force: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -8,7 +8,7 @@ import type { CreditsService } from '../engine/credits.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import { viewOf, type ResearchJobInput } from './request.ts';
 import type { JobQueue, JobRecord } from './types.ts';
-import type { WebhookSender } from './webhooks.ts';
+import { webhookFailureText, type WebhookSender } from './webhooks.ts';
 
 /** The id of the credit reservation held for a job (its hold, charge and refund all use it). */
 export const reservationOf = (jobId: string) => `research:${jobId}`;
@@ -72,12 +72,12 @@ export function createJobFinalizer(deps: JobFinalizerDeps): JobFinalizer {
     const url = (job.input as ResearchJobInput).request.webhook?.url;
     const work = (async () => {
       if (url && webhooks) {
-        const delivered = await webhooks.deliver(
+        const outcome = await webhooks.deliver(
           { url, id: `msg_${job.id}`, type: `research.${job.status}`, data: viewOf(job) },
           closing,
         );
         if (closing.aborted) return;
-        if (!delivered) onError(new Error(`webhook to ${new URL(url).host} failed`), 'webhook', job.id);
+        if (!outcome.delivered) onError(new Error(webhookFailureText(url, outcome)), 'webhook', job.id);
       }
       await queue.markFinalized(job.id);
     })().catch((error: unknown) => onError(error, 'finalize', job.id));

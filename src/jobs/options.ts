@@ -95,7 +95,10 @@ export interface ResearchJobsOptions {
   readonly timeLimitMs?: number;
   /** Signing secret of webhooks (`whsec_…`, base64); without it, a job with a webhook is refused. @default none */
   readonly webhookSecret?: string;
-  /** Hosts webhooks may reach although they resolve to private addresses (as the fetcher's). @default [] */
+  /**
+   * Hosts webhooks may reach although they resolve to private addresses (`host` or `host:port`), a list of
+   * their own: the page fetcher's `allowPrivateHosts` does not open them to webhooks. @default []
+   */
   readonly allowPrivateHosts?: readonly string[];
   /** Deliveries of one webhook before giving up. @default 6 */
   readonly webhookAttempts?: number;

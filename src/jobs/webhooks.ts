@@ -24,7 +24,10 @@ import { USER_AGENT } from '../package-info.ts';
 export interface WebhookSenderOptions {
   /** The signing secret, `whsec_` and base64 (Standard Webhooks' form). */
   readonly secret: string;
-  /** Hosts that may resolve to private addresses (as `--allow-private-hosts`). @default [] */
+  /**
+   * Hosts webhooks may reach although they resolve to private addresses (`--allow-webhook-hosts`, a list
+   * of its own: the page fetcher's `--allow-private-hosts` does not open them to webhooks). @default []
+   */
   readonly allowPrivateHosts?: readonly string[];
   /** Deliveries before giving up. */
   readonly attempts: number;
@@ -46,12 +49,33 @@ export interface WebhookMessage {
   readonly data: unknown;
 }
 
+/** How a delivery ended: delivered, or not, with what the last try got (an HTTP status or no answer). */
+export interface WebhookOutcome {
+  readonly delivered: boolean;
+  /** Tries made (the first and its retries). */
+  readonly attempts: number;
+  /** The HTTP status of the last try, when the receiver answered. */
+  readonly lastStatus?: number;
+  /** Why the last try got no answer (refused, timed out, blocked by the guard). */
+  readonly lastError?: string;
+}
+
+/** The log text of a delivery that failed: the host, the tries and what the last one got. */
+export function webhookFailureText(url: string, outcome: WebhookOutcome): string {
+  const last =
+    outcome.lastStatus === undefined
+      ? `no answer (${outcome.lastError ?? 'aborted'})`
+      : `HTTP ${outcome.lastStatus}`;
+  const tries = `${outcome.attempts} ${outcome.attempts === 1 ? 'try' : 'tries'}`;
+  return `webhook to ${new URL(url).host} failed after ${tries}; the last got ${last}`;
+}
+
 /** Sends webhooks; see the module comment. */
 export interface WebhookSender {
   /** Throws a 400 {@link CitewiseError} for a URL the guard refuses. */
   check(url: string): Promise<void>;
-  /** Delivers `message` (retrying); resolves `true` once a receiver answered 2xx, `false` after the last try. */
-  deliver(message: WebhookMessage, signal?: AbortSignal): Promise<boolean>;
+  /** Delivers `message` (retrying) until a receiver answers 2xx or the last try failed. */
+  deliver(message: WebhookMessage, signal?: AbortSignal): Promise<WebhookOutcome>;
   close(): Promise<void>;
 }
 
@@ -77,7 +101,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     allowH2: false,
   });
 
-  async function sendOnce(message: WebhookMessage, body: string): Promise<boolean> {
+  /** One try: the receiver's HTTP status. */
+  async function sendOnce(message: WebhookMessage, body: string): Promise<number> {
     const timestamp = new Date();
     const response = await agent.request({
       origin: new URL(message.url).origin,
@@ -94,7 +119,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       signal: AbortSignal.timeout(options.timeoutMs),
     });
     await response.body.dump();
-    return response.statusCode >= 200 && response.statusCode < 300;
+    return response.statusCode;
   }
 
   return {
@@ -105,7 +130,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       } catch (cause) {
         const description =
           `Invalid request: webhook.url is not allowed: ${parsed.hostname} is not a public address ` +
-          '(the operator can allow it with --allow-private-hosts)';
+          '(the operator can allow it with --allow-webhook-hosts)';
         throw new CitewiseError('invalid_request', description, { description, cause });
       }
     },
@@ -115,18 +140,24 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         timestamp: new Date().toISOString(),
         data: message.data,
       });
+      let last: WebhookOutcome = { delivered: false, attempts: 0 };
       for (let attempt = 1; attempt <= options.attempts; attempt++) {
-        if (signal?.aborted) return false;
+        if (signal?.aborted) return last;
         try {
-          if (await sendOnce(message, body)) return true;
-        } catch {
+          const status = await sendOnce(message, body);
+          last = { delivered: status >= 200 && status < 300, attempts: attempt, lastStatus: status };
+          if (last.delivered) return last;
+        } catch (error) {
           // No answer (refused, timed out, blocked by the guard): retried like a failure status.
+          const { code, message } = error as { code?: unknown; message?: unknown };
+          const reason = typeof code === 'string' ? code : typeof message === 'string' ? message : 'failed';
+          last = { delivered: false, attempts: attempt, lastError: reason };
         }
         if (attempt < options.attempts) {
           await sleep(options.backoffMs * 4 ** (attempt - 1), undefined, { signal }).catch(() => {});
         }
       }
-      return false;
+      return last;
     },
     async close() {
       await agent.close();

@@ -122,6 +122,13 @@ describe('citewise CLI', () => {
       const revoked = await run(['keys', 'revoke', record.id, '--data-dir', dataDir]);
       expect(revoked.code).toBe(0);
       expect((await balance(server.baseUrl, key)).status).toBe(401);
+      // `keys list --json` says which keys work, as the table's STATUS column does.
+      const after = JSON.parse((await run(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as {
+        id: string;
+        status: string;
+      }[];
+      expect(after.map((r) => r.status).sort()).toEqual(['active', 'revoked']);
+      expect(after.find((r) => r.id === record.id)?.status).toBe('revoked');
     },
   );
 

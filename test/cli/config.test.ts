@@ -83,6 +83,7 @@ describe('CLI configuration', () => {
       maxStreamsPerAccount: JOBS_DEFAULTS.maxStreamsPerAccount,
       jobLeaseMs: JOBS_DEFAULTS.leaseMs,
       webhookSecret: undefined,
+      allowWebhookHosts: undefined,
     });
   });
 

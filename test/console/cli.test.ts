@@ -2,11 +2,13 @@
  * The console's settings of `serve`, `--no-console`, the console options in `--help`, and sessions that
  * survive a restart of `serve`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConsoleSettings } from '../../src/cli/console-command.ts';
+import { databasePath } from '../../src/cli/config.ts';
+import { createSqliteAccountStore } from '../../src/stores/sqlite/accounts.ts';
 import { runCli, startServe } from '../support/cli.ts';
 
 describe('console settings', () => {
@@ -174,4 +176,47 @@ describe('console settings', () => {
       }
     },
   );
+
+  it(
+    'console reset-password prints a link on the port, host and public URL serve is configured with',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'citewise-reset-link-'));
+      try {
+        const accounts = createSqliteAccountStore({ path: databasePath(dataDir) });
+        await accounts.createUser({ email: 'reset@example.com', passwordHash: 'scrypt$placeholder' });
+        await accounts.close?.();
+        const base = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+          const printed = await runCli(
+            ['console', 'reset-password', 'reset@example.com', '--data-dir', dataDir, ...args],
+            env,
+          );
+          expect(printed.code, printed.stderr).toBe(0);
+          return /^(\S+)\/reset\/[\w-]{43}$/m.exec(printed.stdout)?.[1];
+        };
+        expect(await base(['--port', '9090'])).toBe('http://127.0.0.1:9090');
+        expect(await base([], { CITEWISE_PORT: '9191', CITEWISE_HOST: '0.0.0.0' })).toBe(
+          'http://localhost:9191',
+        );
+        expect(await base(['--port', '9090', '--public-url', 'https://search.example.com/'])).toBe(
+          'https://search.example.com',
+        );
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('serve --public-url writes the first operator setup link below the public URL', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-setup-link-'));
+    const serve = await startServe(['--data-dir', dataDir, '--public-url', 'https://search.example.com']);
+    try {
+      const link = readFileSync(join(dataDir, 'operator-setup-link.txt'), 'utf8').trim();
+      expect(link).toMatch(/^https:\/\/search\.example\.com\/setup\/[\w-]{43}$/);
+      expect((await fetch(`${serve.baseUrl}${new URL(link).pathname}`)).status).toBe(200);
+    } finally {
+      await serve.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

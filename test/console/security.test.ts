@@ -534,6 +534,18 @@ describe.runIf(chromiumOrSkip())('playground with hostile text (headless Chromiu
         .click()
         .catch(() => {});
       expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+
+      // The same answer as a research job: its page renders it with the same renderer, as inertly.
+      await page.getByRole('button', { name: 'Research in the background' }).click();
+      await page.waitForURL(/\/research\/res_/);
+      const job = page.getByTestId('research-answer');
+      await job.waitFor({ timeout: 30_000 });
+      expect(await job.locator('strong').first().textContent()).toBe('Answer');
+      expect(await job.locator('script, img, iframe, [onerror]').count()).toBe(0);
+      expect(await page.locator('[href^="javascript"], [src^="javascript"]').count()).toBe(0);
+      for (const link of await job.locator('a').all())
+        expect(await link.getAttribute('rel')).toBe('noopener noreferrer nofollow');
+      expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
       expect(pixelHits).toBe(0);
       expect(errors).toEqual([]);
     } finally {

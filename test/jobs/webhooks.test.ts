@@ -120,6 +120,35 @@ describe('research webhooks', () => {
     );
   });
 
+  it('logs a delivery that failed with the HTTP status the last try got', async () => {
+    const hook = await receiver([503, 502]);
+    const errors: { err?: { message?: string }; jobId?: string }[] = [];
+    const engine = createSearchEngine({
+      corpus: [CORPUS],
+      logger: {
+        info: () => {},
+        warn: () => {},
+        error: (fields) => errors.push(fields),
+      },
+      jobs: {
+        webhookSecret: SECRET,
+        allowPrivateHosts: ['127.0.0.1'],
+        webhookAttempts: 2,
+        webhookBackoffMs: 10,
+      },
+    });
+    const { key } = await engine.createKey({ credits: 100 });
+    closers.push(() => engine.close());
+    const job = await engine.research.create({ prompt: 'q', webhook: { url: hook.url } }, { apiKey: key });
+    await engine.research.cancel(job.id, { apiKey: key });
+    await hook.waitFor(2);
+    while (!errors.some((e) => e.jobId === job.id)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const host = new URL(hook.url).host;
+    expect(errors.find((e) => e.jobId === job.id)?.err?.message).toBe(
+      `webhook to ${host} failed after 2 tries; the last got HTTP 502`,
+    );
+  });
+
   it('refuses a webhook secret that is not a Standard Webhooks secret', () => {
     expect(() => createSearchEngine({ jobs: { webhookSecret: 'hunter2' } })).toThrow(/whsec_/);
   });

@@ -73,12 +73,15 @@ function sanitise(markup) {
   });
 }
 
+// Every answer the console shows goes through here: the playground's, and a research job's (its page).
+// Returns whether it was rendered as Markdown (else it is shown as text).
 function renderAnswer(element, text, type) {
   const markup =
     type === 'markdown' && window.marked ? window.marked.parse(text, { async: false, gfm: true }) : null;
   const clean = markup === null ? null : sanitise(markup);
   if (clean === null) element.textContent = text;
   else element.innerHTML = clean;
+  return clean !== null;
 }
 
 function renderSources(list, sources) {
@@ -104,6 +107,8 @@ function playground(form) {
   const answer = document.getElementById('pg-answer');
   const sources = document.getElementById('pg-sources');
   const curl = document.getElementById('pg-curl');
+  // The service's public URL when the console has one (never what the address bar shows behind a proxy).
+  const apiBase = form.getAttribute('data-api-base') || location.origin;
   const fields = () => {
     const data = new FormData(form);
     return {
@@ -129,7 +134,7 @@ function playground(form) {
     });
     const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     return [
-      `curl -sS ${quote(`${location.origin}/v1/search`)}`,
+      `curl -sS ${quote(`${apiBase}/v1/search`)}`,
       `  -H ${quote(`Authorization: Bearer ${prefix}…`)}`,
       `  -H 'Content-Type: application/json'`,
       `  -d ${quote(body)}`,
@@ -200,6 +205,12 @@ function playground(form) {
 document.addEventListener('DOMContentLoaded', () => {
   const form = document.getElementById('playground');
   if (form) playground(form);
+  // An answer written into the page as text (a research job's): rendered as the playground renders it. As
+  // text (no script, or a text answer) it keeps its line breaks (class "plain").
+  for (const answer of document.querySelectorAll('[data-answer-type]')) {
+    const type = answer.getAttribute('data-answer-type');
+    if (renderAnswer(answer, answer.textContent, type)) answer.classList.remove('plain');
+  }
   // A running research job's page shows its progress: read it again every few seconds until it ends.
   const refreshing = document.querySelector('[data-refresh]');
   if (refreshing)

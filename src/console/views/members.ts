@@ -88,7 +88,7 @@ function pendingInvitations(
       ${invitations.map(
         (i) =>
           html`<li>
-            ${i.role}, created by ${creator(i)}, expires ${formatTime(i.expiresAt)}
+            <span>${i.role}, created by ${creator(i)}, expires ${formatTime(i.expiresAt)}</span>
             <form method="post" action="${paths.link(`/invitations/${i.id}/delete`)}" class="inline">
               ${csrfField(org)}
               <button

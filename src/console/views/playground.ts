@@ -4,7 +4,13 @@ import type { ConsolePaths, OrgContext } from '../runtime.ts';
 import type { KeyRecord } from '../../stores/types.ts';
 import { csrfField, orgPage } from './layout.ts';
 
-export function playgroundView(paths: ConsolePaths, org: OrgContext, active: readonly KeyRecord[]): Html {
+/** `apiBase`: where the API is reached (the console's `publicUrl`), for the curl command; else the page's origin. */
+export function playgroundView(
+  paths: ConsolePaths,
+  org: OrgContext,
+  active: readonly KeyRecord[],
+  apiBase?: string,
+): Html {
   const { link } = paths;
   return orgPage(
     paths,
@@ -17,7 +23,13 @@ export function playgroundView(paths: ConsolePaths, org: OrgContext, active: rea
       ${
         active.length === 0
           ? html`<p>Create an API key first on the <a href="${link('/keys')}">API keys</a> page.</p>`
-          : html`<form id="playground" class="stack card" method="post" action="${link('/playground/ask')}">
+          : html`<form
+                id="playground"
+                class="stack card"
+                method="post"
+                action="${link('/playground/ask')}"
+                data-api-base="${apiBase ?? ''}"
+              >
                 ${csrfField(org)}
                 <label for="pg-key">API key</label>
                 <select id="pg-key" name="key">
@@ -45,7 +57,7 @@ export function playgroundView(paths: ConsolePaths, org: OrgContext, active: rea
                 <p id="pg-status" role="status" class="muted"></p>
                 <div id="pg-answer" class="answer" data-testid="answer"></div>
                 <h3>Sources</h3>
-                <ol id="pg-sources" data-testid="sources"></ol>
+                <ol id="pg-sources" class="sources" data-testid="sources"></ol>
               </section>
               <section aria-labelledby="curl-heading" class="card">
                 <h2 id="curl-heading">As curl</h2>
