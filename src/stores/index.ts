@@ -13,3 +13,10 @@ export {
 export { gcraStep, assertCost } from './gcra.ts';
 export type { GcraStep } from './gcra.ts';
 export * from './memory/index.ts';
+export {
+  budgetWindow,
+  describeBudget,
+  formatBudget,
+  normalizeKeyBudget,
+  parseBudget,
+} from './budgets.ts';
