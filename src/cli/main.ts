@@ -41,7 +41,9 @@ import {
   withCliCredits,
 } from './console-command.ts';
 import type { UsageRecorder } from '../stores/account-types.ts';
-import type { KeyRecord } from '../stores/types.ts';
+import type { KeyBudget, KeyRecord } from '../stores/types.ts';
+import { describeBudget, formatBudget, parseBudget } from '../stores/budgets.ts';
+import { registerKeyBudgetCommand } from './budget-command.ts';
 import {
   addSettingOptions,
   environmentHelp,
@@ -88,6 +90,11 @@ export function buildProgram(): Command {
     )
     .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
     .option('--name <label>', 'a label to tell keys apart')
+    .option(
+      '--budget <credits[/day|/month]>',
+      'what the key may spend a UTC day, a UTC month or in all, e.g. 500/day (default: no budget)',
+      commanderParser(parseBudget),
+    )
     .action(async (flags: KeyCreateFlags) => {
       await withStores(flags, async (stores) =>
         withCliCredits(flags, stores.credits, (_credits, ledger) => createKeyCommand(stores, flags, ledger)),
@@ -116,6 +123,8 @@ export function buildProgram(): Command {
       console.log(`Revoked ${id}.`);
     });
   });
+
+  registerKeyBudgetCommand(keys, withStoreOptions, withStores);
 
   const credits = program.command('credits').description('Grant and inspect credits.');
   withLedgerOptions(
@@ -184,6 +193,7 @@ interface KeyCreateFlags extends StoreFlags {
   readonly credits?: number;
   readonly expiresIn?: number;
   readonly name?: string;
+  readonly budget?: KeyBudget;
 }
 
 /**
@@ -218,9 +228,12 @@ async function createKeyCommand(
     ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
     ...(flags.name ? { name: flags.name } : {}),
     ...(flags.expiresIn ? { expiresAt: Date.now() + flags.expiresIn } : {}),
+    ...(flags.budget ? { budget: flags.budget } : {}),
   });
   const balance = await stores.credits.balance(record.accountId);
-  const expires = record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : '';
+  const expires =
+    (record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : '') +
+    (record.budget ? `, budget ${describeBudget(record.budget)}` : '');
   console.log(
     `Created key ${record.id} for ${accountCreated ? 'new ' : ''}account ${record.accountId} ` +
       `(${balance} credits${expires}).`,
@@ -555,8 +568,9 @@ function printKeyTable(records: readonly KeyRecord[]): void {
     new Date(r.createdAt).toISOString().slice(0, 19) + 'Z',
     r.expiresAt ? new Date(r.expiresAt).toISOString().slice(0, 19) + 'Z' : 'never',
     r.revokedAt ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'active',
+    r.budget ? formatBudget(r.budget) : '',
   ]);
-  const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS'];
+  const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS', 'BUDGET'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   for (const row of [header, ...rows])
     console.log(

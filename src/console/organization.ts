@@ -18,7 +18,9 @@ import {
   type Reply,
 } from './runtime.ts';
 import { cancelInvitationsBy } from './invitation-rules.ts';
-import { KEY_EXPIRY_DAYS, keysView, type KeyRow } from './views/keys.ts';
+import { BUDGET_FORM_ERROR, budgetOfForm, KEY_EXPIRY_DAYS, keysView, type KeyRow } from './views/keys.ts';
+import { describeBudget } from '../stores/budgets.ts';
+import { setKeyBudget } from '../engine/admin.ts';
 import { membersView } from './views/members.ts';
 import { playgroundView } from './views/playground.ts';
 import { ledgerCsv, usageView, type Day } from './views/usage.ts';
@@ -94,10 +96,13 @@ export async function createKey(rt: ConsoleRuntime, org: OrgContext): Promise<Re
   const days = org.form.get('expires') ?? '';
   if (days !== '' && !(KEY_EXPIRY_DAYS as readonly string[]).includes(days))
     return keysPage(rt, org, { status: 400, error: 'Pick an expiry from the list.' });
+  const budget = budgetOfForm(org.form);
+  if (budget === 'invalid') return keysPage(rt, org, { status: 400, error: BUDGET_FORM_ERROR });
   const created = await rt.keys.create({
     accountId: org.organization.id,
     name,
     expiresAt: days ? Date.now() + Number(days) * DAY : null,
+    budget,
   });
   await rt.accounts.recordKeyCreator({
     keyId: created.record.id,
@@ -111,14 +116,39 @@ export async function createKey(rt: ConsoleRuntime, org: OrgContext): Promise<Re
   return keysPage(rt, org, { status: 201, created });
 }
 
-/** `POST /keys/<id>/revoke`: one's own key, or anyone's for owners and admins. */
-export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+/** The key `keyId` of this organization, if the viewer may manage it (one's own, or any for admins). */
+async function managedKey(
+  rt: ConsoleRuntime,
+  org: OrgContext,
+  keyId: string,
+  action: string,
+): Promise<KeyRecord> {
   const record = (await rt.keys.list(org.organization.id)).find((k) => k.id === keyId);
   if (!record) throw new ConsoleError(404, 'No such key in this organization.');
   const creator = (await rt.accounts.keyCreators(org.organization.id)).get(keyId);
   if (!canManageOthers(org.membership.role) && creator !== org.user.id) {
-    throw new ConsoleError(403, 'Only owners and admins can revoke keys created by others.');
+    throw new ConsoleError(403, `Only owners and admins can ${action} keys created by others.`);
   }
+  return record;
+}
+
+/** `POST /keys/<id>/budget`: sets, changes or (empty) removes a key's budget. */
+export async function setBudget(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'change the budget of');
+  const budget = budgetOfForm(org.form);
+  if (budget === 'invalid') return keysPage(rt, org, { status: 400, error: BUDGET_FORM_ERROR });
+  await setKeyBudget(rt.keys, keyId, budget);
+  rt.logger?.info({ event: 'console.key_budget', keyId, userId: org.user.id }, 'console: key budget set');
+  const name = record.name ?? record.prefix;
+  const notice = budget
+    ? `The budget of ${name} is now ${describeBudget(budget)}.`
+    : `${name} has no budget now: it spends the organization's credits.`;
+  return keysPage(rt, org, { status: 200, notice });
+}
+
+/** `POST /keys/<id>/revoke`: one's own key, or anyone's for owners and admins. */
+export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'revoke');
   await rt.keys.revoke(keyId);
   rt.logger?.info({ event: 'console.key_revoked', keyId, userId: org.user.id }, 'console: key revoked');
   return keysPage(rt, org, { status: 200, notice: revokedNotice(record) });
