@@ -32,13 +32,19 @@ export function registerKeyBudgetCommand(
       .command('budget')
       .description("Set, change or remove (none) a key's budget, e.g. keys budget key_… 500/day.")
       .argument('<id>', 'key id, as shown by `keys list`')
-      .argument('<budget>', 'credits[/day|/month] (UTC periods; without a period: in all), or none', parseBudgetArgument),
+      .argument(
+        '<budget>',
+        'credits[/day|/month] (UTC periods; without a period: in all), or none',
+        parseBudgetArgument,
+      ),
   ).action(async (id: string, budget: KeyBudget | null, flags: StoreFlags) => {
     await withStores(flags as never, async (stores) => {
       const record = await setKeyBudget(stores.keys, id, budget);
       if (!record) throw new Error(`no key with id ${id}`);
       console.log(
-        budget ? `Budget of ${id}: ${describeBudget(budget)}.` : `Budget of ${id} removed: it spends its account's credits.`,
+        budget
+          ? `Budget of ${id}: ${describeBudget(budget)}.`
+          : `Budget of ${id} removed: it spends its account's credits.`,
       );
     });
   });

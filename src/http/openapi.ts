@@ -191,9 +191,14 @@ const balanceSchema = z
     key_budget: z
       .object({
         credits: z.number().meta({ description: 'Credits the key may spend per period.' }),
-        period: z.enum(['day', 'month', 'total']).meta({ description: 'When the budget starts afresh (UTC); `total` never does.' }),
+        period: z
+          .enum(['day', 'month', 'total'])
+          .meta({ description: 'When the budget starts afresh (UTC); `total` never does.' }),
         remaining: z.number().meta({ description: 'What is left of the budget in this period.' }),
-        resets_at: z.string().nullable().meta({ description: 'ISO 8601 time the budget starts afresh, or null.' }),
+        resets_at: z
+          .string()
+          .nullable()
+          .meta({ description: 'ISO 8601 time the budget starts afresh, or null.' }),
       })
       .optional()
       .meta({ description: 'Only for a key with a budget: the budget and its rest.' }),

@@ -15,7 +15,8 @@ import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 const PAGES = [
   { url: 'https://a.example.com/etna', title: 'Etna', content: 'Mount Etna is 3,357 metres high.' },
 ];
-const PAGE = '<html><body><article><p>Mount Etna is 3,357 metres high and erupts often.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><p>Mount Etna is 3,357 metres high and erupts often.</p></article></body></html>';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-budgets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +49,9 @@ describe('budgets per key over HTTP', () => {
       body: JSON.stringify({ prompt: 'How high is Etna?' }),
     });
   const balance = async (baseUrl: string, key: string) =>
-    (await fetch(`${baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })).json();
+    (
+      await fetch(`${baseUrl}/v1/balance`, { headers: { authorization: `Bearer ${key}` } })
+    ).json() as Promise<unknown>;
 
   it('answers 433 naming the budget once it is spent, leaving the account untouched', async () => {
     const { engine, baseUrl } = await serve();
@@ -95,7 +98,10 @@ describe('budgets per key over HTTP', () => {
   it('the account running out is the spec 433, even for a key with a budget left', async () => {
     const { engine, baseUrl } = await serve();
     const { key } = await engine.createKey({ credits: 1, budget: { credits: 50, period: 'month' } });
-    expect(await balance(baseUrl, key)).toMatchObject({ available_credits: 1, key_budget: { remaining: 50 } });
+    expect(await balance(baseUrl, key)).toMatchObject({
+      available_credits: 1,
+      key_budget: { remaining: 50 },
+    });
     expect((await search(baseUrl, key)).status).toBe(200);
     const refused = await search(baseUrl, key);
     expect(refused.status).toBe(433);
@@ -121,7 +127,10 @@ describe('budgets per key over HTTP', () => {
     const [a, b] = [createSqliteStores({ path }), createSqliteStores({ path })];
     const one = await serve({ keys: a.keys, credits: a.credits });
     const two = await serve({ keys: b.keys, credits: b.credits });
-    const { key, record } = await one.engine.createKey({ credits: 100, budget: { credits: 5, period: 'day' } });
+    const { key, record } = await one.engine.createKey({
+      credits: 100,
+      budget: { credits: 5, period: 'day' },
+    });
     const statuses = await Promise.all(
       Array.from({ length: 16 }, (_, i) => search((i % 2 ? one : two).baseUrl, key).then((r) => r.status)),
     );

@@ -154,7 +154,7 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
           throw new BudgetExceededError(spent, budget.limit, amount);
         }
         let keys = budgets.get(account);
-        if (!keys) budgets.set(account, (keys = new Map()));
+        if (!keys) budgets.set(account, (keys = new Map<string, BudgetCounter>()));
         keys.set(budget.key, { window: budget.window, spent: spent + amount });
       }
       if (amount > 0) available.set(account, current - amount);

@@ -102,7 +102,9 @@ export function buildPostgresCreditStore(
       const { account, id, amount, ttlMs, budget } = input;
       let row: ReserveRow | undefined;
       try {
-        ({ rows: [row] } = budget
+        ({
+          rows: [row],
+        } = budget
           ? await connection.query<ReserveRow>(
               `SELECT * FROM ${schema}.reserve_with_budget($1, $2, $3, $4, $5, $6, $7)`,
               [id, account, amount, ttlMs, budget.key, budget.limit, budget.window],

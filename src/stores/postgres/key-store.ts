@@ -102,18 +102,15 @@ export function buildPostgresKeyStore(
       } else {
         await connection.query(`DELETE FROM ${schema}.api_key_budgets WHERE key_id = $1`, [id]);
       }
-      const { rows } = await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = $1`, [
-        id,
-      ]);
+      const { rows } = await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = $1`, [id]);
       return rows[0] ? toRecord(rows[0]) : null;
     },
 
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
-      const { rows } = await connection.query<KeyRow>(
-        `SELECT ${COLUMNS} FROM ${FROM} WHERE k.hash = $1`,
-        [hashApiKey(rawKey)],
-      );
+      const { rows } = await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.hash = $1`, [
+        hashApiKey(rawKey),
+      ]);
       const record = rows[0] ? toRecord(rows[0]) : null;
       return record && isKeyUsable(record, now) ? record : null;
     },

@@ -179,7 +179,11 @@ export function buildRedisKeyStore(
     async list(accountId?: string) {
       if (accountId !== undefined) assertId(accountId, 'accountId');
       const order = accountId === undefined ? keys.order : keys.account(accountId);
-      const flat = (await connection.run('citewiseKeyList', [...allKeys(), order, keys.budgets], [])) as string[];
+      const flat = (await connection.run(
+        'citewiseKeyList',
+        [...allKeys(), order, keys.budgets],
+        [],
+      )) as string[];
       const out: KeyRecord[] = [];
       for (let i = 0; i < flat.length; i += 3) {
         out.push(fromRedis(flat[i]!, flat[i + 1] || null, flat[i + 2] || null));
