@@ -18,7 +18,14 @@ import {
   type Reply,
 } from './runtime.ts';
 import { cancelInvitationsBy } from './invitation-rules.ts';
-import { BUDGET_FORM_ERROR, budgetOfForm, KEY_EXPIRY_DAYS, keysView, type KeyRow } from './views/keys.ts';
+import {
+  BUDGET_FORM_ERROR,
+  budgetOfForm,
+  budgetView,
+  KEY_EXPIRY_DAYS,
+  keysView,
+  type KeyRow,
+} from './views/keys.ts';
 import { describeBudget } from '../stores/budgets.ts';
 import { setKeyBudget } from '../engine/admin.ts';
 import { membersView } from './views/members.ts';
@@ -132,11 +139,17 @@ async function managedKey(
   return record;
 }
 
+/** `GET /keys/<id>/budget`: the form that sets, changes or removes a key's budget. */
+export async function budgetPage(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'change the budget of');
+  return htmlReply(200, budgetView(rt, org, record));
+}
+
 /** `POST /keys/<id>/budget`: sets, changes or (empty) removes a key's budget. */
 export async function setBudget(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
   const record = await managedKey(rt, org, keyId, 'change the budget of');
   const budget = budgetOfForm(org.form);
-  if (budget === 'invalid') return keysPage(rt, org, { status: 400, error: BUDGET_FORM_ERROR });
+  if (budget === 'invalid') return htmlReply(400, budgetView(rt, org, record, BUDGET_FORM_ERROR));
   await setKeyBudget(rt.keys, keyId, budget);
   rt.logger?.info({ event: 'console.key_budget', keyId, userId: org.user.id }, 'console: key budget set');
   const name = record.name ?? record.prefix;

@@ -10,6 +10,7 @@ import {
   ask,
   createKey,
   setBudget,
+  budgetPage,
   deleteInvitation,
   invite,
   keysPage,
@@ -107,7 +108,8 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   if (!org) return noOrganizationPage(rt, context, user);
   if (path === '/keys') return get ? keysPage(rt, org) : createKey(rt, org);
   if ((match = /^\/keys\/([^/]+)\/revoke$/.exec(path)) && !get) return revokeKey(rt, org, match[1]!);
-  if ((match = /^\/keys\/([^/]+)\/budget$/.exec(path)) && !get) return setBudget(rt, org, match[1]!);
+  if ((match = /^\/keys\/([^/]+)\/budget$/.exec(path)))
+    return get ? budgetPage(rt, org, match[1]!) : setBudget(rt, org, match[1]!);
   if (path === '/members') return get ? membersPage(rt, org) : invite(rt, org);
   if ((match = /^\/members\/([^/]+)\/remove$/.exec(path)) && !get) return removeMember(rt, org, match[1]!);
   if ((match = /^\/invitations\/([^/]+)\/delete$/.exec(path)) && !get)

@@ -90,13 +90,11 @@ export function keysView(paths: ConsolePaths, org: OrgContext, view: KeysPage): 
           ${record.budget ? describeBudget(record.budget) : 'none'}
           ${
             mayRevoke && status === 'active'
-              ? html`<details class="budget-change">
-                  <summary aria-label="Change the budget of ${record.name ?? record.prefix}">Change</summary>
-                  <form method="post" action="${link(`/keys/${record.id}/budget`)}" class="row">
-                    ${csrfField(org)} ${budgetFields(`b-${record.id}`, record.budget)}
-                    <button type="submit">Save budget</button>
-                  </form>
-                </details>`
+              ? html`<a
+                  href="${link(`/keys/${record.id}/budget`)}"
+                  aria-label="Change the budget of ${record.name ?? record.prefix}"
+                  >Change</a
+                >`
               : ''
           }
         </td>
@@ -174,5 +172,27 @@ export function keysView(paths: ConsolePaths, org: OrgContext, view: KeysPage): 
           'No keys yet.',
         )}
       </section>`,
+  );
+}
+
+/** The page that sets, changes or removes one key's budget. */
+export function budgetView(paths: ConsolePaths, org: OrgContext, record: KeyRecord, error?: string): Html {
+  const name = record.name ?? record.prefix;
+  return orgPage(
+    paths,
+    org,
+    `Budget of ${name}`,
+    html`<h1>Budget of ${name}</h1>
+      ${errorNote(error)}
+      <p>
+        A key with a budget spends at most that many credits a UTC day, a UTC month or in all, on top of the
+        organization's credits; a search past it is refused (433) and costs nothing. Leave the credits empty
+        for no budget. Now: <strong>${record.budget ? describeBudget(record.budget) : 'no budget'}</strong>.
+      </p>
+      <form method="post" action="${paths.link(`/keys/${record.id}/budget`)}" class="row">
+        ${csrfField(org)} ${budgetFields('budget', record.budget)}
+        <button type="submit">Save budget</button>
+      </form>
+      <p><a href="${paths.link('/keys')}">Back to API keys</a></p>`,
   );
 }
