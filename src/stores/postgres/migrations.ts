@@ -248,7 +248,7 @@ CREATE INDEX console_usage_by_account ON ${s}.console_usage (account_id, at);
   },
   {
     version: 4,
-    name: 'budgets per key',
+    name: 'budgets per key, audit log',
     sql: (s) => `
 CREATE TABLE ${s}.api_key_budgets (
   key_id text PRIMARY KEY,
@@ -375,6 +375,24 @@ BEGIN
           v_charged, v_now);
   RETURN true;
 END $$;
+
+-- The audit log: append-only (a trigger refuses UPDATE); only the retention deletes the oldest rows.
+CREATE TABLE ${s}.console_audit (
+  seq bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  actor text NOT NULL,
+  action text NOT NULL,
+  organization_id text,
+  target text,
+  ip text,
+  detail text
+);
+CREATE INDEX console_audit_by_organization ON ${s}.console_audit (organization_id, seq);
+CREATE INDEX console_audit_by_time ON ${s}.console_audit (at);
+CREATE FUNCTION ${s}.console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
+CREATE TRIGGER console_audit_append_only BEFORE UPDATE ON ${s}.console_audit
+  FOR EACH ROW EXECUTE FUNCTION ${s}.console_audit_append_only();
 
 -- What key p_key of p_account has spent in window p_window (after returning lapsed holds).
 CREATE FUNCTION ${s}.budget_spent(p_account text, p_key text, p_window text) RETURNS bigint
