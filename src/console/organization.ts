@@ -3,6 +3,7 @@
  * cancel an invitation), usage (and its CSV) and the playground, which searches through the engine with a
  * key of the organization. Owners and admins manage others' keys and the members; members their own keys.
  */
+import { auditFrom } from './audit.ts';
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { revokedNotice } from './revoke.ts';
 import { parseSearchRequest } from '../http/schema.ts';
@@ -120,6 +121,12 @@ export async function createKey(rt: ConsoleRuntime, org: OrgContext): Promise<Re
     { event: 'console.key_created', keyId: created.record.id, userId: org.user.id },
     'console: key created',
   );
+  await auditFrom(rt, org, {
+    action: 'key_created',
+    organizationId: org.organization.id,
+    target: created.record.id,
+    detail: name + (budget ? `, budget ${describeBudget(budget)}` : ''),
+  });
   return keysPage(rt, org, { status: 201, created });
 }
 
@@ -152,6 +159,12 @@ export async function setBudget(rt: ConsoleRuntime, org: OrgContext, keyId: stri
   if (budget === 'invalid') return htmlReply(400, budgetView(rt, org, record, BUDGET_FORM_ERROR));
   await setKeyBudget(rt.keys, keyId, budget);
   rt.logger?.info({ event: 'console.key_budget', keyId, userId: org.user.id }, 'console: key budget set');
+  await auditFrom(rt, org, {
+    action: 'budget_set',
+    organizationId: org.organization.id,
+    target: keyId,
+    detail: budget ? describeBudget(budget) : 'removed',
+  });
   const name = record.name ?? record.prefix;
   const notice = budget
     ? `The budget of ${name} is now ${describeBudget(budget)}.`
@@ -164,6 +177,12 @@ export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: stri
   const record = await managedKey(rt, org, keyId, 'revoke');
   await rt.keys.revoke(keyId);
   rt.logger?.info({ event: 'console.key_revoked', keyId, userId: org.user.id }, 'console: key revoked');
+  await auditFrom(rt, org, {
+    action: 'key_revoked',
+    organizationId: org.organization.id,
+    target: keyId,
+    detail: record.name ?? record.prefix,
+  });
   return keysPage(rt, org, { status: 200, notice: revokedNotice(record) });
 }
 
@@ -217,6 +236,11 @@ export async function invite(rt: ConsoleRuntime, org: OrgContext): Promise<Reply
     createdBy: org.user.id,
     expiresAt: Date.now() + rt.invitationTtlMs,
   });
+  await auditFrom(rt, org, {
+    action: 'member_invited',
+    organizationId: org.organization.id,
+    detail: `invitation link as ${role}`,
+  });
   return membersPage(rt, org, { status: 201, inviteLink: `${org.origin}${rt.link(`/invite/${token}`)}` });
 }
 
@@ -228,7 +252,8 @@ export async function removeMember(rt: ConsoleRuntime, org: OrgContext, userId: 
   if (!target) throw new ConsoleError(404, 'No such member.');
   if (target.role === 'owner' && org.membership.role !== 'owner')
     throw new ConsoleError(403, 'Only owners can remove owners.');
-  const owners = (await rt.accounts.listMembers(org.organization.id)).filter((m) => m.role === 'owner');
+  const members = await rt.accounts.listMembers(org.organization.id);
+  const owners = members.filter((m) => m.role === 'owner');
   if (target.role === 'owner' && owners.length <= 1)
     throw new ConsoleError(409, 'An organization keeps at least one owner.');
   // Their keys stop working first: a removed member must not keep spending the organization's credits.
@@ -238,6 +263,12 @@ export async function removeMember(rt: ConsoleRuntime, org: OrgContext, userId: 
   // Or they could come back through a link they made (created after this, it is refused when used).
   await cancelInvitationsBy(rt.accounts, org.organization.id, userId);
   rt.logger?.info({ event: 'console.member_removed', userId, by: org.user.id }, 'console: member removed');
+  await auditFrom(rt, org, {
+    action: 'member_removed',
+    organizationId: org.organization.id,
+    target: members.find((m) => m.userId === userId)?.email ?? userId,
+    detail: `${target.role}; their keys revoked`,
+  });
   return redirect(rt, '/members');
 }
 

@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'sign_in_failed',
   'sign_out',
   'password_reset',
+  'password_changed',
   'key_created',
   'key_revoked',
   'member_invited',
