@@ -2,6 +2,7 @@
  * `citewise keys budget <id> <credits[/day|/month]|none>`: sets, changes or removes an API key's budget.
  * What the key already spent in the current period still counts against a changed budget.
  */
+import { recordCliAudit } from './audit-command.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { describeBudget, parseBudget } from '../stores/budgets.ts';
 import type { KeyBudget } from '../stores/types.ts';
@@ -41,6 +42,13 @@ export function registerKeyBudgetCommand(
     await withStores(flags as never, async (stores) => {
       const record = await setKeyBudget(stores.keys, id, budget);
       if (!record) throw new Error(`no key with id ${id}`);
+      await recordCliAudit(flags, {
+        actor: 'cli',
+        action: 'budget_set',
+        organizationId: record.accountId,
+        target: id,
+        detail: budget ? describeBudget(budget) : 'removed',
+      });
       console.log(
         budget
           ? `Budget of ${id}: ${describeBudget(budget)}.`

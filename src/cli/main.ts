@@ -4,6 +4,7 @@
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
+import { recordCliAudit, registerAuditCommand } from './audit-command.ts';
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -112,7 +113,7 @@ export function buildProgram(): Command {
         else printKeyTable(records);
       });
     });
-  withStoreOptions(
+  withLedgerOptions(
     keys
       .command('revoke')
       .description('Revoke a key by id (it stops working at once).')
@@ -121,10 +122,18 @@ export function buildProgram(): Command {
     await withStores(flags, async (stores) => {
       if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
       console.log(`Revoked ${id}.`);
+      const record = (await stores.keys.list()).find((k) => k.id === id);
+      await recordCliAudit(flags, {
+        actor: 'cli',
+        action: 'key_revoked',
+        organizationId: record?.accountId ?? null,
+        target: id,
+        detail: record?.name ?? null,
+      });
     });
   });
 
-  registerKeyBudgetCommand(keys, withStoreOptions, withStores);
+  registerKeyBudgetCommand(keys, withLedgerOptions, withStores);
 
   const credits = program.command('credits').description('Grant and inspect credits.');
   withLedgerOptions(
@@ -145,6 +154,13 @@ export function buildProgram(): Command {
         await withCliCredits(flags, stores.credits, async (service) => {
           const balance = await service.grant(account, amount, CLI_GRANT_NOTE);
           console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+          await recordCliAudit(flags, {
+            actor: 'cli',
+            action: 'credits_granted',
+            organizationId: account,
+            target: account,
+            detail: `${amount} credits`,
+          });
         });
       });
     });
@@ -174,6 +190,7 @@ export function buildProgram(): Command {
   // After `mcp` copied serve's options: the console options are serve's alone.
   addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
   registerConsoleCommand(program);
+  registerAuditCommand(program);
   return program;
 }
 
@@ -240,6 +257,16 @@ async function createKeyCommand(
   );
   console.log('Store it now: the key cannot be shown again.');
   console.log(key);
+  await recordCliAudit(flags, {
+    actor: 'cli',
+    action: 'key_created',
+    organizationId: record.accountId,
+    target: record.id,
+    detail:
+      [record.name, record.budget ? `budget ${describeBudget(record.budget)}` : null]
+        .filter(Boolean)
+        .join(', ') || null,
+  });
 }
 
 /**
