@@ -70,7 +70,7 @@ export function registerAuditCommand(program: Command): void {
     .option('--json', 'print JSON (one array)')
     .action(async (flags: AuditFlags) => {
       const { accountsStore } = resolveConsoleSettings(
-        { ...(flags as CommandFlags), console: true } as ConsoleFlags,
+        { ...(flags as CommandFlags), console: true },
         process.env,
       );
       const stores = openConsoleStores(accountsStore);
