@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'rate_limited'
   | 'quota_exceeded'
+  | 'key_budget_exceeded'
   | 'server_error'
   | 'service_unavailable'
   | 'invalid_request'
@@ -52,6 +53,12 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     description: 'Account is at / over message quota',
     retryable: false,
     when: "The account's credits cannot cover the search (`citewise credits grant` adds credits). Nothing is charged.",
+  },
+  key_budget_exceeded: {
+    status: 433,
+    description: "Account is at / over message quota: this key's budget is spent",
+    retryable: false,
+    when: "The search would pass the API key's own budget (`citewise keys create --budget`, `citewise keys budget`); the description names the budget and when it starts afresh. Nothing is charged: the account's credits are untouched.",
   },
   server_error: {
     status: 500,
@@ -197,6 +204,22 @@ export class QuotaExceededError extends CitewiseError {
   constructor(available: number, requested: number) {
     super('quota_exceeded', `available ${available} < requested ${requested}`);
     this.available = available;
+  }
+}
+
+/**
+ * Thrown by a {@link CreditStore} when a reservation would pass the key budget it spends
+ * (`ReserveInput.budget`). The credits service turns it into a 433 naming the key's budget.
+ */
+export class BudgetExceededError extends CitewiseError {
+  /** Credits the key has spent in the budget's window (committed plus live holds). */
+  readonly spent: number;
+  /** The budget's limit. */
+  readonly limit: number;
+  constructor(spent: number, limit: number, requested: number) {
+    super('key_budget_exceeded', `key budget: spent ${spent} + requested ${requested} > ${limit}`);
+    this.spent = spent;
+    this.limit = limit;
   }
 }
 

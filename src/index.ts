@@ -77,6 +77,7 @@ export {
 export {
   CitewiseError,
   ERROR_TABLE,
+  BudgetExceededError,
   QuotaExceededError,
   errorBody,
   isCitewiseError,

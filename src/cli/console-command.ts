@@ -7,6 +7,8 @@
  * accounts: with `--store redis://…` they go to `--accounts-store` (SQLite by default, one instance; give a
  * `postgres://…` URL when several instances share the Redis).
  */
+import type { AuditEntry, NewAuditEntry } from '../stores/audit.ts';
+import { AUDIT_DEFAULTS } from '../console/audit.ts';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -44,6 +46,7 @@ export interface ConsoleFlags {
   readonly signupDomains?: string;
   readonly trustProxy?: boolean;
   readonly accountsStore?: string;
+  readonly auditRetentionDays?: string;
   readonly dataDir?: string;
   readonly store?: string;
 }
@@ -58,6 +61,8 @@ export interface ConsoleSettings {
   readonly accountsStore: string;
   /** Whether accounts are in a local SQLite file (one instance). */
   readonly local: boolean;
+  /** Days the audit log keeps an entry (0: forever). */
+  readonly auditRetentionDays: number;
 }
 
 /** Adds the console options to `serve` (from the settings table). */
@@ -80,6 +85,7 @@ export function resolveConsoleSettings(flags: ConsoleFlags, env: NodeJS.ProcessE
     trustProxy: table.trustProxy ?? false,
     accountsStore,
     local: storeKind(accountsStore) === 'sqlite',
+    auditRetentionDays: table.auditRetentionDays ?? AUDIT_DEFAULTS.retentionDays,
   };
 }
 
@@ -212,6 +218,7 @@ export function prepareServeConsole(
         signupDomains: settings.signupDomains,
         trustProxy: settings.trustProxy,
         ...(publicUrl === undefined ? {} : { publicUrl }),
+        auditRetentionDays: settings.auditRetentionDays,
         logger: log,
       }),
   };
@@ -290,6 +297,12 @@ export function registerConsoleCommand(program: Command): void {
         const service = createCreditsService({ store: credits, ledger: stores.recorder });
         const balance = await service.grant(organization, amount, CLI_GRANT_NOTE);
         console.log(`Granted ${amount} credits to ${organization}; available: ${balance}.`);
+        await operatorAudit(accounts, {
+          action: 'credits_granted',
+          organizationId: organization,
+          target: organization,
+          detail: `${amount} credits`,
+        });
       }),
     );
 
@@ -312,6 +325,12 @@ export function registerConsoleCommand(program: Command): void {
           if (!(await accounts.setSuspended(organization, suspend)))
             throw new Error(`no organization ${organization}`);
           console.log(`${suspend ? 'Suspended' : 'Reactivated'} ${organization}.`);
+          await operatorAudit(accounts, {
+            action: 'operator_action',
+            organizationId: organization,
+            target: organization,
+            detail: suspend ? 'organization suspended' : 'organization reactivated',
+          });
         }),
       );
   }
@@ -329,6 +348,7 @@ export function registerConsoleCommand(program: Command): void {
       run(flags, async ({ accounts }) => {
         await accounts.setSetting('maintenance', state);
         console.log(`Maintenance ${state}.`);
+        await operatorAudit(accounts, { action: 'operator_action', detail: `maintenance ${state}` });
       }),
     );
 
@@ -343,6 +363,11 @@ export function registerConsoleCommand(program: Command): void {
             `no console user ${email}: sign up first, or use \`citewise console operator-link\``,
           );
         await accounts.setOperator(user.id, !flags.remove);
+        await operatorAudit(accounts, {
+          action: 'operator_action',
+          target: user.email,
+          detail: flags.remove ? 'operator role removed' : 'made the operator',
+        });
         console.log(`${user.email} is ${flags.remove ? 'no longer' : 'now'} the operator.`);
       }),
     );
@@ -384,10 +409,20 @@ export function registerConsoleCommand(program: Command): void {
           const problem = passwordProblem(password);
           if (problem) throw new Error(problem);
           await setPassword(accounts, user, password);
+          await operatorAudit(accounts, {
+            action: 'password_reset',
+            target: user.email,
+            detail: 'set by the operator (CLI)',
+          });
           console.log(`Set a new password for ${user.email}; every session of the account ended.`);
           return;
         }
         console.log(`${linkBase(flags)}${await createResetLink(accounts, user)}`);
+        await operatorAudit(accounts, {
+          action: 'operator_action',
+          target: user.email,
+          detail: 'password reset link made (CLI)',
+        });
       }),
     );
 }
@@ -458,6 +493,11 @@ async function run(flags: ConsoleFlags, work: (opened: Opened) => Promise<void>)
     await stores.close();
     await core.close();
   }
+}
+
+/** An operator command's audit entry (actor `operator`, no address). */
+function operatorAudit(accounts: AccountStore, entry: Omit<NewAuditEntry, 'actor'>): Promise<AuditEntry> {
+  return accounts.appendAudit({ ...entry, actor: 'operator' });
 }
 
 function positiveInteger(value: string): number {

@@ -4,6 +4,7 @@
  * Keys and balances live in SQLite inside the data directory, so the CLI can manage them while the
  * server runs.
  */
+import { recordCliAudit, registerAuditCommand } from './audit-command.ts';
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
 import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -41,7 +42,9 @@ import {
   withCliCredits,
 } from './console-command.ts';
 import type { UsageRecorder } from '../stores/account-types.ts';
-import type { KeyRecord } from '../stores/types.ts';
+import type { KeyBudget, KeyRecord } from '../stores/types.ts';
+import { describeBudget, formatBudget, parseBudget } from '../stores/budgets.ts';
+import { registerKeyBudgetCommand } from './budget-command.ts';
 import {
   addSettingOptions,
   environmentHelp,
@@ -88,6 +91,11 @@ export function buildProgram(): Command {
     )
     .option('--expires-in <duration>', 'key lifetime, e.g. 30d, 12h (default: never)', durationOption)
     .option('--name <label>', 'a label to tell keys apart')
+    .option(
+      '--budget <credits[/day|/month]>',
+      'what the key may spend a UTC day, a UTC month or in all, e.g. 500/day (default: no budget)',
+      commanderParser(parseBudget),
+    )
     .action(async (flags: KeyCreateFlags) => {
       await withStores(flags, async (stores) =>
         withCliCredits(flags, stores.credits, (_credits, ledger) => createKeyCommand(stores, flags, ledger)),
@@ -107,7 +115,7 @@ export function buildProgram(): Command {
         else printKeyTable(withStatus);
       });
     });
-  withStoreOptions(
+  withLedgerOptions(
     keys
       .command('revoke')
       .description('Revoke a key by id (it stops working at once).')
@@ -116,8 +124,18 @@ export function buildProgram(): Command {
     await withStores(flags, async (stores) => {
       if (!(await stores.keys.revoke(id))) throw new Error(`no key with id ${id}`);
       console.log(`Revoked ${id}.`);
+      const record = (await stores.keys.list()).find((k) => k.id === id);
+      await recordCliAudit(flags, {
+        actor: 'cli',
+        action: 'key_revoked',
+        organizationId: record?.accountId ?? null,
+        target: id,
+        detail: record?.name ?? null,
+      });
     });
   });
+
+  registerKeyBudgetCommand(keys, withLedgerOptions, withStores);
 
   const credits = program.command('credits').description('Grant and inspect credits.');
   withLedgerOptions(
@@ -138,6 +156,13 @@ export function buildProgram(): Command {
         await withCliCredits(flags, stores.credits, async (service) => {
           const balance = await service.grant(account, amount, CLI_GRANT_NOTE);
           console.log(`Granted ${amount} credits to ${account}; available: ${balance}.`);
+          await recordCliAudit(flags, {
+            actor: 'cli',
+            action: 'credits_granted',
+            organizationId: account,
+            target: account,
+            detail: `${amount} credits`,
+          });
         });
       });
     });
@@ -167,6 +192,7 @@ export function buildProgram(): Command {
   // After `mcp` copied serve's options: the console options are serve's alone.
   addConsoleServeOptions(program.commands.find((command) => command.name() === 'serve')!);
   registerConsoleCommand(program);
+  registerAuditCommand(program);
   return program;
 }
 
@@ -186,6 +212,7 @@ interface KeyCreateFlags extends StoreFlags {
   readonly credits?: number;
   readonly expiresIn?: number;
   readonly name?: string;
+  readonly budget?: KeyBudget;
 }
 
 /**
@@ -220,15 +247,28 @@ async function createKeyCommand(
     ...(flags.credits !== undefined ? { credits: flags.credits } : {}),
     ...(flags.name ? { name: flags.name } : {}),
     ...(flags.expiresIn ? { expiresAt: Date.now() + flags.expiresIn } : {}),
+    ...(flags.budget ? { budget: flags.budget } : {}),
   });
   const balance = await stores.credits.balance(record.accountId);
-  const expires = record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : '';
+  const expires =
+    (record.expiresAt ? `, expires ${new Date(record.expiresAt).toISOString()}` : '') +
+    (record.budget ? `, budget ${describeBudget(record.budget)}` : '');
   console.log(
     `Created key ${record.id} for ${accountCreated ? 'new ' : ''}account ${record.accountId} ` +
       `(${balance} credits${expires}).`,
   );
   console.log('Store it now: the key cannot be shown again.');
   console.log(key);
+  await recordCliAudit(flags, {
+    actor: 'cli',
+    action: 'key_created',
+    organizationId: record.accountId,
+    target: record.id,
+    detail:
+      [record.name, record.budget ? `budget ${describeBudget(record.budget)}` : null]
+        .filter(Boolean)
+        .join(', ') || null,
+  });
 }
 
 /**
@@ -565,8 +605,9 @@ function printKeyTable(records: readonly (KeyRecord & { status: string })[]): vo
     new Date(r.createdAt).toISOString().slice(0, 19) + 'Z',
     r.expiresAt ? new Date(r.expiresAt).toISOString().slice(0, 19) + 'Z' : 'never',
     r.status,
+    r.budget ? formatBudget(r.budget) : '',
   ]);
-  const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS'];
+  const header = ['ID', 'ACCOUNT', 'KEY', 'NAME', 'CREATED', 'EXPIRES', 'STATUS', 'BUDGET'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   for (const row of [header, ...rows])
     console.log(

@@ -4,6 +4,7 @@
  * `--help` and docs/reference/configuration.md are all generated from it, so they cannot disagree.
  * Defaults the library also has come from {@link ENGINE_DEFAULTS}.
  */
+import { AUDIT_DEFAULTS } from '../console/audit.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { delimiter, resolve } from 'node:path';
 import { ENGINE_DEFAULTS } from '../engine/index.ts';
@@ -1073,6 +1074,15 @@ export const CONSOLE_SETTINGS = {
     defaultText:
       'the --store database (SQLite or PostgreSQL); with a Redis store, SQLite in the data directory',
     parse: parseAccountsStore,
+  },
+  auditRetentionDays: {
+    flag: '--audit-retention-days <days>',
+    env: 'CITEWISE_AUDIT_RETENTION_DAYS',
+    group: 'console',
+    meaning:
+      'Days the audit log (sign-ins, keys, members, credits, budgets, operator actions) keeps an entry; `0` keeps every entry.',
+    default: String(AUDIT_DEFAULTS.retentionDays),
+    parse: parseNonNegativeInteger,
   },
 } as const satisfies Readonly<Record<string, AnySetting>>;
 

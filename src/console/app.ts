@@ -7,6 +7,7 @@
  * and sign-in), invitations.ts (invitation and operator setup links), organization.ts (keys, members,
  * usage, playground), operator.ts (the operator page, the maintenance switch) and views/ (the HTML).
  */
+import { AUDIT_DEFAULTS, createAuditLog, type AuditLog } from './audit.ts';
 import { createCreditsService } from '../engine/credits.ts';
 import { FREE_CREDITS, type Logger, type SearchEngine } from '../engine/index.ts';
 import type { ProtocolResponse } from '../http/handler.ts';
@@ -42,6 +43,7 @@ export const CONSOLE_DEFAULTS = {
   signInLimitPerAddress: SIGN_IN_THROTTLE_DEFAULTS.perAddress,
   signInLimitPerAddressAndAccount: SIGN_IN_THROTTLE_DEFAULTS.perAddressAndAccount,
   settingsPollMs: 5_000,
+  auditRetentionDays: AUDIT_DEFAULTS.retentionDays,
 } as const satisfies Readonly<Record<string, unknown>>;
 
 /** Options of {@link createConsole}. */
@@ -90,6 +92,8 @@ export interface ConsoleOptions {
   readonly settingsPollMs?: number;
   /** Console events (sign-ups, failed sign-ins, keys created): ids only, never keys or passwords. @default silent */
   readonly logger?: Logger;
+  /** Days the audit log keeps an entry; 0 keeps entries forever. @default 365 */
+  readonly auditRetentionDays?: number;
 }
 
 /** The console. */
@@ -100,6 +104,8 @@ export interface Console {
   handle(request: ConsoleRequest): Promise<ProtocolResponse>;
   /** Creates a one-time link that makes whoever opens it (signed in) the instance operator. */
   createSetupLink(): Promise<string>;
+  /** The audit log (the SSO sign-in and other ways in record their events here too). */
+  readonly audit: AuditLog;
   /** Stops the settings poller and flushes usage. */
   close(): Promise<void>;
 }
@@ -154,6 +160,10 @@ export function createConsole(options: ConsoleOptions): Console {
     }),
     maintenance,
     logger,
+    audit: createAuditLog(accounts, {
+      retentionDays: options.auditRetentionDays ?? defaults.auditRetentionDays,
+      logger,
+    }),
     basePath,
     link: (path) => `${basePath}${path}`,
   };
@@ -191,6 +201,7 @@ export function createConsole(options: ConsoleOptions): Console {
     owns: ownsPath,
     handle,
     createSetupLink: () => createSetupLink(rt),
+    audit: rt.audit,
     async close() {
       maintenance.close();
       await recorder.flush();

@@ -3,6 +3,7 @@
  * page, works once), and the operator's one-time setup link (`citewise console operator-link`, or written
  * at the first start of `serve`). Both let a new user sign up, or an existing one sign in, on the way.
  */
+import { auditFrom } from './audit.ts';
 import { hashToken, newToken } from '../stores/account-common.ts';
 import {
   ConsoleError,
@@ -63,6 +64,16 @@ export async function acceptInvite(rt: ConsoleRuntime, context: Context, token: 
     { event: 'console.invitation_accepted', userId: user.id, organizationId: membership.organizationId },
     'console: invitation accepted',
   );
+  await auditFrom(
+    rt,
+    { user, clientAddress: context.clientAddress },
+    {
+      action: 'member_joined',
+      organizationId: membership.organizationId,
+      target: user.email,
+      detail: `invitation accepted: ${membership.role}`,
+    },
+  );
   if (!context.user) return startSession(rt, context, user, '/keys');
   // Show the organization just joined.
   return redirect(rt, '/keys', organizationCookie(rt, context, membership.organizationId));
@@ -113,5 +124,14 @@ export async function acceptSetup(rt: ConsoleRuntime, context: Context, token: s
   await rt.accounts.setSetting(SETUP_SETTING, null);
   await rt.accounts.setOperator(user.id, true);
   rt.logger?.info({ event: 'console.operator_created', userId: user.id }, 'console: operator set up');
+  await auditFrom(
+    rt,
+    { user, clientAddress: context.clientAddress },
+    {
+      action: 'operator_action',
+      target: user.email,
+      detail: 'became the operator (setup link)',
+    },
+  );
   return context.user ? redirect(rt, '/operator') : startSession(rt, context, user, '/operator');
 }

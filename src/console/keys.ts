@@ -70,6 +70,7 @@ export function withConsoleKeys(
     create: (input) => keys.create(input),
     revoke: (id) => keys.revoke(id),
     list: (accountId) => keys.list(accountId),
+    ...(keys.setBudget ? { setBudget: (id, budget) => keys.setBudget!(id, budget) } : {}),
     async verify(rawKey) {
       let record: KeyRecord | null;
       const minted = playground.get(rawKey);

@@ -3,6 +3,7 @@
  * switch) and the maintenance switch shared by every instance, read from the account store every few
  * seconds so that a toggle here, on another instance or by the CLI reaches them all.
  */
+import { auditFrom } from './audit.ts';
 import type { SearchEngine } from '../engine/index.ts';
 import { otherCreditAccounts } from './credit-accounts.ts';
 import { createResetLink } from './password-reset.ts';
@@ -113,6 +114,11 @@ async function resetLinkFor(
     { event: 'console.reset_link', userId: target.id, by: user.id },
     'console: reset link made',
   );
+  await auditFrom(rt, context, {
+    action: 'operator_action',
+    target: target.email,
+    detail: 'password reset link made',
+  });
   return {
     email: target.email,
     url: absoluteLink(rt, context, await createResetLink(rt.accounts, target)),
@@ -131,6 +137,7 @@ async function operatorAction(
     const on = context.form.get('maintenance') === 'on';
     await rt.maintenance.set(on);
     rt.logger?.info({ event: 'console.maintenance', on, by: user.id }, 'console: maintenance switched');
+    await auditFrom(rt, context, { action: 'operator_action', detail: `maintenance ${on ? 'on' : 'off'}` });
   } else if ((match = /^\/operator\/([^/]+)\/grant$/.exec(path))) {
     const amount = Number(context.form.get('credits'));
     if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_GRANT)
@@ -139,6 +146,12 @@ async function operatorAction(
     if (!(await rt.accounts.getOrganization(match[1]!)) && !(await rt.credits.hasAccount(match[1]!)))
       throw new ConsoleError(404, 'No such organization or credit account.');
     await rt.credits.grant(match[1]!, amount, `granted by ${user.email}`);
+    await auditFrom(rt, context, {
+      action: 'credits_granted',
+      organizationId: match[1]!,
+      target: match[1]!,
+      detail: `${amount} credits`,
+    });
   } else if ((match = /^\/operator\/([^/]+)\/(suspend|reactivate)$/.exec(path))) {
     if (!(await rt.accounts.setSuspended(match[1]!, match[2] === 'suspend')))
       throw new ConsoleError(404, 'No such organization.');
@@ -147,6 +160,12 @@ async function operatorAction(
       { event: `console.${match[2]}`, organizationId: match[1], by: user.id },
       'console: organization status changed',
     );
+    await auditFrom(rt, context, {
+      action: 'operator_action',
+      organizationId: match[1]!,
+      target: match[1]!,
+      detail: match[2] === 'suspend' ? 'organization suspended' : 'organization reactivated',
+    });
   } else {
     throw new ConsoleError(404, 'This page does not exist.');
   }

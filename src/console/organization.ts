@@ -3,6 +3,7 @@
  * cancel an invitation), usage (and its CSV) and the playground, which searches through the engine with a
  * key of the organization. Owners and admins manage others' keys and the members; members their own keys.
  */
+import { auditFrom } from './audit.ts';
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { revokedNotice } from './revoke.ts';
 import { parseSearchRequest } from '../http/schema.ts';
@@ -19,7 +20,16 @@ import {
   type Reply,
 } from './runtime.ts';
 import { cancelInvitationsBy } from './invitation-rules.ts';
-import { KEY_EXPIRY_DAYS, keysView, type KeyRow } from './views/keys.ts';
+import {
+  BUDGET_FORM_ERROR,
+  budgetOfForm,
+  budgetView,
+  KEY_EXPIRY_DAYS,
+  keysView,
+  type KeyRow,
+} from './views/keys.ts';
+import { describeBudget } from '../stores/budgets.ts';
+import { setKeyBudget } from '../engine/admin.ts';
 import { membersView } from './views/members.ts';
 import { playgroundView } from './views/playground.ts';
 import { ledgerCsv, usageView, type Day } from './views/usage.ts';
@@ -95,10 +105,13 @@ export async function createKey(rt: ConsoleRuntime, org: OrgContext): Promise<Re
   const days = org.form.get('expires') ?? '';
   if (days !== '' && !(KEY_EXPIRY_DAYS as readonly string[]).includes(days))
     return keysPage(rt, org, { status: 400, error: 'Pick an expiry from the list.' });
+  const budget = budgetOfForm(org.form);
+  if (budget === 'invalid') return keysPage(rt, org, { status: 400, error: BUDGET_FORM_ERROR });
   const created = await rt.keys.create({
     accountId: org.organization.id,
     name,
     expiresAt: days ? Date.now() + Number(days) * DAY : null,
+    budget,
   });
   await rt.accounts.recordKeyCreator({
     keyId: created.record.id,
@@ -109,19 +122,68 @@ export async function createKey(rt: ConsoleRuntime, org: OrgContext): Promise<Re
     { event: 'console.key_created', keyId: created.record.id, userId: org.user.id },
     'console: key created',
   );
+  await auditFrom(rt, org, {
+    action: 'key_created',
+    organizationId: org.organization.id,
+    target: created.record.id,
+    detail: name + (budget ? `, budget ${describeBudget(budget)}` : ''),
+  });
   return keysPage(rt, org, { status: 201, created });
 }
 
-/** `POST /keys/<id>/revoke`: one's own key, or anyone's for owners and admins. */
-export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+/** The key `keyId` of this organization, if the viewer may manage it (one's own, or any for admins). */
+async function managedKey(
+  rt: ConsoleRuntime,
+  org: OrgContext,
+  keyId: string,
+  action: string,
+): Promise<KeyRecord> {
   const record = (await rt.keys.list(org.organization.id)).find((k) => k.id === keyId);
   if (!record) throw new ConsoleError(404, 'No such key in this organization.');
   const creator = (await rt.accounts.keyCreators(org.organization.id)).get(keyId);
   if (!canManageOthers(org.membership.role) && creator !== org.user.id) {
-    throw new ConsoleError(403, 'Only owners and admins can revoke keys created by others.');
+    throw new ConsoleError(403, `Only owners and admins can ${action} keys created by others.`);
   }
+  return record;
+}
+
+/** `GET /keys/<id>/budget`: the form that sets, changes or removes a key's budget. */
+export async function budgetPage(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'change the budget of');
+  return htmlReply(200, budgetView(rt, org, record));
+}
+
+/** `POST /keys/<id>/budget`: sets, changes or (empty) removes a key's budget. */
+export async function setBudget(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'change the budget of');
+  const budget = budgetOfForm(org.form);
+  if (budget === 'invalid') return htmlReply(400, budgetView(rt, org, record, BUDGET_FORM_ERROR));
+  await setKeyBudget(rt.keys, keyId, budget);
+  rt.logger?.info({ event: 'console.key_budget', keyId, userId: org.user.id }, 'console: key budget set');
+  await auditFrom(rt, org, {
+    action: 'budget_set',
+    organizationId: org.organization.id,
+    target: keyId,
+    detail: budget ? describeBudget(budget) : 'removed',
+  });
+  const name = record.name ?? record.prefix;
+  const notice = budget
+    ? `The budget of ${name} is now ${describeBudget(budget)}.`
+    : `${name} has no budget now: it spends the organization's credits.`;
+  return keysPage(rt, org, { status: 200, notice });
+}
+
+/** `POST /keys/<id>/revoke`: one's own key, or anyone's for owners and admins. */
+export async function revokeKey(rt: ConsoleRuntime, org: OrgContext, keyId: string): Promise<Reply> {
+  const record = await managedKey(rt, org, keyId, 'revoke');
   await rt.keys.revoke(keyId);
   rt.logger?.info({ event: 'console.key_revoked', keyId, userId: org.user.id }, 'console: key revoked');
+  await auditFrom(rt, org, {
+    action: 'key_revoked',
+    organizationId: org.organization.id,
+    target: keyId,
+    detail: record.name ?? record.prefix,
+  });
   return keysPage(rt, org, { status: 200, notice: revokedNotice(record) });
 }
 
@@ -175,6 +237,11 @@ export async function invite(rt: ConsoleRuntime, org: OrgContext): Promise<Reply
     createdBy: org.user.id,
     expiresAt: Date.now() + rt.invitationTtlMs,
   });
+  await auditFrom(rt, org, {
+    action: 'member_invited',
+    organizationId: org.organization.id,
+    detail: `invitation link as ${role}`,
+  });
   return membersPage(rt, org, { status: 201, inviteLink: absoluteLink(rt, org, `/invite/${token}`) });
 }
 
@@ -186,7 +253,8 @@ export async function removeMember(rt: ConsoleRuntime, org: OrgContext, userId: 
   if (!target) throw new ConsoleError(404, 'No such member.');
   if (target.role === 'owner' && org.membership.role !== 'owner')
     throw new ConsoleError(403, 'Only owners can remove owners.');
-  const owners = (await rt.accounts.listMembers(org.organization.id)).filter((m) => m.role === 'owner');
+  const members = await rt.accounts.listMembers(org.organization.id);
+  const owners = members.filter((m) => m.role === 'owner');
   if (target.role === 'owner' && owners.length <= 1)
     throw new ConsoleError(409, 'An organization keeps at least one owner.');
   // Their keys stop working first: a removed member must not keep spending the organization's credits.
@@ -196,6 +264,12 @@ export async function removeMember(rt: ConsoleRuntime, org: OrgContext, userId: 
   // Or they could come back through a link they made (created after this, it is refused when used).
   await cancelInvitationsBy(rt.accounts, org.organization.id, userId);
   rt.logger?.info({ event: 'console.member_removed', userId, by: org.user.id }, 'console: member removed');
+  await auditFrom(rt, org, {
+    action: 'member_removed',
+    organizationId: org.organization.id,
+    target: members.find((m) => m.userId === userId)?.email ?? userId,
+    detail: `${target.role}; their keys revoked`,
+  });
   return redirect(rt, '/members');
 }
 

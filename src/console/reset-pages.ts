@@ -2,6 +2,7 @@
  * `GET /reset/<token>` and `POST /reset/<token>`: the page a one-time password reset link opens (made by the
  * operator, see password-reset.ts), and the new password it sets.
  */
+import { auditUserEvent } from './audit.ts';
 import { newPasswordField, resetPassword, resetUser } from './password-reset.ts';
 import { ConsoleError, htmlReply, type ConsoleRuntime, type Context, type Reply } from './runtime.ts';
 import { startSession, throttle } from './session.ts';
@@ -43,5 +44,10 @@ export async function acceptReset(rt: ConsoleRuntime, context: Context, token: s
   if (done === null) throw new ConsoleError(404, 'This reset link is not valid any more.');
   if ('problem' in done) return resetPage(rt, context, token, { error: done.problem, status: 400 });
   rt.logger?.info({ event: 'console.password_reset', userId: done.id }, 'console: password reset by link');
+  await auditUserEvent(rt, { user: done, clientAddress: context.clientAddress }, done.id, {
+    action: 'password_reset',
+    target: done.email,
+    detail: 'by reset link',
+  });
   return startSession(rt, context, done, '/keys');
 }

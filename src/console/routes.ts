@@ -2,6 +2,7 @@
  * The console's routes: which paths it owns, and which handler answers each (method and path). Pages
  * before sign-in first, then the user's own pages, then the organization's.
  */
+import { auditPage } from './audit-page.ts';
 import { readAsset } from './assets.ts';
 import { acceptInvite, acceptSetup, invitePage, setupPage } from './invitations.ts';
 import { operator } from './operator.ts';
@@ -9,6 +10,8 @@ import { acceptReset, resetPage } from './reset-pages.ts';
 import {
   ask,
   createKey,
+  setBudget,
+  budgetPage,
   deleteInvitation,
   invite,
   keysPage,
@@ -44,6 +47,8 @@ const ROUTES = [
   '/members',
   '/usage',
   '/usage.csv',
+  '/audit',
+  '/audit.csv',
   '/playground',
   '/playground/ask',
   '/research',
@@ -101,11 +106,15 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   if (path === '/account') return get ? accountPage(rt, context, user) : changePassword(rt, context, user);
   if (path === '/organization' && !get) return switchOrganization(rt, context, user);
   if (path === '/operator' || path.startsWith('/operator/')) return operator(rt, context, user, path, get);
+  if ((path === '/audit' || path === '/audit.csv') && get)
+    return auditPage(rt, context, user, path === '/audit.csv');
 
   const org = await organizationContext(rt, context, user);
   if (!org) return noOrganizationPage(rt, context, user);
   if (path === '/keys') return get ? keysPage(rt, org) : createKey(rt, org);
   if ((match = /^\/keys\/([^/]+)\/revoke$/.exec(path)) && !get) return revokeKey(rt, org, match[1]!);
+  if ((match = /^\/keys\/([^/]+)\/budget$/.exec(path)))
+    return get ? budgetPage(rt, org, match[1]!) : setBudget(rt, org, match[1]!);
   if (path === '/members') return get ? membersPage(rt, org) : invite(rt, org);
   if ((match = /^\/members\/([^/]+)\/remove$/.exec(path)) && !get) return removeMember(rt, org, match[1]!);
   if ((match = /^\/invitations\/([^/]+)\/delete$/.exec(path)) && !get)

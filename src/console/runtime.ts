@@ -3,6 +3,7 @@
  * credits service and the resolved options), a request's {@link Context}, the console's error, and the two
  * kinds of reply (a page, a redirect). Built once by {@link createConsole} (app.ts).
  */
+import type { AuditLog } from './audit.ts';
 import type { CreditsService } from '../engine/credits.ts';
 import type { Logger, SearchEngine } from '../engine/index.ts';
 import type { ProtocolRequest, ProtocolResponse } from '../http/handler.ts';
@@ -63,6 +64,8 @@ export interface ConsoleRuntime extends ConsolePaths {
   /** Switches maintenance on every instance (operator.ts). */
   readonly maintenance: { set(on: boolean): Promise<void> };
   readonly logger: Logger | undefined;
+  /** The audit log: who did what (see audit.ts). */
+  readonly audit: AuditLog;
 }
 
 /** One day in ms. */

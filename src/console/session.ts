@@ -3,6 +3,7 @@
  * pages that start and end sessions: sign-up, sign-in, sign-out, the account page (password change) and
  * the choice of organization. Sign-in and sign-up attempts are throttled (sign-in-throttle.ts).
  */
+import { auditFrom, auditUserEvent } from './audit.ts';
 import type { OrganizationRecord, UserRecord } from '../stores/account-types.ts';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import {
@@ -155,6 +156,12 @@ export async function authenticate(rt: ConsoleRuntime, context: Context): Promis
   if (!user || !matches) {
     await rt.signInThrottle.failed(context.clientAddress, email);
     rt.logger?.info({ event: 'console.signin_failed' }, 'console: sign-in failed');
+    await auditUserEvent(rt, context, user?.id ?? null, {
+      action: 'sign_in_failed',
+      actor: email,
+      target: email,
+      detail: 'password',
+    });
     return null;
   }
   return user;
@@ -215,6 +222,16 @@ export async function signUp(rt: ConsoleRuntime, context: Context): Promise<Repl
     { event: 'console.signup', userId: user.id, organizationId: organization.id },
     'console: sign-up',
   );
+  await auditFrom(
+    rt,
+    { user, clientAddress: context.clientAddress },
+    {
+      action: 'member_joined',
+      organizationId: organization.id,
+      target: user.email,
+      detail: `signed up: owner, ${rt.freeCredits} credits`,
+    },
+  );
   return startSession(rt, context, user, '/keys');
 }
 
@@ -228,12 +245,20 @@ export function signInPage(rt: ConsoleRuntime, context: Context): Reply {
 export async function signIn(rt: ConsoleRuntime, context: Context): Promise<Reply> {
   const user = await authenticate(rt, context);
   if (!user) return htmlReply(401, signInView(rt, rt.signup, 'Email or password is incorrect.'));
+  await auditUserEvent(rt, { user, clientAddress: context.clientAddress }, user.id, {
+    action: 'sign_in',
+    target: user.email,
+    detail: 'password',
+  });
   return startSession(rt, context, user, '/keys');
 }
 
 /** `POST /sign-out`: ends the session. */
 export async function signOut(rt: ConsoleRuntime, context: Context): Promise<Reply> {
   if (context.sessionToken) await rt.accounts.deleteSession(context.sessionToken);
+  if (context.user) {
+    await auditUserEvent(rt, context, context.user.id, { action: 'sign_out', target: context.user.email });
+  }
   return redirect(rt, '/sign-in', { 'set-cookie': sessionCookie(rt, context, null) });
 }
 
@@ -257,6 +282,7 @@ export async function changePassword(rt: ConsoleRuntime, context: Context, user:
   // Every session ends (a thief's included); this browser gets a new one.
   await rt.accounts.deleteUserSessions(user.id);
   rt.logger?.info({ event: 'console.password_changed', userId: user.id }, 'console: password changed');
+  await auditUserEvent(rt, context, user.id, { action: 'password_changed', target: user.email });
   return startSession(rt, context, user, '/account');
 }
 

@@ -3,7 +3,8 @@
  * {@link SearchEngine.createKey}).
  */
 import { randomBytes } from 'node:crypto';
-import type { KeyRecord, KeyStore } from '../stores/types.ts';
+import { CitewiseError } from '../errors.ts';
+import type { KeyBudget, KeyRecord, KeyStore } from '../stores/types.ts';
 import type { CreditsService } from './credits.ts';
 import { FREE_CREDITS, type CreateKeyOptions } from './options.ts';
 
@@ -26,6 +27,22 @@ export async function createKey(
     accountId,
     name: input.name ?? null,
     expiresAt: input.expiresAt ?? null,
+    budget: input.budget ?? null,
   });
   return { ...created, accountCreated };
+}
+
+/**
+ * Sets (or with `null` removes) key `id`'s budget; returns the updated record, or `null` for an unknown key.
+ * Takes effect at the key's next search (a Redis key store's cache: within its `keyCacheMs`).
+ */
+export async function setKeyBudget(
+  keys: KeyStore,
+  id: string,
+  budget: KeyBudget | null,
+): Promise<KeyRecord | null> {
+  if (!keys.setBudget) {
+    throw new CitewiseError('server_error', 'this key store cannot set budgets (it has no setBudget)');
+  }
+  return keys.setBudget(id, budget);
 }

@@ -30,8 +30,8 @@ import { createMemoryIdempotencyStore } from '../http/idempotency.ts';
 import { createMemoryCreditStore } from '../stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from '../stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
-import type { CreditStore, KeyRecord, KeyStore, RateLimiter } from '../stores/types.ts';
-import { createKey } from './admin.ts';
+import type { CreditStore, KeyBudget, KeyRecord, KeyStore, RateLimiter } from '../stores/types.ts';
+import { createKey, setKeyBudget } from './admin.ts';
 import { createCreditsService, type CreditsService } from './credits.ts';
 import { runExtract } from './extract.ts';
 import { createFairScheduler } from './fair-scheduler.ts';
@@ -91,6 +91,11 @@ export interface SearchEngine {
   readonly research: ResearchJobsApi;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
+  /**
+   * Sets (or with `null` removes) key `id`'s budget, e.g. `{ credits: 500, period: 'day' }`; returns the
+   * updated record, or `null` for an unknown key. What it already spent this period still counts.
+   */
+  setKeyBudget(id: string, budget: KeyBudget | null): Promise<KeyRecord | null>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
   setMaintenance(on: boolean): void;
   /**
@@ -154,6 +159,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     resolved,
     keys,
     credits: creditStore,
+    creditsService: credits,
     rateLimiter,
     // The policy announced in `RateLimit-Policy`: the option, else what the limiter says it enforces.
     rateLimitPolicy: options.rateLimit ?? rateLimiter?.policy,
@@ -202,6 +208,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     maxBodyBytes: resolved.maxBodyBytes,
     tavilyPrefix: resolved.tavilyPrefix,
     createKey: (input = {}) => createKey(keys, credits, input),
+    setKeyBudget: (id, budget) => setKeyBudget(keys, id, budget),
     setMaintenance: (on) => service.setMaintenance(on),
     async warm() {
       await stages.extractor?.warm?.();

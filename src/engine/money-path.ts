@@ -7,6 +7,7 @@
 import type { CallOptions } from '../pipeline/types.ts';
 import type { CreditsService } from './credits.ts';
 import type { FairScheduler } from './fair-scheduler.ts';
+import type { KeyBudget } from '../stores/types.ts';
 
 /**
  * How long a credit hold outlives its request's deadline, in ms: a hold whose instance died lapses (and its
@@ -33,6 +34,8 @@ export interface ChargeTarget {
   readonly arrivedAt?: number;
   /** The API key that spends (for the ledger); the money path only passes it on. */
   readonly keyId?: string;
+  /** That key's budget: the hold spends it too (a 433 when it would pass it). @default none */
+  readonly budget?: KeyBudget | null | undefined;
   /** Credits held now and charged on success. @default the money path's `creditCost` */
   readonly amount?: number;
 }
@@ -147,6 +150,7 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         id: target.requestId,
         amount,
         ttlMs: requestTimeoutMs + HOLD_GRACE_MS,
+        ...(target.keyId === undefined ? {} : { key: { id: target.keyId, budget: target.budget } }),
       });
       held = true;
       release = await scheduler.acquire(target.account, signal);

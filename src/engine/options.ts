@@ -28,7 +28,7 @@ import type {
   SearchProvider,
 } from '../pipeline/types.ts';
 import type { UsageRecorder } from '../stores/account-types.ts';
-import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
+import type { CreditStore, KeyBudget, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
 import { STORE_DEFAULTS } from '../stores/defaults.ts';
@@ -355,6 +355,11 @@ export interface CreateKeyOptions {
   readonly name?: string;
   /** Epoch ms after which the key stops working. @default never */
   readonly expiresAt?: number;
+  /**
+   * What the key may spend per UTC day, per UTC month or in all, on top of its account's credits, e.g.
+   * `{ credits: 500, period: 'day' }`; a search that would pass it gets a 433. @default no budget
+   */
+  readonly budget?: KeyBudget | null;
 }
 
 /** A no-op {@link Logger}: the engine is silent unless given one. */

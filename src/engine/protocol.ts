@@ -9,6 +9,8 @@ import type { IdempotencyStore } from '../http/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
 import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import { HOLD_GRACE_MS } from './money-path.ts';
+import type { CreditsService, KeyBalance } from './credits.ts';
+import type { BalanceResponse } from '../http/schema.ts';
 import type { Logger, ResolvedEngineOptions } from './options.ts';
 import { rateLimitHeaders } from './response.ts';
 
@@ -33,6 +35,8 @@ export interface ProtocolServiceParts {
   readonly resolved: ResolvedEngineOptions;
   readonly keys: KeyStore;
   readonly credits: CreditStore;
+  /** The credits service: what a key can still spend (`GET /v1/balance`). */
+  readonly creditsService: CreditsService;
   readonly rateLimiter: RateLimiter | null;
   /** The policy announced in `RateLimit-Policy`, when known. */
   readonly rateLimitPolicy: RateLimitOptions | undefined;
@@ -85,7 +89,7 @@ export function createProtocolService(parts: ProtocolServiceParts): EngineProtoc
     },
     idempotency,
     async balance(key) {
-      return { available_credits: await credits.balance(key.accountId) };
+      return balanceResponse(await parts.creditsService.keyBalance(key));
     },
     ...parts.work,
     checkReadiness: () => checkReadiness(keys, credits, rateLimiter, logger),
@@ -183,4 +187,23 @@ async function withTimeout(work: Promise<void> | undefined, ms: number, message:
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The body of `GET /v1/balance`: the spec's `available_credits` (what this key can still spend), and for a
+ * key with a budget, additively, the account's credits and the budget's rest.
+ */
+export function balanceResponse(balance: KeyBalance): BalanceResponse {
+  const { budget } = balance;
+  if (!budget) return { available_credits: balance.available };
+  return {
+    available_credits: balance.available,
+    account_credits: balance.account,
+    key_budget: {
+      credits: budget.credits,
+      period: budget.period,
+      remaining: budget.remaining,
+      resets_at: budget.resetsAt === null ? null : new Date(budget.resetsAt).toISOString(),
+    },
+  };
 }

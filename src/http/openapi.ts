@@ -179,8 +179,31 @@ const searchResponseSchema = z
   .meta({ description: 'SearchResponse: the answer, its format, its sources and the time taken.' });
 
 const balanceSchema = z
-  .object({ available_credits: z.number().meta({ description: 'Credits remaining on the account.' }) })
-  .meta({ description: 'Balance of the account.' });
+  .object({
+    available_credits: z.number().meta({
+      description:
+        "Credits this key can still spend: the account's credits, or for a key with a budget the smaller of those and the budget's rest.",
+    }),
+    account_credits: z
+      .number()
+      .optional()
+      .meta({ description: "Only for a key with a budget: the account's credits." }),
+    key_budget: z
+      .object({
+        credits: z.number().meta({ description: 'Credits the key may spend per period.' }),
+        period: z
+          .enum(['day', 'month', 'total'])
+          .meta({ description: 'When the budget starts afresh (UTC); `total` never does.' }),
+        remaining: z.number().meta({ description: 'What is left of the budget in this period.' }),
+        resets_at: z
+          .string()
+          .nullable()
+          .meta({ description: 'ISO 8601 time the budget starts afresh, or null.' }),
+      })
+      .optional()
+      .meta({ description: 'Only for a key with a budget: the budget and its rest.' }),
+  })
+  .meta({ description: 'Balance of the account, as the calling key sees it.' });
 
 const extractedPageSchema = z
   .object({

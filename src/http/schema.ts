@@ -331,9 +331,22 @@ export interface SearchResponse {
   steps?: readonly ResearchStep[];
 }
 
-/** The spec's 200 body of `GET /v1/balance`. */
+/**
+ * The spec's 200 body of `GET /v1/balance`: `available_credits` is what the calling key can still spend.
+ * For a key with a budget, two fields are added: the account's credits and the budget's rest.
+ */
 export interface BalanceResponse {
   available_credits: number;
+  /** Only for a key with a budget: the account's credits (`available_credits` is the smaller of the two). */
+  account_credits?: number;
+  /** Only for a key with a budget: the budget, what is left of it, and when it starts afresh. */
+  key_budget?: {
+    credits: number;
+    period: 'day' | 'month' | 'total';
+    remaining: number;
+    /** ISO 8601 time (UTC) the budget starts afresh; `null` for a budget that never does. */
+    resets_at: string | null;
+  };
 }
 
 /**

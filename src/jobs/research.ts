@@ -207,6 +207,7 @@ export function createResearchService(
         id: reservationOf(id),
         amount: reserved,
         ttlMs: JOBS_DEFAULTS.reservationTtlMs,
+        key,
       });
       const input: ResearchJobInput = {
         request,

@@ -8,6 +8,9 @@
  * passwords as scrypt hashes made by the console (the store only keeps the string it is given).
  * Times are epoch milliseconds.
  */
+import type { AuditStore } from './audit.ts';
+
+export type * from './audit.ts';
 
 /** A person who signs in to the console. */
 export interface UserRecord {
@@ -72,7 +75,7 @@ export interface SessionRecord {
 }
 
 /** Accounts of the console. Every method is atomic on its own. */
-export interface AccountStore {
+export interface AccountStore extends AuditStore {
   /** Creates a user; returns `null` when the email is taken (compared lower-cased). */
   createUser(input: { email: string; passwordHash: string; operator?: boolean }): Promise<UserRecord | null>;
   getUser(id: string): Promise<UserRecord | null>;

@@ -13,3 +13,4 @@ export {
 export { gcraStep, assertCost } from './gcra.ts';
 export type { GcraStep } from './gcra.ts';
 export * from './memory/index.ts';
+export { budgetWindow, describeBudget, formatBudget, normalizeKeyBudget, parseBudget } from './budgets.ts';

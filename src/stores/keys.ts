@@ -3,7 +3,7 @@
  * format check. Keys look like `cw_` followed by 40 base62 characters (≈238 bits of entropy).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { KeyRecord } from './types.ts';
+import type { KeyBudget, KeyRecord } from './types.ts';
 
 /** Every raw API key starts with this. */
 export const API_KEY_PREFIX = 'cw_';
@@ -58,6 +58,7 @@ export interface NewKeyFields {
   readonly accountId: string;
   readonly name: string | null;
   readonly expiresAt: number | null;
+  readonly budget?: KeyBudget | null;
 }
 
 /** The record of a freshly created, unrevoked key; stores round `createdAt`/`expiresAt` as they keep them. */
@@ -70,6 +71,7 @@ export function newKeyRecord(id: string, rawKey: string, fields: NewKeyFields, c
     createdAt,
     expiresAt: fields.expiresAt,
     revokedAt: null,
+    ...(fields.budget ? { budget: fields.budget } : {}),
   };
 }
 
@@ -88,10 +90,19 @@ export interface KeyRow<Time> {
   created_at: Time;
   expires_at: Time | null;
   revoked_at: Time | null;
+  budget_credits: Time | null;
+  budget_period: string | null;
 }
 
-/** The columns of {@link KeyRow}, for `SELECT`. */
-export const KEY_ROW_COLUMNS = 'id, account_id, name, prefix, created_at, expires_at, revoked_at';
+/** The columns of {@link KeyRow}, for `SELECT … FROM` {@link keyRowsFrom} (keys `k`, budgets `b`). */
+export const KEY_ROW_COLUMNS =
+  'k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, ' +
+  'b.credits AS budget_credits, b.period AS budget_period';
+
+/** The SQL key tables, each key with its budget if it has one; `schema` is a quoted schema and dot, or ''. */
+export function keyRowsFrom(schema = ''): string {
+  return `${schema}api_keys k LEFT JOIN ${schema}api_key_budgets b ON b.key_id = k.id`;
+}
 
 /** Maps a {@link KeyRow} to a {@link KeyRecord}; `toTime` converts the driver's integers (e.g. bigint strings). */
 export function keyRecordFromRow<Time>(row: KeyRow<Time>, toTime: (value: Time) => number): KeyRecord {
@@ -103,5 +114,13 @@ export function keyRecordFromRow<Time>(row: KeyRow<Time>, toTime: (value: Time) 
     createdAt: toTime(row.created_at),
     expiresAt: row.expires_at === null ? null : toTime(row.expires_at),
     revokedAt: row.revoked_at === null ? null : toTime(row.revoked_at),
+    ...(row.budget_credits === null || row.budget_period === null
+      ? {}
+      : {
+          budget: {
+            credits: toTime(row.budget_credits),
+            period: row.budget_period as KeyBudget['period'],
+          },
+        }),
   };
 }

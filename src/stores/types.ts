@@ -4,6 +4,9 @@
  *
  * Times are epoch milliseconds. Credit amounts are non-negative safe integers.
  */
+import type { BudgetCharge, KeyBudget } from './budgets.ts';
+
+export type { BudgetCharge, BudgetPeriod, KeyBudget } from './budgets.ts';
 
 /** A stored API key. The raw key is never stored: only its SHA-256 hash. */
 export interface KeyRecord {
@@ -20,6 +23,8 @@ export interface KeyRecord {
   readonly expiresAt: number | null;
   /** When the key was revoked; `null` = active. */
   readonly revokedAt: number | null;
+  /** What the key may spend per period, on top of its account's credits; absent or `null` = no budget. */
+  readonly budget?: KeyBudget | null;
 }
 
 /** Input of {@link KeyStore.create}. */
@@ -28,6 +33,8 @@ export interface CreateKeyInput {
   readonly name?: string | null;
   /** Epoch ms after which the key is rejected; omit or `null` for no expiry. */
   readonly expiresAt?: number | null;
+  /** The key's budget (see {@link KeyBudget}); omit or `null` for none. */
+  readonly budget?: KeyBudget | null;
 }
 
 /** API keys. Keys are high-entropy, prefixed (`cw_`), shown once at creation and stored hashed. */
@@ -40,6 +47,11 @@ export interface KeyStore {
   revoke(id: string): Promise<boolean>;
   /** Lists keys, optionally of one account, oldest first. */
   list(accountId?: string): Promise<KeyRecord[]>;
+  /**
+   * Sets (or with `null` removes) a key's budget; returns the updated record, or `null` if no such key.
+   * The built-in stores have it; without it, budgets cannot be set.
+   */
+  setBudget?(id: string, budget: KeyBudget | null): Promise<KeyRecord | null>;
   /** Resolves when the store can serve requests, rejects when it cannot (the `/readyz` probe). */
   ping?(): Promise<void>;
   close?(): Promise<void>;
@@ -62,6 +74,12 @@ export interface ReserveInput {
   readonly amount: number;
   /** How long the hold lasts if never settled (a crashed instance). */
   readonly ttlMs: number;
+  /**
+   * A key budget the hold also spends: the reservation is refused with {@link BudgetExceededError} when
+   * the key's counter in `budget.window` plus `amount` would pass `budget.limit`. Commit gives the unspent
+   * rest back to the budget, refund and lapse all of it. Stores without `budgetSpent` ignore it.
+   */
+  readonly budget?: BudgetCharge;
 }
 
 /**
@@ -90,6 +108,12 @@ export interface CreditStore {
   commit(id: string, actual?: number): Promise<boolean>;
   /** Returns the reserved credits. Same settlement rules as {@link commit}. */
   refund(id: string): Promise<boolean>;
+  /**
+   * Credits key `key` of `account` has spent (committed plus live holds) in budget window `window`; 0 for
+   * a key whose counter is in another window. Stores that have it enforce {@link ReserveInput.budget}
+   * atomically with the balance (the built-in stores all do).
+   */
+  budgetSpent?(account: string, key: string, window: string): Promise<number>;
   /** Resolves when the store can serve requests, rejects when it cannot (the `/readyz` probe). */
   ping?(): Promise<void>;
   close?(): Promise<void>;

@@ -5,6 +5,7 @@
 import { positiveInteger } from '../options.ts';
 import type { CreateKeyInput, RateLimitOptions, ReserveInput } from './types.ts';
 import { STORE_DEFAULTS } from './defaults.ts';
+import { assertBudgetCharge, normalizeKeyBudget, type KeyBudget } from './budgets.ts';
 
 /** Longest accepted account id, reservation id, rate-limit key or key name. */
 export const MAX_ID_LENGTH = 512;
@@ -43,6 +44,7 @@ export function assertReserveInput(input: ReserveInput): void {
   assertId(input.id, 'reservation id');
   assertAmount(input.amount, 'amount');
   assertPositiveMs(input.ttlMs, 'ttlMs');
+  if (input.budget !== undefined) assertBudgetCharge(input.budget);
 }
 
 /** Validates {@link CreateKeyInput} and returns it normalized (`name`/`expiresAt` as `null` when absent). */
@@ -50,6 +52,7 @@ export function normalizeCreateKeyInput(input: CreateKeyInput): {
   accountId: string;
   name: string | null;
   expiresAt: number | null;
+  budget: KeyBudget | null;
 } {
   if (typeof input !== 'object' || input === null) throw new TypeError('key input must be an object');
   assertId(input.accountId, 'accountId');
@@ -65,7 +68,7 @@ export function normalizeCreateKeyInput(input: CreateKeyInput): {
       throw new RangeError(`expiresAt must be a finite time within ±${MAX_TIME_MS} ms`);
     }
   }
-  return { accountId: input.accountId, name, expiresAt };
+  return { accountId: input.accountId, name, expiresAt, budget: normalizeKeyBudget(input.budget) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountStore } from '../stores/account-types.ts';
+import { describeAuditLog } from './audit-suite.ts';
 
 /** Makes a fresh, empty account store for one test. The suite closes it after the test. */
 export type MakeAccountStore = () => Promise<AccountStore> | AccountStore;
@@ -204,5 +205,6 @@ export function describeAccountStore(name: string, makeStore: MakeAccountStore):
       await store.setSetting('maintenance', null);
       expect(await store.getSetting('maintenance')).toBeNull();
     });
+    describeAuditLog(open);
   });
 }

@@ -1,18 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CreditStore } from '../stores/types.ts';
 import { attempt, countSettled, sleep } from './helpers.ts';
+import { describeCreditBudgets, type MakeCreditStorePair } from './credit-budget-suite.ts';
 
 /** Makes a fresh, empty store for one test. The suite closes it after the test. */
 export type MakeCreditStore = () => Promise<CreditStore> | CreditStore;
 
 const HOUR = 3_600_000;
 
+/** Options of {@link describeCreditStore}. */
+export interface DescribeCreditStoreOptions {
+  /** Whether the store enforces key budgets (`ReserveInput.budget`, `budgetSpent`). @default true */
+  readonly keyBudgets?: boolean;
+  /** Two instances sharing one store's data, for the cross-instance budget test. @default none (skipped) */
+  readonly makePair?: MakeCreditStorePair;
+}
+
 /**
  * Runs the {@link CreditStore} conformance suite (vitest) against `makeStore`. Call it at the top level of a
  * test file. Every test gets a new store from `makeStore` and closes it afterwards; the store should start
  * empty. Uses only the public interface and the real clock (the lapse test waits about half a second).
  */
-export function describeCreditStore(name: string, makeStore: MakeCreditStore): void {
+export function describeCreditStore(
+  name: string,
+  makeStore: MakeCreditStore,
+  options: DescribeCreditStoreOptions = {},
+): void {
   describe(`CreditStore conformance: ${name}`, () => {
     const opened: CreditStore[] = [];
     const open = async (): Promise<CreditStore> => {
@@ -259,5 +272,6 @@ export function describeCreditStore(name: string, makeStore: MakeCreditStore): v
       expect(await store.commit('ok', 1)).toBe(true);
       expect(await store.balance('acct')).toBe(9);
     });
+    if (options.keyBudgets !== false) describeCreditBudgets(open, options.makePair);
   });
 }

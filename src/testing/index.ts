@@ -32,7 +32,8 @@ export { request, type Handler, type RequestOptions, type TestResponse } from '.
 export { describeKeyStore } from './key-store-suite.ts';
 export type { MakeKeyStore } from './key-store-suite.ts';
 export { describeCreditStore } from './credit-store-suite.ts';
-export type { MakeCreditStore } from './credit-store-suite.ts';
+export type { DescribeCreditStoreOptions, MakeCreditStore } from './credit-store-suite.ts';
+export type { MakeCreditStorePair } from './credit-budget-suite.ts';
 export { describeRateLimiter } from './rate-limiter-suite.ts';
 export type { MakeRateLimiter } from './rate-limiter-suite.ts';
 export { describeIdempotencyStore } from './idempotency-store-suite.ts';

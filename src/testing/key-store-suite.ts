@@ -148,5 +148,32 @@ export function describeKeyStore(name: string, makeStore: MakeKeyStore): void {
         attempt(() => store.create({ accountId: 'acct_a', expiresAt: 'tomorrow' as unknown as number })),
       ).rejects.toThrow(TypeError);
     });
+
+    it('keeps a key budget, set at creation and changed later', async () => {
+      const store = await open();
+      expect(typeof store.setBudget).toBe('function');
+      const { key, record } = await store.create({
+        accountId: 'acct_b',
+        budget: { credits: 500, period: 'day' },
+      });
+      expect(record.budget).toEqual({ credits: 500, period: 'day' });
+      expect((await store.verify(key))?.budget).toEqual({ credits: 500, period: 'day' });
+      const plain = await store.create({ accountId: 'acct_b' });
+      expect(plain.record.budget ?? null).toBeNull();
+      const changed = await store.setBudget!(record.id, { credits: 9000, period: 'month' });
+      expect(changed).toMatchObject({ id: record.id, budget: { credits: 9000, period: 'month' } });
+      expect((await store.verify(key))?.budget).toEqual({ credits: 9000, period: 'month' });
+      const listed = await store.list('acct_b');
+      expect(listed.map((k) => k.budget ?? null)).toEqual([{ credits: 9000, period: 'month' }, null]);
+      expect((await store.setBudget!(record.id, null))?.budget ?? null).toBeNull();
+      expect((await store.list('acct_b'))[0]?.budget ?? null).toBeNull();
+      expect(await store.setBudget!('key_unknown', { credits: 1, period: 'total' })).toBeNull();
+      await expect(
+        attempt(() => store.setBudget!(record.id, { credits: -1, period: 'day' })),
+      ).rejects.toThrow(RangeError);
+      await expect(
+        attempt(() => store.create({ accountId: 'acct_b', budget: { credits: 5, period: 'week' as 'day' } })),
+      ).rejects.toThrow(RangeError);
+    });
   });
 }

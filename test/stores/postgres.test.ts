@@ -64,10 +64,22 @@ if (available) {
     const stores = fresh();
     return closing(stores.keys, stores);
   });
-  describeCreditStore('postgres', () => {
-    const stores = fresh();
-    return closing(stores.credits, stores);
-  });
+  describeCreditStore(
+    'postgres',
+    () => {
+      const stores = fresh();
+      return closing(stores.credits, stores);
+    },
+    {
+      // Two instances (two pools) on one schema.
+      makePair: async () => {
+        const a = fresh();
+        await a.credits.hasAccount('migrated'); // the first instance migrates the schema
+        const b = createPostgresStores({ connectionString: url!, schema: schemas.at(-1)!, maxConnections: 4 });
+        return [closing(a.credits, a), closing(b.credits, b)] as const;
+      },
+    },
+  );
 
   describeIdempotencyStore('postgres', () => {
     const stores = fresh();

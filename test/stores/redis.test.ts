@@ -49,10 +49,21 @@ if (available) {
     const stores = fresh();
     return closing(stores.keys, stores);
   });
-  describeCreditStore('redis', () => {
-    const stores = fresh();
-    return closing(stores.credits, stores);
-  });
+  describeCreditStore(
+    'redis',
+    () => {
+      const stores = fresh();
+      return closing(stores.credits, stores);
+    },
+    {
+      // Two instances (two clients) on one prefix.
+      makePair: async () => {
+        const prefix = `${RUN}${counter++}:`;
+        const [a, b] = [createRedisStores({ url: url!, prefix }), createRedisStores({ url: url!, prefix })];
+        return [closing(a.credits, a), closing(b.credits, b)] as const;
+      },
+    },
+  );
   describeRateLimiter('redis', (options) => {
     const stores = fresh();
     return closing(stores.rateLimiter(options), stores);

@@ -39,7 +39,13 @@ describeIdempotencyStore('sqlite (shared stores)', () => {
   return { ...stores.idempotency, close: () => stores.close() };
 });
 describeKeyStore('sqlite (own connection)', () => createSqliteKeyStore({ path: freshPath() }));
-describeCreditStore('sqlite (own connection)', () => createSqliteCreditStore({ path: freshPath() }));
+describeCreditStore('sqlite (own connection)', () => createSqliteCreditStore({ path: freshPath() }), {
+  // Two connections on one file: two processes sharing the database.
+  makePair: async () => {
+    const path = freshPath();
+    return [createSqliteCreditStore({ path }), createSqliteCreditStore({ path })] as const;
+  },
+});
 describeRateLimiter('sqlite (own connection)', (limits) =>
   createSqliteRateLimiter({ ...limits, path: freshPath() }),
 );

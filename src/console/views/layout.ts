@@ -31,6 +31,11 @@ export function page(paths: ConsolePaths, input: PageInput): Html {
           <li><a href="${link('/members')}">Members</a></li>
           <li><a href="${link('/playground')}">Playground</a></li>
           <li><a href="${link('/research')}">Research</a></li>
+          ${
+            user.operator || (org && org.membership.role !== 'member')
+              ? html`<li><a href="${link('/audit')}">Audit</a></li>`
+              : ''
+          }
           ${user.operator ? html`<li><a href="${link('/operator')}">Operator</a></li>` : ''}
           <li><a href="${link('/account')}">Account</a></li>
         </ul>

@@ -110,7 +110,7 @@ function signed(record: UsageRecord): string {
  * a cell that starts with one of those, a tab or a carriage return gets a leading `'`, unless the whole
  * cell is a number (`-1`, `+1000`). `-1+HYPERLINK(…)` starts like a number but is a formula.
  */
-function csvCell(value: string): string {
+export function csvCell(value: string): string {
   const safe = /^[=+\-@\t\r]/.test(value) && !/^[-+]?\d+(?:\.\d+)?$/.test(value) ? `'${value}` : value;
   return `"${safe.replace(/"/g, '""')}"`;
 }

@@ -2,6 +2,7 @@
  * In-memory account and usage stores: the library default of the console, and the reference the
  * conformance suites are written against. Everything is lost on restart.
  */
+import { createMemoryAuditLog } from './audit.ts';
 import { assertId, normalizeClock } from '../validation.ts';
 import {
   assertRole,
@@ -48,6 +49,7 @@ export function createMemoryAccountStore(options: MemoryAccountStoreOptions = {}
   const memberKey = (organizationId: string, userId: string) => `${organizationId} ${userId}`;
 
   const store: AccountStore = {
+    ...createMemoryAuditLog(now),
     async createUser({ email, passwordHash, operator = false }) {
       const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');

@@ -1,4 +1,4 @@
-import { QuotaExceededError } from '../../errors.ts';
+import { BudgetExceededError, QuotaExceededError } from '../../errors.ts';
 import { positiveInteger } from '../../options.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import {
@@ -27,6 +27,14 @@ interface Hold {
   readonly account: string;
   readonly amount: number;
   readonly expiresAt: number;
+  /** The key budget counter and window the hold spends, if any. */
+  readonly budget?: { readonly key: string; readonly window: string };
+}
+
+/** A key's budget counter: what it spent in `window`. */
+interface BudgetCounter {
+  window: string;
+  spent: number;
 }
 
 /**
@@ -43,6 +51,8 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
 
   const available = new Map<string, number>();
   const holds = new Map<string, Hold>();
+  // account → key → counter (one per key: a counter from an older window counts as 0).
+  const budgets = new Map<string, Map<string, BudgetCounter>>();
   // id → settled at; insertion order is settlement order, so the oldest are first.
   const settled = new Map<string, number>();
   let nextExpiry = Infinity;
@@ -50,6 +60,22 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
   function credit(account: string, amount: number): void {
     const current = available.get(account);
     if (current !== undefined) available.set(account, current + amount);
+  }
+
+  function counterOf(account: string, key: string): BudgetCounter | undefined {
+    return budgets.get(account)?.get(key);
+  }
+
+  function spentIn(account: string, key: string, window: string): number {
+    const counter = counterOf(account, key);
+    return counter && counter.window === window ? counter.spent : 0;
+  }
+
+  /** Gives `amount` back to the budget a hold spent, if its window is still the counter's. */
+  function creditBudget(hold: Hold, amount: number): void {
+    if (!hold.budget || amount <= 0) return;
+    const counter = counterOf(hold.account, hold.budget.key);
+    if (counter && counter.window === hold.budget.window) counter.spent = Math.max(0, counter.spent - amount);
   }
 
   function settle(id: string, at: number): void {
@@ -64,6 +90,7 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
       for (const [id, hold] of holds) {
         if (hold.expiresAt <= at) {
           credit(hold.account, hold.amount);
+          creditBudget(hold, hold.amount);
           settle(id, at);
         } else if (hold.expiresAt < nextExpiry) {
           nextExpiry = hold.expiresAt;
@@ -120,9 +147,24 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
       if (holds.has(id) || settled.has(id)) throw new TypeError(`reservation id ${id} already exists`);
       const current = available.get(account) ?? 0;
       if (amount > current) throw new QuotaExceededError(current, amount);
+      const { budget } = input;
+      if (budget) {
+        const spent = spentIn(account, budget.key, budget.window);
+        if (amount > 0 && spent + amount > budget.limit) {
+          throw new BudgetExceededError(spent, budget.limit, amount);
+        }
+        let keys = budgets.get(account);
+        if (!keys) budgets.set(account, (keys = new Map<string, BudgetCounter>()));
+        keys.set(budget.key, { window: budget.window, spent: spent + amount });
+      }
       if (amount > 0) available.set(account, current - amount);
       const expiresAt = at + ttlMs;
-      holds.set(id, { account, amount, expiresAt });
+      holds.set(id, {
+        account,
+        amount,
+        expiresAt,
+        ...(budget ? { budget: { key: budget.key, window: budget.window } } : {}),
+      });
       if (expiresAt < nextExpiry) nextExpiry = expiresAt;
       return { id, account, amount, expiresAt };
     },
@@ -136,6 +178,7 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
       if (!hold) return false;
       const spent = Math.min(actual ?? hold.amount, hold.amount);
       credit(hold.account, hold.amount - spent);
+      creditBudget(hold, hold.amount - spent);
       settle(id, at);
       return true;
     },
@@ -147,8 +190,16 @@ export function createMemoryCreditStore(options: MemoryCreditStoreOptions = {}):
       const hold = holds.get(id);
       if (!hold) return false;
       credit(hold.account, hold.amount);
+      creditBudget(hold, hold.amount);
       settle(id, at);
       return true;
+    },
+
+    async budgetSpent(account: string, key: string, window: string) {
+      assertId(account, 'account');
+      assertId(key, 'budget key');
+      housekeep(now());
+      return spentIn(account, key, window);
     },
 
     async ping() {},

@@ -1,6 +1,7 @@
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
+import { normalizeKeyBudget } from '../budgets.ts';
 
 /** Options of {@link createMemoryKeyStore}. */
 export interface MemoryKeyStoreOptions {
@@ -55,6 +56,18 @@ export function createMemoryKeyStore(options: MemoryKeyStoreOptions = {}): Memor
       if (hash === undefined || !record) return false;
       if (record.revokedAt === null) byHash.set(hash, { ...record, revokedAt: now() });
       return true;
+    },
+
+    async setBudget(id, budget) {
+      assertId(id, 'key id');
+      const normalized = normalizeKeyBudget(budget);
+      const hash = hashById.get(id);
+      const record = hash === undefined ? undefined : byHash.get(hash);
+      if (hash === undefined || !record) return null;
+      const { budget: _old, ...rest } = record;
+      const updated: KeyRecord = normalized ? { ...rest, budget: normalized } : rest;
+      byHash.set(hash, updated);
+      return { ...updated };
     },
 
     async list(accountId?: string) {

@@ -2,6 +2,7 @@
  * PostgreSQL account and usage stores (schema migration 3): sessions, keys' creators and settings are
  * shared by every instance on the same database, so a user signed in on one instance is signed in on all.
  */
+import { createPostgresAuditLog } from './audit.ts';
 import {
   openPostgresConnection,
   toNumber,
@@ -87,6 +88,7 @@ export function buildPostgresAccountStore(
     (await connection.query(sql, params)).rowCount ?? 0;
 
   const store: AccountStore = {
+    ...createPostgresAuditLog(connection),
     async createUser({ email, passwordHash, operator = false }) {
       const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');

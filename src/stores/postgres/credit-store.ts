@@ -1,4 +1,4 @@
-import { QuotaExceededError } from '../../errors.ts';
+import { BudgetExceededError, QuotaExceededError } from '../../errors.ts';
 import { nonNegativeNumber } from '../../options.ts';
 import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
@@ -13,6 +13,7 @@ import { STORE_DEFAULTS } from '../defaults.ts';
 
 interface ReserveRow {
   o_reserved: boolean;
+  o_budget?: boolean;
   o_available: string | null;
   o_expires_at: string | null;
 }
@@ -98,22 +99,30 @@ export function buildPostgresCreditStore(
 
     async reserve(input: ReserveInput): Promise<Reservation> {
       assertReserveInput(input);
-      const { account, id, amount, ttlMs } = input;
+      const { account, id, amount, ttlMs, budget } = input;
       let row: ReserveRow | undefined;
       try {
         ({
           rows: [row],
-        } = await connection.query<ReserveRow>(`SELECT * FROM ${schema}.reserve($1, $2, $3, $4)`, [
-          id,
-          account,
-          amount,
-          ttlMs,
-        ]));
+        } = budget
+          ? await connection.query<ReserveRow>(
+              `SELECT * FROM ${schema}.reserve_with_budget($1, $2, $3, $4, $5, $6, $7)`,
+              [id, account, amount, ttlMs, budget.key, budget.limit, budget.window],
+            )
+          : await connection.query<ReserveRow>(`SELECT * FROM ${schema}.reserve($1, $2, $3, $4)`, [
+              id,
+              account,
+              amount,
+              ttlMs,
+            ]));
       } catch (error) {
         if ((error as { code?: string }).code === '23505') {
           throw new TypeError(`reservation id ${id} already exists`, { cause: error });
         }
         throw error;
+      }
+      if (budget && row && !row.o_reserved && row.o_budget) {
+        throw new BudgetExceededError(toNumber(row.o_available ?? 0), budget.limit, amount);
       }
       if (!row?.o_reserved) throw new QuotaExceededError(toNumber(row?.o_available ?? 0), amount);
       return { id, account, amount, expiresAt: toNumber(row.o_expires_at) };
@@ -141,6 +150,16 @@ export function buildPostgresCreditStore(
         settleRetryMs,
       );
       return rows[0]?.settled === true;
+    },
+
+    async budgetSpent(account: string, key: string, window: string) {
+      assertId(account, 'account');
+      assertId(key, 'budget key');
+      const { rows } = await connection.query<{ spent: string }>(
+        `SELECT ${schema}.budget_spent($1, $2, $3) AS spent`,
+        [account, key, window],
+      );
+      return toNumber(rows[0]?.spent ?? 0);
     },
 
     async ping() {

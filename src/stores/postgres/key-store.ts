@@ -4,6 +4,7 @@ import {
   isKeyUsable,
   KEY_ROW_COLUMNS as COLUMNS,
   keyRecordFromRow,
+  keyRowsFrom,
   looksLikeApiKey,
   newKeyId,
   newKeyRecord,
@@ -11,6 +12,7 @@ import {
 } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
+import { normalizeKeyBudget, type KeyBudget } from '../budgets.ts';
 import {
   openPostgresConnection,
   toNumber,
@@ -47,28 +49,68 @@ export function buildPostgresKeyStore(
   ownsConnection: boolean,
 ): KeyStore {
   const { schema } = connection;
+  const FROM = keyRowsFrom(`${schema}.`);
   return {
     async create(input: CreateKeyInput) {
-      const { accountId, name, expiresAt } = normalizeCreateKeyInput(input);
+      const { accountId, name, expiresAt, budget } = normalizeCreateKeyInput(input);
       const key = generateApiKey();
-      const fields = { accountId, name, expiresAt: expiresAt === null ? null : Math.ceil(expiresAt) };
+      const fields = {
+        accountId,
+        name,
+        expiresAt: expiresAt === null ? null : Math.ceil(expiresAt),
+        budget,
+      };
       for (;;) {
         const record = newKeyRecord(newKeyId(), key, fields, Math.round(now()));
-        const { rowCount } = await connection.query(
-          `INSERT INTO ${schema}.api_keys (id, hash, account_id, name, prefix, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-          [record.id, hashApiKey(key), accountId, name, record.prefix, record.createdAt, record.expiresAt],
+        // One statement: the key and its budget are written together or not at all.
+        const { rows } = await connection.query<{ created: string }>(
+          `WITH created AS (
+             INSERT INTO ${schema}.api_keys (id, hash, account_id, name, prefix, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id
+           ), budget AS (
+             INSERT INTO ${schema}.api_key_budgets (key_id, credits, period, updated_at)
+             SELECT id, $8, $9, $6 FROM created WHERE $8::bigint IS NOT NULL
+           )
+           SELECT count(*) AS created FROM created`,
+          [
+            record.id,
+            hashApiKey(key),
+            accountId,
+            name,
+            record.prefix,
+            record.createdAt,
+            record.expiresAt,
+            budget?.credits ?? null,
+            budget?.period ?? null,
+          ],
         );
-        if (rowCount === 1) return { key, record };
+        if (toNumber(rows[0]?.created) === 1) return { key, record };
       }
+    },
+
+    async setBudget(id: string, budget: KeyBudget | null) {
+      assertId(id, 'key id');
+      const normalized = normalizeKeyBudget(budget);
+      if (normalized) {
+        await connection.query(
+          `INSERT INTO ${schema}.api_key_budgets (key_id, credits, period, updated_at)
+           SELECT id, $2, $3, $4 FROM ${schema}.api_keys WHERE id = $1
+           ON CONFLICT (key_id) DO UPDATE SET credits = EXCLUDED.credits, period = EXCLUDED.period,
+             updated_at = EXCLUDED.updated_at`,
+          [id, normalized.credits, normalized.period, Math.round(now())],
+        );
+      } else {
+        await connection.query(`DELETE FROM ${schema}.api_key_budgets WHERE key_id = $1`, [id]);
+      }
+      const { rows } = await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = $1`, [id]);
+      return rows[0] ? toRecord(rows[0]) : null;
     },
 
     async verify(rawKey: string) {
       if (!looksLikeApiKey(rawKey)) return null;
-      const { rows } = await connection.query<KeyRow>(
-        `SELECT ${COLUMNS} FROM ${schema}.api_keys WHERE hash = $1`,
-        [hashApiKey(rawKey)],
-      );
+      const { rows } = await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.hash = $1`, [
+        hashApiKey(rawKey),
+      ]);
       const record = rows[0] ? toRecord(rows[0]) : null;
       return record && isKeyUsable(record, now) ? record : null;
     },
@@ -86,9 +128,9 @@ export function buildPostgresKeyStore(
       if (accountId !== undefined) assertId(accountId, 'accountId');
       const { rows } =
         accountId === undefined
-          ? await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${schema}.api_keys ORDER BY seq`)
+          ? await connection.query<KeyRow>(`SELECT ${COLUMNS} FROM ${FROM} ORDER BY k.seq`)
           : await connection.query<KeyRow>(
-              `SELECT ${COLUMNS} FROM ${schema}.api_keys WHERE account_id = $1 ORDER BY seq`,
+              `SELECT ${COLUMNS} FROM ${FROM} WHERE k.account_id = $1 ORDER BY k.seq`,
               [accountId],
             );
       return rows.map(toRecord);

@@ -246,6 +246,166 @@ CREATE TABLE ${s}.console_usage (
 CREATE INDEX console_usage_by_account ON ${s}.console_usage (account_id, at);
 `,
   },
+  {
+    version: 4,
+    name: 'budgets per key, audit log',
+    sql: (s) => `
+CREATE TABLE ${s}.api_key_budgets (
+  key_id text PRIMARY KEY,
+  credits bigint NOT NULL CHECK (credits >= 0 AND credits <= 9007199254740991),
+  period text NOT NULL CHECK (period IN ('day', 'month', 'total')),
+  updated_at bigint NOT NULL
+);
+-- One counter per key: what it spent (committed plus live holds) in budget_window; another window is 0.
+CREATE TABLE ${s}.credit_budgets (
+  account text NOT NULL,
+  key_id text NOT NULL,
+  budget_window text NOT NULL,
+  spent bigint NOT NULL CHECK (spent >= 0),
+  PRIMARY KEY (account, key_id)
+);
+-- The budget a live hold spends, so settlement and lapse give it back.
+CREATE TABLE ${s}.credit_budget_holds (
+  reservation_id text PRIMARY KEY,
+  key_id text NOT NULL,
+  budget_window text NOT NULL
+);
+
+-- Gives back to their budgets the holds in p_back (reservation id → credits returned).
+CREATE FUNCTION ${s}.budget_give_back(p_account text, p_ids text[], p_amounts bigint[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  WITH back AS (
+    DELETE FROM ${s}.credit_budget_holds h
+    USING unnest(p_ids, p_amounts) AS x(id, amount)
+    WHERE h.reservation_id = x.id
+    RETURNING h.key_id, h.budget_window, x.amount
+  )
+  UPDATE ${s}.credit_budgets b SET spent = GREATEST(0, b.spent - t.amount)
+  FROM (SELECT key_id, budget_window, sum(amount) AS amount FROM back GROUP BY 1, 2) t
+  WHERE b.account = p_account AND b.key_id = t.key_id AND b.budget_window = t.budget_window;
+END $$;
+
+CREATE OR REPLACE FUNCTION ${s}.sweep(p_account text, p_now bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE v_back bigint; v_ids text[]; v_amounts bigint[];
+BEGIN
+  WITH lapsed AS (
+    UPDATE ${s}.credit_reservations SET status = 'lapsed', settled_at = p_now
+    WHERE account = p_account AND status = 'held' AND expires_at <= p_now
+    RETURNING id, amount
+  ), logged AS (
+    INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, at)
+    SELECT p_account, 'lapse', id, amount, p_now FROM lapsed
+  )
+  SELECT COALESCE(sum(amount), 0), array_agg(id), array_agg(amount) INTO v_back, v_ids, v_amounts
+  FROM lapsed;
+  IF v_back > 0 THEN
+    UPDATE ${s}.credit_accounts SET available = available + v_back, updated_at = p_now
+    WHERE account = p_account;
+  END IF;
+  IF v_ids IS NOT NULL THEN PERFORM ${s}.budget_give_back(p_account, v_ids, v_amounts); END IF;
+  RETURN v_back;
+END $$;
+
+-- Like reserve, and also spends p_amount of key p_key's budget (p_limit in window p_window). Refused
+-- (o_reserved false) when the account's credits (o_budget false) or the budget (o_budget true) fall short;
+-- o_available is then the account's credits or the budget's spend.
+CREATE FUNCTION ${s}.reserve_with_budget(p_id text, p_account text, p_amount bigint,
+  p_ttl_ms double precision, p_key text, p_limit bigint, p_window text,
+  OUT o_reserved boolean, OUT o_budget boolean, OUT o_available bigint, OUT o_expires_at bigint)
+LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms();
+BEGIN
+  PERFORM ${s}.sweep(p_account, v_now);
+  o_budget := false;
+  IF p_amount > 0 THEN
+    UPDATE ${s}.credit_accounts SET available = available - p_amount, updated_at = v_now
+    WHERE account = p_account AND available >= p_amount
+    RETURNING available INTO o_available;
+    IF NOT FOUND THEN
+      o_reserved := false;
+      SELECT available INTO o_available FROM ${s}.credit_accounts WHERE account = p_account;
+      o_available := COALESCE(o_available, 0);
+      RETURN;
+    END IF;
+    INSERT INTO ${s}.credit_budgets (account, key_id, budget_window, spent)
+    VALUES (p_account, p_key, p_window, 0) ON CONFLICT (account, key_id) DO NOTHING;
+    -- The conditional UPDATE is the budget's check-and-change (the row lock orders concurrent callers).
+    UPDATE ${s}.credit_budgets b
+    SET spent = (CASE WHEN b.budget_window = p_window THEN b.spent ELSE 0 END) + p_amount,
+        budget_window = p_window
+    WHERE b.account = p_account AND b.key_id = p_key
+      AND (CASE WHEN b.budget_window = p_window THEN b.spent ELSE 0 END) + p_amount <= p_limit;
+    IF NOT FOUND THEN
+      UPDATE ${s}.credit_accounts SET available = available + p_amount WHERE account = p_account;
+      SELECT CASE WHEN budget_window = p_window THEN spent ELSE 0 END INTO o_available
+      FROM ${s}.credit_budgets WHERE account = p_account AND key_id = p_key;
+      o_reserved := false;
+      o_budget := true;
+      RETURN;
+    END IF;
+    INSERT INTO ${s}.credit_budget_holds (reservation_id, key_id, budget_window) VALUES (p_id, p_key, p_window);
+  END IF;
+  o_expires_at := ceil(v_now + p_ttl_ms)::bigint;
+  INSERT INTO ${s}.credit_reservations (id, account, amount, status, created_at, expires_at)
+  VALUES (p_id, p_account, p_amount, 'held', v_now, o_expires_at);
+  INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, at)
+  VALUES (p_account, 'reserve', p_id, -p_amount, v_now);
+  o_reserved := true;
+END $$;
+
+CREATE OR REPLACE FUNCTION ${s}.settle(p_id text, p_commit boolean, p_actual bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE v_now bigint := ${s}.now_ms(); v_account text; v_amount bigint; v_charged bigint;
+BEGIN
+  UPDATE ${s}.credit_reservations r
+  SET status = CASE WHEN p_commit THEN 'committed' ELSE 'refunded' END,
+      charged = CASE WHEN p_commit THEN LEAST(COALESCE(p_actual, r.amount), r.amount) ELSE 0 END,
+      settled_at = v_now
+  WHERE r.id = p_id AND r.status = 'held' AND r.expires_at > v_now
+  RETURNING r.account, r.amount, r.charged INTO v_account, v_amount, v_charged;
+  IF NOT FOUND THEN RETURN false; END IF;
+  IF v_amount > v_charged THEN
+    UPDATE ${s}.credit_accounts SET available = available + (v_amount - v_charged), updated_at = v_now
+    WHERE account = v_account;
+  END IF;
+  PERFORM ${s}.budget_give_back(v_account, ARRAY[p_id], ARRAY[v_amount - v_charged]);
+  INSERT INTO ${s}.credit_ledger (account, kind, reservation_id, delta, charged, at)
+  VALUES (v_account, CASE WHEN p_commit THEN 'commit' ELSE 'refund' END, p_id, v_amount - v_charged,
+          v_charged, v_now);
+  RETURN true;
+END $$;
+
+-- The audit log: append-only (a trigger refuses UPDATE); only the retention deletes the oldest rows.
+CREATE TABLE ${s}.console_audit (
+  seq bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  actor text NOT NULL,
+  action text NOT NULL,
+  organization_id text,
+  target text,
+  ip text,
+  detail text
+);
+CREATE INDEX console_audit_by_organization ON ${s}.console_audit (organization_id, seq);
+CREATE INDEX console_audit_by_time ON ${s}.console_audit (at);
+CREATE FUNCTION ${s}.console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
+CREATE TRIGGER console_audit_append_only BEFORE UPDATE ON ${s}.console_audit
+  FOR EACH ROW EXECUTE FUNCTION ${s}.console_audit_append_only();
+
+-- What key p_key of p_account has spent in window p_window (after returning lapsed holds).
+CREATE FUNCTION ${s}.budget_spent(p_account text, p_key text, p_window text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE v_spent bigint;
+BEGIN
+  PERFORM ${s}.sweep(p_account, ${s}.now_ms());
+  SELECT CASE WHEN budget_window = p_window THEN spent ELSE 0 END INTO v_spent
+  FROM ${s}.credit_budgets WHERE account = p_account AND key_id = p_key;
+  RETURN COALESCE(v_spent, 0);
+END $$;
+`,
+  },
 ];
 
 /** The newest schema version. */

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { QuotaExceededError } from '../../errors.ts';
+import { BudgetExceededError, QuotaExceededError } from '../../errors.ts';
 import { nonNegativeNumber } from '../../options.ts';
 import { retryWhileUnavailable } from '../retry.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
@@ -68,7 +68,7 @@ export function buildRedisCreditStore(
   const { prefix } = connection;
   const accountKeys = (account: string) => {
     const base = `${prefix}acct${hashTag(account)}`;
-    return [`${base}:a`, `${base}:holds`, `${base}:expiries`];
+    return [`${base}:a`, `${base}:holds`, `${base}:expiries`, `${base}:hbudgets`, `${base}:budgets`];
   };
   const reservationKey = (id: string) => `${prefix}res${hashTag(id)}`;
   // id → account of reservations made through this store: the mapping never changes, so a local hit saves
@@ -125,7 +125,7 @@ export function buildRedisCreditStore(
 
     async reserve(input: ReserveInput): Promise<Reservation> {
       assertReserveInput(input);
-      const { account, id, amount, ttlMs } = input;
+      const { account, id, amount, ttlMs, budget } = input;
       const claimMs = Math.ceil(ttlMs + settledRetentionMs);
       const claimed = await connection.call((client) =>
         client.set(reservationKey(id), account, 'PX', claimMs, 'NX'),
@@ -136,10 +136,16 @@ export function buildRedisCreditStore(
         id,
         amount,
         ttlMs,
+        budget?.key ?? '',
+        budget?.limit ?? 0,
+        budget?.window ?? '',
       ])) as [number, number];
       if (outcome[0] !== 1) {
         // Refused: release the id (it was never reserved). A failure here only keeps the id unusable.
         await connection.call((client) => client.del(reservationKey(id))).catch(() => {});
+        if (outcome[0] === 2 && budget) {
+          throw new BudgetExceededError(Number(outcome[1]), budget.limit, amount);
+        }
         throw new QuotaExceededError(Number(outcome[1]), amount);
       }
       reservedHere.set(id, account, { ttl: Math.ceil(ttlMs) });
@@ -155,6 +161,12 @@ export function buildRedisCreditStore(
     async refund(id: string) {
       assertId(id, 'reservation id');
       return settle(id, 'refund', undefined);
+    },
+
+    async budgetSpent(account: string, key: string, window: string) {
+      assertId(account, 'account');
+      assertId(key, 'budget key');
+      return Number(await connection.run('citewiseBudgetSpent', accountKeys(account), [key, window]));
     },
 
     async ping() {

@@ -3,6 +3,7 @@ import { nonNegativeNumber, positiveInteger } from '../../options.ts';
 import { generateApiKey, hashApiKey, isKeyUsable, looksLikeApiKey, newKeyId, newKeyRecord } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normalizeClock, normalizeCreateKeyInput } from '../validation.ts';
+import { normalizeKeyBudget, type KeyBudget } from '../budgets.ts';
 import {
   hashTag,
   openRedisConnection,
@@ -44,6 +45,7 @@ function keyStoreKeys(prefix: string) {
     ids: `${base}:ids`,
     order: `${base}:order`,
     seq: `${base}:seq`,
+    budgets: `${base}:budgets`,
     account: (accountId: string) => `${base}:account:${accountId}`,
   };
 }
@@ -96,24 +98,43 @@ export function buildRedisKeyStore(
       ? new LRUCache<string, CacheEntry>({ max: settings.keyCacheSize, ttl: Math.max(keyCacheMs, 1) })
       : null;
 
-  function fromRedis(json: string, revokedAt: string | null): KeyRecord {
-    const stored = JSON.parse(json) as KeyRecord;
-    return { ...stored, revokedAt: revokedAt ? Number(revokedAt) : null };
+  function fromRedis(json: string, revokedAt: string | null, budget: string | null): KeyRecord {
+    const { budget: _created, ...stored } = JSON.parse(json) as KeyRecord;
+    return {
+      ...stored,
+      revokedAt: revokedAt ? Number(revokedAt) : null,
+      ...(budget ? { budget: JSON.parse(budget) as KeyBudget } : {}),
+    };
   }
 
   async function lookup(hash: string): Promise<KeyRecord | null> {
     const cached = cache?.get(hash);
     if (cached) return cached.record;
-    const [json, revokedAt] = await connection.call((client) =>
-      Promise.all([client.hget(keys.records, hash), client.hget(keys.revoked, hash)]),
+    const [json, revokedAt, budget] = await connection.call((client) =>
+      Promise.all([
+        client.hget(keys.records, hash),
+        client.hget(keys.revoked, hash),
+        client.hget(keys.budgets, hash),
+      ]),
     );
-    const record = json ? fromRedis(json, revokedAt) : null;
+    const record = json ? fromRedis(json, revokedAt, budget) : null;
     const ttl = record ? keyCacheMs : negativeCacheMs;
     if (cache && ttl > 0) cache.set(hash, { record }, { ttl });
     return record;
   }
 
   const allKeys = () => [keys.records, keys.revoked, keys.ids];
+
+  async function setBudgetOf(id: string, budget: KeyBudget | null): Promise<KeyRecord | null> {
+    const found = (await connection.run(
+      'citewiseKeySetBudget',
+      [...allKeys(), keys.budgets],
+      [id, budget ? JSON.stringify(budget) : ''],
+    )) as [string, string, string] | null;
+    if (!found) return null;
+    cache?.delete(found[0]);
+    return fromRedis(found[1], found[2] || null, budget ? JSON.stringify(budget) : null);
+  }
 
   return {
     async create(input: CreateKeyInput) {
@@ -128,6 +149,8 @@ export function buildRedisKeyStore(
           [hash, record.id, JSON.stringify(record)],
         );
         if (created === 1) {
+          // The budget lives in its own hash (changeable later); written before the key is handed out.
+          if (fields.budget) await setBudgetOf(record.id, fields.budget);
           cache?.delete(hash);
           return { key, record: { ...record } };
         }
@@ -148,12 +171,23 @@ export function buildRedisKeyStore(
       return true;
     },
 
+    async setBudget(id: string, budget: KeyBudget | null) {
+      assertId(id, 'key id');
+      return setBudgetOf(id, normalizeKeyBudget(budget));
+    },
+
     async list(accountId?: string) {
       if (accountId !== undefined) assertId(accountId, 'accountId');
       const order = accountId === undefined ? keys.order : keys.account(accountId);
-      const flat = (await connection.run('citewiseKeyList', [...allKeys(), order], [])) as string[];
+      const flat = (await connection.run(
+        'citewiseKeyList',
+        [...allKeys(), order, keys.budgets],
+        [],
+      )) as string[];
       const out: KeyRecord[] = [];
-      for (let i = 0; i < flat.length; i += 2) out.push(fromRedis(flat[i]!, flat[i + 1] || null));
+      for (let i = 0; i < flat.length; i += 3) {
+        out.push(fromRedis(flat[i]!, flat[i + 1] || null, flat[i + 2] || null));
+      }
       return out;
     },
 

@@ -4,8 +4,10 @@
  * touches only keys of one hash slot (they share a `{tag}`), so the stores work on Redis Cluster.
  */
 
-// Server time in integer ms, and the sweep that returns lapsed holds of one account to its balance.
-// Credit scripts take KEYS = [account hash, holds hash (id → amount), expiries zset (id → expiresAt)].
+// Server time in integer ms, and the sweep that returns lapsed holds of one account to its balance (and
+// to the key budgets they spent). Credit scripts take KEYS = [account hash, holds hash (id → amount),
+// expiries zset (id → expiresAt), hold budgets hash (id → "key<TAB>window"), budgets hash
+// (key → "window<TAB>spent": one counter per key, a counter of another window counts as 0)].
 const CREDIT_PRELUDE = `
 local function now_ms()
   local t = redis.call('TIME')
@@ -16,13 +18,34 @@ local function give_back(amount)
     redis.call('HINCRBY', KEYS[1], 'available', amount)
   end
 end
+local function spent_of(key, window)
+  local counter = redis.call('HGET', KEYS[5], key)
+  if not counter then return 0 end
+  local w, spent = string.match(counter, '^([^\t]*)\t(%d+)$')
+  if w ~= window then return 0 end
+  return tonumber(spent)
+end
+local function budget_back(id, amount)
+  local hold = redis.call('HGET', KEYS[4], id)
+  if not hold then return end
+  redis.call('HDEL', KEYS[4], id)
+  if amount <= 0 then return end
+  local key, window = string.match(hold, '^(.*)\t([^\t]*)$')
+  local counter = redis.call('HGET', KEYS[5], key)
+  if not counter then return end
+  local w, spent = string.match(counter, '^([^\t]*)\t(%d+)$')
+  if w ~= window then return end
+  redis.call('HSET', KEYS[5], key, window .. '\t' .. string.format('%d', math.max(0, tonumber(spent) - amount)))
+end
 local function sweep(now)
   while true do
     local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 500)
     if #lapsed == 0 then return end
     local back = 0
     for _, id in ipairs(lapsed) do
-      back = back + tonumber(redis.call('HGET', KEYS[2], id) or '0')
+      local amount = tonumber(redis.call('HGET', KEYS[2], id) or '0')
+      back = back + amount
+      budget_back(id, amount)
     end
     redis.call('HDEL', KEYS[2], unpack(lapsed))
     redis.call('ZREM', KEYS[3], unpack(lapsed))
@@ -54,8 +77,9 @@ return redis.call('HINCRBY', KEYS[1], 'available', amount)
 `;
 
 /**
- * Holds ARGV[2] credits under id ARGV[1] for ARGV[3] ms. Returns {1, expiresAt} or {0, available} when the
- * balance cannot cover it. The reservation id's uniqueness is checked before, by the caller.
+ * Holds ARGV[2] credits under id ARGV[1] for ARGV[3] ms, spending key ARGV[4]'s budget (limit ARGV[5] in
+ * window ARGV[6]) unless ARGV[4] is ''. Returns {1, expiresAt}, {0, available} when the balance cannot cover
+ * it, or {2, spent} when the budget cannot. The id's uniqueness is checked before, by the caller.
  */
 const RESERVE = `${CREDIT_PRELUDE}
 local now = now_ms()
@@ -64,6 +88,12 @@ local amount = tonumber(ARGV[2])
 if amount > 0 then
   local available = tonumber(redis.call('HGET', KEYS[1], 'available') or '0')
   if available < amount then return {0, available} end
+  if ARGV[4] ~= '' then
+    local spent = spent_of(ARGV[4], ARGV[6])
+    if spent + amount > tonumber(ARGV[5]) then return {2, spent} end
+    redis.call('HSET', KEYS[5], ARGV[4], ARGV[6] .. '\t' .. string.format('%d', spent + amount))
+    redis.call('HSET', KEYS[4], ARGV[1], ARGV[4] .. '\t' .. ARGV[6])
+  end
   redis.call('HINCRBY', KEYS[1], 'available', -amount)
 end
 local expires = math.ceil(now + tonumber(ARGV[3]))
@@ -89,7 +119,14 @@ end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 give_back(amount - spent)
+budget_back(ARGV[1], amount - spent)
 return 1
+`;
+
+/** Returns what key ARGV[1] spent in budget window ARGV[2] (after returning lapsed holds). */
+const BUDGET_SPENT = `${CREDIT_PRELUDE}
+sweep(now_ms())
+return spent_of(ARGV[1], ARGV[2])
 `;
 
 /**
@@ -141,7 +178,10 @@ redis.call('HSETNX', KEYS[2], hash, ARGV[2])
 return hash
 `;
 
-/** Returns {record JSON, revokedAt or ''} for each key id in the order zset KEYS[4], oldest first. */
+/**
+ * Returns {record JSON, revokedAt or '', budget JSON or ''} for each key id in the order zset KEYS[4],
+ * oldest first; KEYS[5] is the budgets hash (hash → budget JSON).
+ */
 const KEY_LIST = `
 local out = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
@@ -151,10 +191,22 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
     if record then
       table.insert(out, record)
       table.insert(out, redis.call('HGET', KEYS[2], hash) or '')
+      table.insert(out, redis.call('HGET', KEYS[5], hash) or '')
     end
   end
 end
 return out
+`;
+
+/**
+ * Sets key id ARGV[1]'s budget to JSON ARGV[2] ('' removes it) in the budgets hash KEYS[4]. Returns
+ * {hash, record JSON, revokedAt or ''}, or false for an unknown id.
+ */
+const KEY_SET_BUDGET = `
+local hash = redis.call('HGET', KEYS[3], ARGV[1])
+if not hash then return false end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[4], hash) else redis.call('HSET', KEYS[4], hash, ARGV[2]) end
+return {hash, redis.call('HGET', KEYS[1], hash), redis.call('HGET', KEYS[2], hash) or ''}
 `;
 
 /** The scripts, as ioredis `defineCommand` definitions. */
@@ -178,14 +230,16 @@ return 0
 
 export const SCRIPTS = {
   citewiseOpenAccount: { numberOfKeys: 1, lua: OPEN_ACCOUNT },
-  citewiseBalance: { numberOfKeys: 3, lua: BALANCE },
-  citewiseGrant: { numberOfKeys: 3, lua: GRANT },
-  citewiseReserve: { numberOfKeys: 3, lua: RESERVE },
-  citewiseSettle: { numberOfKeys: 3, lua: SETTLE },
+  citewiseBalance: { numberOfKeys: 5, lua: BALANCE },
+  citewiseGrant: { numberOfKeys: 5, lua: GRANT },
+  citewiseReserve: { numberOfKeys: 5, lua: RESERVE },
+  citewiseSettle: { numberOfKeys: 5, lua: SETTLE },
+  citewiseBudgetSpent: { numberOfKeys: 5, lua: BUDGET_SPENT },
   citewiseGcra: { numberOfKeys: 1, lua: GCRA },
   citewiseKeyCreate: { numberOfKeys: 6, lua: KEY_CREATE },
   citewiseKeyRevoke: { numberOfKeys: 3, lua: KEY_REVOKE },
-  citewiseKeyList: { numberOfKeys: 4, lua: KEY_LIST, readOnly: true },
+  citewiseKeyList: { numberOfKeys: 5, lua: KEY_LIST, readOnly: true },
+  citewiseKeySetBudget: { numberOfKeys: 4, lua: KEY_SET_BUDGET },
   citewiseIdempotencyBegin: { numberOfKeys: 1, lua: IDEMPOTENCY_BEGIN },
   citewiseIdempotencyAbandon: { numberOfKeys: 1, lua: IDEMPOTENCY_ABANDON },
 } as const;

@@ -5,6 +5,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { connectSqlite, type SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
+import { createSqliteAuditLog, SQLITE_AUDIT_SCHEMA } from './audit.ts';
 import { assertId } from '../validation.ts';
 import {
   assertRole,
@@ -35,7 +36,7 @@ import type {
 } from '../account-types.ts';
 
 /** Version of the console tables, kept in `console_schema`. */
-export const SQLITE_CONSOLE_SCHEMA_VERSION = 1;
+export const SQLITE_CONSOLE_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS console_schema (version INTEGER NOT NULL) STRICT;
@@ -101,6 +102,8 @@ CREATE INDEX IF NOT EXISTS console_usage_by_account ON console_usage (account_id
 export function migrateSqliteConsole(db: DatabaseSync): void {
   immediateTransaction(db, () => {
     db.exec(SCHEMA);
+    // 2: the audit log.
+    db.exec(SQLITE_AUDIT_SCHEMA);
     const row = db.prepare('SELECT max(version) AS version FROM console_schema').get() as
       { version: number | null } | undefined;
     const version = row?.version ?? 0;
@@ -188,6 +191,7 @@ export function createSqliteAccountStore(options: SqliteStoreOptions): AccountSt
   const INVITATION = 'id, organization_id, role, created_by, created_at, expires_at, accepted_at';
 
   const store: AccountStore = {
+    ...createSqliteAuditLog(db, now, unlocked),
     async createUser({ email, passwordHash, operator = false }) {
       const normalized = normalizeEmail(email);
       assertId(passwordHash, 'passwordHash');

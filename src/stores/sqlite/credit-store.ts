@@ -1,4 +1,4 @@
-import { QuotaExceededError } from '../../errors.ts';
+import { BudgetExceededError, QuotaExceededError } from '../../errors.ts';
 import type { CreditStore, Reservation, ReserveInput } from '../types.ts';
 import { assertAmount, assertId, assertPositiveMs, assertReserveInput } from '../validation.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
@@ -59,6 +59,37 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
        updated_at = $now
      WHERE account IN (SELECT account FROM credit_reservations WHERE status = 'held' AND expires_at <= $now)`,
   );
+  // Lapsed holds give their budgets back first (while they are still 'held').
+  const returnLapsedBudgets = db.prepare(
+    `UPDATE credit_budgets SET spent = MAX(0, spent - (SELECT SUM(r.amount) FROM credit_reservations r
+         JOIN credit_budget_holds h ON h.reservation_id = r.id
+         WHERE r.status = 'held' AND r.expires_at <= $now AND r.account = credit_budgets.account
+           AND h.key_id = credit_budgets.key_id AND h.budget_window = credit_budgets.budget_window))
+     WHERE EXISTS (SELECT 1 FROM credit_reservations r JOIN credit_budget_holds h ON h.reservation_id = r.id
+         WHERE r.status = 'held' AND r.expires_at <= $now AND r.account = credit_budgets.account
+           AND h.key_id = credit_budgets.key_id AND h.budget_window = credit_budgets.budget_window)`,
+  );
+  const dropLapsedBudgetHolds = db.prepare(
+    `DELETE FROM credit_budget_holds WHERE reservation_id IN
+       (SELECT id FROM credit_reservations WHERE status = 'held' AND expires_at <= $now)`,
+  );
+  const selectBudget = db.prepare(
+    'SELECT budget_window, spent FROM credit_budgets WHERE account = ? AND key_id = ?',
+  );
+  const putBudget = db.prepare(
+    `INSERT INTO credit_budgets (account, key_id, budget_window, spent) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account, key_id) DO UPDATE SET budget_window = excluded.budget_window, spent = excluded.spent`,
+  );
+  const insertBudgetHold = db.prepare(
+    'INSERT INTO credit_budget_holds (reservation_id, key_id, budget_window) VALUES (?, ?, ?)',
+  );
+  const takeBudgetHold = db.prepare(
+    'DELETE FROM credit_budget_holds WHERE reservation_id = ? RETURNING key_id, budget_window',
+  );
+  const giveBudgetBack = db.prepare(
+    `UPDATE credit_budgets SET spent = MAX(0, spent - ?)
+     WHERE account = ? AND key_id = ? AND budget_window = ?`,
+  );
   const markLapsed = db.prepare(
     "UPDATE credit_reservations SET status = 'lapsed', settled_at = $now WHERE status = 'held' AND expires_at <= $now",
   );
@@ -82,6 +113,8 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
   /** Returns lapsed holds to their accounts; occasionally deletes old settled rows. Call inside a transaction. */
   function housekeep(at: number): void {
     if (anyLapsed.get(at)) {
+      returnLapsedBudgets.run({ now: at });
+      dropLapsedBudgetHolds.run({ now: at });
       returnLapsed.run({ now: at });
       markLapsed.run({ now: at });
     }
@@ -89,6 +122,12 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
       purgeSettled.run(at - settledRetentionMs);
       lastPurge = at;
     }
+  }
+
+  /** What `key` spent in `window` (0 when its counter is in another window). Call inside a transaction. */
+  function spentOf(account: string, key: string, window: string): number {
+    const row = selectBudget.get(account, key) as { budget_window: string; spent: number } | undefined;
+    return row && row.budget_window === window ? row.spent : 0;
   }
 
   function availableOf(account: string): number | undefined {
@@ -109,6 +148,10 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
         const spent = status === 'refunded' ? 0 : Math.min(actual ?? hold.amount, hold.amount);
         settleHold.run(status, spent, at, id);
         if (hold.amount - spent > 0) addCredits.run(hold.amount - spent, at, hold.account);
+        const budget = takeBudgetHold.get(id) as { key_id: string; budget_window: string } | undefined;
+        if (budget && hold.amount - spent > 0) {
+          giveBudgetBack.run(hold.amount - spent, hold.account, budget.key_id, budget.budget_window);
+        }
         return true;
       }),
     );
@@ -154,7 +197,7 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
 
     async reserve(input: ReserveInput): Promise<Reservation> {
       assertReserveInput(input);
-      const { account, id, amount, ttlMs } = input;
+      const { account, id, amount, ttlMs, budget } = input;
       // The clock is read under the lock, so time spent waiting for another process counts.
       return unlocked(() =>
         immediateTransaction(db, () => {
@@ -164,6 +207,12 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
           if (reservationExists.get(id)) throw new TypeError(`reservation id ${id} already exists`);
           const current = availableOf(account) ?? 0;
           if (amount > current) throw new QuotaExceededError(current, amount);
+          if (budget && amount > 0) {
+            const spent = spentOf(account, budget.key, budget.window);
+            if (spent + amount > budget.limit) throw new BudgetExceededError(spent, budget.limit, amount);
+            putBudget.run(account, budget.key, budget.window, spent + amount);
+            insertBudgetHold.run(id, budget.key, budget.window);
+          }
           if (amount > 0) addCredits.run(-amount, at, account);
           insertReservation.run(id, account, amount, at, expiresAt);
           return { id, account, amount, expiresAt };
@@ -180,6 +229,17 @@ export function createSqliteCreditStore(options: SqliteCreditStoreOptions): Cred
     async refund(id: string) {
       assertId(id, 'reservation id');
       return settle(id, 'refunded', undefined);
+    },
+
+    async budgetSpent(account: string, key: string, window: string) {
+      assertId(account, 'account');
+      assertId(key, 'budget key');
+      return unlocked(() =>
+        immediateTransaction(db, () => {
+          housekeep(Math.floor(now()));
+          return spentOf(account, key, window);
+        }),
+      );
     },
 
     async ping() {

@@ -12,7 +12,7 @@ import { nonNegativeInteger } from '../../options.ts';
 import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Schema version written to `PRAGMA user_version`. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 /** Options of {@link openSqliteDatabase}. */
 export interface OpenSqliteDatabaseOptions {
@@ -75,6 +75,27 @@ const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   ) STRICT;
   CREATE INDEX IF NOT EXISTS idempotency_requests_by_expiry ON idempotency_requests (expires_at);
+  `,
+  // 3: budgets per key: each key's budget, each key's spend in its budget's window, the holds that spend it.
+  `
+  CREATE TABLE IF NOT EXISTS api_key_budgets (
+    key_id TEXT PRIMARY KEY,
+    credits INTEGER NOT NULL CHECK (credits >= 0),
+    period TEXT NOT NULL CHECK (period IN ('day', 'month', 'total')),
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE IF NOT EXISTS credit_budgets (
+    account TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    budget_window TEXT NOT NULL,
+    spent INTEGER NOT NULL CHECK (spent >= 0),
+    PRIMARY KEY (account, key_id)
+  ) STRICT;
+  CREATE TABLE IF NOT EXISTS credit_budget_holds (
+    reservation_id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    budget_window TEXT NOT NULL
+  ) STRICT;
   `,
 ];
 

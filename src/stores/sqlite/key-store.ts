@@ -5,6 +5,7 @@ import {
   KEY_ROW_COLUMNS as COLUMNS,
   keyPrefix,
   keyRecordFromRow,
+  keyRowsFrom,
   looksLikeApiKey,
   newKeyId,
   newKeyRecord,
@@ -12,6 +13,8 @@ import {
 } from '../keys.ts';
 import type { CreateKeyInput, KeyRecord, KeyStore } from '../types.ts';
 import { assertId, normalizeCreateKeyInput } from '../validation.ts';
+import { normalizeKeyBudget, type KeyBudget } from '../budgets.ts';
+import { immediateTransaction } from './database.ts';
 import { connectSqlite, pingSqlite } from './connection.ts';
 import type { SqliteStoreOptions } from './connection.ts';
 
@@ -36,12 +39,22 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
     `INSERT INTO api_keys (id, key_hash, account_id, name, prefix, created_at, expires_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`,
   );
-  const byHash = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
+  const FROM = keyRowsFrom();
+  const byHash = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.key_hash = ?`);
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = ?`);
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
-  const listAll = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, rowid`);
+  const listAll = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} ORDER BY k.created_at, k.rowid`);
   const listByAccount = db.prepare(
-    `SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE k.account_id = ? ORDER BY k.created_at, k.rowid`,
   );
+  const putBudget = db.prepare(
+    `INSERT INTO api_key_budgets (key_id, credits, period, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (key_id) DO UPDATE SET credits = excluded.credits, period = excluded.period,
+       updated_at = excluded.updated_at`,
+  );
+  const dropBudget = db.prepare('DELETE FROM api_key_budgets WHERE key_id = ?');
+  const writeBudget = (id: string, budget: KeyBudget | null, at: number) =>
+    budget ? putBudget.run(id, budget.credits, budget.period, at) : dropBudget.run(id);
 
   return {
     async create(input: CreateKeyInput) {
@@ -53,15 +66,18 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
         const id = newKeyId();
         try {
           await unlocked(() =>
-            insert.run(
-              id,
-              hashApiKey(key),
-              normalized.accountId,
-              normalized.name,
-              keyPrefix(key),
-              createdAt,
-              expiresAt,
-            ),
+            immediateTransaction(db, () => {
+              insert.run(
+                id,
+                hashApiKey(key),
+                normalized.accountId,
+                normalized.name,
+                keyPrefix(key),
+                createdAt,
+                expiresAt,
+              );
+              if (normalized.budget) writeBudget(id, normalized.budget, createdAt);
+            }),
           );
         } catch (error) {
           // A 48-bit id collision is rare but possible; draw another id.
@@ -83,6 +99,19 @@ export function createSqliteKeyStore(options: SqliteStoreOptions): KeyStore {
     async revoke(id: string) {
       assertId(id, 'key id');
       return unlocked(() => Number(revoke.run(Math.floor(now()), id).changes) > 0);
+    },
+
+    async setBudget(id: string, budget: KeyBudget | null) {
+      assertId(id, 'key id');
+      const normalized = normalizeKeyBudget(budget);
+      const row = (await unlocked(() =>
+        immediateTransaction(db, () => {
+          if (!byId.get(id)) return undefined;
+          writeBudget(id, normalized, Math.floor(now()));
+          return byId.get(id);
+        }),
+      )) as KeyRow | undefined;
+      return row ? toRecord(row) : null;
     },
 
     async list(accountId?: string) {
