@@ -17,7 +17,7 @@ import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/usage
 import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createCreditsService, type CreditsService } from '../engine/credits.ts';
-import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
+import { createConsole, type Console, type SignupPolicy, type SsoOptions } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
 import { createResetLink, setPassword } from '../console/password-reset.ts';
 import { passwordProblem } from '../console/passwords.ts';
@@ -32,6 +32,7 @@ import {
   resolveStore,
   type CommandFlags,
 } from './config.ts';
+import type { ConsoleTableValues } from './settings.ts';
 import { CONSOLE_SETTINGS, SERVE_SETTINGS } from './settings.ts';
 import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
 
@@ -46,6 +47,13 @@ export interface ConsoleFlags {
   readonly accountsStore?: string;
   readonly dataDir?: string;
   readonly store?: string;
+  readonly oidcIssuer?: string;
+  readonly oidcClientId?: string;
+  readonly oidcClientSecret?: string;
+  readonly oidcOrganization?: string;
+  readonly oidcAdminGroup?: string;
+  readonly oidcScopes?: string;
+  readonly oidcPasswordSignIn?: string;
 }
 
 /** The resolved console settings. */
@@ -58,6 +66,8 @@ export interface ConsoleSettings {
   readonly accountsStore: string;
   /** Whether accounts are in a local SQLite file (one instance). */
   readonly local: boolean;
+  /** Single sign-on, without the public URL (known once `serve` listens); `null` without --oidc-issuer. */
+  readonly sso: Omit<SsoOptions, 'publicUrl'> | null;
 }
 
 /** Adds the console options to `serve` (from the settings table). */
@@ -80,6 +90,26 @@ export function resolveConsoleSettings(flags: ConsoleFlags, env: NodeJS.ProcessE
     trustProxy: table.trustProxy ?? false,
     accountsStore,
     local: storeKind(accountsStore) === 'sqlite',
+    sso: ssoSettings(table),
+  };
+}
+
+/** The SSO options of the `--oidc-*` settings; each one needed with `--oidc-issuer` is checked. */
+function ssoSettings(table: ConsoleTableValues): Omit<SsoOptions, 'publicUrl'> | null {
+  const { oidcIssuer: issuer, oidcClientId: clientId, oidcOrganization: organization } = table;
+  if (issuer === undefined) return null;
+  const missing = (flag: string, env: string) =>
+    new InvalidArgumentError(`${flag} (${env}) is needed with --oidc-issuer`);
+  if (clientId === undefined) throw missing('--oidc-client-id', 'CITEWISE_OIDC_CLIENT_ID');
+  if (organization === undefined) throw missing('--oidc-organization', 'CITEWISE_OIDC_ORGANIZATION');
+  return {
+    issuer,
+    clientId,
+    organization,
+    ...(table.oidcClientSecret !== undefined ? { clientSecret: table.oidcClientSecret } : {}),
+    ...(table.oidcAdminGroup !== undefined ? { adminGroup: table.oidcAdminGroup } : {}),
+    ...(table.oidcScopes !== undefined ? { scopes: table.oidcScopes } : {}),
+    passwordSignIn: table.oidcPasswordSignIn ?? true,
   };
 }
 
@@ -174,8 +204,8 @@ export interface ServeConsole {
   readonly stores: ConsoleStores;
   /** Wraps the engine's key store (suspensions, playground keys). */
   wrapKeys(keys: KeyStore): ConsoleKeyStore;
-  /** Creates the console on the engine. */
-  start(engine: SearchEngine, logger: Logger): Console;
+  /** Creates the console on the engine; `publicUrl` is where browsers reach it (the SSO callback's base). */
+  start(engine: SearchEngine, logger: Logger, publicUrl: string): Console;
   /**
    * Whether maintenance mode is stored as on (by the operator page or `citewise console maintenance`):
    * read before the engine opens, so it holds from the first request (the console polls it afterwards).
@@ -202,8 +232,9 @@ export function prepareServeConsole(
     },
     wrapKeys: (keys) => withConsoleKeys(keys, stores().accounts),
     storedMaintenance: async () => (await stores().accounts.getSetting('maintenance')) === 'on',
-    start: (engine, log) =>
+    start: (engine, log, publicUrl) =>
       createConsole({
+        ...(settings.sso ? { sso: { ...settings.sso, publicUrl } } : {}),
         engine,
         accounts: stores().accounts,
         usage: stores().usage,

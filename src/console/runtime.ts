@@ -15,6 +15,7 @@ import type {
   UserRecord,
 } from '../stores/account-types.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { SsoRuntime } from './sso.ts';
 import type { Html } from './html.ts';
 import type { ConsoleKeyStore } from './keys.ts';
 import { cookie, ORGANIZATION_COOKIE } from './security.ts';
@@ -61,6 +62,8 @@ export interface ConsoleRuntime extends ConsolePaths {
   /** Switches maintenance on every instance (operator.ts). */
   readonly maintenance: { set(on: boolean): Promise<void> };
   readonly logger: Logger | undefined;
+  /** Single sign-on (sso.ts), or `null` without it. */
+  readonly sso: SsoRuntime | null;
 }
 
 /** One day in ms. */
