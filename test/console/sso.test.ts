@@ -6,9 +6,13 @@
  * sign-out; password sign-in off for the SSO organization; the http:// issuer rule; the discovery kept.
  * With CITEWISE_SSO_SCREENSHOTS=<dir> the run saves what a user sees at each step there.
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import {
@@ -28,7 +32,7 @@ import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
 import { fakeSearchProvider, staticAnswerer } from '../../src/testing/index.ts';
 import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
-import { runCli } from '../support/cli.ts';
+import { CLI } from '../support/cli.ts';
 import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
 
 const BASE = '/console';
@@ -240,6 +244,7 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
     // another one (as when a callback made for someone else's browser is opened here).
     await tamperFlowCookie(context, 'state', 'a-state-the-provider-never-saw');
     await finishAtProvider(page);
+    expect(page.url()).toContain(`${BASE}/sso/callback`);
     expect(await textOf(page.getByRole('alert'))).toContain('The sign-in could not be verified');
     await shot(page, '4-wrong-state');
     expect(await accounts.findUserByEmail('mallory@acme.example')).toBeNull();
@@ -257,6 +262,7 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
     // expects another one.
     await tamperFlowCookie(context, 'nonce', 'a-nonce-the-provider-never-saw');
     await finishAtProvider(page);
+    expect(page.url()).toContain(`${BASE}/sso/callback`);
     expect(await textOf(page.getByRole('alert'))).toContain('The sign-in could not be verified');
     expect(await accounts.findUserByEmail('trudy@acme.example')).toBeNull();
     await context.close();
@@ -403,10 +409,23 @@ describe('the issuer', () => {
   });
 
   it('is refused by `citewise serve` when plain http:// off loopback, before anything starts', async () => {
-    const result = await runCli(['serve', '--port', '0', '--data-dir', '/nonexistent/citewise-sso-test'], {
-      CITEWISE_OIDC_ISSUER: 'http://sso.example.com',
-      CITEWISE_OIDC_CLIENT_ID: 'citewise',
-      CITEWISE_OIDC_ORGANIZATION: ORGANIZATION,
+    const dataDir = mkdtempSync(join(tmpdir(), 'citewise-sso-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    // Killed after 20 s: a serve that took the issuer would otherwise run on.
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir], {
+        env: {
+          ...process.env,
+          CITEWISE_OIDC_ISSUER: 'http://sso.example.com',
+          CITEWISE_OIDC_CLIENT_ID: 'citewise',
+          CITEWISE_OIDC_ORGANIZATION: ORGANIZATION,
+        },
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
     });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('CITEWISE_OIDC_ISSUER');
