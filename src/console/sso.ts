@@ -161,15 +161,18 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
   const sso = ssoOf(rt);
   const checks = readFlowCookie(context);
   const query = context.request.query ? `?${context.request.query}` : '';
-  const fail = (status: number, message: string, reason: string, err?: unknown) => {
+  const fail = (status: number, message: string, reason: string, error?: unknown) => {
     // Audit hook: SSO sign-in failed (reason, client address).
-    rt.logger?.warn({ event: 'console.sso_failed', reason, err }, 'console: SSO sign-in refused');
+    // The library's message and code only: its error's details may hold the ID token's claims.
+    const detail =
+      error instanceof Error ? { error: error.message, code: (error as { code?: unknown }).code } : {};
+    rt.logger?.warn({ event: 'console.sso_failed', reason, ...detail }, 'console: SSO sign-in refused');
     return refused(rt, context, status, message);
   };
   if (!checks) {
     return fail(
       400,
-      'This sign-in was not started in this browser, or took longer than 10 minutes. Sign in again.',
+      `This sign-in was not started in this browser, or took longer than ${SSO_DEFAULTS.flowTtlMs / 60_000} minutes. Sign in again.`,
       'no-flow-cookie',
     );
   }

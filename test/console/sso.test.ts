@@ -145,6 +145,8 @@ async function toProviderLogin(page: Page, login: string): Promise<void> {
 /** Submits the provider's login page and its consent page; resolves once back at the console. */
 async function finishAtProvider(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).waitFor();
+  await shot(page, '2b-provider-consent');
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.waitForURL(`${server.baseUrl}${BASE}/**`);
 }
@@ -291,6 +293,29 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
     expect(again.headers.get('location')).toBe(`${BASE}/sign-in`);
     expect(await accounts.findSession(session.value)).toBeNull();
     await context.close();
+  });
+
+  it('answers 502 while the provider is down, and reads its discovery again at the next sign-in', async () => {
+    const app = ssoConsole();
+    const start = () =>
+      app.handle({
+        method: 'GET',
+        path: '/sso/start',
+        header: () => undefined,
+        readBody: () => Promise.resolve(new Uint8Array()),
+        signal: new AbortController().signal,
+      });
+    provider.down = true;
+    try {
+      const refused = await start();
+      expect(refused.status).toBe(502);
+      expect(refused.body).toContain('The sign-in provider cannot be reached');
+    } finally {
+      provider.down = false;
+    }
+    const started = await start();
+    expect(started.status).toBe(303);
+    expect(started.headers['location']).toMatch(new RegExp(`^${provider.issuer}/auth\\?`));
   });
 
   it('shows "Sign in with SSO" at 375 px without overflow or serious axe violations', async () => {

@@ -25,17 +25,20 @@ export interface TestOidcProvider {
   readonly accounts: Map<string, ProviderAccount>;
   /** Requests the provider received, as `METHOD path` (e.g. to count discovery fetches). */
   readonly requests: string[];
+  /** While `true`, every request answers 503 (a provider that is down). */
+  down: boolean;
   close(): Promise<void>;
 }
 
 /** Starts the provider with one confidential client whose callback is `redirectUri`. */
 export async function startOidcProvider(redirectUri: string): Promise<TestOidcProvider> {
   const accounts = new Map<string, ProviderAccount>();
+  const state = { down: false };
   const requests: string[] = [];
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const server = createServer((req, res) => {
     requests.push(`${req.method} ${new URL(req.url ?? '/', 'http://x').pathname}`);
-    if (handle) handle(req, res);
+    if (handle && !state.down) handle(req, res);
     else res.writeHead(503).end();
   });
   server.listen(0, '127.0.0.1');
@@ -76,6 +79,12 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
   const callback = provider.callback();
   handle = (req, res) => void callback(req, res);
   return {
+    get down() {
+      return state.down;
+    },
+    set down(value: boolean) {
+      state.down = value;
+    },
     issuer,
     clientId,
     clientSecret,
