@@ -4,13 +4,15 @@
  * the callback at /console/sso/callback; the user made on first sign-in from the verified email; the role
  * from the groups claim at every sign-in; an unverified email, a wrong state and a wrong nonce refused;
  * sign-out; password sign-in off for the SSO organization; the http:// issuer rule; the discovery kept.
- * With CITEWISE_SSO_SCREENSHOTS=<dir> the run saves what a user sees at each step there.
+ * With CITEWISE_SSO_SCREENSHOTS=<dir> the run saves what a user sees at each step there; with
+ * CITEWISE_SCREENSHOTS=1 it writes the manual's docs/images/console-sso-sign-in.png.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
@@ -39,6 +41,7 @@ const BASE = '/console';
 const ORGANIZATION = 'Acme';
 const ADMINS = 'citewise-admins';
 const SHOTS = process.env['CITEWISE_SSO_SCREENSHOTS'];
+const MANUAL_SHOTS = process.env['CITEWISE_SCREENSHOTS'] === '1';
 const hasChromium = chromiumOrSkip();
 
 let provider: TestOidcProvider;
@@ -135,6 +138,11 @@ async function shot(page: Page, name: string): Promise<void> {
 async function toProviderLogin(page: Page, login: string): Promise<void> {
   await page.goto(`${server.baseUrl}${BASE}/sign-in`);
   await shot(page, `1-sign-in-${login}`);
+  if (MANUAL_SHOTS && login === 'alice') {
+    await page.screenshot({
+      path: fileURLToPath(new URL('../../docs/images/console-sso-sign-in.png', import.meta.url)),
+    });
+  }
   await page.getByRole('link', { name: 'Sign in with SSO' }).click();
   await page.waitForURL(`${provider.issuer}/interaction/**`);
   await page.locator('input[name="login"]').fill(login);
