@@ -67,8 +67,12 @@ export function createSsoRuntime(options: SsoOptions, basePath: string): SsoRunt
   }
 
   async function create(rt: ConsoleRuntime): Promise<OrganizationRecord> {
-    const organization = await rt.accounts.createOrganization({ name: options.organization });
+    const made = await rt.accounts.createOrganization({ name: options.organization });
+    // Two instances at their first SSO sign-in at once: both take the older one (the other stays empty).
+    const organization =
+      (await rt.accounts.listOrganizations()).find((o) => o.name === options.organization) ?? made;
     await rt.accounts.setSetting(settingName, organization.id);
+    if (organization.id !== made.id) return organization;
     await rt.credits.openAccount(organization.id, rt.freeCredits, 'SSO organization');
     rt.logger?.info(
       { event: 'console.sso_organization_created', organizationId: organization.id },
