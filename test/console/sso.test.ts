@@ -191,6 +191,11 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
       if (url.origin === provider.issuer && url.pathname === '/auth') authorization.push(url);
     });
     await toProviderLogin(page, 'alice');
+    // The checks wait in an HttpOnly, SameSite=Lax cookie of the console's /sso/ paths, for 10 minutes.
+    const flow = (await context.cookies()).find((c) => c.name === 'cw_sso')!;
+    expect(flow).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: `${BASE}/sso/` });
+    expect(flow.expires - Date.now() / 1000).toBeGreaterThan(540);
+    expect(flow.expires - Date.now() / 1000).toBeLessThanOrEqual(600);
     const asked = authorization[0]!.searchParams;
     expect(asked.get('code_challenge_method')).toBe('S256');
     expect(asked.get('code_challenge')).toMatch(/^[\w-]{43}$/);
