@@ -19,7 +19,7 @@ import { createUsageRecorder, type BatchingUsageRecorder } from '../stores/usage
 import type { AccountStore, UsageStore } from '../stores/account-types.ts';
 import type { CreditStore, KeyStore } from '../stores/types.ts';
 import { createCreditsService, type CreditsService } from '../engine/credits.ts';
-import { createConsole, type Console, type SignupPolicy } from '../console/app.ts';
+import { createConsole, type Console, type SignupPolicy, type SsoOptions } from '../console/app.ts';
 import { withConsoleKeys, type ConsoleKeyStore } from '../console/keys.ts';
 import { createResetLink, setPassword } from '../console/password-reset.ts';
 import { passwordProblem } from '../console/passwords.ts';
@@ -34,6 +34,7 @@ import {
   resolveStore,
   type CommandFlags,
 } from './config.ts';
+import type { ConsoleTableValues } from './settings.ts';
 import { CONSOLE_SETTINGS, SERVE_SETTINGS, type Setting } from './settings.ts';
 import { openCliStores, redact, storeKind, takeParameter } from './stores.ts';
 
@@ -49,6 +50,13 @@ export interface ConsoleFlags {
   readonly auditRetentionDays?: string;
   readonly dataDir?: string;
   readonly store?: string;
+  readonly oidcIssuer?: string;
+  readonly oidcClientId?: string;
+  readonly oidcClientSecret?: string;
+  readonly oidcOrganization?: string;
+  readonly oidcAdminGroup?: string;
+  readonly oidcScopes?: string;
+  readonly oidcPasswordSignIn?: string;
 }
 
 /** The resolved console settings. */
@@ -63,6 +71,8 @@ export interface ConsoleSettings {
   readonly local: boolean;
   /** Days the audit log keeps an entry (0: forever). */
   readonly auditRetentionDays: number;
+  /** Single sign-on, without the public URL (known once `serve` listens); `null` without --oidc-issuer. */
+  readonly sso: Omit<SsoOptions, 'publicUrl'> | null;
 }
 
 /** Adds the console options to `serve` (from the settings table). */
@@ -86,6 +96,26 @@ export function resolveConsoleSettings(flags: ConsoleFlags, env: NodeJS.ProcessE
     accountsStore,
     local: storeKind(accountsStore) === 'sqlite',
     auditRetentionDays: table.auditRetentionDays ?? AUDIT_DEFAULTS.retentionDays,
+    sso: ssoSettings(table),
+  };
+}
+
+/** The SSO options of the `--oidc-*` settings; each one needed with `--oidc-issuer` is checked. */
+function ssoSettings(table: ConsoleTableValues): Omit<SsoOptions, 'publicUrl'> | null {
+  const { oidcIssuer: issuer, oidcClientId: clientId, oidcOrganization: organization } = table;
+  if (issuer === undefined) return null;
+  const missing = (flag: string, env: string) =>
+    new InvalidArgumentError(`${flag} (${env}) is needed with --oidc-issuer`);
+  if (clientId === undefined) throw missing('--oidc-client-id', 'CITEWISE_OIDC_CLIENT_ID');
+  if (organization === undefined) throw missing('--oidc-organization', 'CITEWISE_OIDC_ORGANIZATION');
+  return {
+    issuer,
+    clientId,
+    organization,
+    ...(table.oidcClientSecret !== undefined ? { clientSecret: table.oidcClientSecret } : {}),
+    ...(table.oidcAdminGroup !== undefined ? { adminGroup: table.oidcAdminGroup } : {}),
+    ...(table.oidcScopes !== undefined ? { scopes: table.oidcScopes } : {}),
+    passwordSignIn: table.oidcPasswordSignIn ?? true,
   };
 }
 
@@ -180,8 +210,16 @@ export interface ServeConsole {
   readonly stores: ConsoleStores;
   /** Wraps the engine's key store (suspensions, playground keys). */
   wrapKeys(keys: KeyStore): ConsoleKeyStore;
-  /** Creates the console on the engine; its links go below `publicUrl` (`--public-url`) when given. */
-  start(engine: SearchEngine, logger: Logger, publicUrl?: string): Console;
+  /**
+   * Creates the console on the engine. `urls.resolved` is where browsers reach the service (the SSO
+   * callback's base); `urls.configured` is `--public-url` when set, below which every link the console
+   * builds goes (without it, links follow the request's origin).
+   */
+  start(
+    engine: SearchEngine,
+    logger: Logger,
+    urls: { readonly resolved: string; readonly configured?: string | undefined },
+  ): Console;
   /**
    * Whether maintenance mode is stored as on (by the operator page or `citewise console maintenance`):
    * read before the engine opens, so it holds from the first request (the console polls it afterwards).
@@ -208,8 +246,9 @@ export function prepareServeConsole(
     },
     wrapKeys: (keys) => withConsoleKeys(keys, stores().accounts),
     storedMaintenance: async () => (await stores().accounts.getSetting('maintenance')) === 'on',
-    start: (engine, log, publicUrl) =>
+    start: (engine, log, urls) =>
       createConsole({
+        ...(settings.sso ? { sso: { ...settings.sso, publicUrl: urls.resolved } } : {}),
         engine,
         accounts: stores().accounts,
         usage: stores().usage,
@@ -217,7 +256,7 @@ export function prepareServeConsole(
         signup: settings.signup,
         signupDomains: settings.signupDomains,
         trustProxy: settings.trustProxy,
-        ...(publicUrl === undefined ? {} : { publicUrl }),
+        ...(urls.configured === undefined ? {} : { publicUrl: urls.configured }),
         auditRetentionDays: settings.auditRetentionDays,
         logger: log,
       }),

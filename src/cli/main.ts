@@ -435,7 +435,8 @@ async function serve(flags: CommandFlags): Promise<void> {
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
   const serveConsole = prepareServeConsole(flags, env, logger);
   const { engine, stores } = await openEngine(config, logger, metrics, publicUrl, serveConsole);
-  const consoleApp = serveConsole?.start(engine, logger, config.publicUrl) ?? null;
+  const consoleApp =
+    serveConsole?.start(engine, logger, { resolved: publicUrl, configured: config.publicUrl }) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
   warnOfWideFiles(config, stores, serveConsole, logger);

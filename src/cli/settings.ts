@@ -15,6 +15,7 @@ import { CONTENT_CACHE_DEFAULTS } from '../pipeline/extract/content-cache.ts';
 import { FETCHER_DEFAULTS } from '../pipeline/fetch/fetcher.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { assertWebhookSecret } from '../jobs/webhooks.ts';
+import { issuerProblem, SSO_DEFAULTS } from '../console/oidc.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   parseProviderSpec,
@@ -229,6 +230,19 @@ function parseDomainList(text: string): string[] {
   const bad = domains.find((domain) => !/^[a-z0-9.-]+\.[a-z]{2,}$/.test(domain));
   if (bad !== undefined) throw new SettingValueError(`must be domains such as example.com ("${bad}" is not)`);
   return domains;
+}
+
+function parseIssuer(text: string): string {
+  const problem = issuerProblem(text.trim());
+  if (problem) throw new SettingValueError(problem);
+  return text.trim();
+}
+
+function parseScopes(text: string): string[] {
+  const scopes = text.split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid'))
+    throw new SettingValueError('must include openid, e.g. "openid email profile"');
+  return scopes;
 }
 
 function parseAccountsStore(text: string): string {
@@ -1083,6 +1097,74 @@ export const CONSOLE_SETTINGS = {
       'Days the audit log (sign-ins, keys, members, credits, budgets, operator actions) keeps an entry; `0` keeps every entry.',
     default: String(AUDIT_DEFAULTS.retentionDays),
     parse: parseNonNegativeInteger,
+  },
+  // Single sign-on (OpenID Connect): see docs/console.md#single-sign-on-openid-connect.
+  oidcIssuer: {
+    flag: '--oidc-issuer <url>',
+    env: 'CITEWISE_OIDC_ISSUER',
+    group: 'console',
+    meaning:
+      'Issuer URL of the OpenID Connect provider for "Sign in with SSO" (discovered once and cached); https:// ' +
+      '(plain http:// on loopback only). The callback to register is <public URL>/sso/callback.',
+    defaultText: 'none (no SSO)',
+    parse: parseIssuer,
+  },
+  oidcClientId: {
+    flag: '--oidc-client-id <id>',
+    env: 'CITEWISE_OIDC_CLIENT_ID',
+    group: 'console',
+    meaning: 'Client id of the console at the OpenID Connect provider (needed with --oidc-issuer).',
+    defaultText: 'none',
+    parse: parseText,
+  },
+  oidcClientSecret: {
+    flag: '--oidc-client-secret <secret>',
+    env: 'CITEWISE_OIDC_CLIENT_SECRET',
+    group: 'console',
+    meaning:
+      'Client secret at the OpenID Connect provider; prefer the variable: the flag is visible to every user ' +
+      'of the machine in `ps`.',
+    defaultText: 'none (a public client: PKCE only)',
+    parse: parseText,
+    secret: true,
+  },
+  oidcOrganization: {
+    flag: '--oidc-organization <name>',
+    env: 'CITEWISE_OIDC_ORGANIZATION',
+    group: 'console',
+    meaning:
+      'The organization SSO users join (by name; created with the free credits if missing; needed with ' +
+      '--oidc-issuer).',
+    defaultText: 'none',
+    parse: parseText,
+  },
+  oidcAdminGroup: {
+    flag: '--oidc-admin-group <group>',
+    env: 'CITEWISE_OIDC_ADMIN_GROUP',
+    group: 'console',
+    meaning:
+      'Value of the `groups` claim whose members are admins of the SSO organization, others members, set ' +
+      'at every sign-in; without it roles are managed in the console.',
+    defaultText: 'none',
+    parse: parseText,
+  },
+  oidcScopes: {
+    flag: '--oidc-scopes <scopes>',
+    env: 'CITEWISE_OIDC_SCOPES',
+    group: 'console',
+    meaning: 'Scopes asked of the OpenID Connect provider, separated by spaces or commas.',
+    defaultText: `${SSO_DEFAULTS.scopes.join(' ')} (plus groups with --oidc-admin-group)`,
+    parse: parseScopes,
+  },
+  oidcPasswordSignIn: {
+    flag: '--oidc-password-sign-in <on|off>',
+    env: 'CITEWISE_OIDC_PASSWORD_SIGN_IN',
+    group: 'console',
+    meaning:
+      '`off`: members of the SSO organization sign in with SSO only (instance operators may still use ' +
+      'their password).',
+    default: SSO_DEFAULTS.passwordSignIn ? 'on' : 'off',
+    parse: parseBoolean,
   },
 } as const satisfies Readonly<Record<string, AnySetting>>;
 

@@ -21,12 +21,15 @@ import { isConsoleKeyStore } from './keys.ts';
 import { createMaintenanceSync } from './operator.ts';
 import { PasswordHashingBusyError } from './passwords.ts';
 import { createSignInThrottle, SIGN_IN_THROTTLE_DEFAULTS } from './sign-in-throttle.ts';
+import type { SsoOptions } from './oidc.ts';
+import { createSsoRuntime } from './sso.ts';
 import { ownsPath, route } from './routes.ts';
 import { ConsoleError, DAY, type ConsoleRequest, type ConsoleRuntime, type SignupPolicy } from './runtime.ts';
 import { SECURITY_HEADERS } from './security.ts';
 import { page } from './views/layout.ts';
 
 export type { ConsoleRequest, SignupPolicy } from './runtime.ts';
+export type { SsoOptions } from './oidc.ts';
 
 /** Defaults of {@link ConsoleOptions}. */
 export const CONSOLE_DEFAULTS = {
@@ -94,6 +97,11 @@ export interface ConsoleOptions {
   readonly logger?: Logger;
   /** Days the audit log keeps an entry; 0 keeps entries forever. @default 365 */
   readonly auditRetentionDays?: number;
+  /**
+   * Single sign-on with an OpenID Connect provider: a "Sign in with SSO" button on the sign-in page, the
+   * callback at `<publicUrl><basePath>/sso/callback`. See docs/console.md. @default none (passwords only)
+   */
+  readonly sso?: SsoOptions;
 }
 
 /** The console. */
@@ -166,6 +174,7 @@ export function createConsole(options: ConsoleOptions): Console {
     }),
     basePath,
     link: (path) => `${basePath}${path}`,
+    sso: options.sso ? createSsoRuntime(options.sso, basePath) : null,
   };
 
   /** Every request: its route's reply with the security headers, or the error page. Never throws. */

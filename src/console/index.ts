@@ -27,7 +27,8 @@
  * ```
  */
 export { CONSOLE_DEFAULTS, createConsole } from './app.ts';
-export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy } from './app.ts';
+export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy, SsoOptions } from './app.ts';
+export { SSO_DEFAULTS } from './oidc.ts';
 export { createConsoleNodeHandler, createConsoleFetchHandler } from './adapters.ts';
 export type { ConsoleAdapterOptions } from './adapters.ts';
 export { withConsoleKeys, isConsoleKeyStore } from './keys.ts';

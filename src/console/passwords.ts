@@ -91,6 +91,17 @@ function scryptAsync(
   );
 }
 
+/**
+ * The password hash of a user created by single sign-on: it matches no password, so such a user signs
+ * in through the provider (or sets a password with a reset link).
+ */
+export const NO_PASSWORD = 'none:sso';
+
+/** Whether a stored hash is a password's (not {@link NO_PASSWORD}). */
+export function hasPassword(stored: string): boolean {
+  return stored.startsWith('scrypt$');
+}
+
 /** Why a password is refused, or `null` when it is acceptable. */
 export function passwordProblem(password: unknown): string | null {
   if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) {

@@ -24,6 +24,7 @@ import {
 } from './organization.ts';
 import { ConsoleError, redirect, type ConsoleRequest, type ConsoleRuntime, type Reply } from './runtime.ts';
 import { cancelResearch, researchJobPage, researchPage, startResearch } from './research.ts';
+import { ssoCallback, ssoStart } from './sso.ts';
 import {
   accountPage,
   changePassword,
@@ -56,6 +57,8 @@ const ROUTES = [
   '/operator',
   '/organization',
   '/favicon.ico',
+  '/sso/start',
+  '/sso/callback',
 ];
 const PREFIXES = [
   '/keys/',
@@ -90,6 +93,8 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   if (path === '/sign-up') return get ? signUpPage(rt, context) : signUp(rt, context);
   if (path === '/sign-in') return get ? signInPage(rt, context) : signIn(rt, context);
   if (path === '/sign-out' && !get) return signOut(rt, context);
+  if (path === '/sso/start' && get) return ssoStart(rt, context);
+  if (path === '/sso/callback' && get) return ssoCallback(rt, context);
   let match: RegExpExecArray | null;
   if ((match = /^\/invite\/([^/]+)$/.exec(path)))
     return get ? invitePage(rt, context, match[1]!) : acceptInvite(rt, context, match[1]!);

@@ -16,6 +16,7 @@ import type {
   UserRecord,
 } from '../stores/account-types.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { SsoRuntime } from './sso.ts';
 import type { Html } from './html.ts';
 import type { ConsoleKeyStore } from './keys.ts';
 import { cookie, ORGANIZATION_COOKIE } from './security.ts';
@@ -66,6 +67,8 @@ export interface ConsoleRuntime extends ConsolePaths {
   readonly logger: Logger | undefined;
   /** The audit log: who did what (see audit.ts). */
   readonly audit: AuditLog;
+  /** Single sign-on (sso.ts), or `null` without it. */
+  readonly sso: SsoRuntime | null;
 }
 
 /** One day in ms. */

@@ -5,7 +5,13 @@
  */
 import { auditFrom, auditUserEvent } from './audit.ts';
 import type { OrganizationRecord, UserRecord } from '../stores/account-types.ts';
-import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  hasPassword,
+  passwordProblem,
+  verifyPassword,
+} from './passwords.ts';
 import {
   ConsoleError,
   htmlReply,
@@ -152,7 +158,9 @@ export async function authenticate(rt: ConsoleRuntime, context: Context): Promis
   await throttle(rt, context, email || null);
   if (!email || !password || password.length > 200 || email.length > 320) return null;
   const user = await rt.accounts.findUserByEmail(email);
-  const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+  // A user without a password (made by SSO) costs the same work as an unknown email.
+  const stored = user && hasPassword(user.passwordHash) ? user.passwordHash : await dummyPasswordHash();
+  const matches = (await verifyPassword(password, stored)) && user !== null && hasPassword(user.passwordHash);
   if (!user || !matches) {
     await rt.signInThrottle.failed(context.clientAddress, email);
     rt.logger?.info({ event: 'console.signin_failed' }, 'console: sign-in failed');
@@ -164,7 +172,19 @@ export async function authenticate(rt: ConsoleRuntime, context: Context): Promis
     });
     return null;
   }
+  if (rt.sso && !(await rt.sso.passwordSignInAllowed(rt, user))) {
+    // Audit hook: password sign-in refused (password sign-in is off for the SSO organization).
+    rt.logger?.info({ event: 'console.signin_sso_only', userId: user.id }, 'console: password sign-in off');
+    throw new PasswordSignInOffError(rt.sso.options.organization);
+  }
   return user;
+}
+
+/** A right password of a member of the SSO organization while password sign-in is off for it. */
+export class PasswordSignInOffError extends ConsoleError {
+  constructor(organization: string) {
+    super(403, `Members of ${organization} sign in with SSO: use "Sign in with SSO".`);
+  }
 }
 
 /** Validates email and password of a sign-up form; returns the user or an error message. */
@@ -238,13 +258,19 @@ export async function signUp(rt: ConsoleRuntime, context: Context): Promise<Repl
 /** `GET /sign-in`: the form (signed-in users go to their keys). */
 export function signInPage(rt: ConsoleRuntime, context: Context): Reply {
   if (context.user) return redirect(rt, '/keys');
-  return htmlReply(200, signInView(rt, rt.signup));
+  return htmlReply(200, signInView(rt));
 }
 
 /** `POST /sign-in`. */
 export async function signIn(rt: ConsoleRuntime, context: Context): Promise<Reply> {
-  const user = await authenticate(rt, context);
-  if (!user) return htmlReply(401, signInView(rt, rt.signup, 'Email or password is incorrect.'));
+  let user: UserRecord | null;
+  try {
+    user = await authenticate(rt, context);
+  } catch (error) {
+    if (error instanceof PasswordSignInOffError) return htmlReply(403, signInView(rt, error.message));
+    throw error;
+  }
+  if (!user) return htmlReply(401, signInView(rt, 'Email or password is incorrect.'));
   await auditUserEvent(rt, { user, clientAddress: context.clientAddress }, user.id, {
     action: 'sign_in',
     target: user.email,
@@ -253,7 +279,10 @@ export async function signIn(rt: ConsoleRuntime, context: Context): Promise<Repl
   return startSession(rt, context, user, '/keys');
 }
 
-/** `POST /sign-out`: ends the session. */
+/**
+ * `POST /sign-out`: ends the console session (an SSO user's session at the provider is the provider's:
+ * "Sign in with SSO" may then sign them in again without a password prompt).
+ */
 export async function signOut(rt: ConsoleRuntime, context: Context): Promise<Reply> {
   if (context.sessionToken) await rt.accounts.deleteSession(context.sessionToken);
   if (context.user) {

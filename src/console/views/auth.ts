@@ -4,6 +4,7 @@
  */
 import { html, type Html } from '../html.ts';
 import { newPasswordField } from '../password-reset.ts';
+import { hasPassword } from '../passwords.ts';
 import type { ConsolePaths, Context, SignupPolicy } from '../runtime.ts';
 import { csrfToken } from '../security.ts';
 import type { InvitationRecord, UserRecord } from '../../stores/account-types.ts';
@@ -38,15 +39,28 @@ export function signUpView(
   });
 }
 
-/** The sign-in page. */
-export function signInView(paths: ConsolePaths, signup: SignupPolicy, error?: string): Html {
-  return page(paths, {
+/** The sign-in page: "Sign in with SSO" first when single sign-on is set up, then the password form. */
+export function signInView(
+  console: ConsolePaths & { signup: SignupPolicy; sso: { options: { organization: string } } | null },
+  error?: string,
+): Html {
+  const sso = console.sso
+    ? html`<p>
+          <a class="button" href="${console.link('/sso/start')}">Sign in with SSO</a>
+        </p>
+        <p class="hint">For members of ${console.sso.options.organization}. Or with your email:</p>`
+    : '';
+  return page(console, {
     title: 'Sign in',
     user: null,
     body: html`<section class="card narrow">
       <h1>Sign in</h1>
-      ${errorNote(error)} ${credentialsForm(paths, '/sign-in', 'Sign in', 'signin')}
-      ${signup === 'open' ? html`<p>New here? <a href="${paths.link('/sign-up')}">Sign up</a></p>` : ''}
+      ${errorNote(error)} ${sso} ${credentialsForm(console, '/sign-in', 'Sign in', 'signin')}
+      ${
+        console.signup === 'open'
+          ? html`<p>New here? <a href="${console.link('/sign-up')}">Sign up</a></p>`
+          : ''
+      }
     </section>`,
   });
 }
@@ -65,25 +79,30 @@ export function accountView(
     body: html`<section class="card narrow">
       <h1>Account</h1>
       <p>Signed in as <strong>${user.email}</strong>${user.operator ? ' (instance operator)' : ''}.</p>
-      <h2>Change password</h2>
-      <p class="hint">Changing it signs out every other browser.</p>
-      ${errorNote(message?.error)}
-      ${message?.done ? html`<p class="notice" role="status">${message.done}</p>` : ''}
-      <form method="post" action="${paths.link('/account')}" class="stack">
-        ${csrfField(context)}
-        <label for="current-password">Current password</label>
-        <input
-          id="current-password"
-          name="current"
-          type="password"
-          autocomplete="current-password"
-          required
-        />
-        ${newPasswordField('new-password', 'New password')}
-        <button type="submit">Change password</button>
-      </form>
+      ${hasPassword(user.passwordHash) ? passwordForm(paths, context, message) : noPasswordNote}
     </section>`,
   });
+}
+
+/** An SSO user's account: no password to change. */
+const noPasswordNote = html`<p>You sign in with SSO: this account has no password of its own.</p>`;
+
+function passwordForm(
+  paths: ConsolePaths,
+  context: Context,
+  message?: { error?: string; done?: string },
+): Html {
+  return html`<h2>Change password</h2>
+    <p class="hint">Changing it signs out every other browser.</p>
+    ${errorNote(message?.error)}
+    ${message?.done ? html`<p class="notice" role="status">${message.done}</p>` : ''}
+    <form method="post" action="${paths.link('/account')}" class="stack">
+      ${csrfField(context)}
+      <label for="current-password">Current password</label>
+      <input id="current-password" name="current" type="password" autocomplete="current-password" required />
+      ${newPasswordField('new-password', 'New password')}
+      <button type="submit">Change password</button>
+    </form>`;
 }
 
 /** For a signed-in user who belongs to no organization. */
