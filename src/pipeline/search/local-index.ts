@@ -12,9 +12,8 @@ import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
 import { extractContent } from '../extract/index.ts';
-import { markdownToText, splitMarkdownSections, stripInlineMarkdown } from '../../text/markdown.ts';
-import { splitSentences } from '../../text/sentences.ts';
-import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { tokenizeQuery } from '../../text/tokenize.ts';
+import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 
 /** Defaults of the local index and its provider. */
@@ -90,22 +89,6 @@ export interface SerializedLocalIndex {
 
 const SECTION_SEPARATOR = '\u0000';
 
-function titleFromUrl(url: string): string {
-  let last = url.replace(/[?#].*$/, '').replace(/\/+$/, '');
-  last = last.slice(last.lastIndexOf('/') + 1);
-  try {
-    last = decodeURIComponent(last);
-  } catch {
-    // keep it encoded
-  }
-  return (
-    last
-      .replace(/\.[^.]+$/, '')
-      .replace(/[-_]+/g, ' ')
-      .trim() || url
-  );
-}
-
 /**
  * In-memory BM25 index over sections of documents. A section is the text under one heading, indexed with
  * the document title and its heading; a document scores as its best section.
@@ -151,38 +134,7 @@ export class LocalIndex {
    * @throws TypeError when `url` or `content` is not a string.
    */
   addDocument(input: LocalDocumentInput): LocalDocument {
-    if (typeof input?.url !== 'string' || input.url.length === 0)
-      throw new TypeError('url must be a non-empty string');
-    if (typeof input.content !== 'string') throw new TypeError('content must be a string');
-    const format = input.format ?? 'markdown';
-    if (format !== 'markdown' && format !== 'text')
-      throw new TypeError("format must be 'markdown' or 'text'");
-
-    let sections: { heading?: string; text: string; level: number }[];
-    if (format === 'markdown') {
-      sections = splitMarkdownSections(input.content).map((section) => ({
-        ...(section.heading === undefined ? {} : { heading: section.heading }),
-        level: section.level,
-        text: markdownToText(section.markdown),
-      }));
-    } else {
-      sections = [{ text: input.content.trim(), level: 0 }];
-    }
-    const title =
-      input.title?.trim() ||
-      sections.find((s) => s.level === 1 && s.heading)?.heading ||
-      sections.find((s) => s.heading)?.heading ||
-      titleFromUrl(input.url);
-    const document: LocalDocument = {
-      url: input.url,
-      title: stripInlineMarkdown(title),
-      content: input.content,
-      format,
-      ...(input.publishedAt === undefined ? {} : { publishedAt: input.publishedAt }),
-      sections: sections
-        .filter((s) => s.text.length > 0 || s.heading !== undefined)
-        .map((s) => (s.heading === undefined ? { text: s.text } : { heading: s.heading, text: s.text })),
-    };
+    const document = analyzeDocument(input);
     this.#insert(document);
     return document;
   }
@@ -192,7 +144,7 @@ export class LocalIndex {
     this.#documents.set(document.url, document);
     const locale = this.#options.locale;
     document.sections.forEach((section, i) => {
-      const tokens = tokenize(`${document.title}\n${section.heading ?? ''}\n${section.text}`, { locale });
+      const tokens = sectionTokens(document.title, section, locale);
       this.#bm25.add(`${document.url}${SECTION_SEPARATOR}${i}`, tokens);
     });
   }
@@ -241,23 +193,7 @@ export class LocalIndex {
   }
 
   #snippet(text: string, queryTokens: ReadonlySet<string>): string {
-    const sentences = splitSentences(text, this.#options.locale);
-    let start = 0;
-    let bestOverlap = 0;
-    sentences.forEach((sentence, i) => {
-      const overlap = new Set(
-        tokenize(sentence, { locale: this.#options.locale }).filter((t) => queryTokens.has(t)),
-      ).size;
-      if (overlap > bestOverlap) {
-        bestOverlap = overlap;
-        start = i;
-      }
-    });
-    const excerpt = sentences.slice(start).join(' ');
-    if (excerpt.length <= this.#snippetLength) return excerpt;
-    const cut = excerpt.slice(0, this.#snippetLength - 1);
-    const space = cut.lastIndexOf(' ');
-    return `${space > this.#snippetLength / 2 ? cut.slice(0, space) : cut}…`;
+    return sectionSnippet(text, queryTokens, this.#snippetLength, this.#options.locale);
   }
 
   /** JSON form: the documents with their sections. */
