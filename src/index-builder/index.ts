@@ -26,6 +26,15 @@ export {
 } from './builder.ts';
 export {
   acquireIndexLock,
+  isPostgresUrl,
+  LEGACY_INDEX_FILE_NAME,
+  legacyIndexFilePath,
+  migrateLegacyIndex,
+  openDataDirIndex,
+  redactedUrl,
+  type IndexStoreOpenOptions,
+  type LegacyMigration,
+  type OpenDataDirIndexOptions,
   IndexStore,
   indexFilePath,
   INDEX_FILE_NAME,

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
-import { extractContent } from '../extract/index.ts';
+import { FILE_TYPES, MAX_DOCUMENT_FILE_BYTES, readDocumentFile } from '../../documents/read-file.ts';
+import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
 import { tokenizeQuery } from '../../text/tokenize.ts';
 import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
@@ -22,8 +23,8 @@ export const LOCAL_INDEX_DEFAULTS = {
   snippetLength: 300,
   /** Hits of one {@link LocalIndex.search}. */
   limit: 10,
-  /** Larger files are not indexed. */
-  maxFileBytes: 5_000_000,
+  /** Larger files are not indexed (the same limit as `citewise index`). */
+  maxFileBytes: MAX_DOCUMENT_FILE_BYTES,
 } as const;
 
 /** A document to add to a {@link LocalIndex}. */
@@ -288,13 +289,13 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    */
   readonly publicUrl?: string;
   /**
-   * File extensions indexed (lower-case, with the dot).
-   * @default ['.md', '.markdown', '.txt', '.html', '.htm']
+   * File extensions indexed (lower-case, with the dot), among those `citewise index` reads ({@link FILE_TYPES}).
+   * @default every extension of FILE_TYPES (Markdown, text, HTML, XHTML, PDF)
    */
   readonly extensions?: readonly string[];
   /**
    * Larger files are skipped.
-   * @default 5_000_000
+   * @default 10_485_760 (as `citewise index`)
    */
   readonly maxFileBytes?: number;
   /**
@@ -306,6 +307,12 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    * @default []
    */
   readonly indexFiles?: readonly string[];
+  /**
+   * A document index searched with the folders: its operator documents (those `citewise index` put in the
+   * data directory's `index.sqlite`, or a shared PostgreSQL index) count as the user's own. It is read at
+   * search time, never loaded into memory. Hits of the folders and of the index are merged by score.
+   */
+  readonly documentIndex?: DocumentIndex;
 }
 
 /** The `local` search provider, with access to its index. */
@@ -340,8 +347,6 @@ export interface LoadReport {
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
 }
 
-const DEFAULT_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm'];
-
 /**
  * The document files below `root` (or `root` itself when it is a file), sorted by name, skipping hidden
  * entries and `node_modules`. `accepts` decides by lower-case extension (e.g. `.md`).
@@ -369,25 +374,6 @@ export async function listDocumentFiles(
 
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
 const INDEXED_FILES_PREFIX = '.indexed/';
-
-/** Reads one file into a document input; `null` when it has no text. */
-async function readDocument(file: string, url: string): Promise<LocalDocumentInput | null> {
-  const extension = path.extname(file).toLowerCase();
-  const raw = await readFile(file);
-  if (extension === '.html' || extension === '.htm') {
-    const content = await extractContent(raw, { url, contentType: 'text/html' });
-    if (content === null || content.markdown.trim().length === 0) return null;
-    return {
-      url,
-      content: content.markdown,
-      format: 'markdown',
-      ...(content.title ? { title: content.title } : {}),
-    };
-  }
-  const text = new TextDecoder('utf-8').decode(raw).replace(/^\uFEFF/, '');
-  if (text.trim().length === 0) return null;
-  return { url, content: text, format: extension === '.txt' ? 'text' : 'markdown' };
-}
 
 /**
  * Creates the `local` search provider over Markdown, text and HTML files in `paths`. Files are read on
@@ -417,7 +403,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     options.publicUrl === undefined || options.baseUrl !== undefined
       ? undefined
       : normalizePublicUrl(options.publicUrl);
-  const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
+  const extensions = new Set((options.extensions ?? Object.keys(FILE_TYPES)).map((e) => e.toLowerCase()));
   const maxFileBytes = positiveInteger(
     'maxFileBytes',
     options.maxFileBytes,
@@ -556,14 +542,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
           continue;
         }
         try {
-          if ((await stat(file)).size > maxFileBytes) {
-            skipped.push({ file, reason: `larger than ${maxFileBytes} bytes` });
-            continue;
-          }
-          const document = await readDocument(file, url);
-          if (document === null) skipped.push({ file, reason: 'no text' });
+          // The one reader of `citewise index` too, so both read a file the same way.
+          const read = await readDocumentFile(file, url, { maxFileBytes });
+          if ('skip' in read) skipped.push({ file, reason: read.message });
           else {
-            index.addDocument(document);
+            index.addDocument(read.document);
             seen.add(url);
             if (rootIndex >= firstFallbackRoot) fallback.add(url);
           }
@@ -577,6 +560,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     folderUrls = seen;
     fallbackUrls = fallback;
     skipped.push(...(await syncIndexFiles()));
+    await checkStore();
     return { documents: index.size, skipped };
   };
 
@@ -589,10 +573,29 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     return attempt;
   };
 
+  // Whether the document index holds any operator document, as last seen (a cheap one-row list).
+  const documentIndex = options.documentIndex;
+  let storeHasDocuments = false;
+  const checkStore = async (): Promise<void> => {
+    if (documentIndex === undefined) return;
+    storeHasDocuments = (await documentIndex.list({ owner: OPERATOR_OWNER, limit: 1 })).documents.length > 0;
+  };
+
   const hasOwnDocuments = (): boolean => {
+    if (storeHasDocuments) return true;
     let fallbackIndexed = 0;
     for (const url of fallbackUrls) if (index.has(url)) fallbackIndexed++;
     return index.size > fallbackIndexed;
+  };
+
+  /** Hits of the document index, with served URLs (documents the service cannot serve are left out). */
+  const storedHits = async (text: string, limit: number): Promise<LocalIndexHit[]> => {
+    if (documentIndex === undefined || limit === 0) return [];
+    const hits = await documentIndex.search(text, { owners: [OPERATOR_OWNER], limit });
+    return hits.flatMap((hit) => {
+      const url = servedUrl(hit.url);
+      return url === null ? [] : [{ ...hit, url }];
+    });
   };
 
   const provider: LocalIndexProvider = {
@@ -612,6 +615,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       call.signal.throwIfAborted();
       await provider.load();
       await syncIndexFiles();
+      await checkStore();
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;
@@ -619,7 +623,19 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       const hideFallback = fallbackUrls.size > 0 && hasOwnDocuments();
       const byDomain = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
       const filtering = byDomain || hideFallback;
-      const hits = index.search(query.query, filtering ? index.size : query.limit).filter((hit) => {
+      const memoryHits = index.search(query.query, filtering ? index.size : query.limit);
+      const fromStore = await storedHits(
+        query.query,
+        byDomain ? Math.max(200, query.limit * 10) : query.limit,
+      );
+      const merged =
+        fromStore.length === 0
+          ? memoryHits
+          : // A file both in a corpus folder and in the index has one served URL: it is listed once.
+            [...memoryHits, ...fromStore]
+              .sort((a, b) => b.score - a.score)
+              .filter((hit, i, all) => all.findIndex((other) => other.url === hit.url) === i);
+      const hits = merged.filter((hit) => {
         if (hideFallback && fallbackUrls.has(hit.url)) return false;
         if (!byDomain) return true;
         const host = URL.canParse(hit.url) ? new URL(hit.url).hostname : '';
