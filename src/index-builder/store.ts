@@ -284,7 +284,10 @@ export async function migrateLegacyIndex(
   }
   const records = data.builder?.records ?? {};
   let documents = 0;
-  for (const document of data.documents) {
+  for (const raw of data.documents as readonly unknown[]) {
+    const document = raw as Partial<
+      Record<'url' | 'content' | 'format' | 'title' | 'publishedAt', unknown>
+    > | null;
     if (typeof document?.url !== 'string' || typeof document.content !== 'string') continue;
     const record = records[document.url];
     await store.put(
