@@ -149,6 +149,26 @@ export {
   type LocalIndexProviderOptions,
 } from './pipeline/search/local-index.ts';
 export { corpusDocumentUrl } from './pipeline/search/corpus-url.ts';
+export {
+  createMemoryDocumentIndex,
+  createPostgresDocumentIndex,
+  createSqliteDocumentIndex,
+  DOCUMENT_INDEX_DEFAULTS,
+  OPERATOR_OWNER,
+  type DocumentHit,
+  type DocumentIndex,
+  type DocumentInput,
+  type DocumentListOptions,
+  type DocumentPage,
+  type DocumentSearchOptions,
+  type DocumentSummary,
+  type DocumentUsage,
+  type PostgresDocumentIndexOptions,
+  type PutOptions,
+  type SqliteDocumentIndexOptions,
+  type StoredDocument,
+} from './documents/index.ts';
+export { FILE_TYPES, readDocumentFile, type FileReadResult } from './documents/read-file.ts';
 
 // Stage: fetch
 export * from './pipeline/fetch/index.ts';

@@ -13,7 +13,8 @@ import {
   createProgressRenderer,
   INDEX_BUILDER_DEFAULTS,
   indexFilePath,
-  IndexStore,
+  openDataDirIndex,
+  type IndexStore,
   SKIP_REASONS,
   type IndexSummary,
   type SourceSummary,
@@ -24,6 +25,7 @@ import { parseNonNegativeInteger, SERVE_SETTINGS } from './settings.ts';
 /** Flags of `citewise index` as commander parses them. */
 interface IndexFlags {
   readonly dataDir?: string;
+  readonly indexStore?: string;
   readonly maxPages: number;
   readonly maxDepth: number;
   readonly concurrency: number;
@@ -160,8 +162,8 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
       'Crawl sites, sitemaps and folders (HTML, Markdown, text, PDF) into the local index that `serve` searches.',
     )
     .argument('[sources...]', 'folders, files, http(s) URLs to crawl, sitemap.xml URLs or files');
-  // The data directory holds index.json; its flag is the shared one of the settings table.
-  addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir');
+  // The data directory holds index.sqlite (or --index-store names PostgreSQL): the settings table's flags.
+  addSettingOptions(command, SERVE_SETTINGS, (name) => name === 'dataDir' || name === 'indexStore');
   return command
     .option(
       '--max-pages <n>',
@@ -201,33 +203,44 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
     .option('--json', 'with --list or a build: print JSON')
     .option('--no-progress', 'no progress output on stderr')
     .action(async (sources: string[], flags: IndexFlags) => {
-      const file = indexFilePath(resolveDataDir(flags.dataDir, env));
+      const dataDir = resolveDataDir(flags.dataDir, env);
+      const indexStore = flags.indexStore ?? env.CITEWISE_INDEX_STORE;
+      const open = (fresh: boolean) =>
+        openDataDirIndex(dataDir, {
+          fresh,
+          ...(indexStore === undefined ? {} : { indexStore }),
+          log: (message) => stderr.write(`citewise: ${message}\n`),
+        });
       if (flags.list) {
-        const store = await IndexStore.open(file);
-        const listed = store.sources();
-        stdout.write(
-          flags.json
-            ? `${JSON.stringify({ file, documents: store.index.size, sources: listed }, null, 2)}\n`
-            : formatSources(listed, store.index.size, file),
-        );
+        const store = await open(false);
+        try {
+          const listed = await store.sources();
+          const total = await store.size();
+          stdout.write(
+            flags.json
+              ? `${JSON.stringify({ file: store.file, documents: total, sources: listed }, null, 2)}\n`
+              : formatSources(listed, total, store.file),
+          );
+        } finally {
+          await store.close();
+        }
         return;
       }
       if (sources.length === 0 && flags.remove === undefined && !flags.rebuild)
         throw new Error('give a folder, file, URL or sitemap to index (or --list, --remove <prefix>)');
 
-      const lock = await acquireIndexLock(file);
+      const lock = await acquireIndexLock(indexFilePath(dataDir));
+      let store: IndexStore | undefined;
       try {
-        const store = await IndexStore.open(file, { fresh: flags.rebuild === true });
+        store = await open(flags.rebuild === true);
+        const file = store.file;
         if (flags.remove !== undefined) {
-          const removed = store.removeByPrefix(await removalPrefix(flags.remove));
+          const removed = await store.removeByPrefix(await removalPrefix(flags.remove));
           stdout.write(
             `Removed ${removed.length} document${removed.length === 1 ? '' : 's'} from ${file}.\n`,
           );
         }
-        if (sources.length === 0) {
-          await store.save();
-          return;
-        }
+        if (sources.length === 0) return;
         const controller = new AbortController();
         const onInterrupt = (): void => {
           stderr.write('\nStopping: saving what was indexed (press Ctrl-C again to quit at once)…\n');
@@ -257,16 +270,18 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
           process.off('SIGINT', onInterrupt);
         }
         await store.save();
+        const total = await store.size();
         stdout.write(
           flags.json
-            ? `${JSON.stringify({ file, documents: store.index.size, ...summary }, null, 2)}\n`
-            : formatSummary(summary, file, store.index.size),
+            ? `${JSON.stringify({ file, documents: total, ...summary }, null, 2)}\n`
+            : formatSummary(summary, file, total),
         );
         for (const failure of summary.sourceErrors)
           stderr.write(`citewise: ${failure.source}: ${failure.message}\n`);
         if (summary.interrupted) process.exitCode = 130;
         else if (summary.sourceErrors.length > 0) process.exitCode = 1;
       } finally {
+        await store?.close();
         await lock.release();
       }
     });

@@ -23,7 +23,7 @@ import { withResilience } from '../resilience/index.ts';
 import { createPageFetcher } from '../pipeline/fetch/index.ts';
 import { createSearchProviderFromSpec } from '../pipeline/search/providers/index.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
-import { indexFilePath } from '../index-builder/store.ts';
+import { openDataDirIndex } from '../index-builder/store.ts';
 import { registerIndexCommand } from './index-command.ts';
 import { createServeListener, registerMcpCommand } from './mcp-command.ts';
 import { registerWorkerCommand } from './worker-command.ts';
@@ -289,11 +289,16 @@ async function openEngine(
     if (problem) throw new Error(problem);
   }
   const folders = corpusFolders(config);
+  // The index `citewise index` builds (index.sqlite, or the shared PostgreSQL index), read at search time;
+  // a legacy index.json is migrated into it first.
+  const documentIndex = await openDataDirIndex(config.dataDir, {
+    ...(config.indexStore === 'sqlite' ? {} : { indexStore: config.indexStore }),
+    log: (message) => logger.info({ dataDir: config.dataDir }, message),
+  });
   const local = createLocalIndexProvider({
     paths: folders.paths,
     fallbackPaths: folders.fallbackPaths,
-    // The index built by `citewise index` (if any), re-read when it changes.
-    indexFiles: [indexFilePath(config.dataDir)],
+    documentIndex: documentIndex.index,
     // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
     publicUrl,
   });
@@ -365,7 +370,16 @@ async function openEngine(
       ...(config.allowWebhookHosts?.length ? { allowPrivateHosts: config.allowWebhookHosts } : {}),
     },
   });
-  return { engine, stores, close: () => engine.close().then(() => stores.close()) };
+  return {
+    engine,
+    stores,
+    documentIndex,
+    close: () =>
+      engine
+        .close()
+        .then(() => stores.close())
+        .finally(() => documentIndex.close()),
+  };
 }
 
 /** The answer and embedding models of `--model` / `--embedding-model`, keys from the providers' variables. */
@@ -434,8 +448,14 @@ async function serve(flags: CommandFlags): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const publicUrl = resolvePublicUrl(config.publicUrl, config.host, port);
   const serveConsole = prepareServeConsole(flags, env, logger);
-  const { engine, stores } = await openEngine(config, logger, metrics, publicUrl, serveConsole);
-  const consoleApp =
+  const { engine, stores, documentIndex } = await openEngine(
+    config,
+    logger,
+    metrics,
+    publicUrl,
+    serveConsole,
+  );
+  const consoleApp = 
     serveConsole?.start(engine, logger, { resolved: publicUrl, configured: config.publicUrl }) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
@@ -499,6 +519,7 @@ async function serve(flags: CommandFlags): Promise<void> {
       void (consoleApp?.close() ?? Promise.resolve())
         .then(() => engine.close())
         .then(() => stores.close())
+        .then(() => documentIndex.close())
         .then(() => serveConsole?.stores.close())
         .then(() => process.exit(0));
     });

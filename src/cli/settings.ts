@@ -323,6 +323,12 @@ function parseStore(text: string): string {
   return text.trim();
 }
 
+function parseIndexStore(text: string): string {
+  const value = text.trim();
+  if (value === 'sqlite' || /^postgres(?:ql)?:\/\/./i.test(value)) return value;
+  throw new SettingValueError('must be sqlite or postgres://…');
+}
+
 function parseLimitsStore(text: string): string {
   const kind = storeKindOf(text.trim());
   if (kind !== 'redis' && kind !== 'memory') throw new SettingValueError('must be redis://… or memory:');
@@ -510,6 +516,16 @@ export const SERVE_SETTINGS = {
       'Where rate limits live when not in --store: redis://… (shared by instances) or memory: (per instance).',
     defaultText: 'the store; memory: with postgres://',
     parse: parseLimitsStore,
+  },
+  indexStore: {
+    flag: '--index-store <where>',
+    env: 'CITEWISE_INDEX_STORE',
+    group: 'storage',
+    meaning:
+      'Where the document index lives: sqlite (index.sqlite in the data directory) or postgres://… ' +
+      '(one index shared by several instances; add ?schema=NAME to share a server).',
+    default: 'sqlite',
+    parse: parseIndexStore,
   },
   rateLimit: {
     flag: '--rate-limit <n/window>',

@@ -17,6 +17,8 @@ import type { PageFetcher } from '../pipeline/types.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { crawl, type CrawlItem } from './crawl.ts';
 import { indexFile, indexFolder } from './files.ts';
+export { FILE_TYPES } from '../documents/read-file.ts';
+import { MAX_DOCUMENT_FILE_BYTES } from '../documents/read-file.ts';
 import { compileFilter } from './patterns.ts';
 import { createBuildRun, messageOf, type BuildRun } from './run.ts';
 import { gunzipCapped, isGzip, parseSitemap } from './sitemap.ts';
@@ -168,26 +170,13 @@ export interface BuildIndexOptions {
   readonly onProgress?: (progress: IndexProgress) => void;
 }
 
-/** File extensions indexed in folders (lower-case, with the dot) and their media types. */
-export const FILE_TYPES: Readonly<Record<string, string>> = {
-  '.md': 'text/markdown',
-  '.markdown': 'text/markdown',
-  '.mdx': 'text/markdown',
-  '.txt': 'text/plain',
-  '.text': 'text/plain',
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'application/xhtml+xml',
-  '.pdf': 'application/pdf',
-};
-
 /** Defaults of {@link buildIndex}; `citewise index` shows and passes the first three as its flags' defaults. */
 export const INDEX_BUILDER_DEFAULTS = {
   maxPages: 500,
   maxDepth: 3,
   concurrency: 4,
   pageTimeoutMs: 30_000,
-  maxFileBytes: 10 * 1024 * 1024,
+  maxFileBytes: MAX_DOCUMENT_FILE_BYTES,
   maxSitemaps: 50,
   checkpointMs: 30_000,
   sameOrigin: true,
@@ -297,7 +286,7 @@ async function indexSource(run: BuildRun, source: string, classified: Classified
   const { settings, summary } = run;
   if (classified.kind === 'folder') return indexFolder(run, classified.path);
   if (classified.kind === 'file') {
-    run.remember(classified.path, 'file');
+    await run.remember(classified.path, 'file');
     run.progress({ source: classified.path, done: 0, pending: 1, current: classified.path });
     if ((await indexFile(run, classified.path, classified.path)) === 'skipped') {
       const failure = summary.failures.at(-1);
@@ -311,7 +300,7 @@ async function indexSource(run: BuildRun, source: string, classified: Classified
     const sitemap = parseSitemap(decodeBytes(bytes).text);
     if (sitemap === null) throw new Error(`${classified.path} is not a sitemap (<urlset> or <sitemapindex>)`);
     const key = pathToFileURL(classified.path).href;
-    run.remember(key, 'sitemap');
+    await run.remember(key, 'sitemap');
     const seeds: CrawlItem[] = sitemap.urls.map((url) => ({
       url,
       depth: 0,
@@ -328,7 +317,7 @@ async function indexSource(run: BuildRun, source: string, classified: Classified
   }
   const key = canonicalizeUrl(classified.url);
   const origin = new URL(classified.url).origin;
-  run.remember(key, /\.xml(?:\.gz)?$/i.test(new URL(classified.url).pathname) ? 'sitemap' : 'site');
+  await run.remember(key, /\.xml(?:\.gz)?$/i.test(new URL(classified.url).pathname) ? 'sitemap' : 'site');
   return crawl(
     run,
     key,

@@ -134,7 +134,7 @@ async function processItem(crawl: Crawl, item: CrawlItem): Promise<void> {
     if (run.settings.signal.aborted) return;
     // A page that is gone leaves the index.
     const status = isFetchError(error, 'bad_status') ? error.status : undefined;
-    if ((status === 404 || status === 410) && run.store.remove(canonicalizeUrl(item.url)))
+    if ((status === 404 || status === 410) && (await run.store.remove(canonicalizeUrl(item.url))))
       run.summary.removed++;
     if (item.seed) run.summary.sourceErrors.push({ source, message: messageOf(error) });
     run.skip(item.url, skipReasonOf(error), messageOf(error));
@@ -163,7 +163,7 @@ function readAsSitemap(
     }
     if (item.seed) {
       crawl.started--; // a start URL that is a sitemap is not a page
-      run.remember(crawl.source, 'sitemap');
+      void run.remember(crawl.source, 'sitemap');
     }
     queueSitemap(crawl, sitemap, page.url);
     return true;
@@ -256,7 +256,7 @@ async function indexPage(
     return;
   }
   run.count(
-    run.store.put(source, {
+    await run.store.put(source, {
       url: key,
       content: content.markdown,
       format: kind === 'text' ? 'text' : 'markdown',

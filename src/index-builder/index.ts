@@ -1,15 +1,16 @@
 /**
  * `citewise/index-builder`: the index builder behind `citewise index` — crawl sites, sitemaps and folders
- * into a persisted local index (`index.json`) that `createLocalIndexProvider({ indexFiles })` searches.
+ * into the data directory's document index (`index.sqlite`, or PostgreSQL) that
+ * `createLocalIndexProvider({ documentIndex })` searches.
  *
  * ```ts
  * import { createLocalIndexProvider, createSearchEngine } from 'citewise';
- * import { buildIndex, IndexStore, indexFilePath } from 'citewise/index-builder';
+ * import { buildIndex, openDataDirIndex } from 'citewise/index-builder';
  *
- * const store = await IndexStore.open(indexFilePath('.citewise'));
+ * const store = await openDataDirIndex('.citewise');
  * await buildIndex({ store, sources: ['./handbook', 'https://docs.example.com/'], maxPages: 200 });
  * await store.save();
- * const engine = createSearchEngine({ search: createLocalIndexProvider({ paths: [], indexFiles: [store.file] }) });
+ * const engine = createSearchEngine({ search: createLocalIndexProvider({ paths: [], documentIndex: store.index }) });
  * ```
  */
 import '#node-version-guard'; // first: stops on a Node.js older than package.json engines
@@ -26,6 +27,15 @@ export {
 } from './builder.ts';
 export {
   acquireIndexLock,
+  isPostgresUrl,
+  LEGACY_INDEX_FILE_NAME,
+  legacyIndexFilePath,
+  migrateLegacyIndex,
+  openDataDirIndex,
+  redactedUrl,
+  type IndexStoreOpenOptions,
+  type LegacyMigration,
+  type OpenDataDirIndexOptions,
   IndexStore,
   indexFilePath,
   INDEX_FILE_NAME,

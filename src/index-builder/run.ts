@@ -41,8 +41,8 @@ export interface BuildRun {
   checkpoint(): Promise<void>;
   /** The fetcher of web sources. */
   fetcher(): PageFetcher;
-  /** Records a source in the store, with the build's time and label. */
-  remember(source: string, kind: SourceKind): void;
+  /** Records a source in the store, with the build's time and label (awaited by `close` at the latest). */
+  remember(source: string, kind: SourceKind): Promise<void>;
   /** Waits for a checkpoint still saving and closes the fetcher the build made. */
   close(): Promise<void>;
 }
@@ -66,6 +66,7 @@ export function createBuildRun(options: BuildIndexOptions, settings: BuildSettin
   let saving: Promise<void> | undefined;
   let ownFetcher: (PageFetcher & { close(): Promise<void> }) | undefined;
   const indexedAt = new Date().toISOString();
+  const remembering: Promise<void>[] = [];
 
   return {
     store,
@@ -105,14 +106,17 @@ export function createBuildRun(options: BuildIndexOptions, settings: BuildSettin
       return ownFetcher;
     },
     remember(source, kind) {
-      store.setSource({
+      const remembered = store.setSource({
         source,
         kind,
         indexedAt,
         ...(options.label === undefined ? {} : { label: options.label }),
       });
+      remembering.push(remembered);
+      return remembered;
     },
     async close() {
+      await Promise.all(remembering.splice(0));
       await saving?.catch(() => undefined);
       await ownFetcher?.close();
     },

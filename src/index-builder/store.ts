@@ -1,63 +1,51 @@
 /**
- * The persisted local index: one JSON file in the data directory (`index.json`).
- *
- * The file is a serialised {@link LocalIndex} (`{ version: 1, documents }`, so the `local` search provider
- * reads it directly) plus a `builder` section that remembers where each document came from. Writes are
- * atomic — a temporary file in the same folder, flushed, then renamed over the old one — so a server
- * reading the file always sees a whole version. One writer at a time is enforced by a lock file.
+ * The persisted local index of a data directory: a {@link DocumentIndex} — SQLite FTS5 in `index.sqlite`
+ * (the default), or PostgreSQL when `--index-store` names a database — seen through what the builder
+ * needs: documents put by source, records of where each came from (and which file version), the sources
+ * given to `citewise index`. A data directory still holding the `index.json` of an earlier version has it
+ * migrated into the index on first open ({@link openDataDirIndex}); the file is kept, renamed
+ * `index.json.migrated`. One writer at a time is enforced by a lock file.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createPostgresDocumentIndex } from '../documents/postgres.ts';
+import { createSqliteDocumentIndex } from '../documents/sqlite.ts';
 import {
-  LocalIndex,
-  type LocalDocument,
-  type LocalDocumentInput,
-  type SerializedLocalIndex,
-} from '../pipeline/search/local-index.ts';
+  OPERATOR_OWNER,
+  type DocumentHit,
+  type DocumentIndex,
+  type DocumentRecord,
+  type IndexedSource,
+  type PutResult,
+  type SourceKind,
+  type SourceSummary,
+} from '../documents/types.ts';
+import type { LocalDocumentInput, SerializedLocalIndex } from '../pipeline/search/local-index.ts';
+
+export type { DocumentRecord, IndexedSource, PutResult, SourceKind, SourceSummary };
 
 /** Folders the index creates: their owner alone may list and enter them (as `citewise serve`'s data dir). */
 const PRIVATE_DIR_MODE = 0o700;
-/** The index file and its lock: their owner alone may read them. */
+/** The index database and its lock: their owner alone may read them. */
 const PRIVATE_FILE_MODE = 0o600;
-/** Name of the index file inside the data directory. */
-export const INDEX_FILE_NAME = 'index.json';
+/** Name of the index database inside the data directory. */
+export const INDEX_FILE_NAME = 'index.sqlite';
 
-/** The persisted index file of a data directory. */
+/** Name of the index file of citewise versions before the SQLite index; migrated on first open. */
+export const LEGACY_INDEX_FILE_NAME = 'index.json';
+
+/** The index database of a data directory. */
 export function indexFilePath(dataDir: string): string {
   return path.join(dataDir, INDEX_FILE_NAME);
 }
 
-/** What kind of thing a source is. */
-export type SourceKind = 'folder' | 'file' | 'site' | 'sitemap';
-
-/** One source given to `citewise index`, as remembered in the index. */
-export interface IndexedSource {
-  /** Absolute path, or canonical URL. */
-  readonly source: string;
-  readonly kind: SourceKind;
-  /** `--name` given when it was indexed. */
-  readonly label?: string;
-  /** ISO 8601 time of the last run that indexed it. */
-  readonly indexedAt: string;
+/** The legacy `index.json` of a data directory. */
+export function legacyIndexFilePath(dataDir: string): string {
+  return path.join(dataDir, LEGACY_INDEX_FILE_NAME);
 }
 
-/** Where a document came from. */
-export interface DocumentRecord {
-  /** {@link IndexedSource.source} that produced it. */
-  readonly source: string;
-  /** SHA-256 of its title, format, date and content: tells an update from an unchanged page. */
-  readonly hash: string;
-  readonly indexedAt: string;
-  /**
-   * Files only: modification time and size (`mtimeMs:size`) when it was read. A file whose version is
-   * unchanged is not read again on the next run.
-   */
-  readonly fileVersion?: string;
-}
-
-/** The index file: a serialised LocalIndex plus the builder's own records. */
+/** The legacy index file: a serialised LocalIndex plus the builder's own records. */
 export interface PersistedIndexFile extends SerializedLocalIndex {
   readonly builder: {
     readonly version: 1;
@@ -66,78 +54,79 @@ export interface PersistedIndexFile extends SerializedLocalIndex {
   };
 }
 
-/** A source with its document count, for listings. */
-export interface SourceSummary extends IndexedSource {
-  readonly documents: number;
+/** Whether an index store setting names a PostgreSQL database. */
+export function isPostgresUrl(value: string | undefined): value is string {
+  return value !== undefined && /^postgres(?:ql)?:\/\//i.test(value);
 }
 
-/** Outcome of {@link IndexStore.put}. */
-export type PutResult = 'added' | 'updated' | 'unchanged';
-
-function documentHash(document: LocalDocument): string {
-  return createHash('sha256')
-    .update(JSON.stringify([document.title, document.format, document.publishedAt ?? '', document.content]))
-    .digest('hex');
+/** A PostgreSQL URL with its password hidden, for logs and listings. */
+export function redactedUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '***';
+    return url.href;
+  } catch {
+    return 'postgres://…';
+  }
 }
 
-/**
- * The index being built: a {@link LocalIndex} and where each document came from. Changes stay in memory
- * until {@link IndexStore.save}.
- */
+/** The PostgreSQL index of a URL; its own `?schema=NAME` parameter picks the schema. */
+function postgresIndex(target: string): DocumentIndex {
+  const url = new URL(target);
+  const schema = url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  return createPostgresDocumentIndex({
+    connectionString: url.href,
+    ...(schema === undefined ? {} : { schema }),
+  });
+}
+
+/** Options of {@link IndexStore.open}. */
+export interface IndexStoreOpenOptions {
+  /** Start empty: every document and source of the operator is removed first. */
+  readonly fresh?: boolean;
+}
+
+/** The operator's documents of a data directory's index, as the builder writes and lists them. */
 export class IndexStore {
+  /** The database file, or the PostgreSQL URL with its password hidden. */
   readonly file: string;
-  readonly index: LocalIndex;
-  readonly #records = new Map<string, DocumentRecord>();
-  readonly #sources = new Map<string, IndexedSource>();
+  readonly index: DocumentIndex;
+  readonly #owned: boolean;
   #dirty = false;
 
-  private constructor(file: string, index: LocalIndex) {
+  private constructor(file: string, index: DocumentIndex, owned: boolean) {
     this.file = file;
     this.index = index;
+    this.#owned = owned;
   }
 
   /**
-   * Opens the index file, or starts an empty index when it does not exist or `fresh` is set.
-   * @throws Error when the file exists but is not an index file.
+   * Opens an index: a SQLite file path (created if missing), a `postgres://` URL, or an open
+   * {@link DocumentIndex} (not closed by {@link IndexStore.close}).
    */
-  static async open(file: string, options: { readonly fresh?: boolean } = {}): Promise<IndexStore> {
-    if (typeof file !== 'string' || file.length === 0) throw new TypeError('file must be a path');
-    const resolved = path.resolve(file);
-    let text: string | undefined;
-    if (!options.fresh) {
-      try {
-        text = await readFile(resolved, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-    }
-    if (text === undefined) {
-      const store = new IndexStore(resolved, new LocalIndex());
-      store.#dirty = options.fresh === true;
-      return store;
-    }
-    let data: Partial<PersistedIndexFile>;
-    let index: LocalIndex;
-    try {
-      data = JSON.parse(text) as Partial<PersistedIndexFile>;
-      index = LocalIndex.fromJSON(data);
-    } catch (error) {
-      throw new Error(`${resolved} is not an citewise index (${(error as Error).message})`, {
-        cause: error,
-      });
-    }
-    const store = new IndexStore(resolved, index);
-    const now = new Date().toISOString();
-    for (const source of data.builder?.sources ?? []) store.#sources.set(source.source, source);
-    for (const url of index.urls()) {
-      const record = data.builder?.records?.[url];
-      const document = index.getDocument(url)!;
-      store.#records.set(url, {
-        source: record?.source ?? '',
-        hash: record?.hash ?? documentHash(document),
-        indexedAt: record?.indexedAt ?? now,
-        ...(typeof record?.fileVersion === 'string' ? { fileVersion: record.fileVersion } : {}),
-      });
+  static async open(
+    target: string | DocumentIndex,
+    options: IndexStoreOpenOptions = {},
+  ): Promise<IndexStore> {
+    let store: IndexStore;
+    if (typeof target === 'string') {
+      if (target.length === 0) throw new TypeError('file must be a path');
+      store = isPostgresUrl(target)
+        ? new IndexStore(redactedUrl(target), postgresIndex(target), true)
+        : new IndexStore(
+            path.resolve(target),
+            createSqliteDocumentIndex({ path: path.resolve(target) }),
+            true,
+          );
+    } else if (target !== null && typeof target === 'object' && typeof target.search === 'function') {
+      store = new IndexStore('(document index)', target, false);
+    } else throw new TypeError('target must be a path, a postgres:// URL or a DocumentIndex');
+    if (options.fresh) {
+      await store.removeByPrefix('');
+      for (const source of await store.index.sources())
+        if (source.source !== '') await store.index.removeSource(source.source);
+      store.#dirty = true;
     }
     return store;
   }
@@ -151,19 +140,10 @@ export class IndexStore {
    * Adds or replaces a document (by URL) produced by `source`; `fileVersion` is remembered for files
    * (see {@link DocumentRecord.fileVersion}).
    */
-  put(source: string, input: LocalDocumentInput, fileVersion?: string): PutResult {
-    const existing = this.#records.get(input.url);
-    const previous = this.index.getDocument(input.url);
-    const document = this.index.addDocument(input);
-    const hash = documentHash(document);
-    const result: PutResult =
-      previous === undefined ? 'added' : existing?.hash === hash ? 'unchanged' : 'updated';
-    if (result === 'unchanged' && existing?.source === source && existing.fileVersion === fileVersion)
-      return result;
-    this.#records.set(input.url, {
+  async put(source: string, input: LocalDocumentInput, fileVersion?: string): Promise<PutResult> {
+    const result = await this.index.put(input, {
+      owner: OPERATOR_OWNER,
       source,
-      hash,
-      indexedAt: new Date().toISOString(),
       ...(fileVersion === undefined ? {} : { fileVersion }),
     });
     this.#dirty = true;
@@ -171,96 +151,220 @@ export class IndexStore {
   }
 
   /** Removes a document; returns whether it was indexed. */
-  remove(url: string): boolean {
-    const removed = this.index.removeDocument(url);
-    this.#records.delete(url);
+  async remove(url: string): Promise<boolean> {
+    const removed = await this.index.remove(url, OPERATOR_OWNER);
     if (removed) this.#dirty = true;
     return removed;
   }
 
+  /** URLs of the operator's documents whose URL starts with `prefix` (all with `''`), by URL. */
+  async urls(prefix = ''): Promise<string[]> {
+    const urls: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.index.list({
+        urlPrefix: prefix,
+        limit: 1000,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const document of page.documents) urls.push(document.url);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return urls;
+  }
+
   /**
-   * Removes every document whose URL starts with `prefix`, and the sources under it (a folder source
-   * matches by its file URL too); returns the removed URLs.
+   * Removes every document whose URL starts with `prefix` (`''`: all of them), and the sources under it
+   * (a folder source matches by its file URL too); returns the removed URLs.
    */
-  removeByPrefix(prefix: string): string[] {
-    if (typeof prefix !== 'string' || prefix.length === 0) throw new TypeError('prefix must be non-empty');
-    const removed = this.index.urls().filter((url) => url.startsWith(prefix));
-    for (const url of removed) this.remove(url);
-    for (const source of [...this.#sources.keys()]) {
-      // Folder and file sources are kept as paths; their documents have file URLs.
-      const asUrl = path.isAbsolute(source) ? pathToFileURL(source).href : source;
-      if (![source, asUrl, `${asUrl}/`].some((key) => key.startsWith(prefix))) continue;
-      this.#sources.delete(source);
-      this.#dirty = true;
+  async removeByPrefix(prefix: string): Promise<string[]> {
+    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
+    const removed = await this.urls(prefix);
+    for (const url of removed) await this.index.remove(url, OPERATOR_OWNER);
+    if (prefix !== '') {
+      for (const { source } of await this.index.sources()) {
+        if (source === '') continue;
+        // Folder and file sources are kept as paths; their documents have file URLs.
+        const asUrl = path.isAbsolute(source) ? pathToFileURL(source).href : source;
+        if (![source, asUrl, `${asUrl}/`].some((key) => key.startsWith(prefix))) continue;
+        await this.index.removeSource(source);
+      }
     }
+    this.#dirty = true;
     return removed;
   }
 
   /** URLs of the documents produced by `source`. */
-  documentsOf(source: string): string[] {
-    return [...this.#records].filter(([, record]) => record.source === source).map(([url]) => url);
+  async documentsOf(source: string): Promise<string[]> {
+    const urls: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.index.list({
+        source,
+        limit: 1000,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const document of page.documents) urls.push(document.url);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return urls;
   }
 
   /** The record of a document. */
-  record(url: string): DocumentRecord | undefined {
-    return this.#records.get(url);
+  record(url: string): Promise<DocumentRecord | undefined> {
+    return this.index.record(url, OPERATOR_OWNER);
   }
 
   /** Remembers (or refreshes) a source. */
-  setSource(source: IndexedSource): void {
-    this.#sources.set(source.source, source);
+  async setSource(source: IndexedSource): Promise<void> {
+    await this.index.setSource(source);
     this.#dirty = true;
   }
 
   /** Sources with their document counts; documents of unknown origin are listed under source `''`. */
-  sources(): SourceSummary[] {
-    const counts = new Map<string, number>();
-    for (const record of this.#records.values())
-      counts.set(record.source, (counts.get(record.source) ?? 0) + 1);
-    const summaries: SourceSummary[] = [...this.#sources.values()].map((source) => ({
-      ...source,
-      documents: counts.get(source.source) ?? 0,
-    }));
-    const orphans = counts.get('') ?? 0;
-    if (orphans > 0) summaries.push({ source: '', kind: 'file', indexedAt: '', documents: orphans });
-    return summaries;
+  sources(): Promise<SourceSummary[]> {
+    return this.index.sources();
   }
 
-  /** The file's JSON form. */
-  toJSON(): PersistedIndexFile {
-    return {
-      ...this.index.toJSON(),
-      builder: {
-        version: 1,
-        sources: [...this.#sources.values()],
-        records: Object.fromEntries(this.#records),
-      },
-    };
+  /** Number of the operator's documents. */
+  async size(): Promise<number> {
+    return (await this.index.usage(OPERATOR_OWNER)).documents;
   }
 
-  /**
-   * Writes the index atomically: a temporary file next to it, flushed to disk, renamed over the old one.
-   * Readers see the old or the new version, never a partial one.
-   */
+  /** The operator's documents matching `query`, best first. */
+  search(query: string, limit?: number): Promise<DocumentHit[]> {
+    return this.index.search(query, { owners: [OPERATOR_OWNER], ...(limit === undefined ? {} : { limit }) });
+  }
+
+  /** Makes the writes so far durable and visible to readers (a `serve` searching this index). */
   async save(): Promise<void> {
-    // The index holds the text of private documents: its folder and file are for their owner only.
-    await mkdir(path.dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
-    const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
-      try {
-        await handle.writeFile(JSON.stringify(this.toJSON()));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await this.index.flush();
     this.#dirty = false;
   }
+
+  /** Saves, and closes the index unless it was given open. */
+  async close(): Promise<void> {
+    await this.save();
+    if (this.#owned) await this.index.close();
+  }
+}
+
+/** What {@link migrateLegacyIndex} did. */
+export interface LegacyMigration {
+  /** The legacy file, now renamed with `.migrated`. */
+  readonly file: string;
+  readonly documents: number;
+  readonly sources: number;
+}
+
+/**
+ * Moves the documents, records and sources of a data directory's legacy `index.json` into `store`, then
+ * renames the file `index.json.migrated` (kept, so nothing is lost). Does nothing when there is no legacy
+ * file. Running it again after a crash half-way is safe: documents are put by URL.
+ * @throws Error when the file is not a citewise index (it is left where it is).
+ */
+export async function migrateLegacyIndex(
+  dataDir: string,
+  store: IndexStore,
+): Promise<LegacyMigration | null> {
+  const file = legacyIndexFilePath(dataDir);
+  let text: string;
+  try {
+    if (!(await stat(file)).isFile()) return null;
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  let data: Partial<PersistedIndexFile>;
+  try {
+    data = JSON.parse(text) as Partial<PersistedIndexFile>;
+    if (data?.version !== 1 || !Array.isArray(data.documents))
+      throw new Error('not a serialised index (version 1)');
+  } catch (error) {
+    throw new Error(`${file} is not an citewise index (${(error as Error).message}); move it away to start`, {
+      cause: error,
+    });
+  }
+  const records = data.builder?.records ?? {};
+  let documents = 0;
+  for (const raw of data.documents as readonly unknown[]) {
+    const document = raw as Partial<
+      Record<'url' | 'content' | 'format' | 'title' | 'publishedAt', unknown>
+    > | null;
+    if (typeof document?.url !== 'string' || typeof document.content !== 'string') continue;
+    const record = records[document.url];
+    await store.put(
+      record?.source ?? '',
+      {
+        url: document.url,
+        content: document.content,
+        format: document.format === 'text' ? 'text' : 'markdown',
+        ...(typeof document.title === 'string' ? { title: document.title } : {}),
+        ...(typeof document.publishedAt === 'string' ? { publishedAt: document.publishedAt } : {}),
+      },
+      typeof record?.fileVersion === 'string' ? record.fileVersion : undefined,
+    );
+    documents++;
+  }
+  const sources = data.builder?.sources ?? [];
+  for (const source of sources) await store.setSource(source);
+  await store.save();
+  await rename(file, `${file}.migrated`);
+  return { file, documents, sources: sources.length };
+}
+
+/** Options of {@link openDataDirIndex}. */
+export interface OpenDataDirIndexOptions extends IndexStoreOpenOptions {
+  /** A `postgres://` URL to keep the index in PostgreSQL instead of `index.sqlite`. */
+  readonly indexStore?: string;
+  /** Told when a legacy `index.json` was migrated. */
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Opens the index of a data directory (`index.sqlite`, or the PostgreSQL database of `indexStore`),
+ * migrating its legacy `index.json` first if there is one and no other process holds the writer lock.
+ */
+export async function openDataDirIndex(
+  dataDir: string,
+  options: OpenDataDirIndexOptions = {},
+): Promise<IndexStore> {
+  const target = isPostgresUrl(options.indexStore) ? options.indexStore : indexFilePath(dataDir);
+  const store = await IndexStore.open(target, options);
+  try {
+    const legacy = legacyIndexFilePath(dataDir);
+    if (
+      await stat(legacy).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      let lock: IndexLock | undefined;
+      try {
+        lock = await acquireIndexLock(indexFilePath(dataDir));
+      } catch {
+        // Another process (an index run) holds the lock: it migrates the file.
+      }
+      if (lock !== undefined) {
+        try {
+          const migrated = await migrateLegacyIndex(dataDir, store);
+          if (migrated)
+            options.log?.(
+              `Migrated ${migrated.documents} document${migrated.documents === 1 ? '' : 's'} and ` +
+                `${migrated.sources} source${migrated.sources === 1 ? '' : 's'} from ${migrated.file} into ` +
+                `${store.file}; the old file is kept as ${migrated.file}.migrated.`,
+            );
+        } finally {
+          await lock.release();
+        }
+      }
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
 }
 
 /** A held index lock; `release` deletes the lock file. */

@@ -44,3 +44,5 @@ export { describeUsageStore } from './usage-store-suite.ts';
 export type { MakeUsageStore } from './usage-store-suite.ts';
 export { describeJobQueue } from './job-queue-suite.ts';
 export type { JobQueueSuiteOptions, MakeJobQueue } from './job-queue-suite.ts';
+export { describeDocumentIndex } from './document-index-suite.ts';
+export type { MakeDocumentIndex } from './document-index-suite.ts';

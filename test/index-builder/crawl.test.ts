@@ -33,10 +33,10 @@ describe('buildIndex over a web site', () => {
     });
 
   it('crawls same-origin links breadth-first within the depth, obeying robots.txt, once per page', async () => {
-    const store = await IndexStore.open(join(dir, 'crawl.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'crawl.sqlite'), { fresh: true });
     const summary = await build(store, [site.url('/')]);
 
-    expect(store.index.urls().sort()).toEqual(
+    expect((await store.urls()).sort()).toEqual(
       ['/', '/a', '/b', '/deep/1', '/deep/2', '/from-noindex', '/report.pdf'].map((p) => site.url(p)).sort(),
     );
     expect(summary).toMatchObject({ added: 7, updated: 0, unchanged: 0, removed: 0, interrupted: false });
@@ -64,57 +64,57 @@ describe('buildIndex over a web site', () => {
     expect(site.paths.filter((p) => p === '/b')).toHaveLength(2);
 
     // The PDF was extracted; its text is searchable.
-    expect(store.index.search('lemurs madagascar', 1)[0]?.url).toBe(site.url('/report.pdf'));
-    expect(store.index.search('capybaras rodents', 1)[0]?.title).toBe('Page B about capybaras');
-    expect(store.sources()).toEqual([
+    expect((await store.search('lemurs madagascar', 1))[0]?.url).toBe(site.url('/report.pdf'));
+    expect((await store.search('capybaras rodents', 1))[0]?.title).toBe('Page B about capybaras');
+    expect(await store.sources()).toEqual([
       expect.objectContaining({ source: site.url('/'), kind: 'site', documents: 7 }),
     ]);
   });
 
   it('a second run updates changed pages in place and removes pages that are now 404', async () => {
-    const store = await IndexStore.open(join(dir, 'rerun.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'rerun.sqlite'), { fresh: true });
     await build(store, [site.url('/')]);
-    expect(store.index.search('aardvarks burrows', 1)[0]?.url).toBe(site.url('/'));
+    expect((await store.search('aardvarks burrows', 1))[0]?.url).toBe(site.url('/'));
 
     site.options = { homeText: 'Wombats produce cube-shaped droppings.', gone: new Set(['/deep/2']) };
     const second = await build(store, [site.url('/')]);
     expect(second).toMatchObject({ added: 0, updated: 1, unchanged: 5, removed: 1 });
-    expect(store.index.size).toBe(6);
-    expect(store.index.has(site.url('/deep/2'))).toBe(false);
-    expect(store.index.search('wombats cube', 1)[0]?.url).toBe(site.url('/'));
-    expect(store.index.search('burrows', 5)).toEqual([]);
+    expect(await store.size()).toBe(6);
+    expect(await store.index.get(site.url('/deep/2'))).toBeUndefined();
+    expect((await store.search('wombats cube', 1))[0]?.url).toBe(site.url('/'));
+    expect(await store.search('burrows', 5)).toEqual([]);
   });
 
   it('stops at maxPages and reports the links it left', async () => {
-    const store = await IndexStore.open(join(dir, 'max.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'max.sqlite'), { fresh: true });
     const summary = await build(store, [site.url('/')], { maxPages: 2, concurrency: 1 });
     expect(site.paths.filter((p) => p !== '/robots.txt')).toHaveLength(2);
-    expect(store.index.size).toBe(2);
+    expect(await store.size()).toBe(2);
     expect(summary.notVisited).toBeGreaterThan(0);
   });
 
   it('maxDepth 0 indexes the start page only; --include narrows what is followed', async () => {
-    const store = await IndexStore.open(join(dir, 'depth.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'depth.sqlite'), { fresh: true });
     await build(store, [site.url('/')], { maxDepth: 0 });
-    expect(store.index.urls()).toEqual([site.url('/')]);
+    expect(await store.urls()).toEqual([site.url('/')]);
 
-    const narrowed = await IndexStore.open(join(dir, 'include.json'), { fresh: true });
+    const narrowed = await IndexStore.open(join(dir, 'include.sqlite'), { fresh: true });
     await build(narrowed, [site.url('/')], { include: ['/deep/**'], exclude: ['/deep/2'] });
     // The start page is crawled for its links but is outside --include, so it is not indexed.
-    expect(narrowed.index.urls()).toEqual([]);
-    const viaA = await IndexStore.open(join(dir, 'include2.json'), { fresh: true });
+    expect(await narrowed.urls()).toEqual([]);
+    const viaA = await IndexStore.open(join(dir, 'include2.sqlite'), { fresh: true });
     await build(viaA, [site.url('/a')], { include: ['/a', '/deep/*'], exclude: ['/deep/2'] });
-    expect(viaA.index.urls().sort()).toEqual([site.url('/a'), site.url('/deep/1')]);
+    expect((await viaA.urls()).sort()).toEqual([site.url('/a'), site.url('/deep/1')]);
   });
 
   it('reads a sitemap index recursively (plain and gzip), on origin only, without following links', async () => {
-    const store = await IndexStore.open(join(dir, 'sitemap.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'sitemap.sqlite'), { fresh: true });
     const summary = await build(store, [site.url('/sitemap.xml')]);
-    expect(store.index.urls().sort()).toEqual([site.url('/s1'), site.url('/s2?a=1&b=2')]);
+    expect((await store.urls()).sort()).toEqual([site.url('/s1'), site.url('/s2?a=1&b=2')]);
     expect(summary.skipped.robots).toBe(1);
     expect(site.paths).not.toContain('/s3');
     expect(site.paths).not.toContain('/offsite');
-    expect(store.sources()[0]).toMatchObject({ kind: 'sitemap', documents: 2 });
+    expect((await store.sources())[0]).toMatchObject({ kind: 'sitemap', documents: 2 });
   });
 
   it('reads a sitemap file from disk', async () => {
@@ -125,26 +125,26 @@ describe('buildIndex over a web site', () => {
     );
     const store = await IndexStore.open(join(dir, 'sitemap-file.json'), { fresh: true });
     await build(store, [file]);
-    expect(store.index.urls()).toEqual([site.url('/s1')]);
-    expect(store.sources()[0]).toMatchObject({ source: pathToFileURL(file).href, kind: 'sitemap' });
+    expect(await store.urls()).toEqual([site.url('/s1')]);
+    expect((await store.sources())[0]).toMatchObject({ source: pathToFileURL(file).href, kind: 'sitemap' });
   });
 
   it('keeps the SSRF guard: without the allow-list the loopback site is blocked', async () => {
-    const store = await IndexStore.open(join(dir, 'blocked.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'blocked.sqlite'), { fresh: true });
     const summary = await buildIndex({
       store,
       sources: [site.url('/')],
       fetcherOptions: { resolver },
       checkpointMs: 0,
     });
-    expect(store.index.size).toBe(0);
+    expect(await store.size()).toBe(0);
     expect(summary.skipped.blocked).toBe(1);
     expect(summary.sourceErrors).toHaveLength(1);
     expect(site.paths).toEqual([]);
   });
 
   it('stops when its signal aborts and says so', async () => {
-    const store = await IndexStore.open(join(dir, 'abort.json'), { fresh: true });
+    const store = await IndexStore.open(join(dir, 'abort.sqlite'), { fresh: true });
     const controller = new AbortController();
     const summary = await build(store, [site.url('/')], {
       concurrency: 1,
@@ -154,6 +154,6 @@ describe('buildIndex over a web site', () => {
       },
     });
     expect(summary.interrupted).toBe(true);
-    expect(store.index.size).toBeLessThan(7);
+    expect(await store.size()).toBeLessThan(7);
   });
 });

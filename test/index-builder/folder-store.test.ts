@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -13,7 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireIndexLock, buildIndex, IndexStore, indexFilePath } from '../../src/index-builder/index.ts';
+import {
+  acquireIndexLock,
+  buildIndex,
+  IndexStore,
+  indexFilePath,
+  openDataDirIndex,
+} from '../../src/index-builder/index.ts';
 import { createLocalIndexProvider, LocalIndex } from '../../src/pipeline/search/local-index.ts';
 import { tinyPdf } from '../support/pdf.ts';
 
@@ -53,37 +60,40 @@ describe('folders and the persisted store', () => {
     const store = await IndexStore.open(file);
     const summary = await buildIndex({ store, sources: [docs] });
     const url = (path: string) => pathToFileURL(join(docs, path)).href;
-    expect(store.index.urls().sort()).toEqual(
+    expect((await store.urls()).sort()).toEqual(
       [url('alpacas.md'), url('guide/cheetah.html'), url('guide/dingo.pdf'), url('notes.txt')].sort(),
     );
     expect(summary).toMatchObject({ added: 4, skipped: { no_text: 1 } });
-    expect(store.index.search('dingoes howl', 1)[0]?.url).toBe(url('guide/dingo.pdf'));
-    expect(store.index.search('cheetahs purr', 1)[0]?.title).toBe('Cheetahs');
-    expect(store.index.search('fleece lanolin', 1)[0]?.heading).toBe('Wool');
-    expect(store.index.getDocument(url('notes.txt'))?.format).toBe('text');
-    expect(store.index.search('elephants', 5)).toEqual([]);
+    expect((await store.search('dingoes howl', 1))[0]?.url).toBe(url('guide/dingo.pdf'));
+    expect((await store.search('cheetahs purr', 1))[0]?.title).toBe('Cheetahs');
+    expect((await store.search('fleece lanolin', 1))[0]?.heading).toBe('Wool');
+    expect((await store.index.get(url('notes.txt')))?.format).toBe('text');
+    expect(await store.search('elephants', 5)).toEqual([]);
   });
 
   it('include/exclude patterns apply to paths relative to the folder', async () => {
     const store = await IndexStore.open(file);
     await buildIndex({ store, sources: [docs], include: ['guide/'], exclude: ['**/*.pdf'] });
-    expect(store.index.urls()).toEqual([pathToFileURL(join(docs, 'guide', 'cheetah.html')).href]);
+    expect(await store.urls()).toEqual([pathToFileURL(join(docs, 'guide', 'cheetah.html')).href]);
   });
 
-  it('persists atomically and round-trips: documents, sources and records survive a reopen', async () => {
+  it('persists on disk and round-trips: documents, sources and records survive a reopen', async () => {
     const store = await IndexStore.open(file);
     await buildIndex({ store, sources: [docs], label: 'zoo' });
-    await store.save();
-    expect(readdirSync(join(dir, 'data'))).toEqual(['index.json']); // no temporary file left behind
+    await store.close();
+    expect(readdirSync(join(dir, 'data')).filter((name) => !name.startsWith('index.sqlite'))).toEqual([]);
 
     const reopened = await IndexStore.open(file);
-    expect(reopened.index.urls()).toEqual(store.index.urls());
-    expect(reopened.sources()).toEqual([
+    expect(await reopened.urls()).toHaveLength(4);
+    expect(await reopened.sources()).toEqual([
       expect.objectContaining({ source: docs, kind: 'folder', label: 'zoo', documents: 4 }),
     ]);
-    expect(reopened.index.search('bison', 1)[0]?.url).toBe(pathToFileURL(join(docs, 'notes.txt')).href);
-    // The file is a serialised LocalIndex: the search provider (and LocalIndex.fromJSON) read it as is.
-    expect(LocalIndex.fromJSON(JSON.parse(readFileSync(file, 'utf8'))).size).toBe(4);
+    expect((await reopened.search('bison', 1))[0]?.url).toBe(pathToFileURL(join(docs, 'notes.txt')).href);
+    expect(await reopened.record(pathToFileURL(join(docs, 'notes.txt')).href)).toMatchObject({
+      source: docs,
+      fileVersion: expect.stringMatching(/^\d+:\d+$/) as unknown,
+    });
+    await reopened.close();
   });
 
   it('re-indexing updates changed files in place, keeps unchanged ones, and drops deleted ones', async () => {
@@ -96,9 +106,9 @@ describe('folders and the persisted store', () => {
     const again = await IndexStore.open(file);
     const summary = await buildIndex({ store: again, sources: [docs] });
     expect(summary).toMatchObject({ added: 0, updated: 1, unchanged: 2, removed: 1 });
-    expect(again.index.size).toBe(3);
-    expect(again.index.search('heaviest bison', 1)[0]?.content).toMatch(/North America/);
-    expect(again.index.search('fifty kilometres', 5)).toEqual([]);
+    expect(await again.size()).toBe(3);
+    expect((await again.search('heaviest bison', 1))[0]?.content).toMatch(/North America/);
+    expect(await again.search('fifty kilometres', 5)).toEqual([]);
 
     // Files are not read again when their modification time and size are unchanged (--rebuild forces it).
     const alpacas = join(docs, 'alpacas.md');
@@ -106,24 +116,29 @@ describe('folders and the persisted store', () => {
     writeFileSync(alpacas, readFileSync(alpacas, 'utf8').replace('curious', 'CURIOUS'));
     utimesSync(alpacas, seconds, seconds);
     expect(await buildIndex({ store: again, sources: [docs] })).toMatchObject({ unchanged: 3, updated: 0 });
-    expect(again.index.search('alpacas', 1)[0]?.content).toContain('curious');
+    expect((await again.search('alpacas', 1))[0]?.content).toContain('curious');
+    await again.close();
+    await store.close();
     const rebuilt = await IndexStore.open(file, { fresh: true });
     await buildIndex({ store: rebuilt, sources: [docs] });
-    expect(rebuilt.index.search('alpacas', 1)[0]?.content).toContain('CURIOUS');
+    expect((await rebuilt.search('alpacas', 1))[0]?.content).toContain('CURIOUS');
   });
 
-  it('--rebuild semantics: a fresh store ignores the old file; removeByPrefix removes by URL prefix', async () => {
+  it('--rebuild semantics: a fresh store starts empty; removeByPrefix removes by URL prefix', async () => {
     const store = await IndexStore.open(file);
     await buildIndex({ store, sources: [docs] });
-    await store.save();
+    await store.close();
     const fresh = await IndexStore.open(file, { fresh: true });
-    expect(fresh.index.size).toBe(0);
+    expect(await fresh.size()).toBe(0);
+    expect(await fresh.sources()).toEqual([]);
 
-    const removed = store.removeByPrefix(`${pathToFileURL(join(docs, 'guide')).href}/`);
+    await buildIndex({ store: fresh, sources: [docs] });
+    const removed = await fresh.removeByPrefix(`${pathToFileURL(join(docs, 'guide')).href}/`);
     expect(removed).toHaveLength(2);
-    expect(store.index.size).toBe(2);
-    expect(store.removeByPrefix(pathToFileURL(docs).href)).toHaveLength(2);
-    expect(store.sources()).toEqual([]);
+    expect(await fresh.size()).toBe(2);
+    expect(await fresh.removeByPrefix(pathToFileURL(docs).href)).toHaveLength(2);
+    expect(await fresh.sources()).toEqual([]);
+    await fresh.close();
   });
 
   it('a missing source is reported, others are still indexed', async () => {
@@ -131,14 +146,15 @@ describe('folders and the persisted store', () => {
     const summary = await buildIndex({ store, sources: [join(dir, 'nope'), join(docs, 'alpacas.md')] });
     expect(summary.sourceErrors.map((e) => e.source)).toEqual([join(dir, 'nope')]);
     expect(summary.sourceErrors[0]?.message).toMatch(/ENOENT/);
-    expect(store.index.size).toBe(1);
-    expect(store.sources()[0]).toMatchObject({ kind: 'file', documents: 1 });
+    expect(await store.size()).toBe(1);
+    expect((await store.sources())[0]).toMatchObject({ kind: 'file', documents: 1 });
   });
 
   it('refuses a file that is not an index, and a second writer while the lock is held', async () => {
     mkdirSync(join(dir, 'data'));
-    writeFileSync(file, '{"hello":1}');
-    await expect(IndexStore.open(file)).rejects.toThrow(/not an citewise index/);
+    writeFileSync(join(dir, 'data', 'index.json'), '{"hello":1}');
+    await expect(openDataDirIndex(join(dir, 'data'))).rejects.toThrow(/not an citewise index/);
+    expect(existsSync(join(dir, 'data', 'index.json'))).toBe(true);
 
     const lock = await acquireIndexLock(file);
     await expect(acquireIndexLock(file)).rejects.toThrow(/another citewise index run/);
@@ -159,10 +175,12 @@ describe('the local search provider with a persisted index file', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  // A legacy index file (a serialised LocalIndex), which library users may still pass as `indexFiles`.
   const writeIndex = async (file: string, docs: Record<string, string>) => {
-    const store = await IndexStore.open(file, { fresh: true });
-    for (const [url, content] of Object.entries(docs)) store.put('test', { url, content });
-    await store.save();
+    const index = new LocalIndex();
+    for (const [url, content] of Object.entries(docs)) index.addDocument({ url, content });
+    writeFileSync(`${file}.tmp`, JSON.stringify(index.toJSON()));
+    renameSync(`${file}.tmp`, file);
   };
 
   it('searches the file with the corpus folders and picks up a rewritten file on the next search', async () => {

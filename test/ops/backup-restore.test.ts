@@ -1,7 +1,8 @@
 /**
  * The restore drill of docs/operations/backups.md against a real `serve`: a live database (WAL mode, recent
  * writes still in `citewise.db-wal`) is backed up while the service runs, with `sqlite3 .backup` (where the
- * sqlite3 command exists) and with `VACUUM INTO` (node:sqlite), then restored with `index.json` into an
+ * sqlite3 command exists) and with `VACUUM INTO` (node:sqlite), with the index database `index.sqlite` the same
+ * way, then restored into an
  * empty data directory; the keys, the balances and the indexed documents are all there.
  */
 import { spawnSync } from 'node:child_process';
@@ -83,13 +84,13 @@ describe('backups of a running service restore whole', () => {
         const backups = path.join(root, `backups-${name.replace(/\W+/g, '-')}`);
         mkdirSync(backups);
         backup(path.join(live, 'citewise.db'), path.join(backups, 'citewise.db'));
-        copyFileSync(path.join(live, 'index.json'), path.join(backups, 'index.json'));
+        backup(path.join(live, 'index.sqlite'), path.join(backups, 'index.sqlite'));
         expect(existsSync(path.join(backups, 'citewise.db-wal'))).toBe(false);
 
         const restored = path.join(root, `restored-${name.replace(/\W+/g, '-')}`);
         mkdirSync(restored, { mode: 0o700 });
         copyFileSync(path.join(backups, 'citewise.db'), path.join(restored, 'citewise.db'));
-        copyFileSync(path.join(backups, 'index.json'), path.join(restored, 'index.json'));
+        copyFileSync(path.join(backups, 'index.sqlite'), path.join(restored, 'index.sqlite'));
 
         const listed = await runCli(['keys', 'list', '--json', '--data-dir', restored]);
         expect(listed.code).toBe(0);

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
-import { extractContent } from '../extract/index.ts';
-import { markdownToText, splitMarkdownSections, stripInlineMarkdown } from '../../text/markdown.ts';
-import { splitSentences } from '../../text/sentences.ts';
-import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { FILE_TYPES, MAX_DOCUMENT_FILE_BYTES, readDocumentFile } from '../../documents/read-file.ts';
+import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
+import { tokenizeQuery } from '../../text/tokenize.ts';
+import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 
 /** Defaults of the local index and its provider. */
@@ -23,8 +23,8 @@ export const LOCAL_INDEX_DEFAULTS = {
   snippetLength: 300,
   /** Hits of one {@link LocalIndex.search}. */
   limit: 10,
-  /** Larger files are not indexed. */
-  maxFileBytes: 5_000_000,
+  /** Larger files are not indexed (the same limit as `citewise index`). */
+  maxFileBytes: MAX_DOCUMENT_FILE_BYTES,
 } as const;
 
 /** A document to add to a {@link LocalIndex}. */
@@ -90,22 +90,6 @@ export interface SerializedLocalIndex {
 
 const SECTION_SEPARATOR = '\u0000';
 
-function titleFromUrl(url: string): string {
-  let last = url.replace(/[?#].*$/, '').replace(/\/+$/, '');
-  last = last.slice(last.lastIndexOf('/') + 1);
-  try {
-    last = decodeURIComponent(last);
-  } catch {
-    // keep it encoded
-  }
-  return (
-    last
-      .replace(/\.[^.]+$/, '')
-      .replace(/[-_]+/g, ' ')
-      .trim() || url
-  );
-}
-
 /**
  * In-memory BM25 index over sections of documents. A section is the text under one heading, indexed with
  * the document title and its heading; a document scores as its best section.
@@ -151,38 +135,7 @@ export class LocalIndex {
    * @throws TypeError when `url` or `content` is not a string.
    */
   addDocument(input: LocalDocumentInput): LocalDocument {
-    if (typeof input?.url !== 'string' || input.url.length === 0)
-      throw new TypeError('url must be a non-empty string');
-    if (typeof input.content !== 'string') throw new TypeError('content must be a string');
-    const format = input.format ?? 'markdown';
-    if (format !== 'markdown' && format !== 'text')
-      throw new TypeError("format must be 'markdown' or 'text'");
-
-    let sections: { heading?: string; text: string; level: number }[];
-    if (format === 'markdown') {
-      sections = splitMarkdownSections(input.content).map((section) => ({
-        ...(section.heading === undefined ? {} : { heading: section.heading }),
-        level: section.level,
-        text: markdownToText(section.markdown),
-      }));
-    } else {
-      sections = [{ text: input.content.trim(), level: 0 }];
-    }
-    const title =
-      input.title?.trim() ||
-      sections.find((s) => s.level === 1 && s.heading)?.heading ||
-      sections.find((s) => s.heading)?.heading ||
-      titleFromUrl(input.url);
-    const document: LocalDocument = {
-      url: input.url,
-      title: stripInlineMarkdown(title),
-      content: input.content,
-      format,
-      ...(input.publishedAt === undefined ? {} : { publishedAt: input.publishedAt }),
-      sections: sections
-        .filter((s) => s.text.length > 0 || s.heading !== undefined)
-        .map((s) => (s.heading === undefined ? { text: s.text } : { heading: s.heading, text: s.text })),
-    };
+    const document = analyzeDocument(input);
     this.#insert(document);
     return document;
   }
@@ -192,7 +145,7 @@ export class LocalIndex {
     this.#documents.set(document.url, document);
     const locale = this.#options.locale;
     document.sections.forEach((section, i) => {
-      const tokens = tokenize(`${document.title}\n${section.heading ?? ''}\n${section.text}`, { locale });
+      const tokens = sectionTokens(document.title, section, locale);
       this.#bm25.add(`${document.url}${SECTION_SEPARATOR}${i}`, tokens);
     });
   }
@@ -241,23 +194,7 @@ export class LocalIndex {
   }
 
   #snippet(text: string, queryTokens: ReadonlySet<string>): string {
-    const sentences = splitSentences(text, this.#options.locale);
-    let start = 0;
-    let bestOverlap = 0;
-    sentences.forEach((sentence, i) => {
-      const overlap = new Set(
-        tokenize(sentence, { locale: this.#options.locale }).filter((t) => queryTokens.has(t)),
-      ).size;
-      if (overlap > bestOverlap) {
-        bestOverlap = overlap;
-        start = i;
-      }
-    });
-    const excerpt = sentences.slice(start).join(' ');
-    if (excerpt.length <= this.#snippetLength) return excerpt;
-    const cut = excerpt.slice(0, this.#snippetLength - 1);
-    const space = cut.lastIndexOf(' ');
-    return `${space > this.#snippetLength / 2 ? cut.slice(0, space) : cut}…`;
+    return sectionSnippet(text, queryTokens, this.#snippetLength, this.#options.locale);
   }
 
   /** JSON form: the documents with their sections. */
@@ -352,13 +289,13 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    */
   readonly publicUrl?: string;
   /**
-   * File extensions indexed (lower-case, with the dot).
-   * @default ['.md', '.markdown', '.txt', '.html', '.htm']
+   * File extensions indexed (lower-case, with the dot), among those `citewise index` reads ({@link FILE_TYPES}).
+   * @default every extension of FILE_TYPES (Markdown, text, HTML, XHTML, PDF)
    */
   readonly extensions?: readonly string[];
   /**
    * Larger files are skipped.
-   * @default 5_000_000
+   * @default 10_485_760 (as `citewise index`)
    */
   readonly maxFileBytes?: number;
   /**
@@ -370,6 +307,12 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
    * @default []
    */
   readonly indexFiles?: readonly string[];
+  /**
+   * A document index searched with the folders: its operator documents (those `citewise index` put in the
+   * data directory's `index.sqlite`, or a shared PostgreSQL index) count as the user's own. It is read at
+   * search time, never loaded into memory. Hits of the folders and of the index are merged by score.
+   */
+  readonly documentIndex?: DocumentIndex;
 }
 
 /**
@@ -415,8 +358,6 @@ export interface LoadReport {
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
 }
 
-const DEFAULT_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm'];
-
 /**
  * The document files below `root` (or `root` itself when it is a file), sorted by name, skipping hidden
  * entries and `node_modules`. `accepts` decides by lower-case extension (e.g. `.md`).
@@ -457,25 +398,6 @@ function sourceOf(file: string, source: string | undefined): string {
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
 const INDEXED_FILES_PREFIX = '.indexed/';
 
-/** Reads one file into a document input; `null` when it has no text. */
-async function readDocument(file: string, url: string): Promise<LocalDocumentInput | null> {
-  const extension = path.extname(file).toLowerCase();
-  const raw = await readFile(file);
-  if (extension === '.html' || extension === '.htm') {
-    const content = await extractContent(raw, { url, contentType: 'text/html' });
-    if (content === null || content.markdown.trim().length === 0) return null;
-    return {
-      url,
-      content: content.markdown,
-      format: 'markdown',
-      ...(content.title ? { title: content.title } : {}),
-    };
-  }
-  const text = new TextDecoder('utf-8').decode(raw).replace(/^\uFEFF/, '');
-  if (text.trim().length === 0) return null;
-  return { url, content: text, format: extension === '.txt' ? 'text' : 'markdown' };
-}
-
 /**
  * Creates the `local` search provider over Markdown, text and HTML files in `paths`. Files are read on
  * `load()` or on the first search. Hits carry the whole document as `content`, so the pipeline does not
@@ -504,7 +426,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     options.publicUrl === undefined || options.baseUrl !== undefined
       ? undefined
       : normalizePublicUrl(options.publicUrl);
-  const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((e) => e.toLowerCase()));
+  const extensions = new Set((options.extensions ?? Object.keys(FILE_TYPES)).map((e) => e.toLowerCase()));
   const maxFileBytes = positiveInteger(
     'maxFileBytes',
     options.maxFileBytes,
@@ -650,14 +572,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
           continue;
         }
         try {
-          if ((await stat(file)).size > maxFileBytes) {
-            skipped.push({ file, reason: `larger than ${maxFileBytes} bytes` });
-            continue;
-          }
-          const document = await readDocument(file, url);
-          if (document === null) skipped.push({ file, reason: 'no text' });
+          // The one reader of `citewise index` too, so both read a file the same way.
+          const read = await readDocumentFile(file, url, { maxFileBytes });
+          if ('skip' in read) skipped.push({ file, reason: read.message });
           else {
-            index.addDocument(document);
+            index.addDocument(read.document);
             seen.add(url);
             if (rootIndex >= firstFallbackRoot) fallback.add(url);
           }
@@ -671,6 +590,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     folderUrls = seen;
     fallbackUrls = fallback;
     skipped.push(...(await syncIndexFiles()));
+    await checkStore();
     return { documents: index.size, skipped };
   };
 
@@ -683,10 +603,29 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     return attempt;
   };
 
+  // Whether the document index holds any operator document, as last seen (a cheap one-row list).
+  const documentIndex = options.documentIndex;
+  let storeHasDocuments = false;
+  const checkStore = async (): Promise<void> => {
+    if (documentIndex === undefined) return;
+    storeHasDocuments = (await documentIndex.list({ owner: OPERATOR_OWNER, limit: 1 })).documents.length > 0;
+  };
+
   const hasOwnDocuments = (): boolean => {
+    if (storeHasDocuments) return true;
     let fallbackIndexed = 0;
     for (const url of fallbackUrls) if (index.has(url)) fallbackIndexed++;
     return index.size > fallbackIndexed;
+  };
+
+  /** Hits of the document index, with served URLs (documents the service cannot serve are left out). */
+  const storedHits = async (text: string, limit: number): Promise<LocalIndexHit[]> => {
+    if (documentIndex === undefined || limit === 0) return [];
+    const hits = await documentIndex.search(text, { owners: [OPERATOR_OWNER], limit });
+    return hits.flatMap((hit) => {
+      const url = servedUrl(hit.url);
+      return url === null ? [] : [{ ...hit, url }];
+    });
   };
 
   const provider: LocalIndexProvider = {
@@ -706,6 +645,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       call.signal.throwIfAborted();
       await provider.load();
       await syncIndexFiles();
+      await checkStore();
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;
@@ -713,7 +653,19 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       const hideFallback = fallbackUrls.size > 0 && hasOwnDocuments();
       const byDomain = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
       const filtering = byDomain || hideFallback;
-      const hits = index.search(query.query, filtering ? index.size : query.limit).filter((hit) => {
+      const memoryHits = index.search(query.query, filtering ? index.size : query.limit);
+      const fromStore = await storedHits(
+        query.query,
+        byDomain ? Math.max(200, query.limit * 10) : query.limit,
+      );
+      const merged =
+        fromStore.length === 0
+          ? memoryHits
+          : // A file both in a corpus folder and in the index has one served URL: it is listed once.
+            [...memoryHits, ...fromStore]
+              .sort((a, b) => b.score - a.score)
+              .filter((hit, i, all) => all.findIndex((other) => other.url === hit.url) === i);
+      const hits = merged.filter((hit) => {
         if (hideFallback && fallbackUrls.has(hit.url)) return false;
         if (!byDomain) return true;
         const host = URL.canParse(hit.url) ? new URL(hit.url).hostname : '';

@@ -1,0 +1,139 @@
+/**
+ * What every {@link DocumentIndex} backend shares: argument checks, ids, list cursors, the query's terms
+ * and how a stored document and its best section become a hit.
+ */
+import { randomBytes } from 'node:crypto';
+import { tokenizeQuery } from '../text/tokenize.ts';
+import { analyzeDocument, documentHash, sectionSnippet, type AnalyzedDocument } from './analyze.ts';
+import {
+  DOCUMENT_INDEX_DEFAULTS,
+  OPERATOR_OWNER,
+  type DocumentHit,
+  type DocumentInput,
+  type DocumentListOptions,
+  type DocumentSearchOptions,
+  type PutOptions,
+} from './types.ts';
+
+/** A new document id. */
+export function newDocumentId(): string {
+  return `doc_${randomBytes(10).toString('hex')}`;
+}
+
+/** The owner argument, checked. */
+export function ownerOf(owner: string | undefined): string {
+  if (owner === undefined) return OPERATOR_OWNER;
+  if (typeof owner !== 'string') throw new TypeError('owner must be a string');
+  return owner;
+}
+
+/** The URL argument, checked. */
+export function urlOf(url: unknown): string {
+  if (typeof url !== 'string' || url.length === 0) throw new TypeError('url must be a non-empty string');
+  return url;
+}
+
+/** A document to put, analysed, with its hash, size and the put options settled. */
+export interface PreparedDocument {
+  readonly document: AnalyzedDocument;
+  readonly owner: string;
+  readonly source: string;
+  readonly hash: string;
+  readonly bytes: number;
+  readonly fileVersion: string | undefined;
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  readonly id: string | undefined;
+}
+
+/** Checks and analyses the arguments of `put`. */
+export function prepareDocument(input: DocumentInput, options: PutOptions = {}): PreparedDocument {
+  const document = analyzeDocument(input);
+  const source = options.source ?? '';
+  if (typeof source !== 'string') throw new TypeError('source must be a string');
+  if (options.fileVersion !== undefined && typeof options.fileVersion !== 'string')
+    throw new TypeError('fileVersion must be a string');
+  if (options.metadata !== undefined && (typeof options.metadata !== 'object' || options.metadata === null))
+    throw new TypeError('metadata must be an object');
+  return {
+    document,
+    owner: ownerOf(options.owner),
+    source,
+    hash: documentHash(document),
+    bytes: Buffer.byteLength(document.content),
+    fileVersion: options.fileVersion,
+    metadata: options.metadata,
+    id: options.id,
+  };
+}
+
+/** The settled options of a search. */
+export function searchOptions(query: string, options: DocumentSearchOptions = {}) {
+  if (typeof query !== 'string') throw new TypeError('query must be a string');
+  const limit = options.limit ?? DOCUMENT_INDEX_DEFAULTS.limit;
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
+  const owners = options.owners ?? [OPERATOR_OWNER];
+  if (!Array.isArray(owners) || !owners.every((owner) => typeof owner === 'string'))
+    throw new TypeError('owners must be an array of strings');
+  const terms = [...new Set(tokenizeQuery(query))];
+  return { limit, owners: new Set<string>(owners), terms };
+}
+
+/** The settled options of a list; the cursor is the last URL of the previous page. */
+export function listOptions(options: DocumentListOptions = {}) {
+  const limit = options.limit ?? DOCUMENT_INDEX_DEFAULTS.listLimit;
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+  let after = '';
+  if (options.cursor !== undefined) {
+    if (typeof options.cursor !== 'string') throw new TypeError('cursor must be a string');
+    after = Buffer.from(options.cursor, 'base64url').toString('utf8');
+  }
+  return {
+    owner: ownerOf(options.owner),
+    source: options.source,
+    urlPrefix: options.urlPrefix,
+    after,
+    limit,
+  };
+}
+
+/** The cursor after `url`. */
+export function cursorAfter(url: string): string {
+  return Buffer.from(url, 'utf8').toString('base64url');
+}
+
+/** A hit from a stored document, its best section and that section's score. */
+export function hitOf(
+  stored: { readonly owner: string } & AnalyzedDocument,
+  section: number,
+  score: number,
+  terms: readonly string[],
+): DocumentHit {
+  const best = stored.sections[section] ?? stored.sections[0];
+  return {
+    url: stored.url,
+    owner: stored.owner,
+    title: stored.title,
+    snippet: sectionSnippet(
+      best?.text || best?.heading || '',
+      new Set(terms),
+      DOCUMENT_INDEX_DEFAULTS.snippetLength,
+    ),
+    content: stored.content,
+    score,
+    ...(best?.heading === undefined ? {} : { heading: best.heading }),
+    ...(stored.publishedAt === undefined ? {} : { publishedAt: stored.publishedAt }),
+  };
+}
+
+/**
+ * Terms of a section for a full-text engine: the tokenizer's tokens without apostrophes (an engine's own
+ * word splitting would cut "don't" in two), joined by spaces. Queries go through {@link engineTerm} too.
+ */
+export function engineTerms(tokens: readonly string[]): string {
+  return tokens.map(engineTerm).join(' ');
+}
+
+/** One query or document token as the engines index it. */
+export function engineTerm(token: string): string {
+  return token.replace(/['’]/g, '');
+}

@@ -1,0 +1,370 @@
+/**
+ * The {@link DocumentIndex} on PostgreSQL: one index shared by every instance that names the database.
+ * Sections are rows with a `tsvector` of their terms under a GIN index; a search takes the sections the
+ * GIN index matches for the allowed owners and scores them with BM25 in SQL (term frequencies from the
+ * vectors' positions, document frequencies counted over the matches, the same parameters and idf as the
+ * in-memory ranker), so the ranking is today's, not `ts_rank`'s (which has no idf).
+ *
+ * The tables (`index_documents`, `index_sections`, `index_sources`) live in the stores' schema and are
+ * created on first use with `CREATE … IF NOT EXISTS`.
+ */
+import type pg from 'pg';
+import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
+import {
+  openPostgresConnection,
+  toNumber,
+  type PostgresConnectionOptions,
+} from '../stores/postgres/connection.ts';
+import { analyzeDocument, sectionTokens } from './analyze.ts';
+import {
+  cursorAfter,
+  engineTerm,
+  engineTerms,
+  hitOf,
+  listOptions,
+  newDocumentId,
+  ownerOf,
+  prepareDocument,
+  searchOptions,
+  urlOf,
+} from './common.ts';
+import { sourceSummaries } from './memory.ts';
+import type {
+  DocumentHit,
+  DocumentIndex,
+  DocumentSummary,
+  PutResult,
+  SourceKind,
+  StoredDocument,
+} from './types.ts';
+
+/** Options of {@link createPostgresDocumentIndex}: a pool or a URL, and the schema. */
+export type PostgresDocumentIndexOptions = Omit<PostgresConnectionOptions, 'migrate'>;
+
+interface DocumentRow extends pg.QueryResultRow {
+  doc: string;
+  id: string;
+  owner: string;
+  url: string;
+  title: string;
+  content?: string;
+  format: string;
+  published_at: string | null;
+  source: string;
+  hash: string;
+  indexed_at: string;
+  file_version: string | null;
+  bytes: string | number;
+  metadata: Record<string, unknown> | null;
+}
+
+function summaryOf(row: DocumentRow): DocumentSummary {
+  return {
+    id: row.id,
+    owner: row.owner,
+    url: row.url,
+    title: row.title,
+    format: row.format === 'text' ? 'text' : 'markdown',
+    ...(row.published_at === null ? {} : { publishedAt: row.published_at }),
+    source: row.source,
+    hash: row.hash,
+    indexedAt: row.indexed_at,
+    ...(row.file_version === null ? {} : { fileVersion: row.file_version }),
+    bytes: toNumber(row.bytes),
+    ...(row.metadata === null ? {} : { metadata: row.metadata }),
+  };
+}
+
+function storedOf(row: DocumentRow): StoredDocument {
+  const summary = summaryOf(row);
+  const content = row.content ?? '';
+  const { sections } = analyzeDocument({ url: row.url, content, format: summary.format, title: row.title });
+  return { ...summary, content, sections };
+}
+
+const SUMMARY_COLUMNS =
+  'doc, id, owner, url, title, format, published_at, source, hash, indexed_at, file_version, bytes, metadata';
+
+/** Opens a document index in a PostgreSQL database (no connection until first use). */
+export function createPostgresDocumentIndex(options: PostgresDocumentIndexOptions): DocumentIndex {
+  const connection = openPostgresConnection({ ...options, migrate: false });
+  const s = connection.schema;
+  let ready: Promise<unknown> | undefined;
+  const schema = (): Promise<unknown> => {
+    ready ??= connection
+      .query(
+        `CREATE SCHEMA IF NOT EXISTS ${s};
+         CREATE TABLE IF NOT EXISTS ${s}.index_documents (
+           doc bigserial PRIMARY KEY,
+           id text NOT NULL UNIQUE,
+           owner text NOT NULL,
+           url text NOT NULL,
+           title text NOT NULL,
+           content text NOT NULL,
+           format text NOT NULL,
+           published_at text,
+           source text NOT NULL,
+           hash text NOT NULL,
+           indexed_at text NOT NULL,
+           file_version text,
+           bytes bigint NOT NULL,
+           metadata jsonb,
+           UNIQUE (owner, url)
+         );
+         CREATE INDEX IF NOT EXISTS index_documents_by_source ON ${s}.index_documents (owner, source, url);
+         CREATE TABLE IF NOT EXISTS ${s}.index_sections (
+           doc bigint NOT NULL REFERENCES ${s}.index_documents (doc) ON DELETE CASCADE,
+           section integer NOT NULL,
+           owner text NOT NULL,
+           length integer NOT NULL,
+           terms tsvector NOT NULL,
+           PRIMARY KEY (doc, section)
+         );
+         CREATE INDEX IF NOT EXISTS index_sections_terms ON ${s}.index_sections USING gin (terms);
+         CREATE INDEX IF NOT EXISTS index_sections_by_owner ON ${s}.index_sections (owner);
+         CREATE TABLE IF NOT EXISTS ${s}.index_sources (
+           source text PRIMARY KEY,
+           kind text NOT NULL,
+           label text,
+           indexed_at text NOT NULL
+         );`,
+      )
+      .catch((error: unknown) => {
+        ready = undefined;
+        throw error;
+      });
+    return ready;
+  };
+  const query = async <R extends pg.QueryResultRow>(text: string, params: readonly unknown[] = []) => {
+    await schema();
+    return connection.query<R>(text, params);
+  };
+  /** Runs `work` in one transaction on one client. */
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    await schema();
+    const client = await connection.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  return {
+    async put(input, putOptions = {}): Promise<PutResult> {
+      const prepared = prepareDocument(input, putOptions);
+      const { document, owner } = prepared;
+      const terms = document.sections.map((section) => sectionTokens(document.title, section));
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await transaction(async (client) => {
+            const previous = (
+              await client.query<DocumentRow>(
+                `SELECT doc, id, hash, source, file_version FROM ${s}.index_documents
+                 WHERE owner = $1 AND url = $2 FOR UPDATE`,
+                [owner, document.url],
+              )
+            ).rows[0];
+            const result: PutResult =
+              previous === undefined ? 'added' : previous.hash === prepared.hash ? 'unchanged' : 'updated';
+            if (
+              previous !== undefined &&
+              result === 'unchanged' &&
+              previous.source === prepared.source &&
+              (previous.file_version ?? undefined) === prepared.fileVersion
+            )
+              return result;
+            if (previous !== undefined)
+              await client.query(`DELETE FROM ${s}.index_documents WHERE doc = $1`, [previous.doc]);
+            const { rows } = await client.query<{ doc: string }>(
+              `INSERT INTO ${s}.index_documents (id, owner, url, title, content, format, published_at, source,
+                 hash, indexed_at, file_version, bytes, metadata)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING doc`,
+              [
+                previous?.id ?? prepared.id ?? newDocumentId(),
+                owner,
+                document.url,
+                document.title,
+                document.content,
+                document.format,
+                document.publishedAt ?? null,
+                prepared.source,
+                prepared.hash,
+                new Date().toISOString(),
+                prepared.fileVersion ?? null,
+                prepared.bytes,
+                prepared.metadata === undefined ? null : JSON.stringify(prepared.metadata),
+              ],
+            );
+            if (terms.length > 0)
+              await client.query(
+                `INSERT INTO ${s}.index_sections (doc, section, owner, length, terms)
+                 SELECT $1, ordinality - 1, $2, length, to_tsvector('simple', text)
+                 FROM unnest($3::text[], $4::int[]) WITH ORDINALITY AS t(text, length)`,
+                [rows[0]!.doc, owner, terms.map(engineTerms), terms.map((tokens) => tokens.length)],
+              );
+            return result;
+          });
+        } catch (error) {
+          // Two instances adding the same new URL at once: the loser sees the winner's row on the retry.
+          if (attempt < 3 && (error as { code?: string }).code === '23505') continue;
+          throw error;
+        }
+      }
+    },
+    async get(url, owner) {
+      const { rows } = await query<DocumentRow>(
+        `SELECT * FROM ${s}.index_documents WHERE owner = $1 AND url = $2`,
+        [ownerOf(owner), urlOf(url)],
+      );
+      return rows[0] === undefined ? undefined : storedOf(rows[0]);
+    },
+    async getById(id, owner) {
+      if (typeof id !== 'string') return undefined;
+      const { rows } = await query<DocumentRow>(
+        `SELECT * FROM ${s}.index_documents WHERE id = $1 AND owner = $2`,
+        [id, ownerOf(owner)],
+      );
+      return rows[0] === undefined ? undefined : storedOf(rows[0]);
+    },
+    async record(url, owner) {
+      const { rows } = await query<DocumentRow>(
+        `SELECT source, hash, indexed_at, file_version FROM ${s}.index_documents WHERE owner = $1 AND url = $2`,
+        [ownerOf(owner), urlOf(url)],
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return {
+        source: row.source,
+        hash: row.hash,
+        indexedAt: row.indexed_at,
+        ...(row.file_version === null ? {} : { fileVersion: row.file_version }),
+      };
+    },
+    async remove(url, owner) {
+      const { rowCount } = await query(`DELETE FROM ${s}.index_documents WHERE owner = $1 AND url = $2`, [
+        ownerOf(owner),
+        urlOf(url),
+      ]);
+      return (rowCount ?? 0) > 0;
+    },
+    async search(text, given): Promise<DocumentHit[]> {
+      const { limit, owners, terms } = searchOptions(text, given);
+      const engine = [...new Set(terms.map(engineTerm).filter(Boolean))];
+      if (limit === 0 || engine.length === 0) return [];
+      const { k1, b } = BM25_DEFAULTS;
+      // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
+      // are those owners' sections, as if each search ran on an index of just them.
+      const { rows } = await query<{ doc: string; section: number; score: number }>(
+        `WITH q AS (
+           SELECT array_agg(lexeme) AS lexemes,
+                  to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS query
+           FROM unnest(to_tsvector('simple', $1))
+         ),
+         stats AS (
+           SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
+           FROM ${s}.index_sections WHERE owner = ANY($2)
+         ),
+         matched AS (
+           SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+           FROM ${s}.index_sections m, q, unnest(m.terms) u
+           WHERE m.terms @@ q.query AND m.owner = ANY($2) AND u.lexeme = ANY(q.lexemes)
+         ),
+         df AS (SELECT lexeme, count(*)::float8 AS df FROM matched GROUP BY lexeme)
+         SELECT matched.doc, matched.section,
+                sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * matched.tf * ($3::float8 + 1)
+                    / (matched.tf + $3::float8 * (1 - $4::float8 + $4::float8 * matched.length / greatest(stats.avgdl, 1))))::float8 AS score
+         FROM matched JOIN df USING (lexeme), stats
+         GROUP BY matched.doc, matched.section
+         ORDER BY score DESC, matched.doc, matched.section
+         LIMIT $5`,
+        [engine.join(' '), [...owners], k1, b, limit * 8 + 32],
+      );
+      const best = new Map<string, { section: number; score: number }>();
+      for (const row of rows)
+        if (!best.has(row.doc)) best.set(row.doc, { section: row.section, score: row.score });
+      const chosen = [...best].slice(0, limit);
+      if (chosen.length === 0) return [];
+      const documents = await query<DocumentRow>(`SELECT * FROM ${s}.index_documents WHERE doc = ANY($1)`, [
+        chosen.map(([doc]) => doc),
+      ]);
+      const byDoc = new Map(documents.rows.map((row) => [String(row.doc), row]));
+      return chosen.flatMap(([doc, hit]) => {
+        const row = byDoc.get(String(doc));
+        return row === undefined ? [] : [hitOf(storedOf(row), hit.section, hit.score, terms)];
+      });
+    },
+    async list(given) {
+      const { owner, source, urlPrefix, after, limit } = listOptions(given);
+      const conditions = ['owner = $1', 'url COLLATE "C" > $2'];
+      const params: unknown[] = [owner, after];
+      if (source !== undefined) {
+        params.push(source);
+        conditions.push(`source = $${params.length}`);
+      }
+      if (urlPrefix !== undefined && urlPrefix !== '') {
+        params.push(urlPrefix);
+        conditions.push(`left(url, length($${params.length})) = $${params.length}`);
+      }
+      params.push(limit + 1);
+      const { rows } = await query<DocumentRow>(
+        `SELECT ${SUMMARY_COLUMNS} FROM ${s}.index_documents WHERE ${conditions.join(' AND ')}
+         ORDER BY url COLLATE "C" LIMIT $${params.length}`,
+        params,
+      );
+      const page = rows.slice(0, limit);
+      return {
+        documents: page.map(summaryOf),
+        ...(rows.length > limit ? { cursor: cursorAfter(page.at(-1)!.url) } : {}),
+      };
+    },
+    async usage(owner) {
+      const { rows } = await query<{ documents: string; bytes: string }>(
+        `SELECT count(*) AS documents, coalesce(sum(bytes), 0) AS bytes FROM ${s}.index_documents WHERE owner = $1`,
+        [ownerOf(owner)],
+      );
+      return { documents: toNumber(rows[0]!.documents), bytes: toNumber(rows[0]!.bytes) };
+    },
+    async setSource(source) {
+      await query(
+        `INSERT INTO ${s}.index_sources (source, kind, label, indexed_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (source) DO UPDATE SET kind = excluded.kind, label = excluded.label,
+           indexed_at = excluded.indexed_at`,
+        [source.source, source.kind, source.label ?? null, source.indexedAt],
+      );
+    },
+    async removeSource(source) {
+      await query(`DELETE FROM ${s}.index_sources WHERE source = $1`, [source]);
+    },
+    async sources() {
+      const { rows } = await query<{
+        source: string;
+        kind: string;
+        label: string | null;
+        indexed_at: string;
+      }>(`SELECT source, kind, label, indexed_at FROM ${s}.index_sources`);
+      const counts = await query<{ source: string; n: string }>(
+        `SELECT source, count(*) AS n FROM ${s}.index_documents WHERE owner = '' GROUP BY source`,
+      );
+      return sourceSummaries(
+        rows.map((row) => ({
+          source: row.source,
+          kind: row.kind as SourceKind,
+          ...(row.label === null ? {} : { label: row.label }),
+          indexedAt: row.indexed_at,
+        })),
+        new Map(counts.rows.map((row) => [row.source, toNumber(row.n)])),
+      );
+    },
+    async flush() {},
+    async close() {
+      await connection.close();
+    },
+  };
+}
