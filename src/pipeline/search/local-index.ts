@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../rank/bm25.ts';
+import { DOCX_TYPE } from '../extract/extract.ts';
 import { extractContent } from '../extract/index.ts';
 import { markdownToText, splitMarkdownSections, stripInlineMarkdown } from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
@@ -353,7 +354,7 @@ export interface LocalIndexProviderOptions extends LocalIndexOptions {
   readonly publicUrl?: string;
   /**
    * File extensions indexed (lower-case, with the dot).
-   * @default ['.md', '.markdown', '.txt', '.html', '.htm']
+   * @default ['.md', '.markdown', '.txt', '.html', '.htm', '.csv', '.docx']
    */
   readonly extensions?: readonly string[];
   /**
@@ -404,7 +405,15 @@ export interface LoadReport {
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
 }
 
-const DEFAULT_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm'];
+const DEFAULT_EXTENSIONS = ['.md', '.markdown', '.txt', '.html', '.htm', '.csv', '.docx'];
+
+/** Files converted by `extractContent` rather than stored as written, by extension. */
+const CONVERTED_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.csv': 'text/csv',
+  '.docx': DOCX_TYPE,
+};
 
 /**
  * The document files below `root` (or `root` itself when it is a file), sorted by name, skipping hidden
@@ -438,8 +447,9 @@ const INDEXED_FILES_PREFIX = '.indexed/';
 async function readDocument(file: string, url: string): Promise<LocalDocumentInput | null> {
   const extension = path.extname(file).toLowerCase();
   const raw = await readFile(file);
-  if (extension === '.html' || extension === '.htm') {
-    const content = await extractContent(raw, { url, contentType: 'text/html' });
+  const contentType = CONVERTED_TYPES[extension];
+  if (contentType !== undefined) {
+    const content = await extractContent(new Uint8Array(raw), { url, contentType });
     if (content === null || content.markdown.trim().length === 0) return null;
     return {
       url,
