@@ -161,8 +161,8 @@ export function askedNames(question: string): string[][] {
 
 /**
  * Whether `text` names something else than `name` under its first word and never `name` itself: "Kestrel
- * 50" or "Kestrel 500 Pro" when the question asks about the "Kestrel 500". A shorter form ("Walt" for "Walt
- * Disney") is not another name.
+ * 50" or "Kestrel 500 Pro" when the question asks about the "Kestrel 500", "the Ember" when it asks about
+ * the "Ember Mini". A bare shorter form ("Walt" for "Walt Disney") is not another name.
  */
 export function namesAnother(text: string, name: readonly string[]): boolean {
   const head = name[0]!;
@@ -174,8 +174,12 @@ export function namesAnother(text: string, name: readonly string[]): boolean {
     const run = words.slice(at);
     const common = Math.min(run.length, name.length);
     if (run.slice(0, common).every((word, i) => word === name[i]) && run.length <= name.length) {
-      // The name itself, or a shorter form of it ("Walt" for "Walt Disney").
+      // The name itself, or a shorter form of it ("Walt" for "Walt Disney"); but "the Ember" is a thing of
+      // its own when the question asks about the "Ember Mini".
       if (run.length === name.length) return false;
+      const determined =
+        words[at - 1] === 'The' || (at === 0 && /\bthe\s+$/.test(text.slice(0, match.index)));
+      if (determined) other = true;
       continue;
     }
     other = true;
