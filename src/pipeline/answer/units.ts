@@ -52,8 +52,17 @@ function countWords(text: string): number {
 /** An image: its alt text describes a picture, it is not a sentence of the page. */
 const IMAGE = /!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g;
 
+/** Links only, as a list ("[A](a.md), [B](b.md) and [C](c.md)"). */
+const LINKS = String.raw`(?:\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)[\s,;]*(?:and\s+|or\s+)?)+`;
+/** A pointer to other pages rather than a statement: "How, and the settings: [Research jobs](…).", "See [X](x)." */
+const NAVIGATION = new RegExp(String.raw`(?::\s*${LINKS}|^(?:see|see also|read)\s+${LINKS})[.!]?$`, 'i');
+/** A parenthesis holding only a link ("([Upgrades](upgrades.md))"): its text alone would be a leftover. */
+const LINK_ASIDE = new RegExp(String.raw`\s*\((?:see(?: also)?\s+)?${LINKS}\)`, 'gi');
+
+/** The sentence without images and link-only asides; empty when it only points to other pages. */
 function clean(sentence: string): string {
-  return mapOutsideCode(sentence, (prose) => prose.replace(IMAGE, '')).trim();
+  const text = mapOutsideCode(sentence, (prose) => prose.replace(IMAGE, '').replace(LINK_ASIDE, '')).trim();
+  return NAVIGATION.test(text) ? '' : text;
 }
 
 /** The code block as code spans, or null when it is too long to quote in a sentence. */
@@ -81,7 +90,9 @@ export function passageUnits(passage: Passage, locale: string | undefined): Answ
     const previousLead = lead;
     lead = undefined;
     if (block.kind === 'paragraph' || block.kind === 'quote') {
-      const sentences = splitSentences(block.text, locale).map(clean);
+      const sentences = splitSentences(block.text, locale)
+        .map(clean)
+        .filter((sentence) => sentence.length > 0);
       const first = counter;
       sentences.forEach((sentence, i) => {
         let start = i;
@@ -109,7 +120,9 @@ export function passageUnits(passage: Passage, locale: string | undefined): Answ
         const fragment = continues || /[;,]\s*$/.test(item);
         continues = /[;,]\s*$/.test(item);
         if (/^\[[^\]]+\]\(/.test(item) || fragment) continue;
-        const sentences = splitSentences(item, locale).map(clean);
+        const sentences = splitSentences(item, locale)
+          .map(clean)
+          .filter((sentence) => sentence.length > 0);
         // A short item under a lead-in ("The daily allowance covers meals:" / "Lisbon: EUR 60") says
         // nothing without it: it is quoted with it.
         if (previousLead !== undefined && sentences.length === 1 && countWords(sentences[0]!) < SHORT_ITEM)
