@@ -127,6 +127,7 @@ describe('office formats', () => {
     const { answer, sources } = await ask(handbook, 'Who is primary on call in week 49?');
     expect(answer).toContain('Week: 49; Starts: 2026-11-30; Primary: Ada Nowak; Secondary: Piotr Lis [1].');
     expect(sources[0]).toMatch(/\/on-call\.csv$/);
+    expect((await fetch(sources[0]!)).headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const rooms = await ask(office, 'How many seats does the Dry dock room have?');
     expect(rooms.answer).toContain('Room: Dry dock; Floor: 1; Seats: 30; Screen: yes, two');
   });
@@ -135,6 +136,10 @@ describe('office formats', () => {
     const { answer, sources } = await ask(office, 'Where is the Renault Kangoo parked?');
     expect(answer).toContain('Car: Renault Kangoo; Plate: ZH 902 118; Parking space: P1-03');
     expect(sources[0]).toMatch(/\/company-cars\.docx$/);
+    // The cited document is served, as every cited corpus file is.
+    const served = await fetch(sources[0]!);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/wordprocessingml/);
   });
 
   it('citewise index stores CSV and DOCX files as Markdown tables', async () => {
