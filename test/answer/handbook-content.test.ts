@@ -68,6 +68,19 @@ describe('tables are content', () => {
     expect(answer).not.toMatch(/KS-500|KS-B500/);
   });
 
+  it('the next hop through a table: the team a page names, then its head in the org chart', async () => {
+    const { answer, sources } = await ask(handbook, 'Who leads the team that handles warranty claims?');
+    expect(answer).toMatch(/^Aftercare handles warranty claims/);
+    expect(answer).toContain(
+      'Role: Head of Aftercare; Name: Inês Carvalho; Team: Aftercare; Office: Lisbon [2].',
+    );
+    expect(sources).toEqual([
+      expect.stringMatching(/\/teams\.md$/),
+      expect.stringMatching(/\/org-chart\.md$/),
+    ]);
+    expect(answer).not.toMatch(/Mateusz Kowal|Rui Sampaio/);
+  });
+
   it('an HTML table keeps every cell, times and "Email" included', async () => {
     const { answer, sources } = await ask(handbook, 'What are the phone support hours?');
     expect(answer).toContain('Channel: Phone; Hours: Monday to Friday, 8:00 to 18:00; Reply within: at once');

@@ -74,6 +74,8 @@ interface Candidate {
   readonly sentences: readonly string[];
   /** A table row whose cell the query names whole ("Kestrel 500", not "Kestrel 500 Pro"). */
   readonly namesCell: boolean;
+  /** A table row's cells (none for other units). */
+  readonly cells: readonly string[];
   /** Names another thing than one the question asks about ("Kestrel 50" for the "Kestrel 500"). */
   readonly namesOther: boolean;
   /** Sentence source Markdown. */
@@ -162,6 +164,13 @@ function querySynonyms(
     synonyms.set(term, stems);
   }
   return synonyms;
+}
+
+/** Whether `text` names `cell` (a name: capitalised or a number) as a whole phrase ("Kestrel 50" is not in "Kestrel 500"). */
+function namedIn(text: string, cell: string): boolean {
+  if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
+  const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
 /** Inline Markdown kept in `markdown` answers: emphasis and code; links and images become their text, HTML tags go. */
@@ -272,6 +281,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
               return cellTerms.length > 0 && cellTerms.every((term) => askedTerms.has(term));
             }),
             namesOther: names.some((name) => namesAnother(plain, name)),
+            cells: unit.cells ?? [],
             markdown,
             plain,
             tokens: new Set(tokens),
@@ -411,6 +421,26 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           rowAllowed(candidate)
         )
           chosen.push(candidate);
+      }
+
+      // The next hop through a table: the best sentence names a team or a product ("The Platform team runs
+      // the ingest service") and a row of another page holds that name as a cell and the word of the question
+      // the answer still lacks ("Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the row.
+      const lacking = [...weights.keys()].filter((term) =>
+        chosen.every((c) => !c.tokens.has(term) && !hasSynonym(c.tokens, term)),
+      );
+      if (lacking.length > 0 && chosen.length < maxSentences) {
+        const bridge = candidates
+          .filter(
+            (c) =>
+              c.kind === 'row' &&
+              c.url !== best.url &&
+              !c.namesOther &&
+              c.cells.some((cell) => namedIn(best.plain, cell)) &&
+              lacking.some((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)),
+          )
+          .sort((a, b) => b.score - a.score)[0];
+        if (bridge !== undefined) chosen.push(bridge);
       }
 
       // Sources in order of their best sentence; within a source, passages in order of their best sentence;
