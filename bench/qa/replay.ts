@@ -9,7 +9,7 @@
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
  *                           [--min-deeper-page-mentions 0.5] [--min-deeper-snippet-coverage 0.2]
- *                           [--data DIR] [--answers FILE]
+ *                           [--synonym-weight 0.5] [--data DIR] [--answers FILE]
  *
  * `--answers FILE` writes every question's answer and its sources as JSON lines (the local web's origin, whose
  * port changes from run to run, written as `WEB`), to compare two versions of the code answer for answer
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     'expand-to': { type: 'string', default: '40' },
     'max-tokens': { type: 'string', default: '4000' },
     'min-coverage': { type: 'string', default: '0.8' },
+    'synonym-weight': { type: 'string' },
     'max-per-source': { type: 'string', default: '20' },
     'search-order-boost': { type: 'string', default: '0.5' },
     'min-deeper-page-mentions': { type: 'string', default: String(DEFAULT_MIN_DEEPER_PAGE_MENTIONS) },
@@ -148,7 +149,9 @@ const stages = {
     },
   },
   ranker,
-  answerer: createExtractiveAnswerer(),
+  answerer: createExtractiveAnswerer(
+    values['synonym-weight'] === undefined ? {} : { synonymWeight: Number(values['synonym-weight']) },
+  ),
 };
 
 const answers: string[] = [];

@@ -13,6 +13,7 @@
  *                        [--max-latency MS] [--straggler-grace MS] [--min-deeper-page-mentions F]
  *                        [--min-deeper-snippet-coverage F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
+ *   node bench/qa/run.ts --handbook [--verbose] [--dump results.json]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
  * per URL, a share of pages that never answer, and `Cache-Control: no-store`. `--hosts N` spreads the pages
@@ -52,6 +53,7 @@ import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
 import { HOTPOT_DIR, loadDevQuestions, sampleQuestions, SQUAD_DIR, type Question } from './corpus.ts';
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
+import { formatHandbookReport, runHandbookBenchmark } from './handbook.ts';
 import { formatMultihopReport, runMultihopBenchmark } from './multihop.ts';
 import { MULTIHOP_DIR } from './multihop-data.ts';
 import {
@@ -892,6 +894,10 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
   --concurrency C         with --multihop: default 2
   --max-latency MS        with --multihop: max_latency_ms of every request (default 15000)
   --extractive            with --multihop: answer with the extractive answerer (measures answers only)
+
+Handbook mode (test/fixtures/handbook/ as the corpus, test/fixtures/handbook-questions.json):
+  --handbook              answered right, answers with another row's value, answer sentences off the question
+  --verbose               with --handbook: print each question and its answer
 `;
 
 async function main(): Promise<void> {
@@ -928,6 +934,8 @@ async function main(): Promise<void> {
       extractive: { type: 'boolean', default: false },
       depths: { type: 'string' },
       ids: { type: 'string' },
+      handbook: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
       ...DATA_OPTION,
     },
   });
@@ -937,6 +945,14 @@ async function main(): Promise<void> {
   }
   if (values.multihop) {
     await runMultihopMode(values);
+    return;
+  }
+  if (values.handbook) {
+    const results = await runHandbookBenchmark(
+      values.verbose ? { log: (line) => process.stderr.write(`${line}\n`) } : {},
+    );
+    if (values.dump) writeFileSync(values.dump, JSON.stringify(results, null, 2));
+    process.stdout.write(`${formatHandbookReport(results)}\n`);
     return;
   }
   const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);

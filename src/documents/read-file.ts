@@ -1,14 +1,14 @@
 /**
  * The one way a local file becomes a document, for `citewise index` (folders and files) and for the
  * `--corpus` folders of `serve` and `mcp` alike: Markdown and text are kept as written (decoded by their
- * byte order mark or charset sniffing), HTML, XHTML and PDF go through `extractContent`, the extractor of
+ * byte order mark or charset sniffing), HTML, XHTML, PDF, CSV and DOCX go through `extractContent`, the extractor of
  * web pages. A new file type is one entry in {@link FILE_TYPES} and, when it needs a converter, one branch
  * here.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeBytes } from '../pipeline/extract/decode.ts';
-import { extractContent } from '../pipeline/extract/extract.ts';
+import { DOCX_TYPE, extractContent } from '../pipeline/extract/extract.ts';
 import type { DocumentInput } from './analyze.ts';
 
 /** File extensions read as documents, with the media type each is read as. */
@@ -22,6 +22,8 @@ export const FILE_TYPES: Readonly<Record<string, string>> = {
   '.htm': 'text/html',
   '.xhtml': 'application/xhtml+xml',
   '.pdf': 'application/pdf',
+  '.csv': 'text/csv',
+  '.docx': DOCX_TYPE,
 };
 
 /** Larger files are not read, by default (`citewise index --max-file-bytes`, the local provider's `maxFileBytes`). */

@@ -26,6 +26,8 @@ export const DOCUMENT_CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html',
   '.htm': 'text/html',
   '.pdf': 'application/pdf',
+  '.csv': 'text/csv; charset=utf-8',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
 /** Larger files are not served (they are read whole into memory). */

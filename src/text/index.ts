@@ -9,6 +9,8 @@ export {
   blockToMarkdown,
   stripInlineMarkdown,
   tableRowCells,
+  tableRows,
+  tableRowStatement,
   markdownToText,
 } from './markdown.ts';
-export type { MarkdownBlock, MarkdownBlockKind, MarkdownSection } from './markdown.ts';
+export type { MarkdownBlock, MarkdownBlockKind, MarkdownSection, TableRow } from './markdown.ts';

@@ -312,10 +312,63 @@ export function tableRowCells(row: string): string[] | null {
   return cells;
 }
 
+/** One row of a Markdown table with the header it sits under. */
+export interface TableRow {
+  /** The row's cells, inline syntax stripped. */
+  readonly cells: readonly string[];
+  /** The row's cells as written (code spans and emphasis kept). */
+  readonly source: readonly string[];
+  /** The header cells, inline syntax stripped (empty when the table has no header row). */
+  readonly header: readonly string[];
+}
+
+/** Cells of a Markdown table row as written, trimmed. */
+function rowSource(row: string): string[] {
+  return row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim().replace(/\\\|/g, '|'));
+}
+
+/**
+ * The body rows of a Markdown table (a `table` block's text), each with the header: the first row when a
+ * delimiter row (`|---|`) follows it, else none.
+ */
+export function tableRows(table: string): TableRow[] {
+  const lines = table.split('\n');
+  const rows = lines.map(tableRowCells);
+  const hasHeader = rows.length > 1 && rows[0] !== null && rows[1] === null;
+  const header = hasHeader ? rows[0]! : [];
+  const body: TableRow[] = [];
+  rows.forEach((cells, i) => {
+    if (i < (hasHeader ? 2 : 0) || cells === null || cells.every((cell) => cell.length === 0)) return;
+    body.push({ cells, source: rowSource(lines[i] ?? ''), header });
+  });
+  return body;
+}
+
+/**
+ * A table row as a statement that keeps its header: "Role: Chief Financial Officer; Name: Tomasz Wren;
+ * Office: Gdańsk". Empty cells are left out; a cell without a header (or under an empty one) stands alone.
+ * The `markdown` form keeps the cells' inline Markdown (code spans), the `text` form strips it.
+ */
+export function tableRowStatement(row: TableRow, form: 'text' | 'markdown' = 'text'): string {
+  return row.cells
+    .map((cell, i) => {
+      const name = row.header[i]?.trim() ?? '';
+      const value = form === 'markdown' ? (row.source[i] ?? cell) : cell;
+      return cell.length === 0 ? '' : name.length === 0 || name === cell ? value : `${name}: ${value}`;
+    })
+    .filter((part) => part.length > 0)
+    .join('; ');
+}
+
 /**
  * Converts Markdown to plain text: headings and list items become their own lines without markers,
- * table rows become their cells joined by spaces (the delimiter row is dropped), code blocks keep their
- * content, and blocks are separated by blank lines.
+ * table rows become their statements with the header ({@link tableRowStatement}: "Name: Tomasz Wren;
+ * Office: Gdańsk"), code blocks keep their content, and blocks are separated by blank lines.
  */
 export function markdownToText(markdown: string): string {
   const out: string[] = [];
@@ -327,16 +380,13 @@ export function markdownToText(markdown: string): string {
       case 'list':
         out.push((block.items ?? []).map(stripInlineMarkdown).join('\n'));
         break;
-      case 'table': {
-        const rows = block.text.split('\n').map(tableRowCells);
+      case 'table':
         out.push(
-          rows
-            .filter((cells): cells is string[] => cells !== null)
-            .map((cells) => cells.join(' '))
+          tableRows(block.text)
+            .map((row) => tableRowStatement(row))
             .join('\n'),
         );
         break;
-      }
       default:
         out.push(
           block.text

