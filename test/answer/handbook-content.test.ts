@@ -161,10 +161,12 @@ describe('office formats', () => {
       const store = await IndexStore.open(indexFilePath(dir));
       const summary = await buildIndex({ store, sources: [OFFICE] });
       expect(summary).toMatchObject({ added: 2 });
-      const docx = store.index.getDocument(pathToFileURL(join(OFFICE, 'company-cars.docx')).href);
+      const docx = await store.index.get(pathToFileURL(join(OFFICE, 'company-cars.docx')).href);
       expect(docx?.content).toContain('| Renault Kangoo | ZH 902 118 | P1-03 |');
-      expect(store.index.search('Kangoo parking space', 1)[0]?.url).toMatch(/company-cars\.docx$/);
-      expect(store.index.search('Lighthouse seats', 1)[0]?.url).toMatch(/meeting-rooms\.csv$/);
+      const cars = await store.index.search('Kangoo parking space', { limit: 1 });
+      expect(cars[0]?.url).toMatch(/company-cars\.docx$/);
+      const rooms = await store.index.search('Lighthouse seats', { limit: 1 });
+      expect(rooms[0]?.url).toMatch(/meeting-rooms\.csv$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
