@@ -29,6 +29,16 @@ export type { DocumentRecord, IndexedSource, PutResult, SourceKind, SourceSummar
 const PRIVATE_DIR_MODE = 0o700;
 /** The index database and its lock: their owner alone may read them. */
 const PRIVATE_FILE_MODE = 0o600;
+/**
+ * Opens the SQLite index at `file`, creating its folder 0700 and the file 0600 first when missing: the index
+ * holds the text of private documents. SQLite gives its `-wal` and `-shm` files the database file's mode.
+ */
+async function openPrivateSqliteIndex(file: string): Promise<DocumentIndex> {
+  await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  await writeFile(file, '', { flag: 'a', mode: PRIVATE_FILE_MODE });
+  return createSqliteDocumentIndex({ path: file });
+}
+
 /** Name of the index database inside the data directory. */
 export const INDEX_FILE_NAME = 'index.sqlite';
 
@@ -114,11 +124,7 @@ export class IndexStore {
       if (target.length === 0) throw new TypeError('file must be a path');
       store = isPostgresUrl(target)
         ? new IndexStore(redactedUrl(target), postgresIndex(target), true)
-        : new IndexStore(
-            path.resolve(target),
-            createSqliteDocumentIndex({ path: path.resolve(target) }),
-            true,
-          );
+        : new IndexStore(path.resolve(target), await openPrivateSqliteIndex(path.resolve(target)), true);
     } else if (target !== null && typeof target === 'object' && typeof target.search === 'function') {
       store = new IndexStore('(document index)', target, false);
     } else throw new TypeError('target must be a path, a postgres:// URL or a DocumentIndex');

@@ -1,8 +1,8 @@
 /**
  * `citewise index` creates its data folder for its owner alone (0700) and its index file 0600, as `serve`
- * does with its own files, so that `serve` on the same data folder has nothing to warn about.
+ * does with its own files (the SQLite index and its WAL files), so that `serve` on the same data folder has nothing to warn about.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,10 @@ describe.skipIf(process.platform === 'win32')('citewise index file modes', { tim
     const indexed = await runCli(['index', documents, '--data-dir', dataDir, '--no-progress']);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(mode(dataDir)).toBe('0700');
-    expect(mode(join(dataDir, 'index.json'))).toBe('0600');
+    for (const file of readdirSync(dataDir).filter((name) => name.startsWith('index.sqlite'))) {
+      expect(mode(join(dataDir, file)), file).toBe('0600');
+    }
+    expect(mode(join(dataDir, 'index.sqlite'))).toBe('0600');
 
     const serve = await startServe(['--data-dir', dataDir, '--no-console']);
     try {
