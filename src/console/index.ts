@@ -31,6 +31,9 @@ export type { Console, ConsoleOptions, ConsoleRequest, SignupPolicy } from './ap
 export { createConsoleNodeHandler, createConsoleFetchHandler } from './adapters.ts';
 export type { ConsoleAdapterOptions } from './adapters.ts';
 export { withConsoleKeys, isConsoleKeyStore } from './keys.ts';
+export { AUDIT_DEFAULTS, auditFrom, auditUserEvent, createAuditLog } from './audit.ts';
+export type { AuditLog, AuditLogOptions } from './audit.ts';
+export { AUDIT_ACTIONS } from '../stores/audit.ts';
 export type { ConsoleKeyStore, ConsoleKeysOptions } from './keys.ts';
 export { PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
 export { CONTENT_SECURITY_POLICY } from './security.ts';
