@@ -59,7 +59,7 @@ export async function auditPage(
     error ? 400 : 200,
     auditView(
       rt,
-      { org: user.operator ? null : (org), user, csrf: csrfToken(context.sessionToken!) },
+      { org: user.operator ? null : org, user, csrf: csrfToken(context.sessionToken!) },
       {
         filters,
         entries: shown,

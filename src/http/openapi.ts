@@ -387,9 +387,17 @@ const RESPONSES = {
       'source supports the answer (refunded).',
     [{ code: 'idempotency_mismatch' }, { code: 'ungrounded_answer' }],
   ),
-  QuotaExceeded: errorResponse('Account is at or over its message quota (credits exhausted).', [
-    { code: 'quota_exceeded' },
-  ]),
+  QuotaExceeded: errorResponse(
+    "Account is at or over its message quota (credits exhausted), or the search would pass the API key's own budget.",
+    [
+      { code: 'quota_exceeded' },
+      {
+        code: 'key_budget_exceeded',
+        description:
+          'Account is at / over message quota: API key key_3f9c1a2b7d4e has a budget of 500 credits a day, 0 left, too few for this search; it starts afresh at 2026-11-29T00:00:00.000Z',
+      },
+    ],
+  ),
   ServerError: errorResponse('Server error; retry later.', [{ code: 'server_error' }]),
   ServiceUnavailable: errorResponse(
     'Service down (maintenance, or too many searches in progress); retry after `Retry-After` seconds.',

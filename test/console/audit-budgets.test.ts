@@ -61,7 +61,7 @@ async function auditRows(): Promise<string[][]> {
   return page
     .locator('table tbody tr')
     .evaluateAll((rows) =>
-      rows.map((row) => [...row.querySelectorAll('td')].slice(1).map((td) => td.textContent!.trim())),
+      rows.map((row) => [...row.querySelectorAll('td')].slice(1).map((td) => td.textContent.trim())),
     );
 }
 

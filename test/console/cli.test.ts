@@ -21,6 +21,7 @@ describe('console settings', () => {
       trustProxy: false,
       accountsStore: 'sqlite:/tmp/cw/citewise.db',
       local: true,
+      auditRetentionDays: 365,
     });
     const fromEnv = resolveConsoleSettings(
       { dataDir: '/tmp/cw' },
@@ -30,9 +31,11 @@ describe('console settings', () => {
         CITEWISE_SIGNUP_DOMAINS: 'Example.com, @example.org',
         CITEWISE_TRUST_PROXY: 'true',
         CITEWISE_STORE: 'postgres://u:p@127.0.0.1/db',
+        CITEWISE_AUDIT_RETENTION_DAYS: '30',
       },
     );
     expect(fromEnv).toMatchObject({
+      auditRetentionDays: 30,
       enabled: false,
       signup: 'invite-only',
       signupDomains: ['example.com', 'example.org'],

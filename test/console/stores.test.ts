@@ -51,7 +51,40 @@ if (available) {
   describeUsageStore('postgres', () =>
     createPostgresUsageStore({ connectionString: url!, schema: schema(), maxConnections: 2 }),
   );
+
+  it('the PostgreSQL audit log refuses an UPDATE (append-only)', async () => {
+    const name = schema();
+    const store = createPostgresAccountStore({ connectionString: url!, schema: name, maxConnections: 2 });
+    await store.appendAudit({ actor: 'cli', action: 'key_created', target: 'key_1' });
+    const admin = new pg.Client({ connectionString: url! });
+    await admin.connect();
+    try {
+      await expect(admin.query(`UPDATE "${name}".console_audit SET actor = 'someone else'`)).rejects.toThrow(
+        /append-only/,
+      );
+    } finally {
+      await admin.end();
+      await store.close?.();
+    }
+  });
 }
+
+describe('SQLite audit log', () => {
+  it('refuses an UPDATE (append-only), from any connection', async () => {
+    const path = sqlitePath();
+    const store = createSqliteAccountStore({ path });
+    await store.appendAudit({ actor: 'cli', action: 'key_created', target: 'key_1' });
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(path);
+    try {
+      expect(() => db.exec("UPDATE console_audit SET actor = 'someone else'")).toThrow(/append-only/);
+      expect((await store.listAudit())[0]?.actor).toBe('cli');
+    } finally {
+      db.close();
+      await store.close?.();
+    }
+  });
+});
 
 describe('SQLite console tables', () => {
   it('survive a restart and share the file with the key and credit stores', async () => {

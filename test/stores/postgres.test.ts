@@ -75,7 +75,11 @@ if (available) {
       makePair: async () => {
         const a = fresh();
         await a.credits.hasAccount('migrated'); // the first instance migrates the schema
-        const b = createPostgresStores({ connectionString: url!, schema: schemas.at(-1)!, maxConnections: 4 });
+        const b = createPostgresStores({
+          connectionString: url!,
+          schema: schemas.at(-1)!,
+          maxConnections: 4,
+        });
         return [closing(a.credits, a), closing(b.credits, b)] as const;
       },
     },
