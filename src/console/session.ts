@@ -173,8 +173,13 @@ export async function authenticate(rt: ConsoleRuntime, context: Context): Promis
     return null;
   }
   if (rt.sso && !(await rt.sso.passwordSignInAllowed(rt, user))) {
-    // Audit hook: password sign-in refused (password sign-in is off for the SSO organization).
     rt.logger?.info({ event: 'console.signin_sso_only', userId: user.id }, 'console: password sign-in off');
+    await auditUserEvent(rt, context, user.id, {
+      action: 'sign_in_failed',
+      actor: email,
+      target: email,
+      detail: 'password sign-in is off: SSO only',
+    });
     throw new PasswordSignInOffError(rt.sso.options.organization);
   }
   return user;

@@ -11,8 +11,9 @@
  * console, never by the provider). Without one, new members join as members and roles are managed in the
  * console.
  *
- * Audit hooks: a finished SSO sign-in is logged as `console.sso_signin` and a refused one as
- * `console.sso_failed` (see {@link ssoCallback}); the audit log records them at the same places.
+ * The audit log (audit.ts) records a finished SSO sign-in (`sign_in`, detail `sso as <role>`), a refused one
+ * (`sign_in_failed`, detail `sso: <reason>`), a member joined and a role the groups claim changed; the
+ * service log has them as `console.sso_signin` and `console.sso_failed`.
  */
 import type { OrganizationRecord, Role, UserRecord } from '../stores/account-types.ts';
 import {
@@ -24,6 +25,7 @@ import {
   type SsoIdentity,
   type SsoOptions,
 } from './oidc.ts';
+import { auditFrom } from './audit.ts';
 import { NO_PASSWORD } from './passwords.ts';
 import { ConsoleError, htmlReply, type ConsoleRuntime, type Context, type Reply } from './runtime.ts';
 import { cookie, parseCookies } from './security.ts';
@@ -165,12 +167,20 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
   const sso = ssoOf(rt);
   const checks = readFlowCookie(context);
   const query = context.request.query ? `?${context.request.query}` : '';
-  const fail = (status: number, message: string, reason: string, error?: unknown) => {
-    // Audit hook: SSO sign-in failed (reason, client address).
+  // Who failed to sign in, once the provider has said (an unverified email, say).
+  let failedActor: string | undefined;
+  const fail = async (status: number, message: string, reason: string, error?: unknown) => {
     // The library's message and code only: its error's details may hold the ID token's claims.
     const detail =
       error instanceof Error ? { error: error.message, code: (error as { code?: unknown }).code } : {};
     rt.logger?.warn({ event: 'console.sso_failed', reason, ...detail }, 'console: SSO sign-in refused');
+    await auditFrom(rt, context, {
+      action: 'sign_in_failed',
+      actor: failedActor ?? 'anonymous',
+      organizationId: null,
+      target: failedActor ?? null,
+      detail: `sso: ${reason}`,
+    });
     return refused(rt, context, status, message);
   };
   if (!checks) {
@@ -198,6 +208,7 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
     // A state or nonce that does not match, a code already used, a bad ID token: never a session.
     return fail(400, 'The sign-in could not be verified. Sign in again.', 'verification', error);
   }
+  failedActor = identity.email ?? undefined;
   if (!identity.email) {
     return fail(
       403,
@@ -212,11 +223,22 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
       'email-not-verified',
     );
   }
-  const { user, organization, role } = await joinSsoOrganization(rt, sso, {
-    ...identity,
-    email: identity.email,
+  const { user, organization, role } = await joinSsoOrganization(
+    rt,
+    sso,
+    {
+      ...identity,
+      email: identity.email,
+    },
+    context,
+  );
+  await auditFrom(rt, context, {
+    action: 'sign_in',
+    actor: user.email,
+    organizationId: organization.id,
+    target: user.email,
+    detail: `sso as ${role}`,
   });
-  // Audit hook: SSO sign-in succeeded (user, organization, role, client address).
   rt.logger?.info(
     { event: 'console.sso_signin', userId: user.id, organizationId: organization.id, role },
     'console: SSO sign-in',
@@ -234,6 +256,7 @@ export async function joinSsoOrganization(
   rt: ConsoleRuntime,
   sso: SsoRuntime,
   identity: SsoIdentity & { email: string },
+  source: { readonly clientAddress: string },
 ): Promise<{ user: UserRecord; organization: OrganizationRecord; role: Role }> {
   const organization = (await sso.organization(rt, true))!;
   let user = await rt.accounts.findUserByEmail(identity.email);
@@ -243,14 +266,22 @@ export async function joinSsoOrganization(
       (await rt.accounts.createUser({ email: identity.email, passwordHash: NO_PASSWORD })) ??
       (await rt.accounts.findUserByEmail(identity.email));
     if (!user) throw new Error('the SSO user could not be created');
-    // Audit hook: user created by SSO.
     rt.logger?.info({ event: 'console.sso_user_created', userId: user.id }, 'console: SSO user created');
   }
   const current = await rt.accounts.getMembership(organization.id, user.id);
   const role = roleFromGroups(sso.options.adminGroup, identity.groups, current?.role);
   if (current?.role !== role) {
     await rt.accounts.putMembership({ organizationId: organization.id, userId: user.id, role });
-    // Audit hook: member joined / role changed by SSO (current?.role → role).
+    await auditFrom(
+      rt,
+      { user, clientAddress: source.clientAddress },
+      {
+        action: current ? 'role_changed' : 'member_joined',
+        organizationId: organization.id,
+        target: user.email,
+        detail: current ? `sso groups: ${current.role} → ${role}` : `sso as ${role}`,
+      },
+    );
   }
   return { user, organization, role };
 }

@@ -234,6 +234,18 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
     ({ context, page } = await ssoSignIn('bob'));
     expect(await textOf(page.locator('.org-bar'))).toContain('your role: member');
     expect(await roleIn('bob@acme.example')).toBe('member');
+    // The audit log has each sign-in and each role the groups claim changed, in the SSO organization.
+    const bobs = await accounts.listAudit({ actor: 'bob@acme.example' });
+    expect(bobs.map((e) => [e.action, e.detail])).toEqual([
+      ['sign_in', 'sso as member'],
+      ['role_changed', 'sso groups: admin → member'],
+      ['sign_in', 'sso as admin'],
+      ['role_changed', 'sso groups: member → admin'],
+      ['sign_in', 'sso as member'],
+      ['member_joined', 'sso as member'],
+    ]);
+    expect(new Set(bobs.map((e) => e.organizationId)).size).toBe(1);
+    expect(bobs[0]!.ip).toBe('127.0.0.1');
     // Both users are in one organization, made once (and its discovery fetched once).
     const named = (await accounts.listOrganizations()).filter((o) => o.name === ORGANIZATION);
     expect(named).toHaveLength(1);
@@ -247,6 +259,8 @@ describe.skipIf(!hasChromium)('SSO with OpenID Connect (oidc-provider on loopbac
     expect(page.url()).toContain(`${BASE}/sso/callback`);
     expect(await textOf(page.getByRole('alert'))).toContain('has not verified eve@acme.example');
     expect(await accounts.findUserByEmail('eve@acme.example')).toBeNull();
+    const [refused] = await accounts.listAudit({ actor: 'eve@acme.example' });
+    expect(refused).toMatchObject({ action: 'sign_in_failed', detail: 'sso: email-not-verified' });
     await context.close();
   });
 
