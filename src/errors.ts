@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'idempotency_mismatch'
   | 'forbidden_host'
   | 'ungrounded_answer'
-  | 'too_many_jobs';
+  | 'too_many_jobs'
+  | 'document_quota_exceeded';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -141,6 +142,15 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
     when:
       '`POST /v1/research`: the account already has its most research jobs waiting to run ' +
       '(`--max-queued-jobs`); `Retry-After` says when to try again. Nothing is charged.',
+  },
+  document_quota_exceeded: {
+    status: 403,
+    description: "Forbidden: the account's document quota is used up",
+    retryable: false,
+    when:
+      '`POST /v1/documents`: the document would take the account past its quota of documents ' +
+      '(`--max-account-documents`) or bytes (`--max-account-document-bytes`); the description gives both ' +
+      'limits and what the account holds. Nothing is stored; delete documents to make room.',
   },
 };
 
