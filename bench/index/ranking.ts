@@ -1,5 +1,5 @@
 /**
- * `npm run bench:index -- --ranking`: does a document index backend rank like today's in-memory BM25?
+ * `npm run bench:index:ranking`: does a document index backend rank like today's in-memory BM25?
  *
  * Indexes the QA benchmark's 490 SQuAD articles (dev + train, `# Title` + paragraphs, one document each)
  * into the in-memory `LocalIndex` (the `local` provider's ranking before the document index), the SQLite
@@ -66,7 +66,7 @@ backends.push({
 const dir = mkdtempSync(join(tmpdir(), 'citewise-ranking-'));
 backends.push(
   await documentIndexBackend(
-    'SQLite FTS5 bm25()',
+    'SQLite FTS5 + BM25 (postings)',
     createSqliteDocumentIndex({ path: join(dir, 'index.sqlite') }),
   ),
 );
