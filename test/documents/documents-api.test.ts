@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, CitewiseApiError } from '../../src/client/index.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 
 const SEVERAL_PROCESSES = { timeout: 180_000 };
@@ -221,6 +222,31 @@ describe('POST/GET/DELETE /v1/documents (serve)', () => {
       });
       expect((await call('cw_not_a_key', 'GET', '/v1/documents')).status).toBe(401);
       expect((await call(alice, 'PUT', '/v1/documents')).status).toBe(405);
+    },
+  );
+
+  it(
+    'the typed client: client.documents add, list, get, remove, and the quota as CitewiseApiError',
+    SEVERAL_PROCESSES,
+    async () => {
+      const client = createClient({ baseUrl: server.baseUrl, apiKey: aliceToo });
+      const added = await client.documents.add({
+        content: 'Kayaks are stored in shed three.',
+        format: 'text',
+        title: 'Kayaks',
+      });
+      expect(added.id).toMatch(/^doc_/);
+      expect((await client.documents.get(added.id)).content).toBe('Kayaks are stored in shed three.');
+      expect((await client.documents.list({ limit: 100 })).data.map((d) => d.id)).toContain(added.id);
+      await client.documents.add({ content: 'Paddles hang beside them.', format: 'text' });
+      // Alice now holds 3 documents, her quota: the next one is refused.
+      const refused = await client.documents
+        .add({ content: 'One too many.', format: 'text' })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CitewiseApiError);
+      expect(refused).toMatchObject({ status: 403, code: 'document_quota_exceeded' });
+      await client.documents.remove(added.id);
+      await expect(client.documents.get(added.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
     },
   );
 });
