@@ -23,7 +23,8 @@ export type ErrorCode =
   | 'forbidden_host'
   | 'ungrounded_answer'
   | 'too_many_jobs'
-  | 'too_many_streams';
+  | 'too_many_streams'
+  | 'document_quota_exceeded';
 
 interface ErrorTableRow {
   readonly status: number;
@@ -158,6 +159,15 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorTableRow>> = {
       '`GET /v1/research/{id}/events`: the key (`--max-streams-per-key`) or its account ' +
       '(`--max-streams-per-account`) already has its most event streams open on this instance; ' +
       '`Retry-After` says when to try again (close a stream first).',
+  },
+  document_quota_exceeded: {
+    status: 403,
+    description: "Forbidden: the account's document quota is used up",
+    retryable: false,
+    when:
+      '`POST /v1/documents`: the document would take the account past its quota of documents ' +
+      '(`--max-account-documents`) or bytes (`--max-account-document-bytes`); the description gives both ' +
+      'limits and what the account holds. Nothing is stored; delete documents to make room.',
   },
 };
 

@@ -320,6 +320,12 @@ async function openEngine(
     // On the store's backend, so a retry sent to another instance replays instead of charging again.
     idempotency: stores.idempotency,
     search: searchProviderFor(config, local),
+    // Accounts' documents, in the same index (owned by their account): POST /v1/documents.
+    documents: {
+      index: documentIndex.index,
+      maxDocuments: config.maxAccountDocuments,
+      maxBytes: config.maxAccountDocumentBytes,
+    },
     corpus: folders.served,
     publicUrl,
     indexedFiles: local.indexedFile,

@@ -5,6 +5,7 @@
  * Defaults the library also has come from {@link ENGINE_DEFAULTS}.
  */
 import { AUDIT_DEFAULTS } from '../console/audit.ts';
+import { DOCUMENTS_DEFAULTS } from '../documents/service.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { delimiter, resolve } from 'node:path';
 import { ENGINE_DEFAULTS } from '../engine/index.ts';
@@ -939,6 +940,24 @@ export const SERVE_SETTINGS = {
       'Research jobs this process runs at once (0: none, the process only takes requests; `citewise worker` ' +
       'runs them elsewhere).',
     default: String(JOBS_DEFAULTS.workers),
+    parse: parseNonNegativeInteger,
+  },
+  maxAccountDocuments: {
+    flag: '--max-account-documents <n>',
+    env: 'CITEWISE_MAX_ACCOUNT_DOCUMENTS',
+    group: 'limits',
+    meaning:
+      'Documents one account may keep through POST /v1/documents; past it, 403 document_quota_exceeded.',
+    default: String(DOCUMENTS_DEFAULTS.maxDocuments),
+    parse: parseNonNegativeInteger,
+  },
+  maxAccountDocumentBytes: {
+    flag: '--max-account-document-bytes <n>',
+    env: 'CITEWISE_MAX_ACCOUNT_DOCUMENT_BYTES',
+    group: 'limits',
+    meaning:
+      "Bytes of document text one account may keep through POST /v1/documents (one document's body is also capped by the request size limit).",
+    default: String(DOCUMENTS_DEFAULTS.maxBytes),
     parse: parseNonNegativeInteger,
   },
   maxQueuedJobs: {

@@ -9,6 +9,7 @@ import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 import { createResearchClient, type ResearchClient } from './research.ts';
+import { createDocumentsClient, type DocumentsClient } from './documents.ts';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -70,6 +71,8 @@ export interface CitewiseClient {
   extract(request: ExtractRequest, options?: ClientSearchOptions): Promise<ExtractResponse>;
   /** Research jobs (`/v1/research`): create, get, list, events, cancel, and wait for the end. */
   readonly research: ResearchClient;
+  /** The account's own documents (`/v1/documents`): add, list, get, remove. */
+  readonly documents: DocumentsClient;
 }
 
 /** Defaults of {@link ClientOptions}. */
@@ -189,6 +192,7 @@ export function createClient(options: ClientOptions): CitewiseClient {
       )) as BalanceResponse;
     },
     research: createResearchClient(send, headers),
+    documents: createDocumentsClient(send, headers),
   };
 }
 

@@ -273,7 +273,8 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
          ),
          matched AS (
            SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-           FROM ${s}.index_sections m, q, unnest(m.terms) u
+           -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
+           FROM ${s}.index_sections m, q, unnest(ts_filter(setweight(m.terms, 'A', q.lexemes), '{a}')) u
            WHERE m.terms @@ q.query AND m.owner = ANY($2) AND u.lexeme = ANY(q.lexemes)
          ),
          df AS (SELECT lexeme, count(*)::float8 AS df FROM matched GROUP BY lexeme)

@@ -47,7 +47,9 @@ import {
   type SearchCallOptions,
   type SearchEngineOptions,
 } from './options.ts';
+import { CitewiseError } from '../errors.ts';
 import { createErrorReporter, createProtocolService } from './protocol.ts';
+import { createDocumentsService, type AddDocumentRequest, type DocumentView } from '../documents/service.ts';
 import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
 import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
@@ -89,6 +91,12 @@ export interface SearchEngine {
   readonly credits: CreditsService;
   /** Research jobs: long questions that run in the background (`/v1/research` over HTTP). */
   readonly research: ResearchJobsApi;
+  /**
+   * The documents of the key's account (`/v1/documents` over HTTP; needs the `documents` option): added
+   * documents are searched by that account's searches only. Throws {@link CitewiseError} (400, 401, 403
+   * `document_quota_exceeded`, 404).
+   */
+  readonly documents: EngineDocumentsApi;
   /** Creates an API key, opening its account with `credits` if the account is new. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; record: KeyRecord; accountCreated: boolean }>;
   /**
@@ -110,6 +118,20 @@ export interface SearchEngine {
   };
   /** Closes stores and stages that hold resources. */
   close(): Promise<void>;
+}
+
+/** `engine.documents`: the documents of the account of `apiKey`. */
+export interface EngineDocumentsApi {
+  /** Adds (or, for a URL the account already has, replaces) a document. */
+  add(request: AddDocumentRequest, options: { apiKey: string }): Promise<{ id: string; url: string }>;
+  /** The account's documents by URL, a page at a time (`limit` 1–100, default 20). */
+  list(options: { apiKey: string; limit?: number; cursor?: string }): Promise<{
+    data: DocumentView[];
+    next_cursor: string | null;
+  }>;
+  /** One document with its content; another account's id is a 404. */
+  get(id: string, options: { apiKey: string }): Promise<DocumentView>;
+  remove(id: string, options: { apiKey: string }): Promise<void>;
 }
 
 /** Creates a search engine. With no options it answers from the project's docs with in-memory stores. */
@@ -183,6 +205,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       logger.error({ err: error, jobId }, `research job: ${context} failed`),
   });
   service.research = research.service;
+  const documents = options.documents ? createDocumentsService(options.documents) : undefined;
+  if (documents) service.documents = documents;
+  const documentsOf = async (apiKey: string) => {
+    if (!documents) throw new CitewiseError('not_found', 'no documents option', { description: 'Not Found' });
+    service.assertAvailable();
+    return { documents, account: (await service.authenticate(apiKey)).accountId };
+  };
 
   return {
     async search(request, { apiKey, signal }) {
@@ -215,6 +244,28 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     },
     credits,
     research: research.api,
+    documents: {
+      async add(request, { apiKey }) {
+        const { documents: service, account } = await documentsOf(apiKey);
+        const { id, url } = await service.add(account, request, resolved.publicUrl);
+        return { id, url };
+      },
+      async list({ apiKey, limit, cursor }) {
+        const { documents: service, account } = await documentsOf(apiKey);
+        return service.list(account, {
+          ...(limit === undefined ? {} : { limit: String(limit) }),
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+      },
+      async get(id, { apiKey }) {
+        const { documents: service, account } = await documentsOf(apiKey);
+        return service.get(account, id);
+      },
+      async remove(id, { apiKey }) {
+        const { documents: service, account } = await documentsOf(apiKey);
+        await service.remove(account, id);
+      },
+    },
     stores: { keys, credits: creditStore, rateLimiter },
     async close() {
       await research.service.close();

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { DocumentsServiceOptions } from '../documents/service.ts';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
 import type { ContentCacheOptions } from '../pipeline/extract/content-cache.ts';
@@ -316,6 +317,14 @@ export interface SearchEngineOptions {
    * @default in-process queue, 2 workers
    */
   readonly jobs?: ResearchJobsOptions;
+  /**
+   * Accounts' own documents (`engine.documents`, `/v1/documents`): kept in `index` under the account of the
+   * key that adds them, and searched with the operator's documents by that account's searches only. The
+   * default search provider searches `index` too; a `local` provider of your own needs its
+   * `documentIndex` set to the same index.
+   * @default none: the documents API answers 404
+   */
+  readonly documents?: DocumentsServiceOptions;
 }
 
 /** Options of `depth: "research"` ({@link SearchEngineOptions.research}). */

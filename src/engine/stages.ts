@@ -16,6 +16,7 @@ import { createModelResearchPlanner } from '../pipeline/research/model-planner.t
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import type { DocumentIndex } from '../documents/types.ts';
 import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
 import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
@@ -51,8 +52,17 @@ export function defaultAnswerer(options: SearchEngineOptions): Answerer {
  * (`fromRequest`), a request's own base URL replaces the default one, so that an engine mounted at
  * `http://127.0.0.1:3000/api` cites `http://127.0.0.1:3000/api/docs/…`, which it serves.
  */
-function localSearch(corpus: readonly string[], publicUrl: string, fromRequest: boolean): SearchProvider {
-  const local = createLocalIndexProvider({ paths: corpus, publicUrl });
+function localSearch(
+  corpus: readonly string[],
+  publicUrl: string,
+  fromRequest: boolean,
+  documentIndex: DocumentIndex | undefined,
+): SearchProvider {
+  const local = createLocalIndexProvider({
+    paths: corpus,
+    publicUrl,
+    ...(documentIndex ? { documentIndex } : {}),
+  });
   if (!fromRequest) return local;
   const served = `${publicUrl}/docs/`;
   return {
@@ -152,7 +162,9 @@ export function buildStages(
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
     researchPlanner: researchPlanner(options),
-    search: options.search ?? localSearch(corpus, publicUrl, options.publicUrl === undefined),
+    search:
+      options.search ??
+      localSearch(corpus, publicUrl, options.publicUrl === undefined, options.documents?.index),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,

@@ -30,6 +30,8 @@ import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../er
 import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
 import { openApiDocument } from './openapi.ts';
 import { isResearchPath, researchRouteOf, routeResearch } from './research.ts';
+import { documentsRouteOf, isDocumentsPath, routeDocuments } from './documents.ts';
+import type { DocumentsService } from '../documents/service.ts';
 import type { ResearchService } from '../jobs/research.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
@@ -143,6 +145,8 @@ export interface ProtocolService {
   observeRequest?(observation: RequestObservation): void;
   /** Research jobs (`/v1/research…`, src/http/research.ts); absent: those routes are 404. */
   research?: ResearchService;
+  /** Accounts' documents (`/v1/documents…`, src/http/documents.ts); absent: those routes are 404. */
+  documents?: DocumentsService;
 }
 
 /** How the protocol uses the {@link IdempotencyStore}. */
@@ -230,6 +234,7 @@ function trimTrailingSlash(path: string): string {
 function routeOf(path: string): string {
   if (path.startsWith(DOCS_PREFIX)) return DOCS_ROUTE;
   if (isResearchPath(path)) return researchRouteOf(path);
+  if (isDocumentsPath(path)) return documentsRouteOf(path);
   const trimmed = trimTrailingSlash(path);
   return ROUTES[trimmed] ? trimmed : 'unmatched';
 }
@@ -309,6 +314,9 @@ async function route(
   const path = trimTrailingSlash(request.path);
   if (service.research && isResearchPath(path)) {
     return routeResearch(service, service.research, request, info, caller);
+  }
+  if (service.documents && isDocumentsPath(path)) {
+    return routeDocuments(service, service.documents, request, info, caller);
   }
   const allowed = ROUTES[path];
   if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);

@@ -10,6 +10,7 @@ import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
 import { researchComponents, researchPaths, type OpenApiPieces } from './openapi-research.ts';
+import { documentsComponents, documentsPaths } from './openapi-documents.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
@@ -497,6 +498,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       '/v1/balance': balancePath(),
       ...operatingPaths(),
       ...researchPaths(researchPieces()),
+      ...documentsPaths(researchPieces()),
     },
     components: components(),
   };
@@ -770,6 +772,7 @@ function operatingPaths(): Record<string, unknown> {
 /** The security scheme, the shared headers, the schemas (from the zod schemas) and the shared responses. */
 function components(): Record<string, unknown> {
   const research = researchComponents(researchPieces());
+  const documents = documentsComponents(researchPieces());
   return {
     securitySchemes: {
       bearerAuth: {
@@ -809,8 +812,9 @@ function components(): Record<string, unknown> {
       Error: jsonSchema(errorSchema),
       StreamEvent: jsonSchema(streamEventSchema),
       ...research.schemas,
+      ...documents.schemas,
     },
-    responses: { ...RESPONSES, ...research.responses },
+    responses: { ...RESPONSES, ...research.responses, ...documents.responses },
   };
 }
 

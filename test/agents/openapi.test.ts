@@ -123,7 +123,10 @@ describe('OpenAPI 3.1 document', () => {
   it('every schema uses only JSON Schema 2020-12 keywords and converts back to zod', () => {
     const schemas = (doc['components'] as Json)['schemas'] as Json;
     expect(Object.keys(schemas).sort()).toEqual([
+      'AddDocumentRequest',
       'Balance',
+      'Document',
+      'DocumentList',
       'Error',
       'ExtractRequest',
       'ExtractResponse',

@@ -619,9 +619,12 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   };
 
   /** Hits of the document index, with served URLs (documents the service cannot serve are left out). */
-  const storedHits = async (text: string, limit: number): Promise<LocalIndexHit[]> => {
+  const storedHits = async (text: string, limit: number, account?: string): Promise<LocalIndexHit[]> => {
     if (documentIndex === undefined || limit === 0) return [];
-    const hits = await documentIndex.search(text, { owners: [OPERATOR_OWNER], limit });
+    // The operator's documents, and those of the account the search is for (never another's).
+    const owners =
+      account === undefined || account === OPERATOR_OWNER ? [OPERATOR_OWNER] : [OPERATOR_OWNER, account];
+    const hits = await documentIndex.search(text, { owners, limit });
     return hits.flatMap((hit) => {
       const url = servedUrl(hit.url);
       return url === null ? [] : [{ ...hit, url }];
@@ -657,6 +660,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       const fromStore = await storedHits(
         query.query,
         byDomain ? Math.max(200, query.limit * 10) : query.limit,
+        call.account,
       );
       const merged =
         fromStore.length === 0

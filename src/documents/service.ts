@@ -1,0 +1,205 @@
+/**
+ * The documents of accounts (`/v1/documents`, `engine.documents`): an application adds its users'
+ * documents, and the searches of its key read them with the operator's index. A document belongs to the
+ * account of the key that added it; another account never sees it (a 404 like an unknown id). Each account
+ * has a quota of documents and bytes; a document that would pass it is refused with
+ * `document_quota_exceeded` and nothing is stored.
+ */
+import { CitewiseError } from '../errors.ts';
+import { nonNegativeInteger } from '../options.ts';
+import { extractContent } from '../pipeline/extract/extract.ts';
+import { newDocumentId } from './common.ts';
+import type { DocumentIndex, DocumentSummary, StoredDocument } from './types.ts';
+
+/** Defaults of the documents API. */
+export const DOCUMENTS_DEFAULTS = {
+  /** Documents one account may hold. */
+  maxDocuments: 1000,
+  /** Bytes of content (UTF-8, after HTML extraction) one account may hold: 100 MiB. */
+  maxBytes: 100 * 1024 * 1024,
+  /** Documents of one list page, when `limit` is not given (at most 100). */
+  listLimit: 20,
+} as const;
+
+/** Options of {@link createDocumentsService}. */
+export interface DocumentsServiceOptions {
+  readonly index: DocumentIndex;
+  /** @default 1000 */
+  readonly maxDocuments?: number;
+  /** @default 104_857_600 */
+  readonly maxBytes?: number;
+}
+
+/** What `POST /v1/documents` takes. */
+export interface AddDocumentRequest {
+  readonly title?: string;
+  readonly content: string;
+  /** `html` is extracted as web pages are. */
+  readonly format: 'markdown' | 'text' | 'html';
+  /** The URL cited for it; adding the same URL again replaces the document. @default `<base>/v1/documents/<id>` */
+  readonly url?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** A document as the API shows it. */
+export interface DocumentView {
+  readonly id: string;
+  readonly url: string;
+  readonly title: string;
+  readonly format: 'markdown' | 'text';
+  readonly bytes: number;
+  readonly created_at: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Only when one document is read. */
+  readonly content?: string;
+}
+
+/** The documents of accounts; every method takes the account the caller's key belongs to. */
+export interface DocumentsService {
+  add(
+    account: string,
+    body: unknown,
+    baseUrl?: string,
+  ): Promise<{ id: string; url: string; created: boolean }>;
+  list(
+    account: string,
+    query: { limit?: string; cursor?: string },
+  ): Promise<{ data: DocumentView[]; next_cursor: string | null }>;
+  get(account: string, id: string): Promise<DocumentView>;
+  remove(account: string, id: string): Promise<void>;
+}
+
+function invalid(description: string): CitewiseError {
+  return new CitewiseError('invalid_request', description, {
+    description: `Invalid request: ${description}`,
+  });
+}
+
+function notFound(): CitewiseError {
+  return new CitewiseError('not_found', 'no such document', { description: 'Not Found: no such document' });
+}
+
+/** The body of `POST /v1/documents`, checked field by field. */
+export function parseAddDocument(body: unknown): AddDocumentRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('the body must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const known = new Set(['title', 'content', 'format', 'url', 'metadata']);
+  const unknown = Object.keys(fields).find((name) => !known.has(name));
+  if (unknown !== undefined) throw invalid(`unknown field ${unknown}`);
+  const { title, content, format, url, metadata } = fields;
+  if (typeof content !== 'string' || content.trim() === '')
+    throw invalid('content must be a non-empty string');
+  if (format !== 'markdown' && format !== 'text' && format !== 'html')
+    throw invalid('format must be markdown, text or html');
+  if (title !== undefined && (typeof title !== 'string' || title.length > 500))
+    throw invalid('title must be a string of at most 500 characters');
+  if (url !== undefined) {
+    if (typeof url !== 'string' || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw invalid('url must be an http(s) URL');
+  }
+  if (metadata !== undefined) {
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+      throw invalid('metadata must be a JSON object');
+    if (JSON.stringify(metadata).length > 10_000)
+      throw invalid('metadata must be at most 10000 characters of JSON');
+  }
+  return {
+    content,
+    format,
+    ...(title === undefined ? {} : { title: title }),
+    ...(url === undefined ? {} : { url: url }),
+    ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }),
+  };
+}
+
+function viewOf(document: DocumentSummary | StoredDocument, withContent: boolean): DocumentView {
+  return {
+    id: document.id,
+    url: document.url,
+    title: document.title,
+    format: document.format,
+    bytes: document.bytes,
+    created_at: document.indexedAt,
+    ...(document.metadata === undefined ? {} : { metadata: document.metadata }),
+    ...(withContent && 'content' in document ? { content: document.content } : {}),
+  };
+}
+
+/** Creates the documents service over a document index. */
+export function createDocumentsService(options: DocumentsServiceOptions): DocumentsService {
+  const { index } = options;
+  const maxDocuments = nonNegativeInteger(
+    'maxDocuments',
+    options.maxDocuments,
+    DOCUMENTS_DEFAULTS.maxDocuments,
+  );
+  const maxBytes = nonNegativeInteger('maxBytes', options.maxBytes, DOCUMENTS_DEFAULTS.maxBytes);
+  const byId = async (account: string, id: string): Promise<StoredDocument> => {
+    const document = /^doc_[0-9a-f]{20}$/.test(id) ? await index.getById(id, account) : undefined;
+    if (document === undefined) throw notFound();
+    return document;
+  };
+
+  return {
+    async add(account, body, baseUrl) {
+      const request = parseAddDocument(body);
+      const id = newDocumentId();
+      const url = request.url ?? `${(baseUrl ?? '').replace(/\/+$/, '')}/v1/documents/${id}`;
+      let content = request.content;
+      let title = request.title;
+      let format: 'markdown' | 'text' = request.format === 'text' ? 'text' : 'markdown';
+      if (request.format === 'html') {
+        const extracted = await extractContent(request.content, { url, contentType: 'text/html' });
+        if (extracted === null || extracted.markdown.trim() === '')
+          throw invalid('the HTML has no readable text');
+        content = extracted.markdown;
+        title ??= extracted.title || undefined;
+        format = 'markdown';
+      }
+      const bytes = Buffer.byteLength(content);
+      const [usage, existing] = await Promise.all([index.usage(account), index.get(url, account)]);
+      const documents = usage.documents + (existing === undefined ? 1 : 0);
+      const total = usage.bytes - (existing?.bytes ?? 0) + bytes;
+      if (documents > maxDocuments || total > maxBytes) {
+        const description =
+          `Forbidden: the account's document quota is used up (at most ${maxDocuments} documents and ` +
+          `${maxBytes} bytes; it holds ${usage.documents} documents and ${usage.bytes} bytes)`;
+        throw new CitewiseError('document_quota_exceeded', description, { description });
+      }
+      const result = await index.put(
+        { url, content, format, ...(title === undefined ? {} : { title }) },
+        { owner: account, source: 'api', id, ...(request.metadata ? { metadata: request.metadata } : {}) },
+      );
+      await index.flush();
+      return { id: existing?.id ?? id, url, created: result === 'added' };
+    },
+    async list(account, query) {
+      let limit: number = DOCUMENTS_DEFAULTS.listLimit;
+      if (query.limit !== undefined) {
+        limit = Number(query.limit);
+        if (!/^\d{1,3}$/.test(query.limit) || limit < 1 || limit > 100)
+          throw invalid('limit must be 1 to 100');
+      }
+      if (query.cursor !== undefined && !/^[A-Za-z0-9_-]{1,4000}$/.test(query.cursor))
+        throw invalid('cursor is not one this API gave');
+      const page = await index.list({
+        owner: account,
+        limit,
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      });
+      return {
+        data: page.documents.map((document) => viewOf(document, false)),
+        next_cursor: page.cursor ?? null,
+      };
+    },
+    async get(account, id) {
+      return viewOf(await byId(account, id), true);
+    },
+    async remove(account, id) {
+      const document = await byId(account, id);
+      await index.remove(document.url, account);
+      await index.flush();
+    },
+  };
+}
