@@ -103,13 +103,14 @@ export function cursorAfter(url: string): string {
 
 /** A hit from a stored document, its best section and that section's score. */
 export function hitOf(
-  stored: { readonly owner: string } & AnalyzedDocument,
+  stored: { readonly id: string; readonly owner: string } & AnalyzedDocument,
   section: number,
   score: number,
   terms: readonly string[],
 ): DocumentHit {
   const best = stored.sections[section] ?? stored.sections[0];
   return {
+    id: stored.id,
     url: stored.url,
     owner: stored.owner,
     title: stored.title,

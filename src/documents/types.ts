@@ -78,6 +78,8 @@ export type DocumentSummary = Omit<StoredDocument, 'content' | 'sections'>;
 
 /** One search result: a document, scored by its best section. */
 export interface DocumentHit {
+  /** The document's stable id (`doc_…`, as {@link StoredDocument.id}). */
+  readonly id: string;
   readonly url: string;
   readonly owner: string;
   readonly title: string;

@@ -152,10 +152,13 @@ export interface SearchEngineOptions {
    * Files outside `corpus` that `GET /docs/<path>` serves too, by their exact path below `/docs/`: pass
    * the `indexedFile` of a local index provider whose `indexFiles` hold folders (`citewise index`). A file
    * is served only while its real path is a regular file inside its `root` (a bare path: inside its own
-   * folder), so a file replaced by a symbolic link after indexing is refused (404).
+   * folder), so a file replaced by a symbolic link after indexing is refused (404). It may answer with a
+   * promise (a lookup in the document index).
    * @default none
    */
-  readonly indexedFiles?: (encodedPath: string) => IndexedDocumentFile | string | undefined;
+  readonly indexedFiles?: (
+    encodedPath: string,
+  ) => IndexedDocumentFile | string | undefined | Promise<IndexedDocumentFile | string | undefined>;
   /**
    * Fetches result pages that the provider returned without text; `false` answers from snippets only.
    * @default createPageFetcher() (SSRF guard, robots.txt, limits), created on first use

@@ -40,11 +40,13 @@ export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
  */
 export function createDocumentServer(
   folders: readonly string[],
-  indexedFiles?: (encodedPath: string) => IndexedDocumentFile | string | undefined,
+  indexedFiles?: (
+    encodedPath: string,
+  ) => IndexedDocumentFile | string | undefined | Promise<IndexedDocumentFile | string | undefined>,
 ): (encodedPath: string) => Promise<ProtocolResponse> {
   const roots = folders.map((folder) => path.resolve(folder));
   return async (encodedPath) => {
-    const indexed = indexedFiles?.(encodedPath);
+    const indexed = await indexedFiles?.(encodedPath);
     const file =
       indexed === undefined
         ? await resolveDocument(roots, encodedPath)

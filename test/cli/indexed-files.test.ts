@@ -5,7 +5,6 @@
  * same extension, to another folder) and `..` tricks get 404. Real `citewise index` and `citewise serve`
  * processes on loopback.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -30,10 +29,13 @@ function rawGet(baseUrl: string, rawPath: string): Promise<{ status: number; bod
   });
 }
 
-/** The path `/docs/.indexed/<id>/<name>` an indexed file outside the corpus folders is served at. */
-function indexedPath(file: string): string {
-  const id = createHash('sha256').update(file).digest('hex').slice(0, 16);
-  return `/docs/.indexed/${id}/${encodeURIComponent(file.split('/').at(-1)!)}`;
+/** The served paths of the indexed files, by file name, as the searches that cite them give them. */
+const served = new Map<string, string>();
+/** The path `/docs/.indexed/<document id>/<name>` a search gave for the file named `name`. */
+function indexedPath(name: string): string {
+  const found = served.get(name);
+  if (found === undefined) throw new Error(`no search cited ${name}`);
+  return found;
 }
 
 describe('files served from a `citewise index` folder', { timeout: 120_000 }, () => {
@@ -41,6 +43,7 @@ describe('files served from a `citewise index` folder', { timeout: 120_000 }, ()
   let docs: string;
   let outside: string;
   let server: ServeProcess;
+  let dataDir: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'citewise-indexed-files-'));
@@ -52,20 +55,32 @@ describe('files served from a `citewise index` folder', { timeout: 120_000 }, ()
     writeFileSync(join(docs, 'sub', 'notes.md'), '# Notes\n\nThe pelican mascot is called Percy.\n');
     writeFileSync(join(outside, 'secret.md'), SECRET);
     writeFileSync(join(outside, 'notes.md'), SECRET);
-    const dataDir = join(dir, 'data');
+    dataDir = join(dir, 'data');
     const indexed = await runCli(['index', docs, '--data-dir', dataDir]);
     expect(indexed.code, indexed.stderr).toBe(0);
     server = await startServe(['--data-dir', dataDir]);
     // A search loads the index (and shows where its files are served): the attacker's view of the URLs.
     const created = await runCli(['keys', 'create', '--data-dir', dataDir]);
     const key = created.stdout.trim().split('\n').at(-1)!.trim();
-    const response = await fetch(`${server.baseUrl}/v1/search`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'What is the Wi-Fi password?' }),
-    });
-    const { sources } = (await response.json()) as { sources: string[] };
-    expect(sources.map((url) => new URL(url).pathname)).toEqual([indexedPath(join(docs, 'office.md'))]);
+    for (const prompt of [
+      'What is the Wi-Fi password?',
+      'How long is parental leave?',
+      'What is the pelican mascot called?',
+    ]) {
+      const response = await fetch(`${server.baseUrl}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt }),
+      });
+      const { sources } = (await response.json()) as { sources: string[] };
+      for (const source of sources) {
+        const { pathname } = new URL(source);
+        // A document id and the file's name: never the file's path on the server.
+        expect(pathname).toMatch(/^\/docs\/\.indexed\/doc_[0-9a-f]{20}\/[a-z]+\.md$/);
+        served.set(pathname.split('/').at(-1)!, pathname);
+      }
+    }
+    expect([...served.keys()].sort()).toEqual(['leave.md', 'notes.md', 'office.md']);
   });
   afterAll(async () => {
     await server?.stop();
@@ -73,40 +88,48 @@ describe('files served from a `citewise index` folder', { timeout: 120_000 }, ()
   });
 
   it('serves an indexed file without a key while it is the file that was indexed', async () => {
-    const response = await rawGet(server.baseUrl, indexedPath(join(docs, 'office.md')));
+    const response = await rawGet(server.baseUrl, indexedPath('office.md'));
     expect(response.status).toBe(200);
     expect(response.body).toContain('tide-pool-42');
+    // Another instance on the same index serves it too, before any search of its own.
+    const other = await startServe(['--data-dir', dataDir, '--no-console']);
+    try {
+      const there = await rawGet(other.baseUrl, indexedPath('office.md'));
+      expect(there.status).toBe(200);
+      expect(there.body).toContain('tide-pool-42');
+    } finally {
+      await other.stop();
+    }
   });
 
   it('refuses a file replaced by a symbolic link to /etc/passwd or to a secret outside the folder', async () => {
     const office = join(docs, 'office.md');
     unlinkSync(office);
     symlinkSync('/etc/passwd', office);
-    const toPasswd = await rawGet(server.baseUrl, indexedPath(office));
+    const toPasswd = await rawGet(server.baseUrl, indexedPath('office.md'));
     expect(toPasswd.status).toBe(404);
     expect(toPasswd.body).not.toMatch(/root:/);
 
     const leave = join(docs, 'leave.md');
     unlinkSync(leave);
     symlinkSync(join(outside, 'secret.md'), leave);
-    const toSecret = await rawGet(server.baseUrl, indexedPath(leave));
+    const toSecret = await rawGet(server.baseUrl, indexedPath('leave.md'));
     expect(toSecret.status).toBe(404);
     expect(toSecret.body).not.toContain(SECRET);
   });
 
   it('refuses a file whose folder was replaced by a symbolic link to another folder', async () => {
     const sub = join(docs, 'sub');
-    expect((await rawGet(server.baseUrl, indexedPath(join(sub, 'notes.md')))).status).toBe(200);
+    expect((await rawGet(server.baseUrl, indexedPath('notes.md'))).status).toBe(200);
     renameSync(sub, join(dir, 'sub-moved'));
     symlinkSync(outside, sub);
-    const response = await rawGet(server.baseUrl, indexedPath(join(sub, 'notes.md')));
+    const response = await rawGet(server.baseUrl, indexedPath('notes.md'));
     expect(response.status).toBe(404);
     expect(response.body).not.toContain(SECRET);
   });
 
   it('refuses `..` tricks below /docs/.indexed/', async () => {
-    const served = indexedPath(join(docs, 'sub', 'notes.md'));
-    const id = served.split('/')[3]!;
+    const id = indexedPath('notes.md').split('/')[3]!;
     for (const path of [
       `/docs/.indexed/${id}/../../../outside/secret.md`,
       `/docs/.indexed/${id}/..%2f..%2f..%2foutside%2fsecret.md`,

@@ -341,9 +341,11 @@ export interface LocalIndexProvider extends SearchProvider {
   /**
    * With `publicUrl`: the file of an `indexFiles` document outside the corpus folders, by the path of its
    * URL below `/docs/` (as the URL has it, percent-encoded); `undefined` for any other path. Pass it as the
-   * engine's `indexedFiles` so that `GET /docs/…` serves these files too.
+   * engine's `indexedFiles` so that `GET /docs/…` serves these files too. A file of the document index is
+   * looked up there by its id, so every instance sharing the index serves it, whether or not it was a hit
+   * of this process.
    */
-  readonly indexedFile: (encodedPath: string) => IndexedDocumentFile | undefined;
+  readonly indexedFile: (encodedPath: string) => Promise<IndexedDocumentFile | undefined>;
   /**
    * Whether documents other than those of `fallbackPaths` are indexed (the user's own documents): then
    * searches leave the fallback folders out. `false` until loaded.
@@ -397,6 +399,8 @@ function sourceOf(file: string, source: string | undefined): string {
 
 /** Where documents of index files outside the corpus folders are served, below `/docs/`. */
 const INDEXED_FILES_PREFIX = '.indexed/';
+/** `.indexed/<document id>/<file name>`: a file of the document index (`citewise index`), by its id. */
+const STORED_FILE_PATH = /^\.indexed\/(doc_[0-9a-f]{20})\/([^/]+)$/;
 
 /**
  * Creates the `local` search provider over Markdown, text and HTML files in `paths`. Files are read on
@@ -461,7 +465,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
    * With `publicUrl`, the served URL of an index file's `file:` document; `null` for a remote file URL.
    * `source` is the folder (or file) `citewise index` read it from, which the served file must stay in.
    */
-  const servedUrl = (url: string, source?: string): string | null => {
+  const servedUrl = (url: string, source?: string, id?: string): string | null => {
     if (publicUrl === undefined || !url.startsWith('file:')) return url;
     let file: string;
     try {
@@ -474,8 +478,12 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     );
     const inCorpus = rootIndex === -1 ? null : fileUrl(file, rootIndex);
     if (inCorpus !== null) return inCorpus;
+    const name = encodeURIComponent(path.basename(file));
+    // A document of the document index is found again by its id (see indexedFile); an index file's, by
+    // the hash of its path, registered here.
+    if (id !== undefined) return `${publicUrl}/docs/${INDEXED_FILES_PREFIX}${id}/${name}`;
     const hash = createHash('sha256').update(file).digest('hex').slice(0, 16);
-    const served = `${INDEXED_FILES_PREFIX}${hash}/${encodeURIComponent(path.basename(file))}`;
+    const served = `${INDEXED_FILES_PREFIX}${hash}/${name}`;
     indexedFiles.set(served, { file, root: sourceOf(file, source) });
     return `${publicUrl}/docs/${served}`;
   };
@@ -626,9 +634,28 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       account === undefined || account === OPERATOR_OWNER ? [OPERATOR_OWNER] : [OPERATOR_OWNER, account];
     const hits = await documentIndex.search(text, { owners, limit });
     return hits.flatMap((hit) => {
-      const url = servedUrl(hit.url);
+      const url = servedUrl(hit.url, undefined, hit.id);
       return url === null ? [] : [{ ...hit, url }];
     });
+  };
+
+  /** The file of a document-index document served at `.indexed/<id>/<name>` (see servedUrl). */
+  const storedFile = async (encodedPath: string): Promise<IndexedDocumentFile | undefined> => {
+    const match = STORED_FILE_PATH.exec(encodedPath);
+    if (match === null || documentIndex === undefined || publicUrl === undefined) return undefined;
+    const stored = await documentIndex.getById(match[1]!, OPERATOR_OWNER);
+    if (stored === undefined || !stored.url.startsWith('file:')) return undefined;
+    let file: string;
+    try {
+      file = fileURLToPath(stored.url);
+    } catch {
+      return undefined;
+    }
+    if (encodeURIComponent(path.basename(file)) !== match[2]) return undefined;
+    // Files inside a corpus folder are served by their corpus path, never here.
+    if (roots.some((root) => (rootIsFile.get(root) ? file === root : file.startsWith(`${root}${path.sep}`))))
+      return undefined;
+    return { file, root: sourceOf(file, stored.source) };
   };
 
   const provider: LocalIndexProvider = {
@@ -643,7 +670,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       loading = start();
       return loading;
     },
-    indexedFile: (encodedPath) => indexedFiles.get(encodedPath),
+    indexedFile: async (encodedPath) => indexedFiles.get(encodedPath) ?? (await storedFile(encodedPath)),
     async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
       call.signal.throwIfAborted();
       await provider.load();
