@@ -5,6 +5,7 @@ import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../../src/pipeline/extract/index.ts';
 import { FETCHER_DEFAULTS } from '../../src/pipeline/fetch/index.ts';
 import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
+import { DOCUMENTS_DEFAULTS } from '../../src/documents/service.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatByteSize,
@@ -45,6 +46,9 @@ describe('CLI configuration', () => {
       search: 'local',
       corpus: undefined,
       includeManual: false,
+      indexStore: 'sqlite',
+      maxAccountDocuments: DOCUMENTS_DEFAULTS.maxDocuments,
+      maxAccountDocumentBytes: DOCUMENTS_DEFAULTS.maxBytes,
       searxngUrl: undefined,
       searxngPages: 1,
       braveApiKey: undefined,

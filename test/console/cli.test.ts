@@ -22,6 +22,7 @@ describe('console settings', () => {
       accountsStore: 'sqlite:/tmp/cw/citewise.db',
       local: true,
       auditRetentionDays: 365,
+      sso: null,
     });
     const fromEnv = resolveConsoleSettings(
       { dataDir: '/tmp/cw' },
