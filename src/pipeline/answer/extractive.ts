@@ -169,6 +169,45 @@ function cite(sentence: string, n: number): string {
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
 }
 
+/**
+ * The research chain's sentences that open the answer (its end, then its bridges: {@link AnswerInput.chain}),
+ * at most `max`, leaving room for one sentence of the answerer's own choice when the chain is shorter.
+ */
+function chainOpening(
+  input: AnswerInput,
+  max: number,
+): { text: string; url: string; tokens: ReadonlySet<string> }[] {
+  return (input.chain ?? [])
+    .map((link) => ({ ...link, text: link.text.replace(/\s+/gu, ' ').trim() }))
+    .filter((link) => link.text.length > 0)
+    .slice(0, max)
+    .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
+}
+
+/** The answer: the chain's sentences first, then the chosen ones, each followed by its source's `[n]`. */
+function compose(
+  opening: readonly { text: string; url: string }[],
+  chosen: readonly Candidate[],
+  responseType: AnswerInput['responseType'],
+): AnswerOutput {
+  const sources: string[] = [];
+  const citeFrom = (url: string, sentence: string) => {
+    let n = sources.indexOf(url) + 1;
+    if (n === 0) n = sources.push(url);
+    return cite(sentence, n);
+  };
+  const parts = [
+    ...opening.map((link) => citeFrom(link.url, link.text)),
+    ...chosen.map((candidate) =>
+      citeFrom(
+        candidate.url,
+        responseType === 'text' ? candidate.plain : tidyMarkdownSentence(candidate.markdown),
+      ),
+    ),
+  ];
+  return { answer: parts.join(' '), sources };
+}
+
 /** Defaults of {@link ExtractiveAnswererOptions}. */
 export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   maxSentences: 4,
@@ -218,7 +257,11 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
       const queryTerms = topical.length > 0 ? topical : allTerms;
-      if (queryTerms.length === 0 || input.passages.length === 0) return noAnswer;
+      // Research that followed a chain opens the answer with it (its end, then its bridges).
+      const opening = chainOpening(input, maxSentences);
+      const chainOnly = (): AnswerOutput => compose(opening, [], input.responseType);
+      if (queryTerms.length === 0 || input.passages.length === 0)
+        return opening.length > 0 ? chainOnly() : noAnswer;
 
       const topPassageScore = Math.max(...input.passages.map((p) => p.score));
       const candidates: Candidate[] = [];
@@ -252,7 +295,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           });
         });
       });
-      if (candidates.length === 0) return noAnswer;
+      if (candidates.length === 0) return opening.length > 0 ? chainOnly() : noAnswer;
 
       // Query terms weigh their idf among the candidate sentences. A term found in no sentence weighs like
       // an average found term: it may be a synonym the sources word differently ("exceed" vs "over").
@@ -295,7 +338,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const answeredWithoutIntro = relevant.some((c) => !c.intro && c.coverage >= minCoverage);
       const ranked = answeredWithoutIntro ? relevant.filter((c) => !c.intro) : relevant;
       const best = ranked[0];
-      if (best === undefined || best.coverage < minCoverage) return noAnswer;
+      if (best === undefined || best.coverage < minCoverage)
+        return opening.length > 0 ? chainOnly() : noAnswer;
 
       const chosen: Candidate[] = [best];
       const isNew = (c: Candidate): boolean =>
@@ -358,15 +402,12 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           (passageOrder.get(a.passageRank) ?? 0) - (passageOrder.get(b.passageRank) ?? 0) ||
           a.position - b.position,
       );
-      const sources: string[] = [];
-      const parts = chosen.map((candidate) => {
-        let n = sources.indexOf(candidate.url) + 1;
-        if (n === 0) n = sources.push(candidate.url);
-        const sentence =
-          input.responseType === 'text' ? candidate.plain : tidyMarkdownSentence(candidate.markdown);
-        return cite(sentence, n);
-      });
-      return { answer: parts.join(' '), sources };
+      const rest = chosen
+        .filter((candidate) =>
+          opening.every((link) => jaccard(link.tokens, candidate.tokens) < duplicateThreshold),
+        )
+        .slice(0, Math.max(0, maxSentences - opening.length));
+      return compose(opening, rest, input.responseType);
     },
   };
 }
