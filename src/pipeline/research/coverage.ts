@@ -7,7 +7,7 @@
  * page's best sentence, together. Research stops when every part is covered; research that finds nothing
  * of the question in its first round stops there.
  */
-import type { ExtractedContent } from '../types.ts';
+import type { ChainSentence, ExtractedContent } from '../types.ts';
 import { nameKey } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import { leadUnits } from './units.ts';
@@ -23,6 +23,11 @@ const LIGHT_VERBS = new Set(
 const PART_BREAK =
   /\s*(?:[,;]\s*(?:and\s+)?|\s+and\s+)(?=(?:how|what|which|who|whom|whose|where|when|why|is|are|does|do|can|should)\b)/iu;
 
+/** Units read per document for the sentence that answers a part. */
+const MAX_PART_UNITS = 400;
+/** A sentence about the page rather than its subject. */
+const PAGE_INTRO =
+  /^(?:this|the following|on this|in this)\s+(?:[\p{L}-]+\s+)?(?:page|guide|document|section|chapter)\b/iu;
 /** Units read per document when judging coverage. */
 const MAX_UNITS = 60;
 /** Stems of a part that one unit must hold (all of them for a shorter part) for research to have found something. */
@@ -121,4 +126,45 @@ export function foundNothing(
   return !parts.some((part) =>
     units.some((stems) => stemsHeld(part.stems, stems).length >= Math.min(FOUND_STEMS, part.stems.length)),
   );
+}
+
+/**
+ * For a question that one sentence per part covers ({@link coveredByOne}), the sentence (or table row) that
+ * covers each part, in the order of the parts: "jobs run on the queue …: pg-boss on PostgreSQL" for "Which
+ * queue runs research jobs on PostgreSQL", then "back it up with PostgreSQL's tools" for "and how do I back
+ * it up?". Empty when a part is not covered that way.
+ */
+export function partSentences(
+  question: string,
+  parts: readonly QuestionPart[],
+  documents: readonly ExtractedContent[],
+): ChainSentence[] {
+  if (!coveredByOne(question, parts, documents)) return [];
+  const units = documents.flatMap((doc) =>
+    leadUnits(doc.text, doc.markdown, MAX_PART_UNITS)
+      // A sentence that leads into a list ("… runs:") or speaks of the page ("This page covers …") does not
+      // answer by itself.
+      .filter((unit) => !/:\s*$/u.test(unit.words) && !PAGE_INTRO.test(unit.words))
+      .map((unit) => ({
+        text: unit.cells ? unit.sentence : unit.words,
+        url: doc.url,
+        stems: meaningStems(`${doc.title} ${unit.words}`),
+        own: meaningStems(unit.words),
+      })),
+  );
+  const chosen: ChainSentence[] = [];
+  for (const part of parts) {
+    // All of the part's words, most of them in the sentence itself (not only in its page's title).
+    let best: (typeof units)[number] | undefined;
+    let bestOwn = -1;
+    for (const unit of units) {
+      if (!enough(part, stemsHeld(part.stems, unit.stems).length)) continue;
+      const own = stemsHeld(part.stems, unit.own).length;
+      if (own > bestOwn || (own === bestOwn && best !== undefined && unit.text.length < best.text.length))
+        [best, bestOwn] = [unit, own];
+    }
+    if (!best) return [];
+    if (!chosen.some((c) => c.text === best.text)) chosen.push({ text: best.text, url: best.url });
+  }
+  return chosen;
 }

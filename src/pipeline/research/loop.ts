@@ -19,7 +19,7 @@ import { applyDomainFilters } from '../search/filters.ts';
 import type { SearchFilters } from '../types.ts';
 import { nameKey } from './leads.ts';
 import { chainSentences } from './chain.ts';
-import { foundNothing, questionParts } from './coverage.ts';
+import { foundNothing, partSentences, questionParts } from './coverage.ts';
 import { analyzeQuestion, type QuestionAnalysis } from './question.ts';
 import { selectEvidence } from './select.ts';
 import {
@@ -187,7 +187,7 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
     queries: searchedKeys.size,
     pages: reads.size,
     followed: followedLeads(rounds),
-    chain: chainSentences(analysis, rounds),
+    chain: answerChain(analysis, rounds, documents),
   };
 }
 
@@ -218,6 +218,19 @@ function followedLeads(rounds: readonly (readonly SearchedQuery[])[]): string[] 
       names.push(lead.name);
   }
   return [...new Set(names)];
+}
+
+/**
+ * The sentences the answer opens with: the end of the chain followed and its bridges, or, for a question
+ * that one sentence per part answers, those sentences.
+ */
+function answerChain(
+  analysis: QuestionAnalysis,
+  rounds: readonly (readonly SearchedQuery[])[],
+  documents: readonly ExtractedContent[],
+): ChainSentence[] {
+  const chain = chainSentences(analysis, rounds);
+  return chain.length > 0 ? chain : partSentences(analysis.question, questionParts(analysis), documents);
 }
 
 /** The documents of a round, each once. */
