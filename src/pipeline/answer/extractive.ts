@@ -120,6 +120,13 @@ const CONTINUES =
 const MIN_WORDS = 4;
 const MAX_WORDS = 80;
 
+/** Most of `part`'s words stand in `whole` (a sentence the chain already quotes, with its neighbours). */
+function within(part: ReadonlySet<string>, whole: ReadonlySet<string>): boolean {
+  let shared = 0;
+  for (const token of part) if (whole.has(token)) shared++;
+  return part.size > 0 && shared / part.size >= 0.8;
+}
+
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   for (const token of a) if (b.has(token)) shared++;
@@ -404,7 +411,11 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       );
       const rest = chosen
         .filter((candidate) =>
-          opening.every((link) => jaccard(link.tokens, candidate.tokens) < duplicateThreshold),
+          opening.every(
+            (link) =>
+              jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
+              !within(candidate.tokens, link.tokens),
+          ),
         )
         .slice(0, Math.max(0, maxSentences - opening.length));
       return compose(opening, rest, input.responseType);

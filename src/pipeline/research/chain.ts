@@ -66,7 +66,9 @@ export function chainSentences(
   for (const searched of rounds.flat()) {
     const lead = searched.planned.lead;
     if (!lead) continue;
-    const bridges = searched.planned.bridges ?? [{ text: lead.sentence, url: lead.url, title: lead.title }];
+    const bridges = searched.planned.bridges ?? [
+      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
+    ];
     const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
     const missing = stems.filter((stem) => !along.has(stem));
     let end: (ChainEnd & { held: number }) | undefined;

@@ -7,7 +7,7 @@
  */
 import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
-import { isThing, leadUnits, type LeadUnit, type TableCell } from './units.ts';
+import { headingNames, isThing, leadUnits, type LeadUnit, type TableCell } from './units.ts';
 
 /** A document read for one line of research, with how much its leads count. */
 export interface LeadSource {
@@ -29,6 +29,8 @@ export interface Lead {
   readonly title: string;
   /** The sentence it stands in (for a table cell, its row as "column: value; …"). */
   readonly sentence: string;
+  /** The sentence as an answer quotes it (code kept); the same as `sentence` for a table row. */
+  readonly quote?: string;
   /** For a table cell's value: its column's header. */
   readonly column?: string;
   /**
@@ -303,12 +305,13 @@ function withoutCommonStart(
 
 /** The leads of one prose sentence. */
 function sentenceLeads(
-  sentence: string,
+  unit: LeadUnit,
   index: number,
   reading: DocumentReading,
   query: LeadQuery,
   best: Map<string, Scored>,
 ): void {
+  const sentence = unit.sentence;
   const tokens = tokensOf(sentence);
   const relationAt = relationPositions(tokens, query.vocabulary);
   const sentenceKey = nameKey(sentence);
@@ -340,6 +343,7 @@ function sentenceLeads(
       url: reading.source.url,
       title: reading.source.title,
       sentence,
+      quote: unit.words,
       related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
     });
   }
@@ -451,6 +455,9 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
               .map((m) => nameKey(m.name)),
       ),
     );
+    // A heading written as a name ("## Aftercare") proves its words are one, as a capital mid-sentence does.
+    for (const heading of headingNames(source.markdown))
+      if (isTitleCase(heading.split(/\s+/u))) midSentence.add(nameKey(heading));
     const reading: DocumentReading = {
       source,
       titleKey,
@@ -461,7 +468,7 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
     };
     units.forEach((unit, index) => {
       if (unit.cells) rowLeads({ ...unit, cells: unit.cells }, index, reading, query, best);
-      else sentenceLeads(unit.sentence, index, reading, query, best);
+      else sentenceLeads(unit, index, reading, query, best);
     });
   }
   return [...best.values()]

@@ -77,6 +77,8 @@ const RELATED_WORDS: Readonly<Record<string, readonly string[]>> = {
   built: ['build', 'made', 'produced', 'manufactured'],
   made: ['build', 'built', 'produced', 'manufactured'],
   repair: ['repairs', 'fix', 'service'],
+  cost: ['price', 'priced', 'costs'],
+  price: ['cost', 'costs'],
 };
 
 const QUOTED = /["“”«»]([^"“”«»]{2,120})["“”«»]/gu;

@@ -210,7 +210,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
     const source = from.documents.find((d) => d.url === lead.url);
     const bridges = [
       ...(from.planned.bridges ?? []),
-      { text: lead.sentence, url: lead.url, title: lead.title },
+      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
     ];
     return {
       query: leadQuery(lead, state, source?.text ?? lead.sentence),

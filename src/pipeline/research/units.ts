@@ -48,6 +48,35 @@ function proseUnit(markdown: string): LeadUnit {
   return { sentence: proseOf(markdown), words: stripInlineMarkdown(markdown).replace(/\s+/gu, ' ').trim() };
 }
 
+/** A sentence that goes on about the subject of the one before ("It weighs 2.1 kg and flies for 42 minutes."). */
+const PRONOUN_START = /^(?:it|its|they|their|he|his|she|her|this|these)\b/iu;
+
+/**
+ * A paragraph's sentences with each one that opens with a pronoun joined to the sentence before it: what
+ * it says is about the same subject ("The Kestrel 500 is our survey drone. It flies for 42 minutes.").
+ */
+function withPronounSentences(units: readonly LeadUnit[]): LeadUnit[] {
+  const joined: LeadUnit[] = [];
+  for (const unit of units) {
+    const previous = joined.at(-1);
+    if (previous && PRONOUN_START.test(unit.words))
+      joined[joined.length - 1] = {
+        sentence: `${previous.sentence} ${unit.sentence}`,
+        words: `${previous.words} ${unit.words}`,
+      };
+    else joined.push(unit);
+  }
+  return joined;
+}
+
+/** The names a document's headings give ("## Aftercare", "## Kestrel 500"): headings written as names. */
+export function headingNames(markdown: string | undefined): string[] {
+  if (!markdown) return [];
+  return parseMarkdownBlocks(markdown).flatMap((block) =>
+    block.kind === 'heading' ? [stripInlineMarkdown(block.text).trim()] : [],
+  );
+}
+
 /** A cell written all in code (`--port N`, `CITEWISE_PORT`) holds a code token, not a thing. */
 const ALL_CODE = /^\s*(`+)[^`]+\1\s*$/u;
 
@@ -83,16 +112,16 @@ function tableUnits(table: string): LeadUnit[] {
  */
 export function leadUnits(text: string, markdown: string | undefined, max: number): LeadUnit[] {
   if (markdown === undefined || !markdown.trim()) {
-    return splitSentences(text)
-      .slice(0, max)
-      .map((sentence) => ({ sentence, words: sentence }));
+    return withPronounSentences(
+      splitSentences(text).map((sentence) => ({ sentence, words: sentence })),
+    ).slice(0, max);
   }
   const units: LeadUnit[] = [];
   for (const block of parseMarkdownBlocks(markdown)) {
     if (units.length >= max) break;
     if (block.kind === 'table') units.push(...tableUnits(block.text));
     else if (block.kind === 'paragraph' || block.kind === 'quote') {
-      for (const sentence of splitSentences(block.text)) units.push(proseUnit(sentence));
+      units.push(...withPronounSentences(splitSentences(block.text).map(proseUnit)));
     } else if (block.kind === 'list') {
       for (const item of block.items ?? [])
         for (const sentence of splitSentences(item)) units.push(proseUnit(sentence));
