@@ -1,7 +1,8 @@
 /**
  * Leads are things: names, titles, terms and table cells' values, never markup, a table header, a code
  * token, an environment variable or a flag. Tables give their cells as leads with their column; code blocks
- * and code spans give none; and no research query over the manual fixture holds any of those.
+ * and code spans give none; no research query over the manual fixture or the handbook fixture holds any of
+ * those; and research answers the handbook's two-page questions.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,41 +141,84 @@ const MANUAL_QUESTIONS = [
   'Which flag changes the corpus folders of the service?',
 ];
 
+const HANDBOOK = join(import.meta.dirname, '../fixtures/handbook');
+
+interface HandbookQuestion {
+  readonly question: string;
+  readonly answer: readonly string[];
+  readonly pages: readonly string[];
+  readonly twoPage?: boolean;
+}
+const HANDBOOK_QUESTIONS = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/handbook-questions.json'), 'utf8')) as {
+    questions: HandbookQuestion[];
+  }
+).questions;
+
 describe('research queries over the manual', () => {
   const engines: SearchEngine[] = [];
   afterAll(async () => {
     for (const engine of engines) await engine.close();
   });
 
-  it('hold no markup, table header, code token or environment variable', async () => {
-    const engine = createSearchEngine({ corpus: [MANUAL], rateLimiter: false });
+  it.each([
+    ['the manual', MANUAL, MANUAL_QUESTIONS],
+    ['the handbook', HANDBOOK, HANDBOOK_QUESTIONS.map((q) => q.question)],
+  ])(
+    'over %s hold no markup, table header, code token or environment variable',
+    async (_name, folder, questions) => {
+      const engine = createSearchEngine({ corpus: [folder], rateLimiter: false });
+      engines.push(engine);
+      const { key } = await engine.createKey({ credits: 10_000 });
+      const headers = tableHeaders(folder);
+      expect(headers.size).toBeGreaterThan(3);
+      const followed: string[] = [];
+      const leadPart = (query: string, prompt: string) => {
+        const asked = new Set(prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+        return query
+          .split(/\s+/u)
+          .filter((word) => !asked.has(word.toLowerCase()))
+          .join(' ');
+      };
+      for (const prompt of questions) {
+        const result = await engine.search(
+          { prompt, depth: 'research', include: ['steps'], response_type: 'text' },
+          { apiKey: key },
+        );
+        const steps = result.steps ?? [];
+        expect(steps.length).toBeGreaterThan(0);
+        for (const query of steps.flatMap((step) => step.queries)) {
+          if (query === prompt) continue;
+          followed.push(query);
+          expect(query, prompt).not.toMatch(NOT_A_THING);
+          expect(headers.has(leadPart(query, prompt)), query).toBe(false);
+        }
+      }
+      // Not vacuous: research searched more than the questions themselves.
+      expect(followed.length).toBeGreaterThan(0);
+    },
+  );
+
+  it("answers the handbook's two-page questions, citing both pages", async () => {
+    const engine = createSearchEngine({ corpus: [HANDBOOK], rateLimiter: false });
     engines.push(engine);
     const { key } = await engine.createKey({ credits: 1_000 });
-    const headers = tableHeaders(MANUAL);
-    expect(headers.size).toBeGreaterThan(3);
-    const followed: string[] = [];
-    const leadPart = (query: string, prompt: string) => {
-      const asked = new Set(prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-      return query
-        .split(/\s+/u)
-        .filter((word) => !asked.has(word.toLowerCase()))
-        .join(' ');
-    };
-    for (const prompt of MANUAL_QUESTIONS) {
+    const twoPage = HANDBOOK_QUESTIONS.filter((q) => q.twoPage);
+    expect(twoPage.length).toBeGreaterThanOrEqual(3);
+    for (const { question, answer, pages } of twoPage) {
       const result = await engine.search(
-        { prompt, depth: 'research', include: ['steps'], response_type: 'text' },
+        { prompt: question, depth: 'research', response_type: 'text' },
         { apiKey: key },
       );
-      const steps = result.steps ?? [];
-      expect(steps.length).toBeGreaterThan(0);
-      for (const query of steps.flatMap((step) => step.queries)) {
-        if (query === prompt) continue;
-        followed.push(query);
-        expect(query, prompt).not.toMatch(NOT_A_THING);
-        expect(headers.has(leadPart(query, prompt)), query).toBe(false);
-      }
+      expect(
+        answer.some((gold) => result.answer.includes(gold)),
+        `${question} → ${result.answer}`,
+      ).toBe(true);
+      for (const page of pages)
+        expect(
+          result.sources.some((url) => url.endsWith(`/${page}`)),
+          page,
+        ).toBe(true);
     }
-    // Not vacuous: research searched more than the questions themselves.
-    expect(followed.length).toBeGreaterThan(0);
   });
 });
