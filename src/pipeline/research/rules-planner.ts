@@ -148,6 +148,8 @@ function covered(state: ResearchState): boolean {
   const parts = questionParts(state.analysis);
   const documents = state.rounds.flat().flatMap((q) => q.documents);
   if (coveredByOne(state.analysis.question, parts, documents)) return true;
+  // A comparison needs every side's chain: one side's chain covering the question's words is not enough.
+  if (state.analysis.sides.length > 0) return false;
   return (state.rounds.at(-1) ?? []).some((searched) =>
     coveredByChain(
       parts,
