@@ -61,7 +61,8 @@ function withPronounSentences(units: readonly LeadUnit[]): LeadUnit[] {
     const previous = joined.at(-1);
     if (previous && PRONOUN_START.test(unit.words))
       joined[joined.length - 1] = {
-        sentence: `${previous.sentence} ${unit.sentence}`,
+        // A dash between them: no name runs from one sentence into the next ("Netzer. It").
+        sentence: `${previous.sentence}${CODE_BREAK}${unit.sentence}`,
         words: `${previous.words} ${unit.words}`,
       };
     else joined.push(unit);
