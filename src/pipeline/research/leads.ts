@@ -29,7 +29,7 @@ export interface Lead {
   readonly title: string;
   /** The sentence it stands in (for a table cell, its row as "column: value; …"). */
   readonly sentence: string;
-  /** The sentence as an answer quotes it (code kept); the same as `sentence` for a table row. */
+  /** The sentence as an answer quotes it: code kept, the sentences after it that open with a pronoun joined. */
   readonly quote?: string;
   /** For a table cell's value: its column's header. */
   readonly column?: string;

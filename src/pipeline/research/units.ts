@@ -52,22 +52,17 @@ function proseUnit(markdown: string): LeadUnit {
 const PRONOUN_START = /^(?:it|its|they|their|he|his|she|her|this|these)\b/iu;
 
 /**
- * A paragraph's sentences with each one that opens with a pronoun joined to the sentence before it: what
- * it says is about the same subject ("The Kestrel 500 is our survey drone. It flies for 42 minutes.").
+ * A paragraph's sentences, each one's words followed by those of the sentences after it that open with a
+ * pronoun: they say more of the same subject ("The Kestrel 500 is our survey drone. It flies for 42
+ * minutes."). Each sentence stays a unit of its own, and its names are its own.
  */
 function withPronounSentences(units: readonly LeadUnit[]): LeadUnit[] {
-  const joined: LeadUnit[] = [];
-  for (const unit of units) {
-    const previous = joined.at(-1);
-    if (previous && PRONOUN_START.test(unit.words))
-      joined[joined.length - 1] = {
-        // A dash between them: no name runs from one sentence into the next ("Netzer. It").
-        sentence: `${previous.sentence}${CODE_BREAK}${unit.sentence}`,
-        words: `${previous.words} ${unit.words}`,
-      };
-    else joined.push(unit);
-  }
-  return joined;
+  return units.map((unit, i) => {
+    let words = unit.words;
+    for (let next = i + 1; next < units.length && PRONOUN_START.test(units[next]!.words); next++)
+      words = `${words} ${units[next]!.words}`;
+    return words === unit.words ? unit : { ...unit, words };
+  });
 }
 
 /** The names a document's headings give ("## Aftercare", "## Kestrel 500"): headings written as names. */
