@@ -97,6 +97,8 @@ export interface MultihopReport {
   readonly maxLatencyMs: number;
   readonly results: readonly MultihopResult[];
   readonly wallSeconds: number;
+  /** Answered by the extractive answerer: no prompt was recorded, so only the answers are measured. */
+  readonly extractive?: boolean;
 }
 
 /** A seeded sample of at most `size` questions of each benchmark, in file order. */
@@ -258,6 +260,7 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
       maxLatencyMs,
       results,
       wallSeconds: (performance.now() - started) / 1000,
+      ...(options.extractive ? { extractive: true } : {}),
     };
   } finally {
     for (const server of servers) {
@@ -275,18 +278,20 @@ const fmt = (value: number, digits = 0) => (Number.isNaN(value) ? 'n/a' : value.
 /** The report as Markdown tables: one row per depth and benchmark, then per question type. */
 export function formatMultihopReport(report: MultihopReport): string {
   const depths = [...new Set(report.results.map((r) => r.depth))];
+  // With the extractive answerer no prompt is recorded: the prompt's columns say n/a, not 0.
+  const fromPrompt = (value: string) => (report.extractive ? 'n/a' : value);
   const row = (label: string, rows: readonly MultihopResult[]) => {
     const facts = rows.flatMap((r) => r.facts);
     const prompts = rows.map((r) => r.promptChars);
     const latency = rows.map((r) => r.latencyMs);
-    return `| ${label} | ${rows.length} | **${share(rows.map((r) => r.evidenceComplete))}** | ${share(facts)} | ${share(rows.map((r) => r.answerInContext))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
+    return `| ${label} | ${rows.length} | **${fromPrompt(share(rows.map((r) => r.evidenceComplete)))}** | ${fromPrompt(share(facts))} | ${fromPrompt(share(rows.map((r) => r.answerInContext)))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fromPrompt(`${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))}`)} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
   };
   const header = [
     '| depth · questions | n | evidence complete | facts covered | answer in context | answer in answer | prompt chars p50 / p95 | pages | searches | model calls | latency ms p50 / p95 |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const lines = [
-    `### bench:qa --multihop — ${report.questions} questions over ${report.pages} pages, instant pages, ${report.concurrency} in flight, max_latency_ms ${report.maxLatencyMs}, recording stand-in model`,
+    `### bench:qa --multihop — ${report.questions} questions over ${report.pages} pages, instant pages, ${report.concurrency} in flight, max_latency_ms ${report.maxLatencyMs}, ${report.extractive ? 'extractive answerer' : 'recording stand-in model'}`,
     '',
     ...header,
   ];

@@ -69,7 +69,7 @@ export const researchStepSchema = z
     pages: z.array(z.string()).meta({ description: 'URLs read in this round.' }),
     found: z.array(z.string()).meta({ description: 'What the round found that the next one follows.' }),
     stopped: z
-      .enum(['covered', 'no_leads', 'hop_limit', 'query_limit', 'page_limit', 'time_limit'])
+      .enum(['covered', 'nothing_found', 'no_leads', 'hop_limit', 'query_limit', 'page_limit', 'time_limit'])
       .optional()
       .meta({ description: 'On the last round: why the research stopped.' }),
   })

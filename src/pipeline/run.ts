@@ -448,6 +448,7 @@ async function researchPassages(
     responseType: request.responseType,
     passages: result.passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
+    ...(result.chain.length > 0 ? { chain: result.chain } : {}),
   };
   return {
     input,

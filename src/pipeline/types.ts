@@ -234,6 +234,18 @@ export interface AnswerInput {
    * output's `answer` is then its JSON text. Only answerers with `structuredOutput: true` accept it.
    */
   readonly jsonSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * Set by `depth: "research"` when it followed a chain: the sentence (or table row) that resolves the
+   * chain's last hop, then the bridge sentences that led to it, first hop first, each with its page. The
+   * extractive answerer opens its answer with them; a model reads them among the passages.
+   */
+  readonly chain?: readonly ChainSentence[];
+}
+
+/** A sentence of a research chain and the page it stands on. */
+export interface ChainSentence {
+  readonly text: string;
+  readonly url: string;
 }
 
 /** Output of an {@link Answerer}. */

@@ -62,6 +62,28 @@ describe('depth "research" over HTTP', () => {
     expect(body.steps.flatMap((step) => step.pages)).toContain(web.urlOf('Leo McCarey'));
   });
 
+  it('stops after its first round when it finds nothing, charged only the queries it sent', async () => {
+    const before = await balance();
+    const searched = web.queries.length;
+    // The web shares a word with the question (snowfall) but knows nothing of the observatory.
+    const response = await api.post({
+      prompt: 'Who owns the snowfall gauge of the Qwertz Observatory?',
+      depth: 'research',
+      include: ['steps', 'usage'],
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { steps: Step[]; usage: { credits_charged: number } };
+    expect(body.steps).toHaveLength(1);
+    expect(body.steps[0]?.stopped).toBe('nothing_found');
+    expect(body.steps[0]?.pages.length).toBeGreaterThan(0);
+    const sent = web.queries.length - searched;
+    expect(sent).toBe(body.steps[0]?.queries.length);
+    expect(sent).toBeLessThan(RESEARCH_DEFAULTS.maxQueries / 2);
+    expect(body.usage.credits_charged).toBe(sent);
+    // The rest of the hold came back: the balance lost exactly the queries sent.
+    expect(before - (await balance())).toBe(sent);
+  });
+
   it('shows the spec body only, unless steps are asked for', async () => {
     const response = await api.post({ prompt: QUESTION, depth: 'research' });
     const body = (await response.json()) as Record<string, unknown>;

@@ -133,3 +133,38 @@ export const PAGES: readonly Page[] = [
     text: 'The Zyxwv Quarry is a disused quarry. Nothing else is known of it.',
   },
 ];
+
+/**
+ * A three-hop chain whose pages do not name each other: the plant's page names the blender, a page about
+ * repairs (not titled by the blender) names the team, and the org chart (not titled by the team) holds the
+ * team's head in a table. Distractors share the question's words.
+ */
+export const CHAIN_PAGES: readonly Page[] = [
+  {
+    title: 'Lyon plant',
+    text: 'The Lyon plant opened in 1987 on the banks of the Rhône. Its main line builds the Vortex 300 blender for the European market.',
+  },
+  {
+    title: 'Repairs and warranty',
+    text: 'Repairs of the Vortex 300 under warranty are handled by the Field Service team, which collects the blender at home.',
+  },
+  {
+    title: 'Org chart',
+    text: [
+      'Every team of the company has one head, listed below.',
+      '',
+      '| Team | Head | Office |',
+      '|---|---|---|',
+      '| Field Service | Marisol Achebe | Grenoble |',
+      '| Sales | Dana Whitfield | Basel |',
+    ].join('\n'),
+  },
+  {
+    title: 'Basel plant',
+    text: 'The Basel plant builds the Aria kettle. Repairs of kettles are handled by the shop that sold them.',
+  },
+  {
+    title: 'Blender team history',
+    text: 'The team that designed the first company blender was led by an engineer from Lyon in 1979.',
+  },
+];

@@ -137,6 +137,13 @@ const CODE_FOR_HOW_BONUS = 0.1;
 const HOW_DO_I = /^\s*(?:how (?:do|can|should|would|could) (?:i|we|you|one)|how to)\b/i;
 const MAX_WORDS = 80;
 
+/** Most of `part`'s words stand in `whole` (a sentence the chain already quotes, with its neighbours). */
+function within(part: ReadonlySet<string>, whole: ReadonlySet<string>): boolean {
+  let shared = 0;
+  for (const token of part) if (whole.has(token)) shared++;
+  return part.size > 0 && shared / part.size >= 0.8;
+}
+
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   for (const token of a) if (b.has(token)) shared++;
@@ -187,6 +194,45 @@ function cite(sentence: string, n: number): string {
   const match = /^(.*?)([.!?…]+["'”’)]*)$/su.exec(sentence);
   if (match === null) return `${sentence} [${n}].`;
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
+}
+
+/**
+ * The research chain's sentences that open the answer (its end, then its bridges: {@link AnswerInput.chain}),
+ * at most `max`, leaving room for one sentence of the answerer's own choice when the chain is shorter.
+ */
+function chainOpening(
+  input: AnswerInput,
+  max: number,
+): { text: string; url: string; tokens: ReadonlySet<string> }[] {
+  return (input.chain ?? [])
+    .map((link) => ({ ...link, text: link.text.replace(/\s+/gu, ' ').trim() }))
+    .filter((link) => link.text.length > 0)
+    .slice(0, max)
+    .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
+}
+
+/** The answer: the chain's sentences first, then the chosen ones, each followed by its source's `[n]`. */
+function compose(
+  opening: readonly { text: string; url: string }[],
+  chosen: readonly Candidate[],
+  responseType: AnswerInput['responseType'],
+): AnswerOutput {
+  const sources: string[] = [];
+  const citeFrom = (url: string, sentence: string) => {
+    let n = sources.indexOf(url) + 1;
+    if (n === 0) n = sources.push(url);
+    return cite(sentence, n);
+  };
+  const parts = [
+    ...opening.map((link) => citeFrom(link.url, link.text)),
+    ...chosen.map((candidate) =>
+      citeFrom(
+        candidate.url,
+        responseType === 'text' ? candidate.plain : tidyMarkdownSentence(candidate.markdown),
+      ),
+    ),
+  ];
+  return { answer: parts.join(' '), sources };
 }
 
 /** Defaults of {@link ExtractiveAnswererOptions}. */
@@ -247,7 +293,11 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
       const queryTerms = topical.length > 0 ? topical : allTerms;
-      if (queryTerms.length === 0 || input.passages.length === 0) return noAnswer;
+      // Research that followed a chain opens the answer with it (its end, then its bridges).
+      const opening = chainOpening(input, maxSentences);
+      const chainOnly = (): AnswerOutput => compose(opening, [], input.responseType);
+      if (queryTerms.length === 0 || input.passages.length === 0)
+        return opening.length > 0 ? chainOnly() : noAnswer;
 
       const names = askedNames(queryText);
       const askedTerms = new Set(tokenize(queryText, { locale: options.locale }));
@@ -295,7 +345,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           });
         });
       });
-      if (candidates.length === 0) return noAnswer;
+      if (candidates.length === 0) return opening.length > 0 ? chainOnly() : noAnswer;
 
       // Query terms weigh their idf among the candidate sentences. A term found in no sentence weighs like
       // an average found term: it may be a synonym the sources word differently ("exceed" vs "over").
@@ -353,7 +403,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const ranked = answeredWithoutIntro ? relevant.filter((c) => !c.intro) : relevant;
       // A row or command raised by its bonus answers only when it covers the query too.
       const best = ranked.find((c) => c.coverage >= minCoverage || (!c.namesCell && c.kind !== 'code'));
-      if (best === undefined || best.coverage < minCoverage) return noAnswer;
+      if (best === undefined || best.coverage < minCoverage)
+        return opening.length > 0 ? chainOnly() : noAnswer;
 
       const chosen: Candidate[] = [best];
       const overlaps = (a: Candidate, b: Candidate): boolean =>
@@ -458,15 +509,16 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           (passageOrder.get(a.passageRank) ?? 0) - (passageOrder.get(b.passageRank) ?? 0) ||
           a.position - b.position,
       );
-      const sources: string[] = [];
-      const parts = chosen.map((candidate) => {
-        let n = sources.indexOf(candidate.url) + 1;
-        if (n === 0) n = sources.push(candidate.url);
-        const sentence =
-          input.responseType === 'text' ? candidate.plain : tidyMarkdownSentence(candidate.markdown);
-        return cite(sentence, n);
-      });
-      return { answer: parts.join(' '), sources };
+      const rest = chosen
+        .filter((candidate) =>
+          opening.every(
+            (link) =>
+              jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
+              !within(candidate.tokens, link.tokens),
+          ),
+        )
+        .slice(0, Math.max(0, maxSentences - opening.length));
+      return compose(opening, rest, input.responseType);
     },
   };
 }

@@ -5,15 +5,17 @@
  * page about the thing being followed, close to the relation word. The research loop searches the best
  * leads next.
  */
-import { splitSentences } from '../../text/sentences.ts';
 import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
+import { headingNames, isThing, leadUnits, type LeadUnit, type TableCell } from './units.ts';
 
 /** A document read for one line of research, with how much its leads count. */
 export interface LeadSource {
   readonly url: string;
   readonly title: string;
   readonly text: string;
+  /** The document's Markdown, when it has one: leads are read from its prose and tables (see units.ts). */
+  readonly markdown?: string;
   /** Relevance of the document to what is being followed (e.g. from its search rank), > 0. */
   readonly weight: number;
 }
@@ -25,7 +27,12 @@ export interface Lead {
   /** Where it was found. */
   readonly url: string;
   readonly title: string;
+  /** The sentence it stands in (for a table cell, its row as "column: value; …"). */
   readonly sentence: string;
+  /** The sentence as an answer quotes it: code kept, the sentences after it that open with a pronoun joined. */
+  readonly quote?: string;
+  /** For a table cell's value: its column's header. */
+  readonly column?: string;
   /**
    * The lead is tied to the question, not only near it: its sentence holds one of the question's relation
    * words, it follows "by", it is itself such a word ("… Company"), or it stands in a list of places the
@@ -52,6 +59,11 @@ export interface LeadQuery {
    * @default false
    */
   readonly containers?: boolean;
+  /**
+   * Words the question writes in lower case: such a word opening a sentence is a common word there
+   * ("Repairs of the Vortex 300 are …" for "who repairs …"), not the start of a name. @default none
+   */
+  readonly commonWords?: ReadonlySet<string>;
 }
 
 /** How much more a document about the focus counts than one that is not. */
@@ -66,7 +78,7 @@ const NOT_NAMES = new Set(
     'that these those there here the a an in on at of for from with by as after before during since while ' +
     'when where which who what how however although though also but and or so then thus today yesterday ' +
     'many most some several other another each every both all none one two three first second third new ' +
-    'besides despite unlike like following according'
+    'besides despite unlike like following according no not yes'
   ).split(' '),
 );
 
@@ -170,7 +182,9 @@ export function mentionsOf(sentence: string): Mention[] {
   for (const token of tokens) {
     if (token.breakBefore) flush();
     const lower = token.text.toLowerCase();
-    if (isCapitalised(token.text)) run.push(token);
+    // A number right after a name is part of it ("Vortex 300", "Apollo 11"), never its start.
+    if (isCapitalised(token.text) || (run.length > 0 && !token.breakBefore && /^\p{N}+$/u.test(token.text)))
+      run.push(token);
     else if (run.length > 0 && CONNECTORS.has(lower)) run.push(token);
     else flush();
   }
@@ -178,7 +192,9 @@ export function mentionsOf(sentence: string): Mention[] {
   for (const match of sentence.matchAll(/["“]([^"“”]{2,80})["”]/gu)) {
     const title = (match[1] ?? '').trim();
     // A title starts with a capital or a digit and is short; anything else is quoted speech or stray quotes.
-    if (!/^[\p{Lu}\p{N}]/u.test(title) || title.split(/\s+/u).length > 8 || /[,;]/u.test(title)) continue;
+    // Titles of works are written in title case; quoted speech ("Tell me about Marie Curie") is not.
+    const words = title.split(/\s+/u);
+    if (words.length > 8 || /[,;?!]/u.test(title) || !isTitleCase(words)) continue;
     const at = (match.index ?? 0) + 1;
     const first = tokens.findIndex((t) => t.at >= at);
     if (title && first >= 0) mentions.push({ name: title, first, last: first, initial: false });
@@ -226,77 +242,233 @@ export const LEADS_DEFAULTS = {
 /** Words that introduce the maker or holder of something ("directed by X", "a single by X"). */
 const AGENT_MARKERS = new Set(['by', 'of', 'for', 'in', 'from', 'to', 'at']);
 
+/** A lead as it is scored: its best sighting, and the sum over every sighting. */
+type Scored = Lead & { total: number };
+
+/** What one document's reading shares with each of its units. */
+interface DocumentReading {
+  readonly source: LeadSource;
+  readonly titleKey: string;
+  readonly focusKeys: readonly string[];
+  readonly aboutFocus: boolean;
+  readonly weight: number;
+  /** Single words written with a capital somewhere other than a sentence's start. */
+  readonly midSentence: ReadonlySet<string>;
+}
+
+/** Keeps the best sighting of a lead and adds its score to the lead's total. */
+function record(best: Map<string, Scored>, key: string, lead: Lead): void {
+  const previous = best.get(key);
+  const total = (previous?.total ?? 0) + lead.score;
+  if (!previous || lead.score > previous.score) best.set(key, { ...lead, total });
+  else best.set(key, { ...previous, total });
+}
+
+/** True when `name` may not be a lead of this document (known, a site's name, its own title, not a thing). */
+function excluded(name: string, key: string, reading: DocumentReading, query: LeadQuery): boolean {
+  return (
+    key.length < 2 ||
+    key === reading.titleKey ||
+    !isThing(name) ||
+    query.known(name) ||
+    query.common?.(name) === true ||
+    reading.focusKeys.includes(key)
+  );
+}
+
+/** Positions of the tokens that are relation words. */
+function relationPositions(tokens: readonly Token[], vocabulary: ReadonlySet<string>): number[] {
+  return tokens.flatMap((t, i) => {
+    const stem = meaningStems(t.text)[0];
+    return stem !== undefined && matchesVocabulary(stem, vocabulary) ? [i] : [];
+  });
+}
+
+/** A sentence-opening name without its first word when the question writes that word in lower case. */
+function withoutCommonStart(
+  mention: Mention,
+  commonWords: ReadonlySet<string> | undefined,
+  tokens: readonly Token[],
+): Mention | undefined {
+  if (!mention.initial || !commonWords?.has(tokens[mention.first]!.text.toLowerCase())) return mention;
+  let first = mention.first + 1;
+  while (first <= mention.last && CONNECTORS.has(tokens[first]!.text.toLowerCase())) first++;
+  if (first > mention.last) return undefined;
+  const start = tokens[first]!;
+  const end = tokens[mention.last]!;
+  const name = mention.name.slice(
+    start.at - tokens[mention.first]!.at,
+    end.at - tokens[mention.first]!.at + end.text.length,
+  );
+  return { name, first, last: mention.last, initial: false };
+}
+
+/** The leads of one prose sentence. */
+function sentenceLeads(
+  unit: LeadUnit,
+  index: number,
+  reading: DocumentReading,
+  query: LeadQuery,
+  best: Map<string, Scored>,
+): void {
+  const sentence = unit.sentence;
+  const tokens = tokensOf(sentence);
+  const relationAt = relationPositions(tokens, query.vocabulary);
+  const sentenceKey = nameKey(sentence);
+  const mentionsFocus = reading.aboutFocus || reading.focusKeys.some((key) => sentenceKey.includes(key));
+  const sentenceWeight =
+    reading.weight * (1 + relationAt.length) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
+  const mentions = mentionsOf(sentence);
+  const places = query.containers ? placeLists(mentions, tokens, sentence) : new Map<Mention, number>();
+  for (const found of mentions) {
+    const mention = withoutCommonStart(found, query.commonWords, tokens);
+    if (!mention) continue;
+    const key = nameKey(mention.name);
+    if (excluded(mention.name, key, reading, query)) continue;
+    if (mention.initial && mention.first === mention.last && !reading.midSentence.has(key)) continue;
+    const distance = Math.min(
+      Infinity,
+      ...relationAt.map((r) =>
+        r < mention.first ? mention.first - r : r > mention.last ? r - mention.last : 0,
+      ),
+    );
+    const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
+    const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
+    const before = tokens[mention.first - 1]?.text.toLowerCase();
+    const agent = before !== undefined && AGENT_MARKERS.has(before) ? (before === 'by' ? 1 : 0.3) : 0;
+    const place = places.get(mention) ?? 0;
+    record(best, key, {
+      name: mention.name,
+      score: sentenceWeight * (0.5 + nearness + agent + (ownRelation ? 1 : 0) + place),
+      url: reading.source.url,
+      title: reading.source.title,
+      sentence,
+      quote: unit.words,
+      related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
+    });
+  }
+}
+
+/** Most words of a cell taken whole as a lead; a longer cell gives the names in it. */
+const MAX_CELL_WORDS = 6;
+
+/**
+ * A cell that is one name ("Marisol Achebe", "Head of Field Service"): short, opening with a capital, with
+ * no punctuation that joins clauses; any other cell is a description, whose names are read like a sentence's.
+ */
+function isCellName(value: string): boolean {
+  const words = value.split(/\s+/u);
+  return words.length <= MAX_CELL_WORDS && !/[,;:()—–]/u.test(value) && isTitleCase(words);
+}
+
+/** Every word capitalised (or a number), but the small words names keep in lower case ("Head of Sales"). */
+function isTitleCase(words: readonly string[]): boolean {
+  return (
+    words.length > 0 &&
+    /^[\p{Lu}\p{N}]/u.test(words[0]!) &&
+    words.every(
+      (word) => /^[\p{Lu}\p{N}"“'(]/u.test(word) || CONNECTORS.has(word.toLowerCase()) || word.length <= 3,
+    )
+  );
+}
+
+/**
+ * The names in a cell that describes ("Directory of the SQLite database"): its capital at the start marks
+ * the cell's start, not a name, unless the page writes that word with a capital elsewhere too.
+ */
+function descriptionNames(cell: string, midSentence: ReadonlySet<string>): string[] {
+  return mentionsOf(cell).flatMap((mention) => {
+    if (!mention.initial) return [mention.name];
+    const [first, ...rest] = mention.name.split(/\s+/u);
+    if (first === undefined || midSentence.has(nameKey(first))) return [mention.name];
+    while (rest.length > 0 && CONNECTORS.has(rest[0]!.toLowerCase())) rest.shift();
+    return rest.length > 0 ? [rest.join(' ')] : [];
+  });
+}
+
+/**
+ * The leads of one table row: each cell's value (or the names in a long cell), with its column. A cell
+ * whose column or own words are relation words is near the relation; one elsewhere in a row that holds
+ * one, half as near.
+ */
+function rowLeads(
+  unit: LeadUnit & { readonly cells: readonly TableCell[] },
+  index: number,
+  reading: DocumentReading,
+  query: LeadQuery,
+  best: Map<string, Scored>,
+): void {
+  const related = (text: string) => meaningStems(text).some((s) => matchesVocabulary(s, query.vocabulary));
+  const rowRelated = unit.cells.some((cell) => related(cell.value) || related(cell.column));
+  const rowKey = nameKey(unit.sentence);
+  const mentionsFocus = reading.aboutFocus || reading.focusKeys.some((key) => rowKey.includes(key));
+  const relationCount = unit.cells.filter((cell) => related(cell.value) || related(cell.column)).length;
+  const rowWeight = reading.weight * (1 + relationCount) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
+  for (const cell of unit.cells) {
+    const value = cell.value.replace(/[.;,]+$/u, '');
+    const names = isCellName(value) ? [value] : descriptionNames(cell.value, reading.midSentence);
+    for (const name of names) {
+      const key = nameKey(name);
+      if (/^[\p{N}\s.,:%/-]+$/u.test(name) || excluded(name, key, reading, query)) continue;
+      if (NOT_NAMES.has(key)) continue;
+      const ownRelation = related(name);
+      const nearness = related(cell.column) || ownRelation ? 1 : rowRelated ? 0.5 : 0;
+      record(best, key, {
+        name,
+        score: rowWeight * (0.5 + nearness + (ownRelation ? 1 : 0)),
+        url: reading.source.url,
+        title: reading.source.title,
+        sentence: unit.sentence,
+        ...(cell.column ? { column: cell.column } : {}),
+        related: rowRelated,
+      });
+    }
+  }
+}
+
 /**
  * The leads of `sources`, best first: each named thing scored over the sentences it stands in by the
  * document's weight (pages about the focus count {@link ABOUT_FOCUS_WEIGHT} times more), the relation words
  * of the sentence (more, and nearer the name, is better; a name that is itself a relation word, like "the
  * Olympia Brewing Company" for "the company", more still), a name right after "by" or "of", and how early
- * it comes in the document (introductions name the relations of a subject).
+ * it comes in the document (introductions name the relations of a subject). A table gives its cells'
+ * values as leads, each with its column. Only things are leads ({@link isThing}).
  */
 export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lead[] {
   const maxSentences = query.maxSentences ?? LEADS_DEFAULTS.maxSentences;
   const focusKeys = query.focus.map(nameKey).filter(Boolean);
-  const best = new Map<string, Lead & { total: number }>();
+  const best = new Map<string, Scored>();
   for (const source of sources) {
     const titleKey = nameKey(source.title);
     const aboutFocus = focusKeys.some(
       (key) => key === titleKey || (key.length > 3 && titleKey.startsWith(key)),
     );
-    const weight = source.weight * (aboutFocus ? ABOUT_FOCUS_WEIGHT : 1);
-    const sentences = splitSentences(source.text).slice(0, maxSentences);
+    const units = leadUnits(source.text, source.markdown, maxSentences);
     // A capital at a sentence's start proves nothing: such a single word counts if the page writes it
     // with a capital elsewhere too.
     const midSentence = new Set(
-      sentences.flatMap((s) =>
-        mentionsOf(s)
-          .filter((m) => !m.initial)
-          .map((m) => nameKey(m.name)),
+      units.flatMap((unit) =>
+        unit.cells
+          ? []
+          : mentionsOf(unit.sentence)
+              .filter((m) => !m.initial)
+              .map((m) => nameKey(m.name)),
       ),
     );
-    sentences.forEach((sentence, index) => {
-      const tokens = tokensOf(sentence);
-      const relationAt = tokens.flatMap((t, i) => {
-        const stem = meaningStems(t.text)[0];
-        return stem !== undefined && matchesVocabulary(stem, query.vocabulary) ? [i] : [];
-      });
-      const sentenceKey = nameKey(sentence);
-      const mentionsFocus = aboutFocus || focusKeys.some((key) => sentenceKey.includes(key));
-      const sentenceWeight =
-        weight * (1 + relationAt.length) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
-      const mentions = mentionsOf(sentence);
-      const places = query.containers ? placeLists(mentions, tokens, sentence) : new Map<Mention, number>();
-      for (const mention of mentions) {
-        const key = nameKey(mention.name);
-        if (key.length < 2 || key === titleKey || query.known(mention.name) || query.common?.(mention.name))
-          continue;
-        if (mention.initial && mention.first === mention.last && !midSentence.has(key)) continue;
-        if (focusKeys.some((focus) => focus === key)) continue;
-        const distance = Math.min(
-          Infinity,
-          ...relationAt.map((r) =>
-            r < mention.first ? mention.first - r : r > mention.last ? r - mention.last : 0,
-          ),
-        );
-        const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
-        const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
-        const before = tokens[mention.first - 1]?.text.toLowerCase();
-        const agent = before !== undefined && AGENT_MARKERS.has(before) ? (before === 'by' ? 1 : 0.3) : 0;
-        const place = places.get(mention) ?? 0;
-        const score = sentenceWeight * (0.5 + nearness + agent + (ownRelation ? 1 : 0) + place);
-        const previous = best.get(key);
-        const total = (previous?.total ?? 0) + score;
-        if (!previous || score > previous.score)
-          best.set(key, {
-            name: mention.name,
-            score,
-            total,
-            url: source.url,
-            title: source.title,
-            sentence,
-            related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
-          });
-        else best.set(key, { ...previous, total });
-      }
+    // A heading written as a name ("## Aftercare") proves its words are one, as a capital mid-sentence does.
+    for (const heading of headingNames(source.markdown))
+      if (isTitleCase(heading.split(/\s+/u))) midSentence.add(nameKey(heading));
+    const reading: DocumentReading = {
+      source,
+      titleKey,
+      focusKeys,
+      aboutFocus,
+      weight: source.weight * (aboutFocus ? ABOUT_FOCUS_WEIGHT : 1),
+      midSentence,
+    };
+    units.forEach((unit, index) => {
+      if (unit.cells) rowLeads({ ...unit, cells: unit.cells }, index, reading, query, best);
+      else sentenceLeads(unit, index, reading, query, best);
     });
   }
   return [...best.values()]

@@ -6,11 +6,20 @@
  * searched twice and no page read twice in one research search.
  */
 import { createPageReader, type PageRead } from '../read.ts';
-import type { CallOptions, ExtractedContent, Passage, SearchHit, SearchProvider } from '../types.ts';
+import type {
+  CallOptions,
+  ChainSentence,
+  ExtractedContent,
+  Passage,
+  SearchHit,
+  SearchProvider,
+} from '../types.ts';
 import type { PipelineStages } from '../run.ts';
 import { applyDomainFilters } from '../search/filters.ts';
 import type { SearchFilters } from '../types.ts';
 import { nameKey } from './leads.ts';
+import { chainSentences } from './chain.ts';
+import { foundNothing, partSentences, questionParts } from './coverage.ts';
 import { analyzeQuestion, type QuestionAnalysis } from './question.ts';
 import { selectEvidence } from './select.ts';
 import {
@@ -64,6 +73,8 @@ export interface ResearchResult {
    * what the answer is about besides the question's own names.
    */
   readonly followed: readonly string[];
+  /** The chain the answer names: its end first, then its bridges (see chain.ts); empty when none. */
+  readonly chain: readonly ChainSentence[];
 }
 
 /** Runs the research loop. Throws only when the request is aborted or the search provider fails at once. */
@@ -135,7 +146,11 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
       for (const q of queries) knownKeys.add(nameKey(q.lead?.name ?? q.query));
 
       let stopped: ResearchStopReason | undefined;
-      if (Date.now() >= run.answerBy) stopped = 'time_limit';
+      // Research that found nothing of the question in its first round would only wander: it stops there,
+      // charged for the queries it sent before it knew.
+      if (hop === 1 && foundNothing(analysis, questionParts(analysis), documentsOf(searched)))
+        stopped = 'nothing_found';
+      else if (Date.now() >= run.answerBy) stopped = 'time_limit';
       else if (hop >= maxHops) stopped = 'hop_limit';
       else if (reads.size >= maxPages) stopped = 'page_limit';
       else if (searchedKeys.size >= maxQueries) stopped = 'query_limit';
@@ -172,6 +187,7 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
     queries: searchedKeys.size,
     pages: reads.size,
     followed: followedLeads(rounds),
+    chain: answerChain(analysis, rounds, documents),
   };
 }
 
@@ -202,6 +218,24 @@ function followedLeads(rounds: readonly (readonly SearchedQuery[])[]): string[] 
       names.push(lead.name);
   }
   return [...new Set(names)];
+}
+
+/**
+ * The sentences the answer opens with: the end of the chain followed and its bridges, or, for a question
+ * that one sentence per part answers, those sentences.
+ */
+function answerChain(
+  analysis: QuestionAnalysis,
+  rounds: readonly (readonly SearchedQuery[])[],
+  documents: readonly ExtractedContent[],
+): ChainSentence[] {
+  const chain = chainSentences(analysis, rounds);
+  return chain.length > 0 ? chain : partSentences(analysis.question, questionParts(analysis), documents);
+}
+
+/** The documents of a round, each once. */
+function documentsOf(round: readonly SearchedQuery[]): ExtractedContent[] {
+  return [...new Map(round.flatMap((q) => q.documents.map((d) => [d.url, d] as const))).values()];
 }
 
 /** How queries are compared: lower-case, single spaces. */

@@ -72,6 +72,13 @@ const RELATED_WORDS: Readonly<Record<string, readonly string[]>> = {
   headquarters: ['headquartered', 'based'],
   capital: ['seat'],
   population: ['inhabitants', 'residents'],
+  lead: ['head', 'led', 'manager'],
+  head: ['lead', 'led', 'manager'],
+  built: ['build', 'made', 'produced', 'manufactured'],
+  made: ['build', 'built', 'produced', 'manufactured'],
+  repair: ['repairs', 'fix', 'service'],
+  cost: ['price', 'priced', 'costs'],
+  price: ['cost', 'costs'],
 };
 
 const QUOTED = /["“”«»]([^"“”«»]{2,120})["“”«»]/gu;

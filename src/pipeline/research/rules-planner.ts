@@ -5,6 +5,8 @@
  * ("Brother" → Pearl Jam → Seattle) and a comparison follows each side ("Which film's director was born
  * first, X or Y?" reads X and Y, then X's director and Y's director).
  */
+import { chainEnds } from './chain.ts';
+import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import {
@@ -99,6 +101,7 @@ function sourcesOf(searched: SearchedQuery): LeadSource[] {
     url: document.url,
     title: document.title,
     text: document.text,
+    markdown: document.markdown,
     weight: kindWeight / (1 + rank),
   }));
 }
@@ -137,14 +140,35 @@ function leadQuery(lead: Lead, state: ResearchState, sourceText: string): string
   return [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ');
 }
 
+/**
+ * Every part of the question is covered by what was read: by one sentence or table row, or by a chain
+ * the latest round followed (its bridge sentences and the page of its lead).
+ */
+function covered(state: ResearchState): boolean {
+  const parts = questionParts(state.analysis);
+  const documents = state.rounds.flat().flatMap((q) => q.documents);
+  if (coveredByOne(state.analysis.question, parts, documents)) return true;
+  // A comparison needs every side's chain: one side's chain covering the question's words is not enough.
+  if (state.analysis.sides.length > 0) return false;
+  return (state.rounds.at(-1) ?? []).some((searched) =>
+    coveredByChain(
+      parts,
+      (searched.planned.bridges ?? []).map((b) => `${b.title} ${b.text}`),
+      chainEnds(searched).map((end) => end.words),
+    ),
+  );
+}
+
 /** The next round: the best leads of the latest round's queries (a beam of `leadsPerRound`). */
 function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound: number): ResearchPlan {
   const latest = state.rounds.at(-1) ?? [];
   const { analysis } = state;
+  if (covered(state)) return { queries: [], found: [], planner: 'rules', stop: 'covered' };
   const vocabulary = relationVocabulary(analysis.relations);
   const comparison = analysis.sides.length > 0;
   const common = commonNames(state);
   const containers = analysis.relations.some((stem) => CONTAINER_WORDS.has(stem));
+  const commonWords = new Set(analysis.question.match(/\b\p{Ll}[\p{L}'’-]*/gu) ?? []);
   // Each query's leads; the best lead of each query that searched a name (or a side) goes first, then the
   // beam takes the best of the rest by score.
   const candidates: { lead: Lead; from: SearchedQuery }[] = [];
@@ -158,6 +182,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       known: state.known,
       common,
       containers,
+      commonWords,
     });
     const top = leads[0]?.score ?? 0;
     for (const lead of leads) {
@@ -185,8 +210,13 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   for (const candidate of candidates) choose(candidate);
   const queries: PlannedQuery[] = chosen.map(({ lead, from }) => {
     const source = from.documents.find((d) => d.url === lead.url);
+    const bridges = [
+      ...(from.planned.bridges ?? []),
+      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
+    ];
     return {
       query: leadQuery(lead, state, source?.text ?? lead.sentence),
+      bridges,
       thread: from.planned.thread,
       kind: 'lead',
       focus: [lead.name],
@@ -194,7 +224,9 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       lead,
     };
   });
-  const found = chosen.map(({ lead }) => `${lead.name} (in ${lead.title})`);
+  const found = chosen.map(
+    ({ lead }) => `${lead.name} (${lead.column ? `${lead.column}, ` : ''}in ${lead.title})`,
+  );
   const allowed = queries.filter((q) => !state.searched(q.query)).slice(0, Math.max(0, state.queriesLeft));
   if (allowed.length === 0)
     return { queries: [], found, planner: 'rules', stop: queries.length > 0 ? 'query_limit' : 'no_leads' };

@@ -2,7 +2,7 @@
  * Types and defaults of the research depth: its settings (one table, {@link RESEARCH_DEFAULTS}), the plan a
  * planner proposes, and the steps a research search reports.
  */
-import type { ExtractedContent, SearchHit } from '../types.ts';
+import type { ChainSentence, ExtractedContent, SearchHit } from '../types.ts';
 import type { Lead } from './leads.ts';
 import type { QuestionAnalysis } from './question.ts';
 
@@ -52,7 +52,7 @@ export interface ResearchSettings {
 
 /** Why a research search stopped looking. */
 export type ResearchStopReason =
-  'covered' | 'no_leads' | 'hop_limit' | 'query_limit' | 'page_limit' | 'time_limit';
+  'covered' | 'nothing_found' | 'no_leads' | 'hop_limit' | 'query_limit' | 'page_limit' | 'time_limit';
 
 /** One round of a research search, as reported in the response (`include: ["steps"]`) and streamed. */
 export interface ResearchStep {
@@ -84,6 +84,8 @@ export interface PlannedQuery {
   readonly results: number;
   /** The lead it follows. */
   readonly lead?: Lead;
+  /** The sentences that led to it from the question's names, first hop first (empty in the first round). */
+  readonly bridges?: readonly (ChainSentence & { readonly title: string })[];
 }
 
 /** A query searched and what was read of it. */

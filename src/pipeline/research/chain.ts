@@ -1,0 +1,104 @@
+/**
+ * The chain an answer names: of the chains research followed (a lead, the sentences that led to it, and its
+ * own page), the one that resolves most of the question; its last page's sentence (or table row) that
+ * holds most of what the bridges do not is the chain's end. "Who is the child of the director of Love
+ * Affair?": the end is "their only child, Mary McCarey, was born in 1923" (Leo McCarey's page), the bridge
+ * "Love Affair is a 1939 film directed by Leo McCarey".
+ */
+import type { ChainSentence } from '../types.ts';
+import { stemsHeld } from './coverage.ts';
+import { nameKey } from './leads.ts';
+import { meaningStems, type QuestionAnalysis } from './question.ts';
+import type { SearchedQuery } from './types.ts';
+import { leadUnits } from './units.ts';
+
+/** Share of the question's words a chain must hold to be named by the answer. */
+const MIN_CHAIN_SHARE = 0.5;
+/** Units of a lead's page read for its end. */
+const MAX_UNITS = 40;
+
+interface Candidate {
+  readonly sentences: ChainSentence[];
+  readonly held: number;
+  readonly depth: number;
+  readonly score: number;
+}
+
+/** A unit where a followed lead's chain may end: on the lead's own page, or naming the lead. */
+export interface ChainEnd {
+  /** The unit's words, for what it covers. */
+  readonly words: string;
+  /** As an answer quotes it (a table row as "column: value; …"). */
+  readonly text: string;
+  readonly url: string;
+}
+
+/**
+ * The units of a lead query's documents where its chain may end: every unit of the page titled by the lead,
+ * and the units of other pages that name it (a page that does not name the next one is found by its words:
+ * the org chart's row "Field Service | Marisol Achebe" for the lead "Field Service").
+ */
+export function chainEnds(searched: SearchedQuery): ChainEnd[] {
+  const lead = searched.planned.lead;
+  if (!lead) return [];
+  const key = nameKey(lead.name);
+  return searched.documents.flatMap((doc) => {
+    const title = nameKey(doc.title);
+    const titled = title === key || title.startsWith(`${key} `);
+    return leadUnits(doc.text, doc.markdown, MAX_UNITS)
+      .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
+      .map((unit) => ({ words: unit.words, text: unit.cells ? unit.sentence : unit.words, url: doc.url }));
+  });
+}
+
+/**
+ * The chain's end first, then its bridges first hop first; empty when no chain was followed to a page, or
+ * for a comparison (whose answer is about its sides, not the end of one chain), or when the best chain
+ * holds less than {@link MIN_CHAIN_SHARE} of the question's words.
+ */
+export function chainSentences(
+  analysis: QuestionAnalysis,
+  rounds: readonly (readonly SearchedQuery[])[],
+): ChainSentence[] {
+  if (analysis.sides.length > 0) return [];
+  const stems = meaningStems(analysis.question);
+  let best: Candidate | undefined;
+  for (const searched of rounds.flat()) {
+    const lead = searched.planned.lead;
+    if (!lead) continue;
+    const bridges = searched.planned.bridges ?? [
+      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
+    ];
+    const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
+    const missing = stems.filter((stem) => !along.has(stem));
+    let end: (ChainEnd & { held: number }) | undefined;
+    for (const unit of chainEnds(searched)) {
+      const held = stemsHeld(missing, unit.words).length;
+      if (held > (end?.held ?? 0)) end = { ...unit, held };
+    }
+    if (!end) continue;
+    const candidate: Candidate = {
+      sentences: [{ text: end.text, url: end.url }, ...bridges.map(({ text, url }) => ({ text, url }))],
+      held: along.size + end.held,
+      depth: bridges.length,
+      score: lead.score,
+    };
+    if (
+      !best ||
+      candidate.held > best.held ||
+      (candidate.held === best.held && (candidate.depth > best.depth || candidate.score > best.score))
+    )
+      best = candidate;
+  }
+  return best && best.held >= stems.length * MIN_CHAIN_SHARE ? dedupe(best.sentences) : [];
+}
+
+function dedupe(sentences: readonly ChainSentence[]): ChainSentence[] {
+  const seen = new Set<string>();
+  return sentences.filter((s) => {
+    const key = s.text.trim().toLowerCase();
+    if (!key || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
