@@ -233,7 +233,7 @@ for (const size of sizes) {
       serveMb,
       reindexS: reindex.seconds,
     });
-    console.error(`done: ${size} documents on ${store}`);
+    console.error(`done: ${size} documents on ${store}: ${JSON.stringify(rows.at(-1))}`);
   }
 }
 

@@ -7,12 +7,21 @@ import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
 import type { CitewiseClient } from './client.ts';
 import type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
+import type { AddDocumentRequest } from '../documents/service.ts';
 
 /** The research jobs a backend offers (the MCP tool `research` uses them). */
 export interface ResearchBackend {
   create(request: ResearchRequest, options?: { readonly signal?: AbortSignal }): Promise<ResearchJob>;
   wait(id: string, options?: { readonly signal?: AbortSignal }): Promise<ResearchJob>;
   cancel(id: string): Promise<ResearchJob>;
+}
+
+/** The account's own documents a backend offers (the MCP tool `add_document` uses them). */
+export interface DocumentsBackend {
+  add(
+    request: AddDocumentRequest,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<{ id: string; url: string }>;
 }
 
 /** Search and balance of one account: an {@link CitewiseClient}, or an engine bound to a key. */
@@ -23,6 +32,8 @@ export interface CitewiseBackend {
   extract(request: ExtractRequest, options?: { readonly signal?: AbortSignal }): Promise<ExtractResponse>;
   /** Research jobs (`/v1/research`); absent on a backend without them. */
   readonly research?: ResearchBackend;
+  /** The account's documents (`/v1/documents`); absent on a backend without them. */
+  readonly documents?: DocumentsBackend;
 }
 
 /** Binds an engine to an API key (the key is verified, charged and rate limited on every call). */
@@ -41,6 +52,7 @@ export function engineBackend(engine: SearchEngine, apiKey: string): CitewiseBac
         engine.research.wait(id, { apiKey, ...(options?.signal ? { signal: options.signal } : {}) }),
       cancel: (id) => engine.research.cancel(id, { apiKey }),
     },
+    documents: { add: (request) => engine.documents.add(request, { apiKey }) },
   };
 }
 

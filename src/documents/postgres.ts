@@ -38,6 +38,9 @@ import type {
   StoredDocument,
 } from './types.ts';
 
+/** How long BM25's corpus statistics of a set of owners are reused before being counted again. */
+const STATISTICS_TTL_MS = 5_000;
+
 /** Options of {@link createPostgresDocumentIndex}: a pool or a URL, and the schema. */
 export type PostgresDocumentIndexOptions = Omit<PostgresConnectionOptions, 'migrate'>;
 
@@ -156,6 +159,24 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     }
   };
 
+  // BM25's corpus statistics of a set of owners (sections, average length): counting them is most of a
+  // search's time on a large index, and they move slowly, so each is reused for STATISTICS_TTL_MS.
+  const statistics = new Map<string, { at: number; value: Promise<{ n: number; avgdl: number }> }>();
+  const statisticsOf = (owners: readonly string[]): Promise<{ n: number; avgdl: number }> => {
+    const key = JSON.stringify([...owners].sort());
+    const cached = statistics.get(key);
+    if (cached !== undefined && Date.now() - cached.at < STATISTICS_TTL_MS) return cached.value;
+    const value = query<{ n: number; avgdl: number }>(
+      `SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
+       FROM ${s}.index_sections WHERE owner = ANY($1)`,
+      [owners],
+    ).then(({ rows }) => ({ n: Math.max(1, rows[0]!.n), avgdl: Math.max(1, rows[0]!.avgdl) }));
+    value.catch(() => statistics.delete(key));
+    if (statistics.size > 1000) statistics.clear();
+    statistics.set(key, { at: Date.now(), value });
+    return value;
+  };
+
   return {
     async put(input, putOptions = {}): Promise<PutResult> {
       const prepared = prepareDocument(input, putOptions);
@@ -259,6 +280,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
       const engine = [...new Set(terms.map(engineTerm).filter(Boolean))];
       if (limit === 0 || engine.length === 0) return [];
       const { k1, b } = BM25_DEFAULTS;
+      const stats = await statisticsOf([...owners]);
       // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
       // are those owners' sections, as if each search ran on an index of just them.
       const { rows } = await query<{ doc: string; section: number; score: number }>(
@@ -267,10 +289,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
                   to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS query
            FROM unnest(to_tsvector('simple', $1))
          ),
-         stats AS (
-           SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
-           FROM ${s}.index_sections WHERE owner = ANY($2)
-         ),
+         stats AS (SELECT $6::float8 AS n, $7::float8 AS avgdl),
          matched AS (
            SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
            -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
@@ -285,7 +304,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
          GROUP BY matched.doc, matched.section
          ORDER BY score DESC, matched.doc, matched.section
          LIMIT $5`,
-        [engine.join(' '), [...owners], k1, b, limit * 8 + 32],
+        [engine.join(' '), [...owners], k1, b, limit * 8 + 32, stats.n, stats.avgdl],
       );
       const best = new Map<string, { section: number; score: number }>();
       for (const row of rows)

@@ -152,8 +152,16 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
   if (typeof options?.path !== 'string' || options.path === '')
     throw new TypeError('path must be a file path');
   const batchSize = positiveInteger('batchSize', options.batchSize, DOCUMENT_INDEX_DEFAULTS.sqliteBatchSize);
-  const commitAfterMs = nonNegativeInteger('commitAfterMs', options.commitAfterMs, 1000);
-  const busyTimeoutMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5000);
+  const commitAfterMs = nonNegativeInteger(
+    'commitAfterMs',
+    options.commitAfterMs,
+    DOCUMENT_INDEX_DEFAULTS.sqliteCommitAfterMs,
+  );
+  const busyTimeoutMs = nonNegativeInteger(
+    'busyTimeoutMs',
+    options.busyTimeoutMs,
+    DOCUMENT_INDEX_DEFAULTS.sqliteBusyTimeoutMs,
+  );
   if (options.path !== ':memory:') mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
   const db = new DatabaseSync(options.path);
   try {

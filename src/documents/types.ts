@@ -167,4 +167,8 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   snippetLength: 300,
   /** Writes the SQLite index groups into one transaction while building. */
   sqliteBatchSize: 500,
+  /** A SQLite write transaction left open is committed after this long (ms). */
+  sqliteCommitAfterMs: 1000,
+  /** How long a SQLite write waits for another process's write lock (ms). */
+  sqliteBusyTimeoutMs: 5000,
 } as const;

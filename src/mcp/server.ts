@@ -1,11 +1,16 @@
 /**
- * The MCP server of citewise: tools `web_search`, `extract`, `research` and `get_balance`, on behalf of one API key, over any
+ * The MCP server of citewise: tools `web_search`, `extract`, `research`, `add_document` and `get_balance`, on behalf of one API key, over any
  * MCP transport (stdio in `citewise mcp`, Streamable HTTP at `/mcp` in `citewise serve`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { describeSearchFailure, type CitewiseBackend, type ResearchBackend } from '../client/backend.ts';
+import {
+  describeSearchFailure,
+  type CitewiseBackend,
+  type DocumentsBackend,
+  type ResearchBackend,
+} from '../client/backend.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
 import { MAX_PROMPT_CHARS, type SearchResponse } from '../http/schema.ts';
@@ -118,6 +123,7 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
   );
 
   if (backend.research) registerResearchTool(server, backend.research);
+  if (backend.documents) registerAddDocumentTool(server, backend.documents);
 
   server.registerTool(
     'get_balance',
@@ -140,6 +146,42 @@ export function createMcpServer(backend: CitewiseBackend, options: McpServerOpti
     },
   );
   return server;
+}
+
+/** The tool `add_document`: adds a document to the account's own documents, which its searches then read. */
+function registerAddDocumentTool(server: McpServer, documents: DocumentsBackend): void {
+  server.registerTool(
+    'add_document',
+    {
+      title: 'Add a document',
+      description:
+        "Adds a document to this account's own documents: later web_search calls of the account answer from " +
+        'it too (no other account sees it). The same url again replaces the document.',
+      inputSchema: {
+        content: z.string().min(1).describe('The text of the document.'),
+        format: z
+          .enum(['markdown', 'text', 'html'])
+          .describe('How content is written; html is extracted as a web page.'),
+        title: z.string().max(500).optional().describe('Its title (default: its first heading).'),
+        url: z.string().url().optional().describe('The URL answers cite for it.'),
+      },
+      outputSchema: { id: z.string(), url: z.string() },
+      annotations: { readOnlyHint: false, openWorldHint: false, idempotentHint: true },
+    },
+    async (input, extra): Promise<CallToolResult> => {
+      try {
+        const added = await documents.add(input, { signal: extra.signal });
+        return {
+          content: [{ type: 'text', text: `Added document ${added.id} (${added.url}).` }],
+          structuredContent: { id: added.id, url: added.url },
+        };
+      } catch (error) {
+        // The public description only (as describeSearchFailure), never internal details.
+        const text = describeSearchFailure(error).replace(/^web search failed/, 'could not add the document');
+        return { isError: true, content: [{ type: 'text', text }] };
+      }
+    },
+  );
 }
 
 /**

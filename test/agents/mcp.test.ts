@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
+import { createMemoryDocumentIndex } from '../../src/documents/memory.ts';
 import { LOOPBACK_HOST_NAMES } from '../../src/mcp/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
@@ -47,7 +48,13 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'research', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'add_document',
+        'extract',
+        'get_balance',
+        'research',
+        'web_search',
+      ]);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -303,7 +310,13 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['extract', 'get_balance', 'research', 'web_search']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'add_document',
+        'extract',
+        'get_balance',
+        'research',
+        'web_search',
+      ]);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },
@@ -331,5 +344,67 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     const missing = await runCli(['mcp', '--data-dir', dataDir], { CITEWISE_API_KEY: '' });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('an API key is required');
+  });
+});
+
+describe('MCP add_document', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService(
+      { documents: { index: createMemoryDocumentIndex(), maxDocuments: 1 } },
+      (engine) => createServeListener(engine),
+    );
+  });
+  afterAll(() => service.close());
+
+  const connect = async (apiKey: string): Promise<Client> => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+      }),
+    );
+    return client;
+  };
+
+  it("adds a document that the account's web_search answers from, and no other account's", async () => {
+    const client = await connect(service.apiKey);
+    const other = await connect((await service.engine.createKey()).key);
+    try {
+      const added = await client.callTool({
+        name: 'add_document',
+        arguments: {
+          content: 'The lighthouse keeper logs the fog horn at dawn.',
+          format: 'text',
+          title: 'Lighthouse log',
+        },
+      });
+      expect(added.isError).toBeFalsy();
+      const { id, url } = added.structuredContent as { id: string; url: string };
+      expect(id).toMatch(/^doc_/);
+      const search = async (c: Client) =>
+        (
+          await c.callTool({
+            name: 'web_search',
+            arguments: { prompt: 'When does the lighthouse keeper log the fog horn?' },
+          })
+        ).structuredContent as SearchStructured;
+      const mine = await search(client);
+      expect(mine.answer).toMatch(/dawn/);
+      expect(mine.sources).toContain(url);
+      expect((await search(other)).sources).not.toContain(url);
+      // The quota (1 document) answers as a tool error with the public description.
+      const refused = await client.callTool({
+        name: 'add_document',
+        arguments: { content: 'Another.', format: 'text' },
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(
+        /^could not add the document \(HTTP 403\): Forbidden: the account's document quota is used up/,
+      );
+    } finally {
+      await client.close();
+      await other.close();
+    }
   });
 });
