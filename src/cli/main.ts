@@ -461,7 +461,7 @@ async function serve(flags: CommandFlags): Promise<void> {
     publicUrl,
     serveConsole,
   );
-  const consoleApp = 
+  const consoleApp =
     serveConsole?.start(engine, logger, { resolved: publicUrl, configured: config.publicUrl }) ?? null;
   // Web pages are extracted on worker threads: start them now, not in the first search.
   if (config.search.split(/[,+]/).some((name) => name.trim() !== 'local')) await engine.warm();
