@@ -66,6 +66,36 @@ export function prepareDocument(input: DocumentInput, options: PutOptions = {}):
   };
 }
 
+/** The columns of a document's row, in the order both SQL stores insert them. */
+export const DOCUMENT_ROW_COLUMNS =
+  'id, owner, url, title, content, format, published_at, source, hash, indexed_at, file_version, bytes, metadata';
+
+/**
+ * The values of {@link DOCUMENT_ROW_COLUMNS} for a prepared document; a replaced document keeps its id
+ * (`previousId`).
+ */
+export function documentRowValues(
+  prepared: PreparedDocument,
+  previousId: string | undefined,
+): (string | number | null)[] {
+  const { document } = prepared;
+  return [
+    previousId ?? prepared.id ?? newDocumentId(),
+    prepared.owner,
+    document.url,
+    document.title,
+    document.content,
+    document.format,
+    document.publishedAt ?? null,
+    prepared.source,
+    prepared.hash,
+    new Date().toISOString(),
+    prepared.fileVersion ?? null,
+    prepared.bytes,
+    prepared.metadata === undefined ? null : JSON.stringify(prepared.metadata),
+  ];
+}
+
 /** The settled options of a search. */
 export function searchOptions(query: string, options: DocumentSearchOptions = {}) {
   if (typeof query !== 'string') throw new TypeError('query must be a string');

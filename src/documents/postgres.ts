@@ -18,11 +18,12 @@ import {
 import { analyzeDocument, sectionTokens } from './analyze.ts';
 import {
   cursorAfter,
+  DOCUMENT_ROW_COLUMNS,
+  documentRowValues,
   engineTerm,
   engineTerms,
   hitOf,
   listOptions,
-  newDocumentId,
   ownerOf,
   prepareDocument,
   searchOptions,
@@ -204,24 +205,9 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
             if (previous !== undefined)
               await client.query(`DELETE FROM ${s}.index_documents WHERE doc = $1`, [previous.doc]);
             const { rows } = await client.query<{ doc: string }>(
-              `INSERT INTO ${s}.index_documents (id, owner, url, title, content, format, published_at, source,
-                 hash, indexed_at, file_version, bytes, metadata)
+              `INSERT INTO ${s}.index_documents (${DOCUMENT_ROW_COLUMNS})
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING doc`,
-              [
-                previous?.id ?? prepared.id ?? newDocumentId(),
-                owner,
-                document.url,
-                document.title,
-                document.content,
-                document.format,
-                document.publishedAt ?? null,
-                prepared.source,
-                prepared.hash,
-                new Date().toISOString(),
-                prepared.fileVersion ?? null,
-                prepared.bytes,
-                prepared.metadata === undefined ? null : JSON.stringify(prepared.metadata),
-              ],
+              documentRowValues(prepared, previous?.id),
             );
             if (terms.length > 0)
               await client.query(

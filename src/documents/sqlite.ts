@@ -21,11 +21,12 @@ import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
 import { analyzeDocument, sectionTokens } from './analyze.ts';
 import {
   cursorAfter,
+  DOCUMENT_ROW_COLUMNS,
+  documentRowValues,
   engineTerm,
   engineTerms,
   hitOf,
   listOptions,
-  newDocumentId,
   ownerOf,
   prepareDocument,
   searchOptions,
@@ -248,24 +249,11 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
           return result;
         if (previous !== undefined) deleteDoc(previous.doc);
         const { lastInsertRowid } = sql(
-          `INSERT INTO documents (${previous === undefined ? '' : 'doc, '}id, owner, url, title, content, format,
-             published_at, source, hash, indexed_at, file_version, bytes, metadata)
+          `INSERT INTO documents (${previous === undefined ? '' : 'doc, '}${DOCUMENT_ROW_COLUMNS})
            VALUES (${previous === undefined ? '' : '?, '}?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           ...(previous === undefined ? [] : [previous.doc]),
-          previous?.id ?? prepared.id ?? newDocumentId(),
-          owner,
-          document.url,
-          document.title,
-          document.content,
-          document.format,
-          document.publishedAt ?? null,
-          prepared.source,
-          prepared.hash,
-          new Date().toISOString(),
-          prepared.fileVersion ?? null,
-          prepared.bytes,
-          prepared.metadata === undefined ? null : JSON.stringify(prepared.metadata),
+          ...documentRowValues(prepared, previous?.id),
         );
         const doc = Number(lastInsertRowid);
         const insert = sql('INSERT INTO sections (rowid, terms) VALUES (?, ?)');
