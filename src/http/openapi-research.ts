@@ -140,6 +140,19 @@ export function researchComponents(pieces: OpenApiPieces) {
         ],
         { 'Retry-After': pieces.headers.retryAfter, ...pieces.headers.rateLimit },
       ),
+      TooManyStreams: pieces.errorResponse(
+        'Too many requests, or the key (`--max-streams-per-key`) or its account (`--max-streams-per-account`) ' +
+          'already has its most event streams open on this instance; close one, then retry after ' +
+          '`Retry-After` seconds.',
+        [
+          {
+            code: 'too_many_streams',
+            description: 'Too Many Requests: this key already has 10 event streams open',
+          },
+          { code: 'rate_limited' },
+        ],
+        { 'Retry-After': pieces.headers.retryAfter, ...pieces.headers.rateLimit },
+      ),
     },
   };
 }
@@ -289,6 +302,7 @@ export function researchPaths(pieces: OpenApiPieces) {
             },
           },
           '400': ref('BadRequest'),
+          '429': ref('TooManyStreams'),
           ...reads,
         },
       },
