@@ -56,6 +56,7 @@ describe('examples', () => {
       const client = createClient({ baseUrl: `${server.baseUrl}/api`, apiKey: key });
       expect((await client.search({ prompt: 'How do I revoke a key?' })).sources.length).toBeGreaterThan(0);
       expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual([
+        'add_document',
         'extract',
         'get_balance',
         'research',
@@ -89,6 +90,7 @@ describe('examples', () => {
         0,
       );
       expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual([
+        'add_document',
         'extract',
         'get_balance',
         'research',

@@ -67,7 +67,9 @@ describe('citewise index (CLI)', () => {
       expect(answer.answer).toMatch(/uphill/);
       // Never a server path: the service's own URL of the indexed file, which opens.
       const source = answer.sources.find((url) => url.endsWith('/volcanoes.md'))!;
-      expect(source).toMatch(new RegExp(`^${server.baseUrl}/docs/\\.indexed/[0-9a-f]{16}/volcanoes\\.md$`));
+      expect(source).toMatch(
+        new RegExp(`^${server.baseUrl}/docs/\\.indexed/doc_[0-9a-f]{20}/volcanoes\\.md$`),
+      );
       expect(await (await fetch(source)).text()).toMatch(/uphill/);
 
       // Crawl the loopback site (allowed explicitly) while the server runs.
