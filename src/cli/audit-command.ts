@@ -4,6 +4,7 @@
  * `credits grant`: actor `cli`; `citewise console …`: actor `operator`).
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { AUDIT_DEFAULTS } from '../console/audit.ts';
 import type { AuditEntry, NewAuditEntry } from '../stores/audit.ts';
 import { addSettingOptions, type CommandFlags } from './config.ts';
 import { openConsoleStores, resolveConsoleSettings, type ConsoleFlags } from './console-command.ts';
@@ -66,7 +67,7 @@ export function registerAuditCommand(program: Command): void {
     .option('--since <date>', 'only entries from this date (UTC) or ISO 8601 time on', sinceOption)
     .option('--organization <id>', 'only entries of this organization')
     .option('--action <action>', 'only this action, e.g. key_created')
-    .option('--limit <n>', 'most entries printed (default: 1000)', limitOption)
+    .option('--limit <n>', `most entries printed (default: ${AUDIT_DEFAULTS.cliLimit})`, limitOption)
     .option('--json', 'print JSON (one array)')
     .action(async (flags: AuditFlags) => {
       const { accountsStore } = resolveConsoleSettings(
@@ -79,7 +80,7 @@ export function registerAuditCommand(program: Command): void {
           ...(flags.since !== undefined ? { since: flags.since } : {}),
           ...(flags.organization ? { organizationId: flags.organization } : {}),
           ...(flags.action ? { action: flags.action } : {}),
-          limit: flags.limit ?? 1_000,
+          limit: flags.limit ?? AUDIT_DEFAULTS.cliLimit,
         });
         if (flags.json) console.log(JSON.stringify(entries.map(jsonEntry), null, 2));
         else printAuditTable(entries);

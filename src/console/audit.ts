@@ -12,6 +12,8 @@ export const AUDIT_DEFAULTS = {
   retentionDays: 365,
   /** How often, at most, one process deletes entries past the retention (on the next `record`). */
   pruneIntervalMs: 3_600_000,
+  /** Entries `citewise audit` prints when `--limit` is not given. */
+  cliLimit: 1_000,
 } as const;
 
 /** Options of {@link createAuditLog}. */

@@ -89,6 +89,12 @@ export interface AuditStore {
 
 /** Most entries one {@link AuditStore.listAudit} returns. */
 export const MAX_AUDIT_PAGE = 10_000;
+
+/** Defaults of {@link AuditQuery}. */
+export const AUDIT_QUERY_DEFAULTS = {
+  /** Entries of one page when `limit` is not given. */
+  limit: 100,
+} as const;
 /** Longest `detail` kept (longer is cut). */
 const MAX_DETAIL = 500;
 
@@ -115,7 +121,7 @@ export function normalizeAuditEntry(entry: NewAuditEntry): Required<NewAuditEntr
 
 /** The page size of a query: `limit` within 1…{@link MAX_AUDIT_PAGE}, default 100. */
 export function auditLimit(query: AuditQuery): number {
-  const limit = query.limit ?? 100;
+  const limit = query.limit ?? AUDIT_QUERY_DEFAULTS.limit;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
   return Math.min(limit, MAX_AUDIT_PAGE);
 }

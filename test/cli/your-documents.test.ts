@@ -61,7 +61,9 @@ describe('serve answers from your documents alone once you gave some', () => {
       expect(indexed.stdout).toMatch(/answers from your documents alone/);
       const wifi = await ask('What is the Wi-Fi password?');
       expect(wifi.answer).toContain('`tide-pool-42`');
-      expect(wifi.sources).toEqual([expect.stringMatching(/\/docs\/\.indexed\/[0-9a-f]{16}\/office\.md$/)]);
+      expect(wifi.sources).toEqual([
+        expect.stringMatching(/\/docs\/\.indexed\/doc_[0-9a-f]{20}\/office\.md$/),
+      ]);
 
       const credits = await client.balance();
       for (const prompt of ['How much is the parental leave?', 'How do I use Brave search?']) {
