@@ -167,18 +167,17 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
   const sso = ssoOf(rt);
   const checks = readFlowCookie(context);
   const query = context.request.query ? `?${context.request.query}` : '';
-  // Who failed to sign in, once the provider has said (an unverified email, say).
-  let failedActor: string | undefined;
-  const fail = async (status: number, message: string, reason: string, error?: unknown) => {
+  // `actor`: who failed to sign in, once the provider has said (an unverified email, say).
+  const fail = async (status: number, message: string, reason: string, error?: unknown, actor?: string) => {
     // The library's message and code only: its error's details may hold the ID token's claims.
     const detail =
       error instanceof Error ? { error: error.message, code: (error as { code?: unknown }).code } : {};
     rt.logger?.warn({ event: 'console.sso_failed', reason, ...detail }, 'console: SSO sign-in refused');
     await auditFrom(rt, context, {
       action: 'sign_in_failed',
-      actor: failedActor ?? 'anonymous',
+      actor: actor ?? 'anonymous',
       organizationId: null,
-      target: failedActor ?? null,
+      target: actor ?? null,
       detail: `sso: ${reason}`,
     });
     return refused(rt, context, status, message);
@@ -208,7 +207,6 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
     // A state or nonce that does not match, a code already used, a bad ID token: never a session.
     return fail(400, 'The sign-in could not be verified. Sign in again.', 'verification', error);
   }
-  failedActor = identity.email ?? undefined;
   if (!identity.email) {
     return fail(
       403,
@@ -221,6 +219,8 @@ export async function ssoCallback(rt: ConsoleRuntime, context: Context): Promise
       403,
       `The sign-in provider has not verified ${identity.email}, so you cannot sign in with it. Ask your administrator.`,
       'email-not-verified',
+      undefined,
+      identity.email,
     );
   }
   const { user, organization, role } = await joinSsoOrganization(

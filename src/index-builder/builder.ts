@@ -11,7 +11,6 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { decodeBytes } from '../pipeline/extract/decode.ts';
-import { DOCX_TYPE } from '../pipeline/extract/extract.ts';
 import { DEFAULT_USER_AGENT, type PageFetcherOptions } from '../pipeline/fetch/fetcher.ts';
 import { canonicalizeUrl } from '../pipeline/search/url.ts';
 import type { PageFetcher } from '../pipeline/types.ts';
