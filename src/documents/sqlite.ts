@@ -15,7 +15,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
 import { analyzeDocument, sectionTokens } from './analyze.ts';
@@ -164,6 +164,9 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
     DOCUMENT_INDEX_DEFAULTS.sqliteBusyTimeoutMs,
   );
   if (options.path !== ':memory:') mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
+  // Loaded when an index is opened, not when the module is imported: the package root re-exports this
+  // module, and a static import of `node:sqlite` would fail on an old Node.js before its version guard ran.
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const db = new DatabaseSync(options.path);
   try {
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
