@@ -8,9 +8,9 @@
  * - `DELETE /v1/documents/{id}` → 204.
  */
 import { CitewiseError } from '../errors.ts';
+import { admitKeyed } from './admission.ts';
 import type { DocumentsService } from '../documents/service.ts';
 import {
-  bearerToken,
   json,
   readJsonBody,
   withHeaders,
@@ -46,14 +46,7 @@ export async function routeDocuments(
   const [id, ...extra] = request.path.slice(BASE.length).split('/').filter(Boolean);
   if (extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
   const allowed = id === undefined ? 'GET, POST' : 'GET, DELETE';
-  if (!allowed.split(', ').includes(method)) {
-    throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
-      headers: { allow: allowed },
-    });
-  }
-  service.assertAvailable();
-  const key = await service.authenticate(bearerToken(request.header('authorization')));
-  caller.keyId = key.id;
+  const key = await admitKeyed(service, request, caller, method, allowed);
   if (id === undefined && method === 'POST') {
     const limitHeaders = await service.enforceRateLimit(key);
     const body = await readJsonBody(request, service.maxBodyBytes);

@@ -9,9 +9,9 @@
  * - `POST /v1/research/{id}/cancel` → the job, cancelled (or as it ended), its unused credits refunded.
  */
 import { CitewiseError } from '../errors.ts';
+import { admitKeyed } from './admission.ts';
 import type { ResearchEvent, ResearchService } from '../jobs/research.ts';
 import {
-  bearerToken,
   checkIdempotencyKey,
   json,
   readJsonBody,
@@ -63,14 +63,7 @@ export async function routeResearch(
           ? 'POST'
           : null;
   if (allowed === null || extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
-  if (!allowed.split(', ').includes(method)) {
-    throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
-      headers: { allow: allowed },
-    });
-  }
-  service.assertAvailable();
-  const key = await service.authenticate(bearerToken(request.header('authorization')));
-  caller.keyId = key.id;
+  const key = await admitKeyed(service, request, caller, method, allowed);
 
   if (id === undefined && method === 'POST') {
     const limitHeaders = await service.enforceRateLimit(key);
