@@ -53,6 +53,7 @@ import { createDocumentsService, type AddDocumentRequest, type DocumentView } fr
 import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
 import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
+import { createOwnDocumentsProvider } from '../pipeline/search/own-documents.ts';
 import { runSearchStream } from './stream.ts';
 
 export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
@@ -165,6 +166,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   });
   const runtime: SearchRuntime = {
     stages,
+    ...(options.documents ? { ownDocuments: createOwnDocumentsProvider(options.documents.index) } : {}),
     structuredOutput,
     settings: resolved.pipeline,
     moneyPath,
