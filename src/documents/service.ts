@@ -9,7 +9,13 @@ import { CitewiseError } from '../errors.ts';
 import { nonNegativeInteger } from '../options.ts';
 import { extractContent } from '../pipeline/extract/extract.ts';
 import { newDocumentId } from './common.ts';
-import type { DocumentIndex, DocumentSummary, StoredDocument } from './types.ts';
+import {
+  DocumentQuotaError,
+  type DocumentIndex,
+  type DocumentSummary,
+  type PutResult,
+  type StoredDocument,
+} from './types.ts';
 
 /** Defaults of the documents API. */
 export const DOCUMENTS_DEFAULTS = {
@@ -157,20 +163,28 @@ export function createDocumentsService(options: DocumentsServiceOptions): Docume
         title ??= extracted.title || undefined;
         format = 'markdown';
       }
-      const bytes = Buffer.byteLength(content);
-      const [usage, existing] = await Promise.all([index.usage(account), index.get(url, account)]);
-      const documents = usage.documents + (existing === undefined ? 1 : 0);
-      const total = usage.bytes - (existing?.bytes ?? 0) + bytes;
-      if (documents > maxDocuments || total > maxBytes) {
+      // The quota is checked in the index's write, so two uploads at once cannot pass it together.
+      const existing = await index.get(url, account);
+      let result: PutResult;
+      try {
+        result = await index.put(
+          { url, content, format, ...(title === undefined ? {} : { title }) },
+          {
+            owner: account,
+            source: 'api',
+            id,
+            quota: { maxDocuments, maxBytes },
+            ...(request.metadata ? { metadata: request.metadata } : {}),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof DocumentQuotaError)) throw error;
+        const { usage } = error;
         const description =
           `Forbidden: the account's document quota is used up (at most ${maxDocuments} documents and ` +
           `${maxBytes} bytes; it holds ${usage.documents} documents and ${usage.bytes} bytes)`;
         throw new CitewiseError('document_quota_exceeded', description, { description });
       }
-      const result = await index.put(
-        { url, content, format, ...(title === undefined ? {} : { title }) },
-        { owner: account, source: 'api', id, ...(request.metadata ? { metadata: request.metadata } : {}) },
-      );
       await index.flush();
       return { id: existing?.id ?? id, url, created: result === 'added' };
     },
