@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../agents/support.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
 
 const SEVERAL_PROCESSES = { timeout: 180_000 };
@@ -159,8 +160,22 @@ describe('documents: "own" (serve with an operator index and a web search on loo
       documents: 'own',
     });
     expect(research.status).toBe(200);
-    for (const url of (research.body as { sources: string[] }).sources)
-      expect(url).toMatch(/\/v1\/documents\/doc_/);
+    const researched = (research.body as { sources: string[] }).sources;
+    expect(researched.length).toBeGreaterThan(0);
+    for (const url of researched) expect(url).toMatch(/\/v1\/documents\/doc_/);
+
+    // A research job (POST /v1/research) keeps the field.
+    const created = await call(alice, 'POST', '/v1/research', { prompt, documents: 'own' });
+    expect(created.status).toBe(202);
+    const jobId = (created.body as { id: string }).id;
+    let job: { status: string; sources?: string[] } = { status: 'queued' };
+    for (let i = 0; i < 120 && (job.status === 'queued' || job.status === 'running'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      job = (await call(alice, 'GET', `/v1/research/${jobId}`)).body;
+    }
+    expect(job.status).toBe('completed');
+    expect(job.sources!.length).toBeGreaterThan(0);
+    for (const url of job.sources!) expect(url).toMatch(/\/v1\/documents\/doc_/);
     const response = await fetch(`${server.baseUrl}/v1/search`, {
       method: 'POST',
       headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
@@ -203,6 +218,30 @@ describe('documents: "own" (serve with an operator index and a web search on loo
     expect(research.status).toBe(400);
     expect(research.body).toMatchObject({
       error: { description: 'Invalid request: documents must be "all" or "own"' },
+    });
+  });
+});
+
+describe('documents: "own" on a service without the documents API', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.close());
+
+  it('is a 400 that charges nothing', async () => {
+    const response = await fetch(`${service.baseUrl}/v1/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'How do I create an API key?', documents: 'own' }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'invalid_request',
+        description:
+          'Invalid request: documents "own" needs the documents API, which this service does not offer',
+      },
     });
   });
 });
