@@ -123,7 +123,10 @@ export interface SearchEngine {
 
 /** `engine.documents`: the documents of the account of `apiKey`. */
 export interface EngineDocumentsApi {
-  /** Adds (or, for a URL the account already has, replaces) a document. */
+  /**
+   * Adds (or, for a URL the account already has, replaces) a document; content over `maxBodyBytes` (a
+   * PDF's decoded bytes) is a 413, as over HTTP.
+   */
   add(request: AddDocumentRequest, options: { apiKey: string }): Promise<{ id: string; url: string }>;
   /** The account's documents by URL, a page at a time (`limit` 1–100, default 20). */
   list(options: { apiKey: string; limit?: number; cursor?: string }): Promise<{
@@ -249,7 +252,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     documents: {
       async add(request, { apiKey }) {
         const { documents: service, account } = await documentsOf(apiKey);
-        const { id, url } = await service.add(account, request, resolved.publicUrl);
+        const { id, url } = await service.add(account, request, resolved.publicUrl, {
+          maxContentBytes: resolved.maxBodyBytes,
+        });
         return { id, url };
       },
       async list({ apiKey, limit, cursor }) {

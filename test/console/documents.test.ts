@@ -187,6 +187,20 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
       await page.getByRole('link', { name: 'First page' }).click();
       expect(await rows(page).count()).toBe(20);
 
+      // Content over the API's size limit: the API's 413 and its description, nothing added.
+      await page.getByLabel('Content').evaluate((area, text) => {
+        (area as HTMLTextAreaElement).value = text;
+      }, 'x'.repeat(1_100_000));
+      const [tooLarge] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Add document' }).click(),
+      ]);
+      expect(tooLarge.status()).toBe(413);
+      expect(
+        await page.getByText('Payload Too Large: the content must be at most 1048576 bytes').count(),
+      ).toBe(1);
+      await page.goto(`${server.baseUrl}/documents`);
+
       // A same-origin form without the CSRF token is refused, and nothing is added.
       const refused = await page.evaluate(async () => {
         const response = await fetch(location.pathname, {
