@@ -138,6 +138,20 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
         ).json()) as { answer: string };
         expect(asked.answer).toMatch(/eight in the morning/);
 
+        // The playground asks the organization's documents alone when told to.
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Playground' })
+          .click();
+        await page.getByLabel('Question').fill('When does the pottery studio open?');
+        await page.getByLabel('Sources').selectOption('own');
+        expect(await page.getByTestId('curl').textContent()).toContain('"documents":"own"');
+        await page.getByRole('button', { name: 'Ask', exact: true }).click();
+        await page.getByTestId('answer').filter({ hasText: 'eight in the morning' }).waitFor();
+        const handbook = listed.data.find((d) => d.title === 'Studio handbook')!;
+        expect(await page.getByTestId('sources').textContent()).toContain(`/v1/documents/${handbook.id}`);
+        await openDocuments(page);
+
         // Delete asks first: dismissed, the document stays; accepted, it goes.
         const handbookRow = rows(page).filter({ hasText: 'Studio handbook' });
         page.once('dialog', (dialog) => void dialog.dismiss());

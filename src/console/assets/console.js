@@ -116,6 +116,7 @@ function playground(form) {
       prompt: String(data.get('prompt') || ''),
       context: String(data.get('context') || ''),
       response_type: String(data.get('response_type') || 'markdown'),
+      documents: String(data.get('documents') || 'all'),
     };
   };
   const curlText = () => {
@@ -131,6 +132,7 @@ function playground(form) {
       prompt: f.prompt,
       ...(context.length ? { context } : {}),
       response_type: f.response_type,
+      ...(f.documents === 'own' ? { documents: 'own' } : {}),
     });
     const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     return [
