@@ -359,6 +359,8 @@ export async function ask(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
     prompt: org.form.get('prompt') ?? '',
     ...(context.length ? { context } : {}),
     response_type: org.form.get('response_type') ?? 'markdown',
+    // The playground's "Sources": only the organization's own documents (/v1/documents).
+    ...(org.form.get('documents') === 'own' ? { documents: 'own' } : {}),
   };
   const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
   const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' };

@@ -166,6 +166,7 @@ export async function startResearch(rt: ConsoleRuntime, org: OrgContext): Promis
       {
         prompt: org.form.get('prompt') ?? '',
         ...(responseType === 'text' || responseType === 'markdown' ? { response_type: responseType } : {}),
+        ...(org.form.get('documents') === 'own' ? { documents: 'own' as const } : {}),
       },
       { apiKey: key },
     );

@@ -23,6 +23,7 @@ import {
   usagePage,
 } from './organization.ts';
 import { ConsoleError, redirect, type ConsoleRequest, type ConsoleRuntime, type Reply } from './runtime.ts';
+import { addDocument, deleteDocument, documentsPage } from './documents.ts';
 import { cancelResearch, researchJobPage, researchPage, startResearch } from './research.ts';
 import { ssoCallback, ssoStart } from './sso.ts';
 import {
@@ -53,6 +54,7 @@ const ROUTES = [
   '/playground',
   '/playground/ask',
   '/research',
+  '/documents',
   '/account',
   '/operator',
   '/organization',
@@ -70,6 +72,7 @@ const PREFIXES = [
   '/console-assets/',
   '/operator/',
   '/research/',
+  '/documents/',
 ];
 
 /** Whether `path` (relative to the mount point) is one of the console's. */
@@ -131,6 +134,9 @@ export async function route(rt: ConsoleRuntime, request: ConsoleRequest): Promis
   if (path === '/research') return get ? researchPage(rt, org) : startResearch(rt, org);
   if ((match = /^\/research\/([^/]+)$/.exec(path)) && get) return researchJobPage(rt, org, match[1]!);
   if ((match = /^\/research\/([^/]+)\/cancel$/.exec(path)) && !get) return cancelResearch(rt, org, match[1]!);
+  if (path === '/documents') return get ? documentsPage(rt, org) : addDocument(rt, org);
+  if ((match = /^\/documents\/([^/]+)\/delete$/.exec(path)) && !get)
+    return deleteDocument(rt, org, match[1]!);
   throw new ConsoleError(404, 'This page does not exist.');
 }
 

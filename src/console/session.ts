@@ -35,6 +35,11 @@ import { accountView, noOrganizationView, signInView, signUpView } from './views
 
 /** Largest form body a console page accepts. */
 const MAX_FORM_BYTES = 64 * 1024;
+/**
+ * Largest form of the Documents page: a document of the API's 1 MiB limit, as base64 (a PDF) and
+ * URL-encoded, with room to spare; the documents API still checks the document's own size.
+ */
+const MAX_DOCUMENT_FORM_BYTES = 2 * 1024 * 1024;
 
 /** Session, origin and CSRF checks, and the parsed form of a POST. */
 export async function contextOf(
@@ -62,7 +67,7 @@ export async function contextOf(
     }
     const type = request.header('content-type') ?? '';
     const body = Buffer.from(
-      await request.readBody(MAX_FORM_BYTES).catch(() => {
+      await request.readBody(formLimit(request.path)).catch(() => {
         throw new ConsoleError(413, 'This form is too large.');
       }),
     ).toString('utf8');
@@ -76,6 +81,10 @@ export async function contextOf(
     }
   }
   return { request, form, sessionToken: user ? sessionToken : null, user, secure, origin, clientAddress };
+}
+
+function formLimit(path: string): number {
+  return path.replace(/\/+$/, '') === '/documents' ? MAX_DOCUMENT_FORM_BYTES : MAX_FORM_BYTES;
 }
 
 /** A JSON body as form fields (the playground's script sends JSON). */

@@ -12,7 +12,9 @@ import {
   type DocumentInput,
   type DocumentListOptions,
   type DocumentSearchOptions,
+  type DocumentUsage,
   type PutOptions,
+  DocumentQuotaError,
 } from './types.ts';
 
 /** A new document id. */
@@ -43,6 +45,22 @@ export interface PreparedDocument {
   readonly fileVersion: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   readonly id: string | undefined;
+}
+
+/**
+ * Refuses a put that would leave its owner over `quota` ({@link PutOptions.quota}): `usage` is what the
+ * owner holds now, `previousBytes` the size of the document it replaces (`undefined` for a new one).
+ */
+export function checkQuota(
+  quota: PutOptions['quota'],
+  usage: DocumentUsage,
+  previousBytes: number | undefined,
+  bytes: number,
+): void {
+  if (quota === undefined) return;
+  const documents = usage.documents + (previousBytes === undefined ? 1 : 0);
+  const total = usage.bytes - (previousBytes ?? 0) + bytes;
+  if (documents > quota.maxDocuments || total > quota.maxBytes) throw new DocumentQuotaError(usage, quota);
 }
 
 /** Checks and analyses the arguments of `put`. */

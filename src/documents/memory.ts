@@ -5,6 +5,7 @@
 import { Bm25Index } from '../pipeline/rank/bm25.ts';
 import { sectionTokens } from './analyze.ts';
 import {
+  checkQuota,
   cursorAfter,
   hitOf,
   listOptions,
@@ -18,6 +19,7 @@ import type {
   DocumentHit,
   DocumentIndex,
   DocumentSummary,
+  DocumentUsage,
   IndexedSource,
   PutResult,
   SourceSummary,
@@ -46,6 +48,17 @@ export function createMemoryDocumentIndex(): DocumentIndex {
     return true;
   };
 
+  // Documents and bytes of one owner (synchronous: a put checks its quota with no await in between).
+  const usageOf = (of: string): DocumentUsage => {
+    let count = 0;
+    let bytes = 0;
+    for (const document of documents.values()) {
+      if (document.owner !== of) continue;
+      count++;
+      bytes += document.bytes;
+    }
+    return { documents: count, bytes };
+  };
   return {
     async put(input, options = {}): Promise<PutResult> {
       const prepared = prepareDocument(input, options);
@@ -59,6 +72,8 @@ export function createMemoryDocumentIndex(): DocumentIndex {
         previous!.fileVersion === prepared.fileVersion
       )
         return result;
+      if (options.quota !== undefined)
+        checkQuota(options.quota, usageOf(prepared.owner), previous?.bytes, prepared.bytes);
       removeKey(key);
       const stored: StoredDocument = {
         ...prepared.document,
@@ -128,15 +143,7 @@ export function createMemoryDocumentIndex(): DocumentIndex {
       };
     },
     async usage(owner) {
-      const of = ownerOf(owner);
-      let count = 0;
-      let bytes = 0;
-      for (const document of documents.values()) {
-        if (document.owner !== of) continue;
-        count++;
-        bytes += document.bytes;
-      }
-      return { documents: count, bytes };
+      return usageOf(ownerOf(owner));
     },
     async setSource(source) {
       sources.set(source.source, { ...source });

@@ -17,6 +17,7 @@ import {
 } from '../stores/postgres/connection.ts';
 import { analyzeDocument, sectionTokens } from './analyze.ts';
 import {
+  checkQuota,
   cursorAfter,
   DOCUMENT_ROW_COLUMNS,
   documentRowValues,
@@ -33,11 +34,18 @@ import { sourceSummaries } from './memory.ts';
 import type {
   DocumentHit,
   DocumentIndex,
+  DocumentQuota,
   DocumentSummary,
   PutResult,
   SourceKind,
   StoredDocument,
 } from './types.ts';
+
+/** The advisory lock taken while the index's tables are created. */
+const SCHEMA_LOCK_KEY = 44_000;
+
+/** The first key of the advisory lock a put with a quota takes on its owner (the second: the owner's hash). */
+const QUOTA_LOCK_CLASS = 44_001;
 
 /** How long BM25's corpus statistics of a set of owners are reused before being counted again. */
 const STATISTICS_TTL_MS = 5_000;
@@ -97,7 +105,10 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
   const schema = (): Promise<unknown> => {
     ready ??= connection
       .query(
-        `CREATE SCHEMA IF NOT EXISTS ${s};
+        // One statement list runs as one transaction: the lock makes instances that start together on a
+        // new database create the schema one after the other (CREATE … IF NOT EXISTS at once can collide).
+        `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY});
+         CREATE SCHEMA IF NOT EXISTS ${s};
          CREATE TABLE IF NOT EXISTS ${s}.index_documents (
            doc bigserial PRIMARY KEY,
            id text NOT NULL UNIQUE,
@@ -178,6 +189,26 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     return value;
   };
 
+  /**
+   * The quota check of a put, in its transaction: the owner's advisory lock (held to the commit) makes
+   * the puts of one owner with a quota wait for each other, on every instance, so none sees a stale usage.
+   */
+  const checkQuotaIn = async (
+    client: pg.PoolClient,
+    owner: string,
+    quota: DocumentQuota,
+    previous: DocumentRow | undefined,
+    bytes: number,
+  ): Promise<void> => {
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [QUOTA_LOCK_CLASS, owner]);
+    const { rows } = await client.query<{ documents: string; bytes: string }>(
+      `SELECT count(*) AS documents, coalesce(sum(bytes), 0) AS bytes FROM ${s}.index_documents WHERE owner = $1`,
+      [owner],
+    );
+    const usage = { documents: toNumber(rows[0]!.documents), bytes: toNumber(rows[0]!.bytes) };
+    checkQuota(quota, usage, previous === undefined ? undefined : toNumber(previous.bytes), bytes);
+  };
+
   return {
     async put(input, putOptions = {}): Promise<PutResult> {
       const prepared = prepareDocument(input, putOptions);
@@ -188,7 +219,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
           return await transaction(async (client) => {
             const previous = (
               await client.query<DocumentRow>(
-                `SELECT doc, id, hash, source, file_version FROM ${s}.index_documents
+                `SELECT doc, id, hash, source, file_version, bytes FROM ${s}.index_documents
                  WHERE owner = $1 AND url = $2 FOR UPDATE`,
                 [owner, document.url],
               )
@@ -202,6 +233,8 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
               (previous.file_version ?? undefined) === prepared.fileVersion
             )
               return result;
+            if (putOptions.quota !== undefined)
+              await checkQuotaIn(client, owner, putOptions.quota, previous, prepared.bytes);
             if (previous !== undefined)
               await client.query(`DELETE FROM ${s}.index_documents WHERE doc = $1`, [previous.doc]);
             const { rows } = await client.query<{ doc: string }>(

@@ -9,7 +9,13 @@ import { CitewiseError } from '../errors.ts';
 import { nonNegativeInteger } from '../options.ts';
 import { extractContent } from '../pipeline/extract/extract.ts';
 import { newDocumentId } from './common.ts';
-import type { DocumentIndex, DocumentSummary, StoredDocument } from './types.ts';
+import {
+  DocumentQuotaError,
+  type DocumentIndex,
+  type DocumentSummary,
+  type PutResult,
+  type StoredDocument,
+} from './types.ts';
 
 /** Defaults of the documents API. */
 export const DOCUMENTS_DEFAULTS = {
@@ -30,12 +36,20 @@ export interface DocumentsServiceOptions {
   readonly maxBytes?: number;
 }
 
+/**
+ * The formats `POST /v1/documents` takes: `html` and `pdf` (its bytes in base64 in `content`) go through
+ * the extractor of web pages and are stored as Markdown.
+ */
+export const DOCUMENT_FORMATS = ['markdown', 'text', 'html', 'pdf'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
 /** What `POST /v1/documents` takes. */
 export interface AddDocumentRequest {
   readonly title?: string;
+  /** The text; for `pdf`, the file's bytes in base64. */
   readonly content: string;
-  /** `html` is extracted as web pages are. */
-  readonly format: 'markdown' | 'text' | 'html';
+  /** `html` and `pdf` are extracted as web pages are. */
+  readonly format: DocumentFormat;
   /** The URL cited for it; adding the same URL again replaces the document. @default `<base>/v1/documents/<id>` */
   readonly url?: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
@@ -56,10 +70,15 @@ export interface DocumentView {
 
 /** The documents of accounts; every method takes the account the caller's key belongs to. */
 export interface DocumentsService {
+  /**
+   * Adds (or replaces, by URL) a document. `maxContentBytes`: the most bytes of content (a PDF's decoded
+   * bytes), else 413 `payload_too_large`. @default no limit
+   */
   add(
     account: string,
     body: unknown,
     baseUrl?: string,
+    limits?: { readonly maxContentBytes?: number },
   ): Promise<{ id: string; url: string; created: boolean }>;
   list(
     account: string,
@@ -90,8 +109,8 @@ export function parseAddDocument(body: unknown): AddDocumentRequest {
   const { title, content, format, url, metadata } = fields;
   if (typeof content !== 'string' || content.trim() === '')
     throw invalid('content must be a non-empty string');
-  if (format !== 'markdown' && format !== 'text' && format !== 'html')
-    throw invalid('format must be markdown, text or html');
+  if (typeof format !== 'string' || !(DOCUMENT_FORMATS as readonly string[]).includes(format))
+    throw invalid(`format must be ${DOCUMENT_FORMATS.slice(0, -1).join(', ')} or ${DOCUMENT_FORMATS.at(-1)}`);
   if (title !== undefined && (typeof title !== 'string' || title.length > 500))
     throw invalid('title must be a string of at most 500 characters');
   if (url !== undefined) {
@@ -106,10 +125,46 @@ export function parseAddDocument(body: unknown): AddDocumentRequest {
   }
   return {
     content,
-    format,
+    format: format as DocumentFormat,
     ...(title === undefined ? {} : { title: title }),
     ...(url === undefined ? {} : { url: url }),
     ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }),
+  };
+}
+
+/** The bytes of a `pdf` upload's base64 `content`; a 400 when it is not the base64 of a PDF. */
+function pdfBytes(content: string): Uint8Array {
+  const base64 = content.replace(/\s+/g, '');
+  const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(base64) ? Buffer.from(base64, 'base64') : undefined;
+  if (bytes === undefined || bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw invalid('content of a pdf document must be the base64 of a PDF file');
+  // A plain Uint8Array, not a Buffer: the PDF reader (pdf.js) refuses Buffers.
+  return new Uint8Array(bytes);
+}
+
+/** The stored text of an upload: Markdown and text as given; HTML and PDF through the page extractor. */
+async function documentText(
+  request: AddDocumentRequest,
+  raw: Uint8Array,
+  url: string,
+): Promise<{ content: string; format: 'markdown' | 'text'; title: string | undefined }> {
+  if (request.format === 'markdown' || request.format === 'text')
+    return { content: request.content, format: request.format, title: request.title };
+  const contentType = request.format === 'pdf' ? 'application/pdf' : 'text/html';
+  const name = request.format === 'pdf' ? 'PDF' : 'HTML';
+  let extracted: Awaited<ReturnType<typeof extractContent>>;
+  try {
+    extracted = await extractContent(request.format === 'pdf' ? raw : request.content, { url, contentType });
+  } catch {
+    // A damaged or encrypted file is the caller's to fix, not a server error.
+    throw invalid(`the ${name} cannot be read (damaged or encrypted)`);
+  }
+  if (extracted === null || extracted.markdown.trim() === '')
+    throw invalid(`the ${name} has no readable text`);
+  return {
+    content: extracted.markdown,
+    format: 'markdown',
+    title: request.title ?? (extracted.title || undefined),
   };
 }
 
@@ -142,35 +197,38 @@ export function createDocumentsService(options: DocumentsServiceOptions): Docume
   };
 
   return {
-    async add(account, body, baseUrl) {
+    async add(account, body, baseUrl, limits = {}) {
       const request = parseAddDocument(body);
       const id = newDocumentId();
       const url = request.url ?? `${(baseUrl ?? '').replace(/\/+$/, '')}/v1/documents/${id}`;
-      let content = request.content;
-      let title = request.title;
-      let format: 'markdown' | 'text' = request.format === 'text' ? 'text' : 'markdown';
-      if (request.format === 'html') {
-        const extracted = await extractContent(request.content, { url, contentType: 'text/html' });
-        if (extracted === null || extracted.markdown.trim() === '')
-          throw invalid('the HTML has no readable text');
-        content = extracted.markdown;
-        title ??= extracted.title || undefined;
-        format = 'markdown';
-      }
-      const bytes = Buffer.byteLength(content);
-      const [usage, existing] = await Promise.all([index.usage(account), index.get(url, account)]);
-      const documents = usage.documents + (existing === undefined ? 1 : 0);
-      const total = usage.bytes - (existing?.bytes ?? 0) + bytes;
-      if (documents > maxDocuments || total > maxBytes) {
+      const raw = request.format === 'pdf' ? pdfBytes(request.content) : Buffer.from(request.content);
+      if (limits.maxContentBytes !== undefined && raw.byteLength > limits.maxContentBytes)
+        throw new CitewiseError('payload_too_large', undefined, {
+          description: `Payload Too Large: the content must be at most ${limits.maxContentBytes} bytes`,
+        });
+      const { content, format, title } = await documentText(request, raw, url);
+      // The quota is checked in the index's write, so two uploads at once cannot pass it together.
+      const existing = await index.get(url, account);
+      let result: PutResult;
+      try {
+        result = await index.put(
+          { url, content, format, ...(title === undefined ? {} : { title }) },
+          {
+            owner: account,
+            source: 'api',
+            id,
+            quota: { maxDocuments, maxBytes },
+            ...(request.metadata ? { metadata: request.metadata } : {}),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof DocumentQuotaError)) throw error;
+        const { usage } = error;
         const description =
           `Forbidden: the account's document quota is used up (at most ${maxDocuments} documents and ` +
           `${maxBytes} bytes; it holds ${usage.documents} documents and ${usage.bytes} bytes)`;
         throw new CitewiseError('document_quota_exceeded', description, { description });
       }
-      const result = await index.put(
-        { url, content, format, ...(title === undefined ? {} : { title }) },
-        { owner: account, source: 'api', id, ...(request.metadata ? { metadata: request.metadata } : {}) },
-      );
       await index.flush();
       return { id: existing?.id ?? id, url, created: result === 'added' };
     },

@@ -20,6 +20,7 @@ import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
 import { analyzeDocument, sectionTokens } from './analyze.ts';
 import {
+  checkQuota,
   cursorAfter,
   DOCUMENT_ROW_COLUMNS,
   documentRowValues,
@@ -39,6 +40,7 @@ import {
   type DocumentIndex,
   type DocumentRecord,
   type DocumentSummary,
+  type DocumentUsage,
   type IndexedSource,
   type PutResult,
   type SourceKind,
@@ -235,6 +237,13 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
     sql('DELETE FROM documents WHERE doc = ?').run(doc);
   };
 
+  const usageOf = (owner: string): DocumentUsage => {
+    const row = sql(
+      'SELECT count(*) AS documents, coalesce(sum(bytes), 0) AS bytes FROM documents WHERE owner = ?',
+    ).get(owner) as { documents: number; bytes: number };
+    return { documents: row.documents, bytes: row.bytes };
+  };
+
   const index: DocumentIndex = {
     async put(input, putOptions = {}): Promise<PutResult> {
       const prepared = prepareDocument(input, putOptions);
@@ -250,6 +259,9 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
           (previous.file_version ?? undefined) === prepared.fileVersion
         )
           return result;
+        // In the write transaction (BEGIN IMMEDIATE): no other put, here or in another process, between.
+        if (putOptions.quota !== undefined)
+          checkQuota(putOptions.quota, usageOf(owner), previous?.bytes, prepared.bytes);
         if (previous !== undefined) deleteDoc(previous.doc);
         const { lastInsertRowid } = sql(
           `INSERT INTO documents (${previous === undefined ? '' : 'doc, '}${DOCUMENT_ROW_COLUMNS})
@@ -372,10 +384,7 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
       };
     },
     async usage(owner) {
-      const row = sql(
-        'SELECT count(*) AS documents, coalesce(sum(bytes), 0) AS bytes FROM documents WHERE owner = ?',
-      ).get(ownerOf(owner)) as { documents: number; bytes: number };
-      return { documents: row.documents, bytes: row.bytes };
+      return usageOf(ownerOf(owner));
     },
     async setSource(source: IndexedSource) {
       write(() =>

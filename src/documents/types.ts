@@ -61,6 +61,34 @@ export interface PutOptions {
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** Id to give a new document; a replaced one keeps its id. @default a random `doc_…` id */
   readonly id?: string;
+  /**
+   * The owner's quota: a put that would leave the owner with more documents or bytes is refused with a
+   * {@link DocumentQuotaError}, checked in the same write as the put, so concurrent puts cannot pass it
+   * together (on PostgreSQL, across instances too). @default no quota
+   */
+  readonly quota?: DocumentQuota;
+}
+
+/** The most documents and bytes one owner may hold ({@link PutOptions.quota}). */
+export interface DocumentQuota {
+  readonly maxDocuments: number;
+  readonly maxBytes: number;
+}
+
+/** Thrown by {@link DocumentIndex.put} when the document would pass {@link PutOptions.quota}. */
+export class DocumentQuotaError extends Error {
+  /** What the owner held when the put was refused. */
+  readonly usage: DocumentUsage;
+  readonly quota: DocumentQuota;
+  constructor(usage: DocumentUsage, quota: DocumentQuota) {
+    super(
+      `the owner's document quota is used up (at most ${quota.maxDocuments} documents and ` +
+        `${quota.maxBytes} bytes; it holds ${usage.documents} documents and ${usage.bytes} bytes)`,
+    );
+    this.name = 'DocumentQuotaError';
+    this.usage = usage;
+    this.quota = quota;
+  }
 }
 
 /** A stored document, whole. */

@@ -53,6 +53,7 @@ import { createDocumentsService, type AddDocumentRequest, type DocumentView } fr
 import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
 import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
+import { createOwnDocumentsProvider } from '../pipeline/search/own-documents.ts';
 import { runSearchStream } from './stream.ts';
 
 export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
@@ -122,7 +123,10 @@ export interface SearchEngine {
 
 /** `engine.documents`: the documents of the account of `apiKey`. */
 export interface EngineDocumentsApi {
-  /** Adds (or, for a URL the account already has, replaces) a document. */
+  /**
+   * Adds (or, for a URL the account already has, replaces) a document; content over `maxBodyBytes` (a
+   * PDF's decoded bytes) is a 413, as over HTTP.
+   */
   add(request: AddDocumentRequest, options: { apiKey: string }): Promise<{ id: string; url: string }>;
   /** The account's documents by URL, a page at a time (`limit` 1–100, default 20). */
   list(options: { apiKey: string; limit?: number; cursor?: string }): Promise<{
@@ -165,6 +169,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   });
   const runtime: SearchRuntime = {
     stages,
+    ...(options.documents ? { ownDocuments: createOwnDocumentsProvider(options.documents.index) } : {}),
     structuredOutput,
     settings: resolved.pipeline,
     moneyPath,
@@ -247,7 +252,9 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     documents: {
       async add(request, { apiKey }) {
         const { documents: service, account } = await documentsOf(apiKey);
-        const { id, url } = await service.add(account, request, resolved.publicUrl);
+        const { id, url } = await service.add(account, request, resolved.publicUrl, {
+          maxContentBytes: resolved.maxBodyBytes,
+        });
         return { id, url };
       },
       async list({ apiKey, limit, cursor }) {

@@ -15,6 +15,7 @@ import {
   type PipelineStages,
   type StageTimings,
 } from '../pipeline/run.ts';
+import type { SearchProvider } from '../pipeline/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import type { CreditsService } from './credits.ts';
 import { chargeTarget, isChargeable, priceOf, type SearchPrice } from './billing.ts';
@@ -31,6 +32,8 @@ import {
 /** What the search, stream and extract modules run on, built once by {@link createSearchEngine}. */
 export interface SearchRuntime {
   readonly stages: PipelineStages;
+  /** The search of `documents: "own"`: the account's own documents only; absent without a document index. */
+  readonly ownDocuments?: SearchProvider;
   /** Whether the answerer writes structured output (`response_type: "json"`). */
   readonly structuredOutput: boolean;
   readonly settings: PipelineSettings;
@@ -70,7 +73,7 @@ export async function runSearch(
         signal = call.signal;
         const found = await runPipeline(
           request,
-          runtime.stages,
+          stagesOf(runtime, request),
           settingsFor(runtime, price),
           withBaseUrl(call, info),
         );
@@ -122,8 +125,19 @@ export function checkGroundingOf(
   return check;
 }
 
-/** Refuses, before any charge, a request the configured answerer cannot answer. */
+/** The stages of one request: `documents: "own"` searches the account's own documents, nothing else. */
+export function stagesOf(runtime: SearchRuntime, request: NormalizedSearchRequest): PipelineStages {
+  if (request.documents !== 'own' || runtime.ownDocuments === undefined) return runtime.stages;
+  return { ...runtime.stages, search: runtime.ownDocuments };
+}
+
+/** Refuses, before any charge, a request this engine cannot answer (see {@link stagesOf}). */
 export function assertAnswerable(runtime: SearchRuntime, request: NormalizedSearchRequest): void {
+  if (request.documents === 'own' && runtime.ownDocuments === undefined) {
+    const description =
+      'Invalid request: documents "own" needs the documents API, which this service does not offer';
+    throw new CitewiseError('invalid_request', description, { description });
+  }
   if (request.jsonSchema && !runtime.structuredOutput) {
     const description =
       'Invalid request: response_type "json" needs a model (start the service with --model)';

@@ -16,6 +16,7 @@ import { chargeTarget } from './billing.ts';
 import { pipelineError } from './response.ts';
 import {
   assertAnswerable,
+  stagesOf,
   checkGroundingOf,
   observeSearch,
   responseBody,
@@ -58,7 +59,7 @@ export async function runSearchStream(
       signal = call.signal;
       return streamPipeline(
         request,
-        runtime.stages,
+        stagesOf(runtime, request),
         settingsFor(runtime, price),
         withBaseUrl(call, info),
         (gathered) => {

@@ -2,7 +2,8 @@
  * The routes of the documents API, on the protocol layer of /v1 (same key, maintenance and error rules):
  *
  * - `POST /v1/documents` `{title?, content, format, url?, metadata?}` → 201 `{id, url}` (200 when the URL
- *   was already the account's: the document is replaced); a body over `maxBodyBytes` → 413;
+ *   was already the account's: the document is replaced); content over `maxBodyBytes` (for `pdf`, its
+ *   decoded bytes) → 413;
  * - `GET /v1/documents?limit=&cursor=` → the account's documents by URL, `{data, next_cursor}`;
  * - `GET /v1/documents/{id}` → the document with its content; another account's id is a 404;
  * - `DELETE /v1/documents/{id}` → 204.
@@ -22,6 +23,14 @@ import {
 } from './handler.ts';
 
 const BASE = '/v1/documents';
+
+/** Room for the other fields of `POST /v1/documents` besides the content. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+/** The largest body of `POST /v1/documents`: content of `limit` bytes in base64, and the other fields. */
+function base64Envelope(limit: number): number {
+  return Math.ceil(limit / 3) * 4 + ENVELOPE_BYTES;
+}
 
 /** Whether a path (trailing slashes trimmed) is one of the documents routes. */
 export function isDocumentsPath(path: string): boolean {
@@ -49,8 +58,11 @@ export async function routeDocuments(
   const key = await admitKeyed(service, request, caller, method, allowed);
   if (id === undefined && method === 'POST') {
     const limitHeaders = await service.enforceRateLimit(key);
-    const body = await readJsonBody(request, service.maxBodyBytes);
-    const added = await documents.add(key.accountId, body, request.baseUrl);
+    // The limit holds for the document's content (a PDF's decoded bytes): the body may carry it in base64.
+    const body = await readJsonBody(request, base64Envelope(service.maxBodyBytes));
+    const added = await documents.add(key.accountId, body, request.baseUrl, {
+      maxContentBytes: service.maxBodyBytes,
+    });
     return withHeaders(json(added.created ? 201 : 200, { id: added.id, url: added.url }, info), {
       ...limitHeaders,
       location: `${BASE}/${added.id}`,

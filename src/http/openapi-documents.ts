@@ -3,6 +3,7 @@
  * shared pieces it lends the research routes.
  */
 import type { OpenApiPieces } from './openapi-research.ts';
+import { DOCUMENT_FORMATS } from '../documents/service.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -45,11 +46,17 @@ export function documentsComponents(pieces: OpenApiPieces) {
         required: ['content', 'format'],
         additionalProperties: false,
         properties: {
-          content: { type: 'string', minLength: 1, description: 'The text.' },
+          content: {
+            type: 'string',
+            minLength: 1,
+            description:
+              'The text; for `pdf`, the file in base64. At most the request size limit (1 MiB by default), a PDF counted by its decoded bytes; more is a 413.',
+          },
           format: {
             type: 'string',
-            enum: ['markdown', 'text', 'html'],
-            description: '`html` goes through the page extractor and is stored as Markdown.',
+            enum: [...DOCUMENT_FORMATS],
+            description:
+              '`html` and `pdf` go through the page extractor (as pages fetched from the web) and are stored as Markdown.',
           },
           title: {
             type: 'string',

@@ -50,6 +50,9 @@ const EXTENSION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   grounding:
     '`strict`: an answer that cites sources none of which supports any of its sentences is refused with 422 ' +
     "`ungrounded_answer` and refunded; `lenient`: it is returned. Default: the server's `--strict-grounding`.",
+  documents:
+    "`own`: answer from the documents the key's account added (`/v1/documents`) only — not the service's " +
+    "index, its manual or the web; `all` (default): every source, the account's own documents included.",
   json_schema:
     'With `response_type: "json"` (and only then): the JSON Schema the answer object must match. Its top ' +
     'level must be an object schema (`"type": "object"`); at most 16384 characters serialized and 32 levels deep.',

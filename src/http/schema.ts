@@ -139,6 +139,13 @@ const depthList = `${SEARCH_DEPTHS.slice(0, -1).join(', ')} or ${SEARCH_DEPTHS.a
 export const GROUNDING_MODES = ['strict', 'lenient'] as const;
 export type GroundingMode = (typeof GROUNDING_MODES)[number];
 
+/**
+ * Which documents a request reads (`documents` in the request): `all` — the service's sources (its index,
+ * the web) and the account's own documents; `own` — only the documents the key's account added.
+ */
+export const DOCUMENT_SCOPES = ['all', 'own'] as const;
+export type DocumentScope = (typeof DOCUMENT_SCOPES)[number];
+
 /** `SearchRequest` of the spec (section 2.1) plus opt-in extensions. Unknown fields are ignored. */
 export const searchRequestSchema = z
   .object(
@@ -217,6 +224,8 @@ export const searchRequestSchema = z
         .optional(),
       /** `strict`: an answer no source supports is an error (refunded); `lenient`: it is returned. */
       grounding: z.enum(GROUNDING_MODES, { error: 'must be "strict" or "lenient"' }).optional(),
+      /** `own`: answer from the account's own documents only (`/v1/documents`); `all` (default): every source. */
+      documents: z.enum(DOCUMENT_SCOPES, { error: 'must be "all" or "own"' }).optional(),
     },
     { error: 'must be a JSON object' },
   )
@@ -250,6 +259,8 @@ export interface NormalizedSearchRequest extends PipelineRequest {
   readonly grounding?: GroundingMode;
   /** Extension: most credits the search may cost (`max_credits`). */
   readonly maxCredits?: number;
+  /** Extension: `own` reads only the account's own documents (`documents`). @default 'all' */
+  readonly documents?: DocumentScope;
 }
 
 /**
@@ -365,6 +376,7 @@ export function parseSearchRequest(body: unknown): NormalizedSearchRequest {
     ...(data.max_credits === undefined ? {} : { maxCredits: data.max_credits }),
     include: [...new Set(data.include ?? [])],
     ...(data.grounding ? { grounding: data.grounding } : {}),
+    ...(data.documents === 'own' ? { documents: data.documents } : {}),
     prompt,
     // The spec: only messages with role `user` are considered when building the context.
     context: context.filter((m) => m.role === 'user'),

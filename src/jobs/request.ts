@@ -67,6 +67,7 @@ export const researchRequestSchema = z.object(
     max_sources: shape.max_sources,
     country: shape.country,
     language: shape.language,
+    documents: shape.documents,
   },
   { error: 'must be a JSON object' },
 );
@@ -112,6 +113,7 @@ export function searchRequestOf(request: ParsedResearchRequest, depth: string): 
     ...(request.max_sources ? { max_sources: request.max_sources } : {}),
     ...(request.country ? { country: request.country } : {}),
     ...(request.language ? { language: request.language } : {}),
+    ...(request.documents ? { documents: request.documents } : {}),
     ...(request.max_credits ? { max_credits: request.max_credits } : {}),
     depth: depth as SearchRequest['depth'],
     include: ['citations', 'usage', 'steps'],

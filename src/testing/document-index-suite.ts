@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DocumentIndex } from '../documents/types.ts';
+import { DocumentQuotaError, type DocumentIndex } from '../documents/types.ts';
 
 /** Makes a fresh, empty document index for one test. The suite closes it after the test. */
 export type MakeDocumentIndex = () => Promise<DocumentIndex> | DocumentIndex;
@@ -179,6 +179,34 @@ export function describeDocumentIndex(name: string, makeIndex: MakeDocumentIndex
       expect((await index.list({ owner: 'acct' })).documents.map((d) => d.url)).toEqual([
         'https://docs.test/other',
       ]);
+    });
+
+    it('refuses a put over the owner’s quota, and concurrent puts never pass it together', async () => {
+      const index = await open();
+      const quota = { maxDocuments: 3, maxBytes: 10_000 };
+      const doc = (i: number) => ({ url: `https://docs.test/q${i}`, content: `Quota note number ${i}.` });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => index.put(doc(i), { owner: 'acct_q', quota })),
+      );
+      await index.flush();
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(DocumentQuotaError);
+      expect((await index.usage('acct_q')).documents).toBe(3);
+      // Replacing a document of a full owner fits; other owners have their own quota.
+      const first = outcomes.findIndex((o) => o.status === 'fulfilled');
+      const replaced = { ...doc(first), content: 'Quota note, rewritten.' };
+      expect(await index.put(replaced, { owner: 'acct_q', quota })).toBe('updated');
+      expect(await index.put(doc(0), { owner: 'acct_r', quota })).toBe('added');
+      // Bytes count too: the error says what the owner holds.
+      const big = { url: 'https://docs.test/big', content: 'word '.repeat(3000) };
+      const refused = await index.put(big, { owner: 'acct_r', quota }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(DocumentQuotaError);
+      expect((refused as DocumentQuotaError).usage.documents).toBe(1);
+      expect(await index.get(big.url, 'acct_r')).toBeUndefined();
     });
 
     it('remembers sources with their document counts', async () => {

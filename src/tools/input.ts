@@ -4,7 +4,12 @@
  * error the model can read), so these schemas only guide the model.
  */
 import { z } from 'zod';
-import { MAX_CONTEXT_MESSAGES, MAX_PROMPT_CHARS, type SearchRequest } from '../http/schema.ts';
+import {
+  DOCUMENT_SCOPES,
+  MAX_CONTEXT_MESSAGES,
+  MAX_PROMPT_CHARS,
+  type SearchRequest,
+} from '../http/schema.ts';
 import { SEARCH_DEPTHS } from '../pipeline/types.ts';
 
 /** Fields of the tool input (a zod raw shape, as the MCP SDK takes it). */
@@ -41,6 +46,12 @@ export const webSearchInputShape = {
     .describe(
       'fast: search snippets only; standard (default): read the best pages, more when they miss; deep: several sub-queries, every result read; research: several rounds that follow what was read, for questions needing several documents (who directed X and when were they born; compare X and Y). research is slower and costs a credit per query it sends.',
     ),
+  documents: z
+    .enum(DOCUMENT_SCOPES)
+    .optional()
+    .describe(
+      "own: answer only from the documents the user's account added (its own files and notes), never the web; all (default): every source.",
+    ),
 };
 
 /** The tool input schema. */
@@ -54,7 +65,8 @@ export function toSearchRequest(
   input: WebSearchToolInput,
   defaultResponseType?: 'text' | 'markdown',
 ): SearchRequest {
-  const { prompt, context, response_type, include_domains, exclude_domains, time_range, depth } = input;
+  const { prompt, context, response_type, include_domains, exclude_domains, time_range, depth, documents } =
+    input;
   const responseType = response_type ?? defaultResponseType;
   return {
     prompt,
@@ -64,5 +76,6 @@ export function toSearchRequest(
     ...(exclude_domains?.length ? { exclude_domains } : {}),
     ...(time_range ? { time_range } : {}),
     ...(depth ? { depth } : {}),
+    ...(documents ? { documents } : {}),
   };
 }

@@ -60,6 +60,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
         'context',
         'depth',
+        'documents',
         'exclude_domains',
         'include_domains',
         'prompt',

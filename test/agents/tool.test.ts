@@ -111,6 +111,7 @@ describe('webSearchTool with the AI SDK', () => {
         exclude_domains: [],
         time_range: 'week',
         depth: 'fast',
+        documents: 'own',
       }),
     ).toEqual({
       prompt: 'q',
@@ -121,6 +122,7 @@ describe('webSearchTool with the AI SDK', () => {
       include_domains: ['nodejs.org'],
       time_range: 'week',
       depth: 'fast',
+      documents: 'own',
     });
   });
 

@@ -1,7 +1,7 @@
 /** A console over in-memory stores and an engine that answers without the web, for the console suites. */
 import { createServer } from 'node:http';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
+import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import {
   createConsole,
   createConsoleNodeHandler,
@@ -22,6 +22,7 @@ import { listenOnLoopback, type ListeningServer } from '../support/loopback-serv
 export function memoryConsole(
   stages: { readonly search: SearchProvider; readonly answerer: Answerer },
   options: Omit<ConsoleOptions, 'engine' | 'accounts' | 'usage' | 'recorder'> = {},
+  engineOptions: Pick<SearchEngineOptions, 'documents'> = {},
 ): { engine: SearchEngine; app: Console; accounts: AccountStore } {
   const accounts = createMemoryAccountStore();
   const usage = createMemoryUsageStore();
@@ -34,6 +35,7 @@ export function memoryConsole(
     answerer: stages.answerer,
     fetcher: false,
     extractor: false,
+    ...engineOptions,
   });
   const app = createConsole({ engine, accounts, usage, recorder, ...options });
   return { engine, app, accounts };

@@ -211,12 +211,12 @@ describe('POST/GET/DELETE /v1/documents (serve)', () => {
       );
       expect(tooLarge.status).toBe(413);
       expect(tooLarge.body).toMatchObject({ error: { code: 'payload_too_large' } });
-      expect(await call(alice, 'POST', '/v1/documents', { content: 'z', format: 'pdf' })).toEqual({
+      expect(await call(alice, 'POST', '/v1/documents', { content: 'z', format: 'docx' })).toEqual({
         status: 400,
         body: {
           error: {
             code: 'invalid_request',
-            description: 'Invalid request: format must be markdown, text or html',
+            description: 'Invalid request: format must be markdown, text, html or pdf',
           },
         },
       });

@@ -116,6 +116,7 @@ function playground(form) {
       prompt: String(data.get('prompt') || ''),
       context: String(data.get('context') || ''),
       response_type: String(data.get('response_type') || 'markdown'),
+      documents: String(data.get('documents') || 'all'),
     };
   };
   const curlText = () => {
@@ -131,6 +132,7 @@ function playground(form) {
       prompt: f.prompt,
       ...(context.length ? { context } : {}),
       response_type: f.response_type,
+      ...(f.documents === 'own' ? { documents: 'own' } : {}),
     });
     const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     return [
@@ -215,4 +217,42 @@ document.addEventListener('DOMContentLoaded', () => {
   const refreshing = document.querySelector('[data-refresh]');
   if (refreshing)
     setTimeout(() => location.reload(), Number(refreshing.getAttribute('data-refresh')) || 2000);
+});
+
+// The Documents page: a chosen file is read into the form (a PDF as base64), which is then sent as is.
+// Without the script, the content is pasted.
+const FILE_FORMATS = {
+  md: 'markdown',
+  markdown: 'markdown',
+  txt: 'text',
+  html: 'html',
+  htm: 'html',
+  pdf: 'pdf',
+};
+
+function base64Of(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return window.btoa(binary);
+}
+
+document.addEventListener('change', (event) => {
+  const input = event.target instanceof Element ? event.target.closest('[data-document-file]') : null;
+  const file = input && input.files && input.files[0];
+  if (!file) return;
+  const form = input.closest('form');
+  const extension = (file.name.split('.').pop() || '').toLowerCase();
+  const format = FILE_FORMATS[extension] || 'text';
+  const content = form.elements.namedItem('content');
+  form.elements.namedItem('format').value = format;
+  const title = form.elements.namedItem('title');
+  if (!title.value) title.value = file.name.replace(/\.[^.]+$/, '');
+  const read = format === 'pdf' ? file.arrayBuffer().then(base64Of) : file.text();
+  read.then((text) => {
+    content.value = text;
+    // Base64 is not for reading or editing: it is sent as read.
+    content.readOnly = format === 'pdf';
+  });
 });

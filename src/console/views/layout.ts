@@ -31,6 +31,7 @@ export function page(paths: ConsolePaths, input: PageInput): Html {
           <li><a href="${link('/members')}">Members</a></li>
           <li><a href="${link('/playground')}">Playground</a></li>
           <li><a href="${link('/research')}">Research</a></li>
+          <li><a href="${link('/documents')}">Documents</a></li>
           ${
             user.operator || (org && org.membership.role !== 'member')
               ? html`<li><a href="${link('/audit')}">Audit</a></li>`

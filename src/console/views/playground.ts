@@ -44,6 +44,11 @@ export function playgroundView(
                   <option value="markdown">markdown</option>
                   <option value="text">text</option>
                 </select>
+                <label for="pg-documents">Sources</label>
+                <select id="pg-documents" name="documents">
+                  <option value="all">Every source</option>
+                  <option value="own">Only this organization's documents</option>
+                </select>
                 <div class="row">
                   <button type="submit">Ask</button>
                   <button type="submit" class="secondary" formaction="${link('/research')}">

@@ -627,7 +627,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   };
 
   /** Hits of the document index, with served URLs (documents the service cannot serve are left out). */
-  const storedHits = async (text: string, limit: number, account?: string): Promise<LocalIndexHit[]> => {
+  const storedHits = async (
+    text: string,
+    limit: number,
+    account?: string,
+  ): Promise<(LocalIndexHit & { readonly owner: string })[]> => {
     if (documentIndex === undefined || limit === 0) return [];
     // The operator's documents, and those of the account the search is for (never another's).
     const owners =
@@ -679,16 +683,20 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       call.signal.throwIfAborted();
       const include = query.filters?.includeDomains;
       const exclude = query.filters?.excludeDomains;
-      // The fallback folders answer only while there is nothing else.
-      const hideFallback = fallbackUrls.size > 0 && hasOwnDocuments();
       const byDomain = (include?.length ?? 0) > 0 || (exclude?.length ?? 0) > 0;
-      const filtering = byDomain || hideFallback;
-      const memoryHits = index.search(query.query, filtering ? index.size : query.limit);
       const fromStore = await storedHits(
         query.query,
         byDomain ? Math.max(200, query.limit * 10) : query.limit,
         call.account,
       );
+      // The fallback folders (the built-in manual) answer only while there is nothing else: not once the
+      // operator indexed documents, nor when the account's own documents match the query.
+      const accountAnswers = fromStore.some(
+        (hit) => call.account !== undefined && hit.owner === call.account && hit.owner !== OPERATOR_OWNER,
+      );
+      const hideFallback = fallbackUrls.size > 0 && (accountAnswers || hasOwnDocuments());
+      const filtering = byDomain || hideFallback;
+      const memoryHits = index.search(query.query, filtering ? index.size : query.limit);
       const merged =
         fromStore.length === 0
           ? memoryHits
