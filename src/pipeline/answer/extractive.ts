@@ -4,7 +4,7 @@
  */
 import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
-import { Bm25Index } from '../rank/bm25.ts';
+import { inverseDocumentFrequency, scoreDocuments } from '../rank/bm25.ts';
 import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
 import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
@@ -298,7 +298,26 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const asksHow = HOW_DO_I.test(input.prompt) || HOW_DO_I.test(queryText);
       const topPassageScore = Math.max(...input.passages.map((p) => p.score));
       const candidates: Candidate[] = [];
-      const index = new Bm25Index();
+      // Each candidate's tokens, for BM25 over the candidates: only the query's terms are counted.
+      const tokenLists: string[][] = [];
+      // A sentence's words, once: a sentence carried by the pronoun sentences after it is in several units.
+      const sentenceTokens = new Map<string, string[]>();
+      const unitTokens = (
+        plain: string,
+        plains: readonly string[] | undefined,
+        passageRank: number,
+        numbers: readonly number[],
+      ): string[] => {
+        if (plains === undefined || plains.join(' ') !== plain)
+          return tokenize(plain, { locale: options.locale });
+        return plains.flatMap((sentence, i) => {
+          const key = `${passageRank}:${numbers[i]}`;
+          let tokens = sentenceTokens.get(key);
+          if (tokens === undefined)
+            sentenceTokens.set(key, (tokens = tokenize(sentence, { locale: options.locale })));
+          return tokens;
+        });
+      };
       input.passages.forEach((passage, passageRank) => {
         const passageWeight = topPassageScore > 0 ? Math.max(0, passage.score) / topPassageScore : 0;
         const contextTokens = new Set(
@@ -306,15 +325,18 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         );
         passageUnits(passage, options.locale).forEach((unit, position) => {
           const { markdown, kind } = unit;
-          const plain = stripInlineMarkdown(markdown).replace(/^#+\s*/, '');
+          const plain = (unit.plains?.length === 1 ? unit.plains[0]! : stripInlineMarkdown(markdown)).replace(
+            /^#+\s*/,
+            '',
+          );
           const words = plain.split(/\s+/).length;
           // Sentences that lead into a list or code block ("Run:") do not stand alone.
           const maxWords = MAX_WORDS * unit.sentences.length;
           if (words < (kind === 'sentence' || kind === 'item' ? MIN_WORDS : 2) || words > maxWords) return;
           if (/:\s*$/.test(plain) || !/\p{L}/u.test(plain)) return;
-          const tokens = tokenize(plain, { locale: options.locale });
+          const tokens = unitTokens(plain, unit.plains, passageRank, unit.sentences);
           const id = String(candidates.length);
-          index.add(id, tokens);
+          tokenLists.push(tokens);
           candidates.push({
             id,
             url: passage.url,
@@ -343,12 +365,18 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
 
       // Query terms weigh their idf among the candidate sentences. A term found in no sentence weighs like
       // an average found term: it may be a synonym the sources word differently ("exceed" vs "over").
-      const found = queryTerms.filter((term) => index.documentFrequency(term) > 0);
+      const documentFrequency = new Map(queryTerms.map((term) => [term, 0]));
+      for (const candidate of candidates)
+        for (const term of queryTerms)
+          if (candidate.tokens.has(term)) documentFrequency.set(term, documentFrequency.get(term)! + 1);
+      const idf = (term: string) =>
+        inverseDocumentFrequency(candidates.length, documentFrequency.get(term) ?? 0);
+      const found = queryTerms.filter((term) => (documentFrequency.get(term) ?? 0) > 0);
       // When none is found, each weighs alike: only a synonym can answer then ("PTO" → "holiday").
       const meanFoundIdf =
-        found.length > 0 ? found.reduce((sum, term) => sum + index.idf(term), 0) / found.length : 1;
+        found.length > 0 ? found.reduce((sum, term) => sum + idf(term), 0) / found.length : 1;
       const weights = new Map(
-        queryTerms.map((term) => [term, index.documentFrequency(term) > 0 ? index.idf(term) : meanFoundIdf]),
+        queryTerms.map((term) => [term, (documentFrequency.get(term) ?? 0) > 0 ? idf(term) : meanFoundIdf]),
       );
       const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
       const synonyms = querySynonymMatcher(queryText, weights, {
@@ -359,10 +387,10 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       });
       const hasSynonym = (tokens: ReadonlySet<string>, term: string): boolean =>
         synonyms.share(tokens, term) > 0;
-      const bm25 = new Map(index.search(queryTerms).map((match) => [match.id, match.score]));
+      const bm25 = new Map(scoreDocuments(tokenLists, queryTerms).map((match) => [match.id, match.score]));
       // The rules' synonyms are searched too, below the words as asked ("access card" for "badge").
       if (synonyms.ruleTerms.length > 0)
-        for (const match of index.search(synonyms.ruleTerms))
+        for (const match of scoreDocuments(tokenLists, synonyms.ruleTerms))
           bm25.set(match.id, (bm25.get(match.id) ?? 0) + synonyms.ruleWeight * match.score);
       const topBm25 = Math.max(0, ...bm25.values());
       for (const candidate of candidates) {
