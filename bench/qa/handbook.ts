@@ -23,6 +23,11 @@ export const HANDBOOK_QUESTIONS = fileURLToPath(
   new URL('../../test/fixtures/handbook-questions.json', import.meta.url),
 );
 
+/** The operator's synonym rules for the handbook (`--synonyms`): its company words. */
+export const HANDBOOK_SYNONYMS = fileURLToPath(
+  new URL('../../test/fixtures/handbook-synonyms.txt', import.meta.url),
+);
+
 /** One question of the handbook set. */
 export interface HandbookQuestion {
   readonly question: string;
@@ -50,6 +55,8 @@ export interface HandbookBenchmarkOptions {
   readonly dir?: string;
   /** @default {@link HANDBOOK_QUESTIONS} */
   readonly questionsFile?: string;
+  /** Synonym rules file; `false` asks without. @default {@link HANDBOOK_SYNONYMS} */
+  readonly synonymsFile?: string | false;
   /** Progress lines go here. @default none */
   readonly log?: (line: string) => void;
 }
@@ -95,7 +102,11 @@ export async function runHandbookBenchmark(
       questions: HandbookQuestion[];
     }
   ).questions;
-  const engine = createSearchEngine({ corpus: [options.dir ?? HANDBOOK_DIR] });
+  const synonymsFile = options.synonymsFile ?? HANDBOOK_SYNONYMS;
+  const engine = createSearchEngine({
+    corpus: [options.dir ?? HANDBOOK_DIR],
+    ...(synonymsFile === false ? {} : { synonyms: readFileSync(synonymsFile, 'utf8') }),
+  });
   const server = createServer(createNodeHandler(engine));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -9,11 +9,12 @@
  *   node bench/qa/replay.ts [--sample 500] [--seed 1] [--k 5] [--expand-to 40] [--max-tokens 4000]
  *                           [--min-coverage 0.8] [--max-per-source 20] [--search-order-boost 0.5]
  *                           [--min-deeper-page-mentions 0.5] [--min-deeper-snippet-coverage 0.2]
- *                           [--synonym-weight 0.5] [--data DIR] [--answers FILE]
+ *                           [--synonym-weight 0.5] [--data DIR] [--answers FILE] [--answer-inputs FILE]
  *
  * `--answers FILE` writes every question's answer and its sources as JSON lines (the local web's origin, whose
  * port changes from run to run, written as `WEB`), to compare two versions of the code answer for answer
- * (`cmp` the two files).
+ * (`cmp` the two files). `--answer-inputs FILE` writes what the answerer was given for each question (JSON
+ * lines), for `node bench/qa/answer-speed.ts --inputs FILE` to time the answer stage alone.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -26,7 +27,13 @@ import {
   DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
   runPipeline,
 } from '../../src/pipeline/run.ts';
-import type { ExtractedContent, FetchedPage, PassageRanker } from '../../src/pipeline/types.ts';
+import type {
+  Answerer,
+  AnswerInput,
+  ExtractedContent,
+  FetchedPage,
+  PassageRanker,
+} from '../../src/pipeline/types.ts';
 import { estimateTokens } from '../../src/text/tokens.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
 import { loadArticles, loadDevQuestions, sampleQuestions, SQUAD_DIR } from './corpus.ts';
@@ -51,6 +58,7 @@ const { values } = parseArgs({
       default: String(DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE),
     },
     answers: { type: 'string' },
+    'answer-inputs': { type: 'string' },
     ...DATA_OPTION,
   },
 });
@@ -149,10 +157,23 @@ const stages = {
     },
   },
   ranker,
-  answerer: createExtractiveAnswerer(
-    values['synonym-weight'] === undefined ? {} : { synonymWeight: Number(values['synonym-weight']) },
+  answerer: recorded(
+    createExtractiveAnswerer(
+      values['synonym-weight'] === undefined ? {} : { synonymWeight: Number(values['synonym-weight']) },
+    ),
   ),
 };
+
+/** Every answerer input, kept for `--answer-inputs` (bench/qa/answer-speed.ts times the answerer on them). */
+const answerInputs: AnswerInput[] = [];
+function recorded(answerer: Answerer): Answerer {
+  return {
+    answer(input, options) {
+      if (values['answer-inputs'] !== undefined) answerInputs.push(input);
+      return answerer.answer(input, options);
+    },
+  };
+}
 
 const answers: string[] = [];
 const rows: { inContext: boolean; inAnswer: boolean; goldRead: boolean; pages: number; tokens: number }[] =
@@ -188,6 +209,12 @@ for (const question of questions) {
   });
 }
 
+if (values['answer-inputs'] !== undefined) {
+  writeFileSync(
+    values['answer-inputs'],
+    `${answerInputs.map((input) => JSON.stringify(input)).join('\n')}\n`,
+  );
+}
 if (values.answers !== undefined) {
   writeFileSync(values.answers, `${answers.join('\n').replaceAll(web.origin, 'WEB')}\n`);
 }

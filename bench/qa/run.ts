@@ -13,7 +13,7 @@
  *                        [--max-latency MS] [--straggler-grace MS] [--min-deeper-page-mentions F]
  *                        [--min-deeper-snippet-coverage F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
- *   node bench/qa/run.ts --handbook [--verbose] [--dump results.json]
+ *   node bench/qa/run.ts --handbook [--verbose] [--no-synonyms] [--dump results.json]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
  * per URL, a share of pages that never answer, and `Cache-Control: no-store`. `--hosts N` spreads the pages
@@ -898,6 +898,7 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
 Handbook mode (test/fixtures/handbook/ as the corpus, test/fixtures/handbook-questions.json):
   --handbook              answered right, answers with another row's value, answer sentences off the question
   --verbose               with --handbook: print each question and its answer
+  --no-synonyms           with --handbook: ask without the operator's synonym rules (test/fixtures/handbook-synonyms.txt)
 `;
 
 async function main(): Promise<void> {
@@ -936,6 +937,7 @@ async function main(): Promise<void> {
       ids: { type: 'string' },
       handbook: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
+      'no-synonyms': { type: 'boolean', default: false },
       ...DATA_OPTION,
     },
   });
@@ -948,9 +950,10 @@ async function main(): Promise<void> {
     return;
   }
   if (values.handbook) {
-    const results = await runHandbookBenchmark(
-      values.verbose ? { log: (line) => process.stderr.write(`${line}\n`) } : {},
-    );
+    const results = await runHandbookBenchmark({
+      ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+      ...(values['no-synonyms'] ? { synonymsFile: false as const } : {}),
+    });
     if (values.dump) writeFileSync(values.dump, JSON.stringify(results, null, 2));
     process.stdout.write(`${formatHandbookReport(results)}\n`);
     return;

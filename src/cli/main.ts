@@ -327,6 +327,7 @@ async function openEngine(
       maxBytes: config.maxAccountDocumentBytes,
     },
     corpus: folders.served,
+    ...(config.synonyms ? { synonyms: config.synonyms } : {}),
     publicUrl,
     indexedFiles: local.indexedFile,
     fetcher: fetcherFor(config, metrics),

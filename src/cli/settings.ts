@@ -7,7 +7,9 @@
 import { AUDIT_DEFAULTS } from '../console/audit.ts';
 import { DOCUMENTS_DEFAULTS } from '../documents/service.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
+import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
+import { parseSynonymRules } from '../text/synonym-rules.ts';
 import { ENGINE_DEFAULTS } from '../engine/index.ts';
 import { RESEARCH_DEFAULTS } from '../pipeline/research/types.ts';
 import { CONNECTION_LIMIT_DEFAULTS } from '../http/connection-limits.ts';
@@ -382,6 +384,22 @@ function parseWebhookSecret(text: string): string {
   return text.trim();
 }
 
+/** The rules of a synonyms file (checked now, so a bad rule stops the start with its line). */
+function parseSynonymsFile(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new SettingValueError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    parseSynonymRules(text);
+  } catch (error) {
+    throw new SettingValueError(`${file}: ${(error as Error).message}`);
+  }
+  return text.split(/\r?\n/);
+}
+
 function parsePublicUrl(text: string): string {
   return parseHttpUrl(text).replace(/\/+$/, '');
 }
@@ -650,6 +668,17 @@ export const SERVE_SETTINGS = {
     default: 'false',
     parse: parseBoolean,
     isSwitch: true,
+  },
+  synonyms: {
+    flag: '--synonyms <file>',
+    env: 'CITEWISE_SYNONYMS',
+    group: 'search',
+    meaning:
+      'File of synonym rules for your vocabulary, in the Solr format Elasticsearch reads: "badge, access ' +
+      'card" (equivalent) or "PTO => paid time off" (one way), one a line, # comments. A question naming a ' +
+      'phrase is also searched and answered with its synonyms, ranked below the words as asked.',
+    defaultText: 'none',
+    parse: parseSynonymsFile,
   },
   searxngUrl: {
     flag: '--searxng-url <url>',

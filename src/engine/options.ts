@@ -130,6 +130,14 @@ export interface SearchEngineOptions {
   /** Search backend. @default a local full-text index over `corpus` */
   readonly search?: SearchProvider;
   /**
+   * The operator's synonym rules, in the Solr synonyms format (Elasticsearch's too), one rule a string or a
+   * line: `"badge, access card"` (equivalent phrases), `"PTO => paid time off"` (one way). A query naming a
+   * phrase is also searched with its synonyms (ranked below the words as asked), and the extractive answerer
+   * counts a synonym below the word itself. Bad rules throw a RangeError naming the line.
+   * @default none
+   */
+  readonly synonyms?: string | readonly string[];
+  /**
    * Folders indexed by the default local search provider and served read-only by `handle()` at
    * `GET /docs/<path>` (the first folder at `/docs/`, the second at `/docs/2/`, …).
    * @default [DEFAULT_CORPUS] (the project's docs/); none served when a `search` provider is given

@@ -16,6 +16,8 @@ import { createModelResearchPlanner } from '../pipeline/research/model-planner.t
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import { withSynonymSearch } from '../pipeline/search/synonyms.ts';
+import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
 import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
@@ -31,9 +33,9 @@ export function stageTelemetry(
 }
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
-export function defaultAnswerer(options: SearchEngineOptions): Answerer {
+export function defaultAnswerer(options: SearchEngineOptions, synonyms?: SynonymSet): Answerer {
   const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
-  const extractive = createExtractiveAnswerer(noAnswer);
+  const extractive = createExtractiveAnswerer({ ...noAnswer, ...(synonyms ? { synonyms } : {}) });
   if (!options.model) return extractive;
   const telemetry = stageTelemetry(options, 'answer');
   const model = createModelAnswerer({
@@ -159,16 +161,20 @@ export function buildStages(
     ? options.answerer.structuredOutput === true
     : options.model !== undefined;
   const bm25 = options.ranker ?? createBm25Ranker();
+  const synonyms =
+    options.synonyms === undefined ? undefined : new SynonymSet(parseSynonymRules(options.synonyms));
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
     researchPlanner: researchPlanner(options),
-    search:
+    search: withSynonymSearch(
       options.search ??
-      localSearch(corpus, publicUrl, options.publicUrl === undefined, options.documents?.index),
+        localSearch(corpus, publicUrl, options.publicUrl === undefined, options.documents?.index),
+      synonyms,
+    ),
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,
-    answerer: options.answerer ?? defaultAnswerer(options),
+    answerer: options.answerer ?? defaultAnswerer(options, synonyms),
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
     ...(options.extractor === false ? {} : { extractor: cachedExtractor(options) }),
   };

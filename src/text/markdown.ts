@@ -281,12 +281,17 @@ export function stripLinksAndHtml(text: string): string {
   );
 }
 
+/** A character that inline Markdown syntax, a link, an HTML tag or an escape needs. */
+const INLINE_SYNTAX = /[[\]<>`*~_\\]/;
+
 /**
  * Removes inline Markdown syntax, keeping the words: links and images become their text, code spans
  * lose their backticks, emphasis markers, inline HTML tags and backslash escapes are dropped. Underscores
  * inside words (`snake_case`, `cw_…`) and text inside code spans are kept.
  */
 export function stripInlineMarkdown(text: string): string {
+  // Without any of these characters no rule below applies (most sentences of prose): only spaces change.
+  if (!INLINE_SYNTAX.test(text)) return text.replace(/[ \t]+/g, ' ').trim();
   return mapOutsideCode(
     stripLinksAndHtml(text),
     (prose) =>

@@ -3,7 +3,7 @@
  * with a word in one of its most common senses ("price" ↔ "cost", "reply" ↔ "answer", "head" ↔ "lead").
  * The index files are read once, on first use; a synset is read from its data file by its byte offset.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -57,19 +57,32 @@ function senses(part: Part, lemma: string): number[] {
   return [];
 }
 
+/** Open `data.<part>` files (read by offset for every new word: opened once, kept open). */
+const dataFiles = new Map<Part, number>();
+/** Words of the synsets read, by part and offset (many words share a synset). */
+const synsets = new Map<string, readonly string[]>();
+/** Longest start of a synset line read: its words come first, the gloss last. */
+const SYNSET_READ_BYTES = 4096;
+const synsetBuffer = Buffer.alloc(SYNSET_READ_BYTES);
+
 /** The words of the synset at `offset` of `data.<part>`. */
-function synsetWords(part: Part, offset: number): string[] {
-  const fd = openSync(path.join(dictionaryPath(), `data.${part}`), 'r');
-  try {
-    const buffer = Buffer.alloc(4096);
-    const read = readSync(fd, buffer, 0, buffer.length, offset);
-    const line = buffer.toString('latin1', 0, read).split('\n')[0] ?? '';
-    const fields = line.split(' ');
-    const count = parseInt(fields[3] ?? '0', 16);
-    return Array.from({ length: count }, (_, i) => (fields[4 + 2 * i] ?? '').replace(/\(.*\)$/, ''));
-  } finally {
-    closeSync(fd);
+function synsetWords(part: Part, offset: number): readonly string[] {
+  const key = `${part}:${offset}`;
+  const cached = synsets.get(key);
+  if (cached !== undefined) return cached;
+  let fd = dataFiles.get(part);
+  if (fd === undefined) {
+    fd = openSync(path.join(dictionaryPath(), `data.${part}`), 'r');
+    dataFiles.set(part, fd);
   }
+  const read = readSync(fd, synsetBuffer, 0, SYNSET_READ_BYTES, offset);
+  const line = synsetBuffer.toString('latin1', 0, read).split('\n')[0] ?? '';
+  const fields = line.split(' ');
+  const count = parseInt(fields[3] ?? '0', 16);
+  const words = Array.from({ length: count }, (_, i) => (fields[4 + 2 * i] ?? '').replace(/\(.*\)$/, ''));
+  if (synsets.size >= MAX_CACHED_WORDS) synsets.clear();
+  synsets.set(key, words);
+  return words;
 }
 
 /** Base forms WordNet may list a word under ("costs" → "cost", "replied" → "reply"). */

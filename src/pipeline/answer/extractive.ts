@@ -4,12 +4,13 @@
  */
 import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
-import { Bm25Index } from '../rank/bm25.ts';
+import { inverseDocumentFrequency, scoreDocuments } from '../rank/bm25.ts';
 import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
 import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
-import { synonymsOf } from '../../text/synonyms.ts';
+import type { SynonymSet } from '../../text/synonym-rules.ts';
+import { querySynonymMatcher } from './synonyms.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -57,6 +58,18 @@ export interface ExtractiveAnswererOptions {
    * weigh more.
    */
   readonly synonymWeight?: number;
+  /**
+   * The operator's synonym rules ("badge, access card": company words no dictionary links); a sentence
+   * holding a rule's synonym of a query word counts `synonymRuleWeight` of the word, and a passage title or
+   * heading holding it half of that. @default none
+   */
+  readonly synonyms?: SynonymSet;
+  /**
+   * What a query word counts for through a synonym of the operator's rules, as a share of the word itself:
+   * more than a WordNet synonym (the operator wrote it for this vocabulary), less than the word.
+   * @default 0.8
+   */
+  readonly synonymRuleWeight?: number;
   /**
    * The answer when nothing relevant is found; a function is asked at each answer.
    * @default 'The available sources do not contain an answer to this question.'
@@ -151,28 +164,6 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return union === 0 ? 1 : shared / union;
 }
 
-/**
- * The stems of the WordNet synonyms of each query term ("cost" → "price", "toll"), by the term's stem;
- * words of the question that are not query terms are left out.
- */
-function querySynonyms(
-  query: string,
-  terms: ReadonlyMap<string, number>,
-  locale: string | undefined,
-): Map<string, Set<string>> {
-  const synonyms = new Map<string, Set<string>>();
-  for (const word of tokenize(query, { locale, stem: false })) {
-    const term = tokenize(word, { locale })[0];
-    if (term === undefined || !terms.has(term)) continue;
-    const stems = synonyms.get(term) ?? new Set<string>();
-    for (const synonym of synonymsOf(word))
-      for (const stem of tokenize(synonym, { locale }))
-        if (stem !== term && !terms.has(stem)) stems.add(stem);
-    synonyms.set(term, stems);
-  }
-  return synonyms;
-}
-
 /** Whether `text` names `cell` (a name: capitalised or a number) as a whole phrase ("Kestrel 50" is not in "Kestrel 500"). */
 function namedIn(text: string, cell: string): boolean {
   if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
@@ -244,6 +235,7 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
   synonymWeight: 0.5,
+  synonymRuleWeight: 0.8,
 } as const;
 
 /**
@@ -271,6 +263,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
     duplicateThreshold,
     minSourceWeight,
     synonymWeight,
+    synonymRuleWeight,
   } = numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
     maxSentences: positiveInteger,
     minSentences: positiveInteger,
@@ -279,6 +272,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
     duplicateThreshold: fraction,
     minSourceWeight: fraction,
     synonymWeight: fraction,
+    synonymRuleWeight: fraction,
   });
   const noAnswerText = noAnswerTextOf(options.noAnswerText);
   if (minSentences > maxSentences) {
@@ -304,7 +298,26 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const asksHow = HOW_DO_I.test(input.prompt) || HOW_DO_I.test(queryText);
       const topPassageScore = Math.max(...input.passages.map((p) => p.score));
       const candidates: Candidate[] = [];
-      const index = new Bm25Index();
+      // Each candidate's tokens, for BM25 over the candidates: only the query's terms are counted.
+      const tokenLists: string[][] = [];
+      // A sentence's words, once: a sentence carried by the pronoun sentences after it is in several units.
+      const sentenceTokens = new Map<string, string[]>();
+      const unitTokens = (
+        plain: string,
+        plains: readonly string[] | undefined,
+        passageRank: number,
+        numbers: readonly number[],
+      ): string[] => {
+        if (plains === undefined || plains.join(' ') !== plain)
+          return tokenize(plain, { locale: options.locale });
+        return plains.flatMap((sentence, i) => {
+          const key = `${passageRank}:${numbers[i]}`;
+          let tokens = sentenceTokens.get(key);
+          if (tokens === undefined)
+            sentenceTokens.set(key, (tokens = tokenize(sentence, { locale: options.locale })));
+          return tokens;
+        });
+      };
       input.passages.forEach((passage, passageRank) => {
         const passageWeight = topPassageScore > 0 ? Math.max(0, passage.score) / topPassageScore : 0;
         const contextTokens = new Set(
@@ -312,15 +325,18 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         );
         passageUnits(passage, options.locale).forEach((unit, position) => {
           const { markdown, kind } = unit;
-          const plain = stripInlineMarkdown(markdown).replace(/^#+\s*/, '');
+          const plain = (unit.plains?.length === 1 ? unit.plains[0]! : stripInlineMarkdown(markdown)).replace(
+            /^#+\s*/,
+            '',
+          );
           const words = plain.split(/\s+/).length;
           // Sentences that lead into a list or code block ("Run:") do not stand alone.
           const maxWords = MAX_WORDS * unit.sentences.length;
           if (words < (kind === 'sentence' || kind === 'item' ? MIN_WORDS : 2) || words > maxWords) return;
           if (/:\s*$/.test(plain) || !/\p{L}/u.test(plain)) return;
-          const tokens = tokenize(plain, { locale: options.locale });
+          const tokens = unitTokens(plain, unit.plains, passageRank, unit.sentences);
           const id = String(candidates.length);
-          index.add(id, tokens);
+          tokenLists.push(tokens);
           candidates.push({
             id,
             url: passage.url,
@@ -349,19 +365,33 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
 
       // Query terms weigh their idf among the candidate sentences. A term found in no sentence weighs like
       // an average found term: it may be a synonym the sources word differently ("exceed" vs "over").
-      const found = queryTerms.filter((term) => index.documentFrequency(term) > 0);
-      const meanFoundIdf = found.reduce((sum, term) => sum + index.idf(term), 0) / Math.max(1, found.length);
+      const documentFrequency = new Map(queryTerms.map((term) => [term, 0]));
+      for (const candidate of candidates)
+        for (const term of queryTerms)
+          if (candidate.tokens.has(term)) documentFrequency.set(term, documentFrequency.get(term)! + 1);
+      const idf = (term: string) =>
+        inverseDocumentFrequency(candidates.length, documentFrequency.get(term) ?? 0);
+      const found = queryTerms.filter((term) => (documentFrequency.get(term) ?? 0) > 0);
+      // When none is found, each weighs alike: only a synonym can answer then ("PTO" → "holiday").
+      const meanFoundIdf =
+        found.length > 0 ? found.reduce((sum, term) => sum + idf(term), 0) / found.length : 1;
       const weights = new Map(
-        queryTerms.map((term) => [term, index.documentFrequency(term) > 0 ? index.idf(term) : meanFoundIdf]),
+        queryTerms.map((term) => [term, (documentFrequency.get(term) ?? 0) > 0 ? idf(term) : meanFoundIdf]),
       );
       const totalWeight = [...weights.values()].reduce((sum, weight) => sum + weight, 0);
-      const synonyms =
-        synonymWeight > 0
-          ? querySynonyms(queryText, weights, options.locale)
-          : new Map<string, Set<string>>();
+      const synonyms = querySynonymMatcher(queryText, weights, {
+        locale: options.locale,
+        wordnetWeight: synonymWeight,
+        rules: options.synonyms,
+        ruleWeight: synonymRuleWeight,
+      });
       const hasSynonym = (tokens: ReadonlySet<string>, term: string): boolean =>
-        [...(synonyms.get(term) ?? [])].some((synonym) => tokens.has(synonym));
-      const bm25 = new Map(index.search(queryTerms).map((match) => [match.id, match.score]));
+        synonyms.share(tokens, term) > 0;
+      const bm25 = new Map(scoreDocuments(tokenLists, queryTerms).map((match) => [match.id, match.score]));
+      // The rules' synonyms are searched too, below the words as asked ("access card" for "badge").
+      if (synonyms.ruleTerms.length > 0)
+        for (const match of scoreDocuments(tokenLists, synonyms.ruleTerms))
+          bm25.set(match.id, (bm25.get(match.id) ?? 0) + synonyms.ruleWeight * match.score);
       const topBm25 = Math.max(0, ...bm25.values());
       for (const candidate of candidates) {
         let covered = 0;
@@ -372,9 +402,10 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
             covered += weight;
             inSentence += weight;
           } else if (candidate.contextTokens.has(term)) covered += weight / 2;
-          else if (hasSynonym(candidate.tokens, term)) {
-            covered += weight * synonymWeight;
-            inSentence += weight * synonymWeight;
+          else {
+            const share = synonyms.share(candidate.tokens, term);
+            covered += weight * (share > 0 ? share : synonyms.ruleShare(candidate.contextTokens, term) / 2);
+            inSentence += weight * share;
           }
         }
         candidate.coverage = totalWeight > 0 && inSentence > 0 ? covered / totalWeight : 0;

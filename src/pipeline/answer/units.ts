@@ -26,6 +26,11 @@ export interface AnswerUnit {
   readonly sentences: readonly number[];
   /** A table row's cells. */
   readonly cells?: readonly string[];
+  /**
+   * Each quoted sentence without inline syntax (`stripInlineMarkdown`), when the unit is prose: their join
+   * with spaces is often the unit's plain text, so its words can be read from theirs.
+   */
+  readonly plains?: readonly string[];
 }
 
 /**
@@ -94,19 +99,16 @@ export function passageUnits(passage: Passage, locale: string | undefined): Answ
         .map(clean)
         .filter((sentence) => sentence.length > 0);
       const first = counter;
-      sentences.forEach((sentence, i) => {
+      const plains = sentences.map((sentence) => stripInlineMarkdown(sentence));
+      sentences.forEach((_, i) => {
         let start = i;
-        while (
-          start > 0 &&
-          i - start < MAX_CARRIED &&
-          OPENS_WITH_PRONOUN.test(stripInlineMarkdown(sentences[start] ?? ''))
-        )
-          start--;
+        while (start > 0 && i - start < MAX_CARRIED && OPENS_WITH_PRONOUN.test(plains[start] ?? '')) start--;
         const numbers = Array.from({ length: i - start + 1 }, (_, k) => first + start + k);
         units.push({
           kind: 'sentence',
           markdown: sentences.slice(start, i + 1).join(' '),
           sentences: numbers,
+          plains: plains.slice(start, i + 1),
         });
       });
       counter += sentences.length;

@@ -5,6 +5,7 @@ import { normalizeDate } from './metadata.ts';
 import { assertPdfStreamsWithin } from './pdf-streams.ts';
 import { capText } from './limits.ts';
 import { tidyText } from './render.ts';
+import { pageTextWithTables } from './pdf-tables.ts';
 
 type PDFDocumentProxy = Awaited<ReturnType<typeof Unpdf.getDocumentProxy>>;
 
@@ -15,7 +16,7 @@ let unpdfModule: Promise<UnpdfModule> | undefined;
 function pageToText(page: string): string {
   return page
     .split(/\n/)
-    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .map((line) => line.replace(/[^\S\t]+/g, ' ').trim())
     .join('\n')
     .replace(/\n{2,}/g, '\n\n');
 }
@@ -55,16 +56,28 @@ export interface PdfLimits {
   readonly maxTextChars: number;
 }
 
-/** The text of each page, in order, until `maxChars` characters were read (PDF.js text items, as unpdf joins them). */
-async function pagesText(pdf: PDFDocumentProxy, maxChars: number): Promise<string[]> {
-  const pages: string[] = [];
+/** One page's text, and its Markdown (the same, with the page's tables as Markdown tables). */
+interface PageText {
+  readonly text: string;
+  readonly markdown: string;
+}
+
+/**
+ * The text of each page, in order, until `maxChars` characters were read (PDF.js text items, as unpdf joins
+ * them); a page with a table (pdf-tables.ts) is laid out again from its items' positions.
+ */
+async function pagesText(pdf: PDFDocumentProxy, maxChars: number): Promise<PageText[]> {
+  const pages: PageText[] = [];
   let length = 0;
   for (let number = 1; number <= pdf.numPages && length < maxChars; number++) {
     const content = await (await pdf.getPage(number)).getTextContent();
-    const text = content.items
-      .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
-      .join('');
-    pages.push(text);
+    const items = content.items.filter((item) => 'str' in item);
+    const withTables = pageTextWithTables(items);
+    const text =
+      withTables.tables > 0
+        ? withTables.text
+        : items.map((item) => item.str + (item.hasEOL ? '\n' : '')).join('');
+    pages.push({ text, markdown: withTables.tables > 0 ? withTables.markdown : text });
     length += text.length;
   }
   return pages;
@@ -86,7 +99,14 @@ export async function extractPdf(
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   try {
     const pages = await pagesText(pdf, limits.maxTextChars);
-    const text = capText(tidyText(pages.map(pageToText).join('\n\n')), limits.maxTextChars);
+    const text = capText(
+      tidyText(pages.map((page) => pageToText(page.text)).join('\n\n')),
+      limits.maxTextChars,
+    );
+    const markdown = capText(
+      tidyText(pages.map((page) => pageToText(page.markdown)).join('\n\n')),
+      limits.maxTextChars,
+    );
     if (text === '') return null;
     const { info } = await getMeta(pdf).catch(() => ({ info: {} }));
     const title = infoString(info, 'Title') ?? text.split('\n')[0]?.slice(0, 200) ?? '';
@@ -97,7 +117,7 @@ export async function extractPdf(
       url,
       title,
       text,
-      markdown: text,
+      markdown,
       ...(lang ? { lang } : {}),
       ...(publishedAt ? { publishedAt } : {}),
       ...(author ? { byline: author } : {}),

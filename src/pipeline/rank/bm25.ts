@@ -52,7 +52,8 @@ function termScore(
 }
 
 /** Non-negative Lucene idf of a term found in `df` of `size` documents. */
-function inverseDocumentFrequency(size: number, df: number): number {
+/** BM25's inverse document frequency of a term found in `df` of `size` documents. */
+export function inverseDocumentFrequency(size: number, df: number): number {
   return Math.log(1 + (size - df + 0.5) / (df + 0.5));
 }
 
