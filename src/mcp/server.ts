@@ -11,6 +11,7 @@ import {
   type DocumentsBackend,
   type ResearchBackend,
 } from '../client/backend.ts';
+import { DOCUMENT_FORMATS } from '../documents/service.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
 import { MAX_PROMPT_CHARS, type SearchResponse } from '../http/schema.ts';
@@ -158,10 +159,10 @@ function registerAddDocumentTool(server: McpServer, documents: DocumentsBackend)
         "Adds a document to this account's own documents: later web_search calls of the account answer from " +
         'it too (no other account sees it). The same url again replaces the document.',
       inputSchema: {
-        content: z.string().min(1).describe('The text of the document.'),
+        content: z.string().min(1).describe('The text of the document (a PDF file: its bytes in base64).'),
         format: z
-          .enum(['markdown', 'text', 'html'])
-          .describe('How content is written; html is extracted as a web page.'),
+          .enum(DOCUMENT_FORMATS)
+          .describe('How content is written; html and pdf are extracted as a web page is.'),
         title: z.string().max(500).optional().describe('Its title (default: its first heading).'),
         url: z.string().url().optional().describe('The URL answers cite for it.'),
       },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -348,6 +348,8 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
   });
 });
 
+const KILN_PDF = readFileSync(new URL('../fixtures/documents/kiln-manual.pdf', import.meta.url));
+
 describe('MCP add_document', () => {
   let service: TestService;
   beforeAll(async () => {
@@ -394,6 +396,22 @@ describe('MCP add_document', () => {
       expect(mine.answer).toMatch(/dawn/);
       expect(mine.sources).toContain(url);
       expect((await search(other)).sources).not.toContain(url);
+      // The tool takes every format the API takes, from one list.
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'add_document')!;
+      const format = tool.inputSchema.properties?.format as { enum?: string[] };
+      expect(format.enum).toEqual(['markdown', 'text', 'html', 'pdf']);
+      const pdf = await other.callTool({
+        name: 'add_document',
+        arguments: { content: KILN_PDF.toString('base64'), format: 'pdf' },
+      });
+      expect(pdf.isError).toBeFalsy();
+      const kiln = (
+        await other.callTool({
+          name: 'web_search',
+          arguments: { prompt: 'How long does a full firing of the Kiln K7 take?', documents: 'own' },
+        })
+      ).structuredContent as SearchStructured;
+      expect(kiln.answer).toMatch(/eleven hours/);
       // The quota (1 document) answers as a tool error with the public description.
       const refused = await client.callTool({
         name: 'add_document',
