@@ -31,4 +31,9 @@ export type { AddDocumentRequest, DocumentView } from '../documents/service.ts';
 export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research.ts';
 export type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
 export { describeSearchFailure, engineBackend, toBackend, type CitewiseBackend } from './backend.ts';
-export type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+export type {
+  BalanceResponse,
+  SearchRequest,
+  SearchResponse,
+  SearchStreamEvent,
+} from '../contract/search.ts';

@@ -17,16 +17,16 @@ import {
   type ProtocolResponse,
   type RequestInfo,
 } from '../http/handler.ts';
-import { parseExtractRequest, type ExtractRequest, type ExtractResponse } from '../http/extract.ts';
+import { parseExtractRequest, type ExtractRequest, type ExtractResponse } from '../contract/extract.ts';
 import {
   parseSearchRequest,
   type BalanceResponse,
   type SearchRequest,
   type SearchResponse,
   type SearchStreamEvent,
-} from '../http/schema.ts';
+} from '../contract/search.ts';
 import { createDocumentServer } from '../http/docs.ts';
-import { createMemoryIdempotencyStore } from '../http/idempotency.ts';
+import { createMemoryIdempotencyStore } from '../contract/idempotency.ts';
 import { createMemoryCreditStore } from '../stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from '../stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';

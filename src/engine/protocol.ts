@@ -5,12 +5,12 @@
  */
 import { CitewiseError } from '../errors.ts';
 import type { IdempotencySettings, ProtocolService, RequestInfo } from '../http/handler.ts';
-import type { IdempotencyStore } from '../http/idempotency.ts';
+import type { IdempotencyStore } from '../contract/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
 import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import { HOLD_GRACE_MS } from './money-path.ts';
 import type { CreditsService, KeyBalance } from './credits.ts';
-import type { BalanceResponse } from '../http/schema.ts';
+import type { BalanceResponse } from '../contract/search.ts';
 import type { Logger, ResolvedEngineOptions } from './options.ts';
 import { rateLimitHeaders } from './response.ts';
 

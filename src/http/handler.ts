@@ -24,7 +24,11 @@ import {
   tavilyExtractResponse,
   tavilySearchResponse,
 } from './compat/tavily.ts';
-import { parseExtractRequest, type ExtractResponse, type NormalizedExtractRequest } from './extract.ts';
+import {
+  parseExtractRequest,
+  type ExtractResponse,
+  type NormalizedExtractRequest,
+} from '../contract/extract.ts';
 import { randomUUID } from 'node:crypto';
 import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
 import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
@@ -34,7 +38,7 @@ import { documentsRouteOf, isDocumentsPath, routeDocuments } from './documents.t
 import type { DocumentsService } from '../documents/service.ts';
 import type { ResearchService } from '../jobs/research.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
+import { fingerprintBody, isReplayable, type IdempotencyStore } from '../contract/idempotency.ts';
 import {
   jsonDepth,
   MAX_JSON_DEPTH,
@@ -43,7 +47,7 @@ import {
   type NormalizedSearchRequest,
   type SearchResponse,
   type SearchStreamEvent,
-} from './schema.ts';
+} from '../contract/search.ts';
 
 /** A request as every adapter hands it to {@link handleProtocolRequest}. */
 export interface ProtocolRequest {

@@ -6,7 +6,7 @@
 import type { ProtocolService } from '../http/handler.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../engine/credits.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { NormalizedSearchRequest } from '../contract/search.ts';
 import { createMemoryJobQueue } from './memory.ts';
 import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import {

@@ -9,7 +9,7 @@ import {
   type Citation,
   type Grounding,
   type SearchRequest,
-} from '../http/schema.ts';
+} from '../contract/search.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import type { JobEvent, JobRecord, JobStatus } from './types.ts';
 

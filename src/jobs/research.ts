@@ -10,10 +10,10 @@
  * worker, `follow.ts` streams a job's events; this module checks and answers the calls of an account.
  */
 import { CitewiseError } from '../errors.ts';
-import { fingerprintBody } from '../http/idempotency.ts';
-import { parseSearchRequest } from '../http/schema.ts';
+import { fingerprintBody } from '../contract/idempotency.ts';
+import { parseSearchRequest } from '../contract/search.ts';
 import type { CreditsService } from '../engine/credits.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { decodeCursor, JOB_STATUSES, newJobId, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
 import { createJobExecutor } from './execute.ts';

@@ -6,7 +6,7 @@
  */
 import { CitewiseError, type ErrorCode } from '../errors.ts';
 import type { ProtocolService, RequestInfo } from '../http/handler.ts';
-import { parseSearchRequest, type SearchResponse } from '../http/schema.ts';
+import { parseSearchRequest, type SearchResponse } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { searchRequestOf, type ParsedResearchRequest, type ResearchResult } from './request.ts';
 

@@ -12,8 +12,8 @@ import {
   type ResearchBackend,
 } from '../client/backend.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
-import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
-import { MAX_PROMPT_CHARS, type SearchResponse } from '../http/schema.ts';
+import { MAX_EXTRACT_URLS, type ExtractResponse } from '../contract/extract.ts';
+import { MAX_PROMPT_CHARS, type SearchResponse } from '../contract/search.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 

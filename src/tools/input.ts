@@ -4,7 +4,7 @@
  * error the model can read), so these schemas only guide the model.
  */
 import { z } from 'zod';
-import { MAX_CONTEXT_MESSAGES, MAX_PROMPT_CHARS, type SearchRequest } from '../http/schema.ts';
+import { MAX_CONTEXT_MESSAGES, MAX_PROMPT_CHARS, type SearchRequest } from '../contract/search.ts';
 import { SEARCH_DEPTHS } from '../pipeline/types.ts';
 
 /** Fields of the tool input (a zod raw shape, as the MCP SDK takes it). */
