@@ -3,7 +3,7 @@
  * protocol checks, search), and the library API `engine.research` (each call as the owner of an API key,
  * with the same checks as HTTP: maintenance, key, and for `create` the rate limit).
  */
-import type { ProtocolService } from '../http/handler.ts';
+import type { SearchService } from '../contract/protocol.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../engine/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
@@ -53,7 +53,7 @@ export interface ResearchJobsApi {
 
 /** What the engine hands to its research jobs. */
 export interface EngineResearchDeps {
-  readonly service: ProtocolService;
+  readonly service: SearchService;
   /** Holds, charges and refunds, each written to the ledger. */
   readonly credits: CreditsService;
   /** Credits held for a search (its price: `max_credits` caps a research search's). */

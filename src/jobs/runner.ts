@@ -5,7 +5,7 @@
  * reported with `onStep` and land in the job's event log as `step` events.
  */
 import { CitewiseError, type ErrorCode } from '../errors.ts';
-import type { ProtocolService, RequestInfo } from '../http/handler.ts';
+import type { RequestInfo, SearchService } from '../contract/protocol.ts';
 import { parseSearchRequest, type SearchResponse } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { searchRequestOf, type ParsedResearchRequest, type ResearchResult } from './request.ts';
@@ -37,7 +37,7 @@ export type ResearchRunner = (
 ) => Promise<ResearchOutcome>;
 
 /** The engine's search, as the default runner uses it. */
-export type EngineSearch = Pick<ProtocolService, 'runSearch' | 'runSearchStream'>;
+export type EngineSearch = Pick<SearchService, 'runSearch' | 'runSearchStream'>;
 
 /** The default {@link ResearchRunner}: the engine's search at `depth`, with citations. */
 export function createSearchRunner(search: EngineSearch, depth: string): ResearchRunner {
