@@ -4,7 +4,7 @@
  * the job is marked finalized. A job whose worker died before that is finalized later by the sweep of any
  * worker.
  */
-import type { CreditsService } from '../engine/credits.ts';
+import type { CreditsService } from '../contract/credits.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import { viewOf, type ResearchJobInput } from './request.ts';
 import type { JobQueue, JobRecord } from './types.ts';

@@ -12,7 +12,7 @@
 import { CitewiseError } from '../errors.ts';
 import { fingerprintBody } from '../contract/idempotency.ts';
 import { parseSearchRequest } from '../contract/search.ts';
-import type { CreditsService } from '../engine/credits.ts';
+import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import { decodeCursor, JOB_STATUSES, newJobId, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
