@@ -34,7 +34,7 @@ import type { CreditStore, KeyBudget, KeyRecord, KeyStore, RateLimiter } from '.
 import { createKey, setKeyBudget } from './admin.ts';
 import { createCreditsService, type CreditsService } from './credits.ts';
 import { runExtract } from './extract.ts';
-import { createFairScheduler } from './fair-scheduler.ts';
+import { createFairScheduler } from '../scheduling/fair-scheduler.ts';
 import { createMoneyPath } from './money-path.ts';
 import {
   DEFAULT_CORPUS,
