@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
-import { JOB_STATUSES } from '../jobs/common.ts';
+import { JOB_STATUSES } from '../stores/job-queue-common.ts';
 import { researchRequestSchema, type ResearchJob } from '../jobs/request.ts';
 
 /** What openapi.ts lends: its helpers and the schemas research jobs share with searches. */

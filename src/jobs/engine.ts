@@ -7,7 +7,7 @@ import type { SearchService } from '../contract/protocol.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
-import { createMemoryJobQueue } from './memory.ts';
+import { createMemoryJobQueue } from '../stores/memory/job-queue.ts';
 import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import {
   createResearchService,

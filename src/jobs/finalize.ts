@@ -7,7 +7,7 @@
 import type { CreditsService } from '../contract/credits.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import { viewOf, type ResearchJobInput } from './request.ts';
-import type { JobQueue, JobRecord } from './types.ts';
+import type { JobQueue, JobRecord } from '../stores/job-queue.ts';
 import { webhookFailureText, type WebhookSender } from './webhooks.ts';
 
 /** The id of the credit reservation held for a job (its hold, charge and refund all use it). */

@@ -11,7 +11,7 @@ import {
   type SearchRequest,
 } from '../contract/search.ts';
 import { JOBS_DEFAULTS } from './options.ts';
-import type { JobEvent, JobRecord, JobStatus } from './types.ts';
+import type { JobEvent, JobRecord, JobStatus } from '../stores/job-queue.ts';
 
 const shape = searchRequestSchema.shape;
 

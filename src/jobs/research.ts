@@ -15,7 +15,13 @@ import { parseSearchRequest } from '../contract/search.ts';
 import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { decodeCursor, JOB_STATUSES, newJobId, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
+import {
+  decodeCursor,
+  JOB_STATUSES,
+  newJobId,
+  MAX_EVENTS_READ,
+  MAX_LIST_LIMIT,
+} from '../stores/job-queue-common.ts';
 import { createJobExecutor } from './execute.ts';
 import { createJobFinalizer, reservationOf } from './finalize.ts';
 import { createJobFollower, type ResearchEvent } from './follow.ts';
@@ -37,7 +43,7 @@ import {
   type JobRecord,
   type JobStatus,
   type ListJobsOptions,
-} from './types.ts';
+} from '../stores/job-queue.ts';
 import type { WebhookSender } from './webhooks.ts';
 import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
