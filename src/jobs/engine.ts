@@ -69,13 +69,16 @@ export function createEngineResearch(
 ): { readonly service: ResearchService; readonly api: ResearchJobsApi } {
   if (typeof options !== 'object' || options === null) throw new TypeError('jobs must be an object');
   const d = JOBS_DEFAULTS;
+  const webhookDelivery = {
+    attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
+    backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
+    timeoutMs: d.webhookTimeoutMs,
+  };
   const webhooks = options.webhookSecret
     ? createWebhookSender({
         secret: options.webhookSecret,
         ...(options.allowPrivateHosts ? { allowPrivateHosts: options.allowPrivateHosts } : {}),
-        attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
-        backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
-        timeoutMs: d.webhookTimeoutMs,
+        ...webhookDelivery,
       })
     : null;
   const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
@@ -116,6 +119,7 @@ export function createEngineResearch(
         options.maxStreamsPerAccount,
         d.maxStreamsPerAccount,
       ),
+      webhookDelivery,
     },
   );
   // A queue that outlives the process may hold jobs a previous run left: work them now.

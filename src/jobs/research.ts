@@ -44,7 +44,7 @@ import {
   type JobStatus,
   type ListJobsOptions,
 } from '../stores/job-queue.ts';
-import type { WebhookSender } from './webhooks.ts';
+import type { WebhookDelivery, WebhookSender } from './webhooks.ts';
 import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
 
@@ -75,6 +75,8 @@ export interface ResearchServiceSettings {
   readonly eventPollMs: number;
   readonly maxStreamsPerKey: number;
   readonly maxStreamsPerAccount: number;
+  /** The webhook deliveries configured; the sweep of a dead worker's jobs waits them out. */
+  readonly webhookDelivery: WebhookDelivery;
 }
 
 /** What the research service works with. */
@@ -140,6 +142,7 @@ export function createResearchService(
     queue,
     credits,
     webhooks,
+    webhookDelivery: settings.webhookDelivery,
     onError: deps.onError,
     leaseMs: settings.leaseMs,
     closing: closing.signal,
