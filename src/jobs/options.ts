@@ -48,6 +48,8 @@ export const JOBS_DEFAULTS = {
   queueFullRetryAfterMs: 30_000,
   /** How long the credits of a job stay held if nothing settles them (every process died for good). */
   reservationTtlMs: 7 * 86_400_000,
+  /** Jobs a page of `GET /v1/research` lists when its query names no `limit`. */
+  listLimit: 20,
   /** The depth of the search a job runs: the multi-hop research loop. */
   searchDepth: 'research',
 } as const;

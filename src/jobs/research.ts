@@ -334,7 +334,7 @@ function listOptionsOf(account: string, query: ResearchListQuery): ListJobsOptio
   if (status !== undefined && !JOB_STATUSES.includes(status as JobStatus)) {
     throw invalid(`status must be one of ${JOB_STATUSES.join(', ')}`);
   }
-  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  const limit = query.limit === undefined ? JOBS_DEFAULTS.listLimit : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
     throw invalid(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
   }
