@@ -73,6 +73,23 @@ export interface RequestInfo {
 }
 
 /**
+ * What a route or a library call asks before its work: nothing (`public`: probes, the OpenAPI document),
+ * maintenance and a valid key (`key`), or also the key's rate limit (`key+rate`).
+ */
+export type Admission = 'public' | 'key' | 'key+rate';
+
+/** An admitted request: its key, and the `RateLimit` headers to send (none when no rate was checked). */
+export interface Admitted {
+  readonly key: KeyRecord;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Who is calling, once known (the access log names the key, also of a request then refused 429). */
+export interface Caller {
+  keyId?: string;
+}
+
+/**
  * The engine operations a request of /v1 needs: admission (maintenance, key, rate limit), search, extract,
  * balance, readiness. Implemented by the engine; research jobs run their searches through it.
  */
@@ -87,6 +104,11 @@ export interface SearchService {
    * `RateLimit`/`RateLimit-Policy` headers to send.
    */
   enforceRateLimit(key: KeyRecord): Promise<Readonly<Record<string, string>>>;
+  /**
+   * The one admission step: maintenance (503), then the key (401), named to `caller` once known, then, for
+   * `key+rate`, the key's rate limit (429). Every route and library call goes through it.
+   */
+  admit(apiKey: string | undefined, admission: 'key' | 'key+rate', caller?: Caller): Promise<Admitted>;
   /** Replays searches retried with the same `Idempotency-Key`; without it the header is ignored. */
   readonly idempotency?: IdempotencySettings;
   runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;

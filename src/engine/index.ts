@@ -209,29 +209,27 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   if (documents) service.documents = documents;
   const documentsOf = async (apiKey: string) => {
     if (!documents) throw new CitewiseError('not_found', 'no documents option', { description: 'Not Found' });
-    service.assertAvailable();
-    return { documents, account: (await service.authenticate(apiKey)).accountId };
+    return { documents, account: (await service.admit(apiKey, 'key')).key.accountId };
   };
 
   return {
     async search(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runSearch(key, parseSearchRequest(request), info);
     },
     async searchStream(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runSearchStream(key, parseSearchRequest(request), info);
     },
     async extract(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runExtract(key, parseExtractRequest(request), info);
     },
     async balance(apiKey) {
-      service.assertAvailable();
-      return service.balance(await service.authenticate(apiKey));
+      return service.balance((await service.admit(apiKey, 'key')).key);
     },
     handle: (request) => handleProtocolRequest(service, request),
     maxBodyBytes: resolved.maxBodyBytes,

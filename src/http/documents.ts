@@ -46,9 +46,16 @@ export async function routeDocuments(
   const [id, ...extra] = request.path.slice(BASE.length).split('/').filter(Boolean);
   if (extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
   const allowed = id === undefined ? 'GET, POST' : 'GET, DELETE';
-  const key = await admitKeyed(service, request, caller, method, allowed);
-  if (id === undefined && method === 'POST') {
-    const limitHeaders = await service.enforceRateLimit(key);
+  const creates = id === undefined && method === 'POST';
+  const { key, headers: limitHeaders } = await admitKeyed(
+    service,
+    request,
+    caller,
+    method,
+    allowed,
+    creates ? 'key+rate' : 'key',
+  );
+  if (creates) {
     const body = await readJsonBody(request, service.maxBodyBytes);
     const added = await documents.add(key.accountId, body, request.baseUrl);
     return withHeaders(json(added.created ? 201 : 200, { id: added.id, url: added.url }, info), {

@@ -63,10 +63,17 @@ export async function routeResearch(
           ? 'POST'
           : null;
   if (allowed === null || extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
-  const key = await admitKeyed(service, request, caller, method, allowed);
+  const creates = id === undefined && method === 'POST';
+  const { key, headers: limitHeaders } = await admitKeyed(
+    service,
+    request,
+    caller,
+    method,
+    allowed,
+    creates ? 'key+rate' : 'key',
+  );
 
-  if (id === undefined && method === 'POST') {
-    const limitHeaders = await service.enforceRateLimit(key);
+  if (creates) {
     const body = await readJsonBody(request, service.maxBodyBytes);
     const idempotencyKey = request.header('idempotency-key');
     const { job, created } = await research.create(

@@ -125,14 +125,10 @@ export function createEngineResearch(
   // A queue that outlives the process may hold jobs a previous run left: work them now.
   if (options.queue) service.start();
 
-  const caller = async (apiKey: string) => {
-    deps.service.assertAvailable();
-    return deps.service.authenticate(apiKey);
-  };
+  const caller = async (apiKey: string) => (await deps.service.admit(apiKey, 'key')).key;
   const api: ResearchJobsApi = {
     async create(request, { apiKey, idempotencyKey }) {
-      const key = await caller(apiKey);
-      await deps.service.enforceRateLimit(key);
+      const { key } = await deps.service.admit(apiKey, 'key+rate');
       return (await service.create(key, request, idempotencyKey)).job;
     },
     async get(id, { apiKey }) {
