@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import {
   handleProtocolRequest,
   type ProtocolRequest,
+  type ProtocolService,
   type ProtocolResponse,
   type RequestInfo,
 } from '../http/handler.ts';
@@ -204,9 +205,13 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     onError: (error, context, jobId) =>
       logger.error({ err: error, jobId }, `research job: ${context} failed`),
   });
-  service.research = research.service;
   const documents = options.documents ? createDocumentsService(options.documents) : undefined;
-  if (documents) service.documents = documents;
+  // What the router serves: the protocol service, with research jobs and (when configured) documents.
+  const routed: ProtocolService = {
+    ...service,
+    research: research.service,
+    ...(documents ? { documents } : {}),
+  };
   const documentsOf = async (apiKey: string) => {
     if (!documents) throw new CitewiseError('not_found', 'no documents option', { description: 'Not Found' });
     return { documents, account: (await service.admit(apiKey, 'key')).key.accountId };
@@ -231,7 +236,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     async balance(apiKey) {
       return service.balance((await service.admit(apiKey, 'key')).key);
     },
-    handle: (request) => handleProtocolRequest(service, request),
+    handle: (request) => handleProtocolRequest(routed, request),
     maxBodyBytes: resolved.maxBodyBytes,
     tavilyPrefix: resolved.tavilyPrefix,
     createKey: (input = {}) => createKey(keys, credits, input),
