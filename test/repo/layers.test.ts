@@ -3,6 +3,7 @@
  * folder import graph from the TypeScript sources (scripts/layers.ts) and fails on a circle between folders
  * and on any import that points up the list below.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { circles, folderGraph, type FolderGraph } from '../../scripts/layers.ts';
 
@@ -65,6 +66,18 @@ describe('the layers of src/', () => {
 
   it('has no circle between folders but the known one', () => {
     expect(circles(graph)).toEqual([['documents', 'pipeline']]);
+  });
+
+  it("matches the contributing guide: its layout map names every folder, its drawing the layers' order", () => {
+    const guide = readFileSync(new URL('../../docs/guides/contributing.md', import.meta.url), 'utf8');
+    const folders = graph.nodes.filter((node) => !node.endsWith('.ts'));
+    expect(folders.filter((folder) => !guide.includes(`src/${folder}/`))).toEqual([]);
+    const drawing = /### Layers[\s\S]*?```text\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+    const drawn = drawing
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => (line.split(/ {3,}/)[0] ?? '').split(/ {2}/));
+    expect(drawn).toEqual([...LAYERS]);
   });
 
   it('finds a circle and an upward import when there is one', () => {
