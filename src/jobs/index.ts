@@ -29,7 +29,7 @@ export {
   type ParsedResearchRequest,
   type ResearchJob,
   type ResearchRequest,
-  type ResearchResult,
+  type ResearchJobResult,
 } from './request.ts';
 export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research.ts';
 export type { ResearchOutcome, ResearchRunContext, ResearchRunner } from './runner.ts';

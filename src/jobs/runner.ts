@@ -8,7 +8,7 @@ import { CitewiseError, type ErrorCode } from '../errors.ts';
 import type { RequestInfo, SearchService } from '../contract/protocol.ts';
 import { parseSearchRequest, type SearchResponse } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { searchRequestOf, type ParsedResearchRequest, type ResearchResult } from './request.ts';
+import { searchRequestOf, type ParsedResearchRequest, type ResearchJobResult } from './request.ts';
 
 /** What a runner gets besides the request. */
 export interface ResearchRunContext {
@@ -26,7 +26,7 @@ export interface ResearchRunContext {
 
 /** What a run produced: the result kept with the job and the credits it cost (at most those held). */
 export interface ResearchOutcome {
-  readonly result: ResearchResult;
+  readonly result: ResearchJobResult;
   readonly creditsUsed: number;
 }
 
