@@ -13,7 +13,7 @@ import type {
 import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
-import { createResearchClient, type ResearchClient } from './research.ts';
+import { createResearchClient, type ResearchClient } from './research-jobs.ts';
 import { createDocumentsClient, type DocumentsClient } from './documents.ts';
 
 /** Options of {@link createClient}. */

@@ -22,7 +22,7 @@ import type {
   SearchService,
 } from '../contract/protocol.ts';
 import type { DocumentsService } from '../documents/service.ts';
-import type { ResearchService } from '../jobs/research.ts';
+import type { ResearchService } from '../jobs/research-jobs.ts';
 import { openAiErrorBody } from './compat/openai-chat.ts';
 import { tavilyErrorBody } from './compat/tavily.ts';
 import { bearerToken } from './admission.ts';
@@ -50,7 +50,7 @@ export { DOCS_PREFIX } from './routes/operating.ts';
 
 /** The engine operations the router needs: {@link SearchService}, with research jobs and documents. */
 export interface ProtocolService extends SearchService {
-  /** Research jobs (`/v1/research…`, src/http/research.ts); absent: those routes are 404. */
+  /** Research jobs (`/v1/research…`, src/http/routes/research-jobs.ts); absent: those routes are 404. */
   research?: ResearchService;
   /** Accounts' documents (`/v1/documents…`, src/http/documents.ts); absent: those routes are 404. */
   documents?: DocumentsService;

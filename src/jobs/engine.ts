@@ -15,7 +15,7 @@ import {
   type ResearchJobList,
   type ResearchListQuery,
   type ResearchService,
-} from './research.ts';
+} from './research-jobs.ts';
 import type { ResearchJob, ResearchRequest } from './request.ts';
 import { createSearchRunner } from './runner.ts';
 import { createWebhookSender } from './webhooks.ts';

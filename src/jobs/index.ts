@@ -31,6 +31,6 @@ export {
   type ResearchRequest,
   type ResearchJobResult,
 } from './request.ts';
-export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research.ts';
+export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research-jobs.ts';
 export type { ResearchOutcome, ResearchRunContext, ResearchRunner } from './runner.ts';
 export type { ResearchCallOptions, ResearchJobsApi } from './engine.ts';

@@ -5,7 +5,7 @@
  */
 import { CitewiseError } from '../../errors.ts';
 import { documentsRouteOf, isDocumentsPath, routeDocuments } from '../documents.ts';
-import { isResearchPath, researchRouteOf, routeResearch } from '../research.ts';
+import { isResearchPath, researchRouteOf, routeResearch } from './research-jobs.ts';
 import type { Route, RouteFamily } from '../route.ts';
 import { balanceRoute } from './balance.ts';
 import { extractRoute } from './extract.ts';
@@ -27,7 +27,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
 
 const notServed = (path: string) => new CitewiseError('not_found', `no route ${path}`);
 
-/** `/v1/research…`: research jobs (http/research.ts), when the engine has them. */
+/** `/v1/research…`: research jobs (research-jobs.ts), when the engine has them. */
 const researchRoutes: RouteFamily = {
   owns: isResearchPath,
   servedBy: (service) => service.research !== undefined,

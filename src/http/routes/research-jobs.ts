@@ -8,9 +8,9 @@
  *   terminal event;
  * - `POST /v1/research/{id}/cancel` → the job, cancelled (or as it ended), its unused credits refunded.
  */
-import { CitewiseError } from '../errors.ts';
-import { admitKeyed } from './admission.ts';
-import type { ResearchEvent, ResearchService } from '../jobs/research.ts';
+import { CitewiseError } from '../../errors.ts';
+import { admitKeyed } from '../admission.ts';
+import type { ResearchEvent, ResearchService } from '../../jobs/research-jobs.ts';
 import {
   checkIdempotencyKey,
   json,
@@ -22,7 +22,7 @@ import {
   type ProtocolResponse,
   type ProtocolService,
   type RequestInfo,
-} from './handler.ts';
+} from '../handler.ts';
 
 const BASE = '/v1/research';
 
