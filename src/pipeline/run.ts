@@ -49,15 +49,15 @@ export {
 
 /**
  * Names a research chain led to that join the answerer's query, first followed first: a long list pulls the
- * answer away from the question (extractive answer in answer on the multi-hop bench: 0.34 with two, 0.32
- * with all of them).
+ * answer away from the question (figures: docs/benchmarks-history.md, "Figures behind the pipeline's
+ * constants").
  */
 const ANSWER_QUERY_LEADS = 2;
 /**
  * Share of `stragglerGraceMs` that the stragglers of a deeper read get: a page far down the results is
  * less likely to hold the answer than one of the first, and most of the deeper pages were read ahead, so
- * their quorum arrived long before. With 4 searches in flight on one busy host (bench:qa real-web, one
- * host), p50 1,279 → 1,194 ms, answer in context unchanged within a question (0.937 → 0.933).
+ * their quorum arrived long before: a shorter median on one busy host, answers unchanged (figures:
+ * docs/benchmarks-history.md).
  */
 const DEEPER_GRACE_SHARE = 0.5;
 
@@ -149,8 +149,8 @@ export interface PipelineSettings {
    * When reading deeper, a result is fetched at all only if its title and snippet hold at least this share
    * (0–1) of the query's distinct words ({@link queryCoverage}); a result with no snippet is fetched. A
    * search engine's snippet is cut around the query's words, so one that holds almost none of them marks a
-   * page about something else: not fetching it spares the site a request (on bench:qa with instant pages,
-   * 40 % fewer deeper requests for the same answer in context, 0.960). 0 fetches every result.
+   * page about something else: not fetching it spares the site a request for the same answer (figures:
+   * docs/benchmarks-history.md). 0 fetches every result.
    * @default DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE (0.2)
    */
   readonly minDeeperSnippetCoverage?: number;
@@ -158,8 +158,8 @@ export interface PipelineSettings {
    * Results read in the first round when they are cheap: of the results after the first `maxResults`, up
    * to this many from the top are read with them when the fetcher says they cost the site nothing new or
    * little (cached, being fetched, or on a fast host with room: `PageFetcher.isCheap`). More pages read
-   * together put more good passages within the same token budget (on bench:qa, answer-in-context +0.5
-   * points with 10). Not used with `max_sources` or `depth: "fast"`. A value ≤ `maxResults` turns it off.
+   * together put more good passages within the same token budget (figures: docs/benchmarks-history.md).
+   * Not used with `max_sources` or `depth: "fast"`. A value ≤ `maxResults` turns it off.
    * @default DEFAULT_CHEAP_RESULTS (10)
    */
   readonly cheapResults?: number;
