@@ -47,14 +47,9 @@ export async function routeDocuments(
   if (extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
   const allowed = id === undefined ? 'GET, POST' : 'GET, DELETE';
   const creates = id === undefined && method === 'POST';
-  const { key, headers: limitHeaders } = await admitKeyed(
-    service,
-    request,
-    caller,
-    method,
-    allowed,
-    creates ? 'key+rate' : 'key',
-  );
+  const admission = creates ? 'key+rate' : 'key';
+  const admitted = await admitKeyed(service, request, caller, method, allowed, admission);
+  const { key, headers: limitHeaders } = admitted;
   if (creates) {
     const body = await readJsonBody(request, service.maxBodyBytes);
     const added = await documents.add(key.accountId, body, request.baseUrl);

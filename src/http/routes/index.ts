@@ -6,7 +6,9 @@
 import { CitewiseError } from '../../errors.ts';
 import { documentsRouteOf, isDocumentsPath, routeDocuments } from '../documents.ts';
 import { isResearchPath, researchRouteOf, routeResearch } from './research-jobs.ts';
-import type { Route, RouteFamily } from '../route.ts';
+import type { ProtocolResponse } from '../../contract/protocol.ts';
+import type { ProtocolService } from '../handler.ts';
+import type { Route, RouteContext, RouteFamily } from '../route.ts';
 import { balanceRoute } from './balance.ts';
 import { extractRoute } from './extract.ts';
 import { chatCompletionsRoute, modelsRoute } from './openai.ts';
@@ -25,29 +27,41 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   '/readyz': readyRoute,
 };
 
-const notServed = (path: string) => new CitewiseError('not_found', `no route ${path}`);
+/** A family served only when the engine has its service (research jobs, documents); else its paths are 404. */
+function optional<S>(
+  owns: (path: string) => boolean,
+  label: (path: string) => string,
+  serviceOf: (service: ProtocolService) => S | undefined,
+  serve: (service: S, context: RouteContext) => Promise<ProtocolResponse>,
+): RouteFamily {
+  return {
+    owns,
+    label,
+    servedBy: (service) => serviceOf(service) !== undefined,
+    async serve(context) {
+      const served = serviceOf(context.service);
+      if (served === undefined) throw new CitewiseError('not_found', `no route ${context.request.path}`);
+      return serve(served, context);
+    },
+  };
+}
 
 /** `/v1/research…`: research jobs (research-jobs.ts), when the engine has them. */
-const researchRoutes: RouteFamily = {
-  owns: isResearchPath,
-  servedBy: (service) => service.research !== undefined,
-  label: researchRouteOf,
-  async serve({ service, request, info, caller }) {
-    if (!service.research) throw notServed(request.path);
-    return routeResearch(service, service.research, request, info, caller);
-  },
-};
+const researchRoutes = optional(
+  isResearchPath,
+  researchRouteOf,
+  (service) => service.research,
+  (research, { service, request, info, caller }) => routeResearch(service, research, request, info, caller),
+);
 
 /** `/v1/documents…`: an account's own documents (http/documents.ts), when the engine has them. */
-const documentsRoutes: RouteFamily = {
-  owns: isDocumentsPath,
-  servedBy: (service) => service.documents !== undefined,
-  label: documentsRouteOf,
-  async serve({ service, request, info, caller }) {
-    if (!service.documents) throw notServed(request.path);
-    return routeDocuments(service, service.documents, request, info, caller);
-  },
-};
+const documentsRoutes = optional(
+  isDocumentsPath,
+  documentsRouteOf,
+  (service) => service.documents,
+  (documents, { service, request, info, caller }) =>
+    routeDocuments(service, documents, request, info, caller),
+);
 
 /** The families of routes below a prefix, in the order they are tried. */
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [docsRoutes, researchRoutes, documentsRoutes];
