@@ -25,8 +25,8 @@ import { Redis } from 'ioredis';
 import { createSearchEngine, type SearchEngine } from '../src/engine/index.ts';
 import { JOBS_DEFAULTS } from '../src/jobs/options.ts';
 import { parseResearchRequest, searchRequestOf } from '../src/jobs/request.ts';
-import { createSqliteJobQueue } from '../src/jobs/sqlite.ts';
-import { createRedisJobQueue } from '../src/jobs/redis.ts';
+import { createSqliteJobQueue } from '../src/stores/sqlite/job-queue.ts';
+import { createRedisJobQueue } from '../src/stores/redis/job-queue.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
 import { createRedisStores } from '../src/stores/redis/index.ts';
 

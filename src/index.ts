@@ -111,12 +111,12 @@ export {
   type SearchRequest,
   type SearchResponse,
   type SearchStreamEvent,
-} from './http/schema.ts';
+} from './contract/search.ts';
 export {
   createMemoryIdempotencyStore,
   type IdempotencyStore,
   type MemoryIdempotencyStoreOptions,
-} from './http/idempotency.ts';
+} from './contract/idempotency.ts';
 
 // Stage interfaces
 export type * from './pipeline/types.ts';

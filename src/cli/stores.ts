@@ -18,10 +18,10 @@ import type {
   RateLimitOptions,
 } from '../stores/types.ts';
 import { databasePath } from './config.ts';
-import type { JobQueue } from '../jobs/types.ts';
-import { createSqliteJobQueue } from '../jobs/sqlite.ts';
-import { createRedisJobQueue } from '../jobs/redis.ts';
-import { createPostgresJobQueue } from '../jobs/postgres.ts';
+import type { JobQueue } from '../stores/job-queue.ts';
+import { createSqliteJobQueue } from '../stores/sqlite/job-queue.ts';
+import { createRedisJobQueue } from '../stores/redis/job-queue.ts';
+import { createPostgresJobQueue } from '../stores/postgres/job-queue.ts';
 import { storeKindOf, type StoreKind } from './settings.ts';
 
 /** The stores of one CLI process. */

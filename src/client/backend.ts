@@ -3,8 +3,8 @@
  * API key. Both an in-process engine (with a key) and an HTTP client provide it.
  */
 import type { SearchEngine } from '../engine/index.ts';
-import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
-import type { BalanceResponse, SearchRequest, SearchResponse } from '../http/schema.ts';
+import type { ExtractRequest, ExtractResponse } from '../contract/extract.ts';
+import type { BalanceResponse, SearchRequest, SearchResponse } from '../contract/search.ts';
 import type { CitewiseClient } from './client.ts';
 import type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
 import type { AddDocumentRequest } from '../documents/service.ts';

@@ -3,12 +3,17 @@
  * responses thrown as {@link CitewiseApiError}, and a service that does not answer at all (unreachable, or
  * past `timeoutMs`) as {@link CitewiseConnectionError}. It uses the global `fetch` (or the one you pass).
  */
-import type { ExtractRequest, ExtractResponse } from '../http/extract.ts';
-import type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+import type { ExtractRequest, ExtractResponse } from '../contract/extract.ts';
+import type {
+  BalanceResponse,
+  SearchRequest,
+  SearchResponse,
+  SearchStreamEvent,
+} from '../contract/search.ts';
 import type { ResearchStep } from '../pipeline/research/types.ts';
 import { CitewiseApiError, CitewiseConnectionError, errorFromResponse } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
-import { createResearchClient, type ResearchClient } from './research.ts';
+import { createResearchClient, type ResearchClient } from './research-jobs.ts';
 import { createDocumentsClient, type DocumentsClient } from './documents.ts';
 
 /** Options of {@link createClient}. */

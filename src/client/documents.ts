@@ -3,7 +3,7 @@
  * client and an in-process engine (`engine.documents`) are interchangeable.
  */
 import type { AddDocumentRequest, DocumentView } from '../documents/service.ts';
-import type { ResearchClientCallOptions, SendRequest } from './research.ts';
+import type { ResearchClientCallOptions, SendRequest } from './research-jobs.ts';
 
 /** `client.documents`: the documents of the key's account. */
 export interface DocumentsClient {

@@ -25,10 +25,15 @@ export {
 } from './errors.ts';
 export { parseRetryAfter } from '../text/retry-after.ts';
 export { readServerSentEvents, type ServerSentEvent } from './sse.ts';
-export type { ResearchClient, ResearchClientCallOptions } from './research.ts';
+export type { ResearchClient, ResearchClientCallOptions } from './research-jobs.ts';
 export type { DocumentsClient } from './documents.ts';
 export type { AddDocumentRequest, DocumentView } from '../documents/service.ts';
-export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research.ts';
+export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research-jobs.ts';
 export type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
 export { describeSearchFailure, engineBackend, toBackend, type CitewiseBackend } from './backend.ts';
-export type { BalanceResponse, SearchRequest, SearchResponse, SearchStreamEvent } from '../http/schema.ts';
+export type {
+  BalanceResponse,
+  SearchRequest,
+  SearchResponse,
+  SearchStreamEvent,
+} from '../contract/search.ts';

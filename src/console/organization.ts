@@ -6,7 +6,7 @@
 import { auditFrom } from './audit.ts';
 import { errorBody, toCitewiseError } from '../errors.ts';
 import { revokedNotice } from './revoke.ts';
-import { parseSearchRequest } from '../http/schema.ts';
+import { parseSearchRequest } from '../contract/search.ts';
 import type { Role } from '../stores/account-types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 import {

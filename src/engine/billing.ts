@@ -5,7 +5,7 @@
  */
 import { CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
+import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { ResearchSettings } from '../pipeline/research/types.ts';
 import type { KeyRecord } from '../stores/types.ts';
 

@@ -11,7 +11,7 @@ import type {
   ExtractResponse,
   FailedPage,
   NormalizedExtractRequest,
-} from '../http/extract.ts';
+} from '../contract/extract.ts';
 import { isFetchError, type FetchErrorCode } from '../pipeline/fetch/errors.ts';
 import type { CallOptions, ContentExtractor, PageFetcher } from '../pipeline/types.ts';
 import type { KeyRecord } from '../stores/types.ts';

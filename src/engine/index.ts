@@ -14,19 +14,20 @@ import { randomUUID } from 'node:crypto';
 import {
   handleProtocolRequest,
   type ProtocolRequest,
+  type ProtocolService,
   type ProtocolResponse,
   type RequestInfo,
 } from '../http/handler.ts';
-import { parseExtractRequest, type ExtractRequest, type ExtractResponse } from '../http/extract.ts';
+import { parseExtractRequest, type ExtractRequest, type ExtractResponse } from '../contract/extract.ts';
 import {
   parseSearchRequest,
   type BalanceResponse,
   type SearchRequest,
   type SearchResponse,
   type SearchStreamEvent,
-} from '../http/schema.ts';
+} from '../contract/search.ts';
 import { createDocumentServer } from '../http/docs.ts';
-import { createMemoryIdempotencyStore } from '../http/idempotency.ts';
+import { createMemoryIdempotencyStore } from '../contract/idempotency.ts';
 import { createMemoryCreditStore } from '../stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from '../stores/memory/key-store.ts';
 import { createMemoryRateLimiter } from '../stores/memory/rate-limiter.ts';
@@ -34,7 +35,7 @@ import type { CreditStore, KeyBudget, KeyRecord, KeyStore, RateLimiter } from '.
 import { createKey, setKeyBudget } from './admin.ts';
 import { createCreditsService, type CreditsService } from './credits.ts';
 import { runExtract } from './extract.ts';
-import { createFairScheduler } from './fair-scheduler.ts';
+import { createFairScheduler } from '../scheduling/fair-scheduler.ts';
 import { createMoneyPath } from './money-path.ts';
 import {
   DEFAULT_CORPUS,
@@ -209,36 +210,38 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     onError: (error, context, jobId) =>
       logger.error({ err: error, jobId }, `research job: ${context} failed`),
   });
-  service.research = research.service;
   const documents = options.documents ? createDocumentsService(options.documents) : undefined;
-  if (documents) service.documents = documents;
+  // What the router serves: the protocol service, with research jobs and (when configured) documents.
+  const routed: ProtocolService = {
+    ...service,
+    research: research.service,
+    ...(documents ? { documents } : {}),
+  };
   const documentsOf = async (apiKey: string) => {
     if (!documents) throw new CitewiseError('not_found', 'no documents option', { description: 'Not Found' });
-    service.assertAvailable();
-    return { documents, account: (await service.authenticate(apiKey)).accountId };
+    return { documents, account: (await service.admit(apiKey, 'key')).key.accountId };
   };
 
   return {
     async search(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runSearch(key, parseSearchRequest(request), info);
     },
     async searchStream(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runSearchStream(key, parseSearchRequest(request), info);
     },
     async extract(request, { apiKey, signal }) {
       const info = newRequestInfo(signal);
-      const key = await service.admit(apiKey);
+      const { key } = await service.admit(apiKey, 'key+rate');
       return service.runExtract(key, parseExtractRequest(request), info);
     },
     async balance(apiKey) {
-      service.assertAvailable();
-      return service.balance(await service.authenticate(apiKey));
+      return service.balance((await service.admit(apiKey, 'key')).key);
     },
-    handle: (request) => handleProtocolRequest(service, request),
+    handle: (request) => handleProtocolRequest(routed, request),
     maxBodyBytes: resolved.maxBodyBytes,
     tavilyPrefix: resolved.tavilyPrefix,
     createKey: (input = {}) => createKey(keys, credits, input),

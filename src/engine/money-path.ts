@@ -6,7 +6,7 @@
  */
 import type { CallOptions } from '../pipeline/types.ts';
 import type { CreditsService } from './credits.ts';
-import type { FairScheduler } from './fair-scheduler.ts';
+import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 import type { KeyBudget } from '../stores/types.ts';
 
 /**

@@ -30,10 +30,10 @@ import type {
 } from '../pipeline/types.ts';
 import type { UsageRecorder } from '../stores/account-types.ts';
 import type { CreditStore, KeyBudget, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
-import type { IdempotencyStore } from '../http/idempotency.ts';
+import type { IdempotencyStore } from '../contract/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
 import { STORE_DEFAULTS } from '../stores/defaults.ts';
-import { FAIR_SCHEDULER_DEFAULTS } from './fair-scheduler.ts';
+import { FAIR_SCHEDULER_DEFAULTS } from '../scheduling/fair-scheduler.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { fraction, nonNegativeInteger, positiveInteger } from '../options.ts';
 import { normalizePublicUrl } from '../pipeline/search/corpus-url.ts';

@@ -5,12 +5,12 @@
  */
 import { CitewiseError } from '../errors.ts';
 import type { IdempotencySettings, ProtocolService, RequestInfo } from '../http/handler.ts';
-import type { IdempotencyStore } from '../http/idempotency.ts';
+import type { IdempotencyStore } from '../contract/idempotency.ts';
 import type { EngineMetrics } from '../observability/types.ts';
-import type { CreditStore, KeyRecord, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
+import type { CreditStore, KeyStore, RateLimiter, RateLimitOptions } from '../stores/types.ts';
 import { HOLD_GRACE_MS } from './money-path.ts';
 import type { CreditsService, KeyBalance } from './credits.ts';
-import type { BalanceResponse } from '../http/schema.ts';
+import type { BalanceResponse } from '../contract/search.ts';
 import type { Logger, ResolvedEngineOptions } from './options.ts';
 import { rateLimitHeaders } from './response.ts';
 
@@ -24,8 +24,6 @@ const MAINTENANCE_MESSAGE = 'maintenance mode';
 
 /** The engine's {@link ProtocolService}, with what the library calls and the operator use too. */
 export interface EngineProtocolService extends ProtocolService {
-  /** The checks a library call passes before its body, as over HTTP: maintenance, key, rate limit. */
-  admit(apiKey: string): Promise<KeyRecord>;
   /** Turns maintenance mode on or off (503 for every /v1 request while on). */
   setMaintenance(on: boolean): void;
 }
@@ -112,11 +110,12 @@ export function createProtocolService(parts: ProtocolServiceParts): EngineProtoc
       );
     },
     reportError: parts.reportError,
-    async admit(apiKey) {
+    async admit(apiKey, admission, caller) {
       service.assertAvailable();
       const key = await service.authenticate(apiKey);
-      await service.enforceRateLimit(key);
-      return key;
+      if (caller) caller.keyId = key.id;
+      const headers = admission === 'key+rate' ? await service.enforceRateLimit(key) : {};
+      return { key, headers };
     },
     setMaintenance(on) {
       maintenance = on;

@@ -3,7 +3,7 @@
  * their passages, the error of a failed search, and the rate-limit headers.
  */
 import { CitewiseError, toCitewiseError } from '../errors.ts';
-import type { Citation, Grounding, SearchResult } from '../http/schema.ts';
+import type { Citation, Grounding, SearchResult } from '../contract/search.ts';
 import { checkGrounding, groundingSources, type GroundingCheck } from '../pipeline/answer/grounding.ts';
 import type { ExtractedContent, Passage } from '../pipeline/types.ts';
 import type { RateLimitOptions, RateLimitResult } from '../stores/types.ts';

@@ -5,7 +5,7 @@
  */
 import { CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
-import type { NormalizedSearchRequest, SearchResponse } from '../http/schema.ts';
+import type { NormalizedSearchRequest, SearchResponse } from '../contract/search.ts';
 import type { EngineMetrics } from '../observability/types.ts';
 import type { GroundingCheck } from '../pipeline/answer/grounding.ts';
 import {

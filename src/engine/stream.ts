@@ -6,7 +6,7 @@
  */
 import { errorBody, toCitewiseError, type CitewiseError } from '../errors.ts';
 import type { RequestInfo } from '../http/handler.ts';
-import type { NormalizedSearchRequest, SearchStreamEvent } from '../http/schema.ts';
+import type { NormalizedSearchRequest, SearchStreamEvent } from '../contract/search.ts';
 import type { GroundingCheck } from '../pipeline/answer/grounding.ts';
 import { streamPipeline } from '../pipeline/run.ts';
 import type { ExtractedContent, Passage } from '../pipeline/types.ts';

@@ -1,26 +1,36 @@
 /**
- * The admission of a keyed sub-route (`/v1/research…`, `/v1/documents…`): the method against what the path
- * allows (405 with `Allow`), maintenance, then the bearer key, which the access log then names.
+ * The admission of a keyed route: the method against what the path allows (405 with `Allow`), then the
+ * engine's one admission step ({@link SearchService.admit}: maintenance, the bearer key, which the access log
+ * then names, and for `key+rate` the key's rate limit).
  */
 import { CitewiseError } from '../errors.ts';
-import type { KeyRecord } from '../stores/types.ts';
-import { bearerToken, type Caller, type ProtocolRequest, type ProtocolService } from './handler.ts';
+import type { Admitted, Caller, ProtocolRequest, SearchService } from '../contract/protocol.ts';
 
-/** Checks `method` against `allowed` (e.g. `'GET, POST'`), then admits the request's key. */
-export async function admitKeyed(
-  service: ProtocolService,
-  request: ProtocolRequest,
-  caller: Caller,
-  method: string,
-  allowed: string,
-): Promise<KeyRecord> {
+/** The key of an `Authorization: Bearer <key>` header. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  return match?.[1];
+}
+
+/** Throws 405 (with `Allow`) unless `method` is one of `allowed` (e.g. `'GET, POST'`). */
+export function checkMethod(request: ProtocolRequest, method: string, allowed: string): void {
   if (!allowed.split(', ').includes(method)) {
     throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
       headers: { allow: allowed },
     });
   }
-  service.assertAvailable();
-  const key = await service.authenticate(bearerToken(request.header('authorization')));
-  caller.keyId = key.id;
-  return key;
+}
+
+/** Checks `method` against `allowed`, then admits the request's bearer key (and its rate, for `key+rate`). */
+export async function admitKeyed(
+  service: SearchService,
+  request: ProtocolRequest,
+  caller: Caller,
+  method: string,
+  allowed: string,
+  admission: 'key' | 'key+rate' = 'key',
+): Promise<Admitted> {
+  checkMethod(request, method, allowed);
+  return service.admit(bearerToken(request.header('authorization')), admission, caller);
 }

@@ -55,9 +55,11 @@ export async function routeDocuments(
   const [id, ...extra] = request.path.slice(BASE.length).split('/').filter(Boolean);
   if (extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
   const allowed = id === undefined ? 'GET, POST' : 'GET, DELETE';
-  const key = await admitKeyed(service, request, caller, method, allowed);
-  if (id === undefined && method === 'POST') {
-    const limitHeaders = await service.enforceRateLimit(key);
+  const creates = id === undefined && method === 'POST';
+  const admission = creates ? 'key+rate' : 'key';
+  const admitted = await admitKeyed(service, request, caller, method, allowed, admission);
+  const { key, headers: limitHeaders } = admitted;
+  if (creates) {
     // The limit holds for the document's content (a PDF's decoded bytes): the body may carry it in base64.
     const body = await readJsonBody(request, base64Envelope(service.maxBodyBytes));
     const added = await documents.add(key.accountId, body, request.baseUrl, {

@@ -1,200 +1,60 @@
 /**
- * The framework-agnostic HTTP protocol of /v1, written once. Adapters (node:http, Express, Koa, fetch)
- * only translate their request into a {@link ProtocolRequest} and write back the {@link ProtocolResponse}.
+ * The router of /v1, framework-agnostic. Adapters (node:http, Express, Koa, fetch) only translate their
+ * request into a {@link ProtocolRequest} and write back the {@link ProtocolResponse}; the routes are
+ * registered in one table (routes/index.ts), each with its method, admission and handler (route.ts).
  *
- * Order of checks for POST /v1/search: route → maintenance → auth (401) → rate limit (429) →
- * content type and encoding (415) → body size, decoded (413) → JSON and fields (400) → overload (503) → credits (433) → pipeline.
- * Authentication comes before the body is read, so unauthenticated clients cannot make us buffer bodies.
+ * Order of checks for POST /v1/search: route → method (405) → the one admission step (maintenance, key
+ * (401), rate limit (429)) → content type and encoding (415) → body size, decoded (413) → JSON and fields
+ * (400) → overload (503) → credits (433) → pipeline. Authentication comes before the body is read, so
+ * unauthenticated clients cannot make us buffer bodies.
  *
  * Operating routes, without a key and served even in maintenance mode: `GET /healthz` (the process
- * answers), `GET /readyz` (the stores answer) and `GET /docs/<path>` (the files of the local corpus).
+ * answers), `GET /readyz` (the stores answer), `GET /v1/openapi.json` and `GET /docs/<path>` (the files of
+ * the local corpus).
  */
-import {
-  chatCompletion,
-  chatCompletionChunks,
-  modelList,
-  openAiErrorBody,
-  parseChatRequest,
-} from './compat/openai-chat.ts';
-import {
-  parseTavilyExtract,
-  parseTavilySearch,
-  tavilyBodyKey,
-  tavilyErrorBody,
-  tavilyExtractResponse,
-  tavilySearchResponse,
-} from './compat/tavily.ts';
-import { parseExtractRequest, type ExtractResponse, type NormalizedExtractRequest } from './extract.ts';
 import { randomUUID } from 'node:crypto';
-import { CitewiseError, errorBody, toCitewiseError, type ErrorCode } from '../errors.ts';
-import { decodeRequestBody, requestEncodings } from './content-encoding.ts';
-import { openApiDocument } from './openapi.ts';
-import { isResearchPath, researchRouteOf, routeResearch } from './research.ts';
-import { documentsRouteOf, isDocumentsPath, routeDocuments } from './documents.ts';
+import { CitewiseError, toCitewiseError, type ErrorCode } from '../errors.ts';
+import type {
+  Caller,
+  ProtocolRequest,
+  ProtocolResponse,
+  RequestInfo,
+  SearchService,
+} from '../contract/protocol.ts';
 import type { DocumentsService } from '../documents/service.ts';
-import type { ResearchService } from '../jobs/research.ts';
-import type { KeyRecord } from '../stores/types.ts';
-import { fingerprintBody, isReplayable, type IdempotencyStore } from './idempotency.ts';
-import {
-  jsonDepth,
-  MAX_JSON_DEPTH,
-  parseSearchRequest,
-  type BalanceResponse,
-  type NormalizedSearchRequest,
-  type SearchResponse,
-  type SearchStreamEvent,
-} from './schema.ts';
+import type { ResearchService } from '../jobs/research-jobs.ts';
+import { openAiErrorBody } from './compat/openai-chat.ts';
+import { tavilyErrorBody } from './compat/tavily.ts';
+import { bearerToken } from './admission.ts';
+import { errorResponse } from './respond.ts';
+import type { RouteContext } from './route.ts';
+import { ROUTE_FAMILIES, ROUTES } from './routes/index.ts';
+import { DOCS_PREFIX } from './routes/operating.ts';
+import { routeTavily, tavilyRouteOf } from './routes/tavily.ts';
 
-/** A request as every adapter hands it to {@link handleProtocolRequest}. */
-export interface ProtocolRequest {
-  readonly method: string;
-  /** Path relative to where the API is mounted, without the query string, e.g. `/v1/search`. */
-  readonly path: string;
-  /** Returns a header value (case-insensitive name); repeated headers joined by `, `. */
-  header(name: string): string | undefined;
-  /**
-   * Reads the raw body, failing with 413 past `limit` bytes. Not called when `parsedBody` is present
-   * (a framework already parsed it, e.g. `express.json()`).
-   */
-  readBody(limit: number): Promise<Uint8Array>;
-  /** A body already parsed by the host framework; `undefined` when the raw body is still unread. */
-  readonly parsedBody?: unknown;
-  /** Aborted when the client disconnects. */
-  readonly signal: AbortSignal;
-  /** The query string without its `?` (`status=running&limit=10`); absent or `''` when there is none. */
-  readonly query?: string;
-  /**
-   * Where the client reached the API: origin and mount path, e.g. `http://127.0.0.1:3000/api`. Adapters set
-   * it from the request; an engine without `publicUrl` cites its corpus documents under it, so that a source
-   * is a URL this server answers.
-   */
-  readonly baseUrl?: string;
-}
+export {
+  isStreamBody,
+  type Caller,
+  type IdempotencySettings,
+  type ProtocolRequest,
+  type ProtocolResponse,
+  type RequestInfo,
+  type RequestObservation,
+  type SearchService,
+} from '../contract/protocol.ts';
+export { bearerToken } from './admission.ts';
+export { readJsonBody } from './body.ts';
+export { checkIdempotencyKey } from './replay.ts';
+export { errorResponse, json, payloadTooLarge, sseResponse, withHeaders } from './respond.ts';
+export { DOCS_PREFIX } from './routes/operating.ts';
 
-/**
- * What an adapter writes back: a whole body (text, or bytes for a corpus file such as a PDF), or (for
- * streamed searches) chunks to write as they come.
- */
-export interface ProtocolResponse {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Adapters must stop iterating a stream when the client goes away (which refunds an unfinished search). */
-  readonly body: string | Uint8Array | AsyncIterable<string>;
-  /**
-   * A stream that may be closed when the server runs out of connections (a research event stream: its
-   * client resumes after `Last-Event-ID`, and nothing is charged for it). See `limitConnections`.
-   */
-  readonly yieldsConnection?: boolean;
-}
-
-/** True when the body is a stream of chunks (a streamed search) rather than a whole body. */
-export function isStreamBody(body: ProtocolResponse['body']): body is AsyncIterable<string> {
-  return typeof body === 'object' && Symbol.asyncIterator in body;
-}
-
-/** Per-request information shared by the protocol and the engine. */
-export interface RequestInfo {
-  readonly requestId: string;
-  /** `performance.now()` when the request arrived; `response_time` is measured from here. */
-  readonly startedAt: number;
-  readonly signal: AbortSignal;
-  /** A research job's search, paid by the job's own credit hold: the search holds no credits itself. */
-  readonly prepaid?: boolean;
-  /** The request's {@link ProtocolRequest.baseUrl}. */
-  readonly baseUrl?: string;
-}
-
-/** The engine operations the protocol layer needs. Implemented by the engine. */
-export interface ProtocolService {
-  readonly maxBodyBytes: number;
-  /** Throws 503 when in maintenance mode. */
-  assertAvailable(): void;
-  /** Throws 401 for a missing, malformed, unknown, revoked or expired key. */
-  authenticate(apiKey: string | undefined): Promise<KeyRecord>;
-  /**
-   * Throws 429 with `Retry-After` when the key is over its rate limit; otherwise returns the
-   * `RateLimit`/`RateLimit-Policy` headers to send.
-   */
-  enforceRateLimit(key: KeyRecord): Promise<Readonly<Record<string, string>>>;
-  /** Replays searches retried with the same `Idempotency-Key`; without it the header is ignored. */
-  readonly idempotency?: IdempotencySettings;
-  runSearch(key: KeyRecord, request: NormalizedSearchRequest, info: RequestInfo): Promise<SearchResponse>;
-  runSearchStream(
-    key: KeyRecord,
-    request: NormalizedSearchRequest,
-    info: RequestInfo,
-  ): Promise<AsyncIterable<SearchStreamEvent>>;
-  balance(key: KeyRecord): Promise<BalanceResponse>;
-  /**
-   * Where the Tavily-compatible routes are mounted (`{prefix}/search`, `{prefix}/extract`); `null`: not
-   * served.
-   */
-  readonly tavilyPrefix: string | null;
-  /** `POST /v1/extract`: reads the pages, charging per page read. */
-  runExtract(key: KeyRecord, request: NormalizedExtractRequest, info: RequestInfo): Promise<ExtractResponse>;
-  /** Resolves when the stores answer; throws 503 naming the unreachable ones (`GET /readyz`). */
-  checkReadiness(): Promise<void>;
-  /**
-   * A file of the local corpus, by its path below `/docs/` (still percent-encoded); throws 404 for
-   * anything that is not a servable file inside a corpus folder.
-   */
-  serveDocument(encodedPath: string): Promise<ProtocolResponse>;
-  /** Reports a failure (500s are logged with their cause; never with the API key). */
-  reportError(error: CitewiseError, info: RequestInfo): void;
-  /** Optional metrics hook: called once per request, after its response (or stream start) is built. */
-  observeRequest?(observation: RequestObservation): void;
-  /** Research jobs (`/v1/research…`, src/http/research.ts); absent: those routes are 404. */
+/** The engine operations the router needs: {@link SearchService}, with research jobs and documents. */
+export interface ProtocolService extends SearchService {
+  /** Research jobs (`/v1/research…`, src/http/routes/research-jobs.ts); absent: those routes are 404. */
   research?: ResearchService;
   /** Accounts' documents (`/v1/documents…`, src/http/documents.ts); absent: those routes are 404. */
   documents?: DocumentsService;
 }
-
-/** How the protocol uses the {@link IdempotencyStore}. */
-export interface IdempotencySettings {
-  readonly store: IdempotencyStore;
-  /** How long a claim holds while its search runs (past it, a crashed instance's claim lapses). */
-  readonly leaseMs: number;
-  /** How long a completed response is replayed. */
-  readonly ttlMs: number;
-  /** How long a retry waits for the first request's response before answering 409. */
-  readonly waitMs: number;
-}
-
-/** A handled /v1 request, as reported to {@link ProtocolService.observeRequest}. */
-export interface RequestObservation {
-  /** The matched route (`/v1/search`, `/docs/*`, …) or `unmatched`, so labels stay few. */
-  readonly route: string;
-  readonly method: string;
-  readonly status: number;
-  /** The error code of an error response. */
-  readonly errorCode?: ErrorCode;
-  /** Time to build the response (for a stream: until it started), in ms. */
-  readonly durationMs: number;
-  /** The request id, also sent as `X-Request-Id`. */
-  readonly requestId: string;
-  /** Id of the API key that authenticated the request (never the key itself); absent before auth. */
-  readonly keyId?: string;
-}
-
-const ROUTES: Readonly<Record<string, string>> = {
-  '/v1/search': 'POST',
-  '/v1/extract': 'POST',
-  '/v1/balance': 'GET',
-  // OpenAI-compatible chat (errors in OpenAI's shape).
-  '/v1/chat/completions': 'POST',
-  '/v1/models': 'GET',
-  // Public (no API key), served even in maintenance mode: the OpenAPI document and the probes.
-  '/v1/openapi.json': 'GET',
-  '/healthz': 'GET',
-  '/readyz': 'GET',
-};
-
-/** The OpenAI-compatible routes, whose errors have OpenAI's shape. */
-const OPENAI_PATHS: ReadonlySet<string> = new Set(['/v1/chat/completions', '/v1/models']);
-
-/** Where the files of the local corpus are served: `/docs/<path>`. */
-export const DOCS_PREFIX = '/docs/';
-const DOCS_ROUTE = '/docs/*';
 
 /**
  * Whether a path is served by {@link handleProtocolRequest}: `/v1/…`, the probes and `/docs/…`
@@ -218,32 +78,16 @@ export function passesOn(path: string, response: ProtocolResponse): boolean {
   return path.startsWith(DOCS_PREFIX) && response.status === 404;
 }
 
-/** `search` or `extract` for a Tavily-compatible path under `prefix`, else null. */
-function tavilyRouteOf(path: string, prefix: string): 'search' | 'extract' | null {
-  const trimmed = trimTrailingSlash(path);
-  if (trimmed === `${prefix}/search`) return 'search';
-  if (trimmed === `${prefix}/extract`) return 'extract';
-  return null;
-}
-
 function trimTrailingSlash(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 /** The route label of a path (few distinct values, for metrics and logs). */
 function routeOf(path: string): string {
-  if (path.startsWith(DOCS_PREFIX)) return DOCS_ROUTE;
-  if (isResearchPath(path)) return researchRouteOf(path);
-  if (isDocumentsPath(path)) return documentsRouteOf(path);
+  const family = ROUTE_FAMILIES.find((candidate) => candidate.owns(path));
+  if (family) return family.label(path);
   const trimmed = trimTrailingSlash(path);
   return ROUTES[trimmed] ? trimmed : 'unmatched';
-}
-
-/** Extracts the key from `Authorization: Bearer <key>`; `undefined` when absent or malformed. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const match = /^Bearer +(\S+) *$/i.exec(authorization);
-  return match?.[1];
 }
 
 /** Runs one /v1 request through the protocol. Never throws: every failure becomes a spec error body. */
@@ -260,11 +104,10 @@ export async function handleProtocolRequest(
   let response: ProtocolResponse;
   let errorCode: ErrorCode | undefined;
   const caller: Caller = {};
+  const context: RouteContext = { service, request, info, caller };
   const tavily = service.tavilyPrefix === null ? null : tavilyRouteOf(request.path, service.tavilyPrefix);
   try {
-    response = tavily
-      ? await routeTavily(service, request, info, caller, tavily)
-      : await route(service, request, info, caller);
+    response = tavily ? await routeTavily(context, tavily) : await route(context);
   } catch (thrown) {
     const error = toCitewiseError(thrown);
     service.reportError(error, info);
@@ -273,7 +116,7 @@ export async function handleProtocolRequest(
     // Tavily's clients read errors from {"detail": {"error": …}}; status and headers stay ours.
     if (tavily) response = { ...response, body: JSON.stringify(tavilyErrorBody(error)) };
     // OpenAI's clients read errors from {"error": {"message", "type", "param", "code"}}.
-    else if (OPENAI_PATHS.has(trimTrailingSlash(request.path))) {
+    else if (ROUTES[trimTrailingSlash(request.path)]?.errors === 'openai') {
       response = { ...response, body: JSON.stringify(openAiErrorBody(error)) };
     }
   }
@@ -289,320 +132,23 @@ export async function handleProtocolRequest(
   return response;
 }
 
-/** Who is calling, once known (for the access log). */
-export interface Caller {
-  keyId?: string;
-}
-
-async function route(
-  service: ProtocolService,
-  request: ProtocolRequest,
-  info: RequestInfo,
-  caller: Caller,
-): Promise<ProtocolResponse> {
-  const method = request.method.toUpperCase();
-  if (request.path.startsWith(DOCS_PREFIX)) {
-    if (method !== 'GET') {
-      throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
-        headers: { allow: 'GET' },
-      });
-    }
-    return withHeaders(await service.serveDocument(request.path.slice(DOCS_PREFIX.length)), {
-      'x-request-id': info.requestId,
-    });
-  }
+/** Finds the request's route, checks its method, admits the caller as the route declares, and runs it. */
+async function route(context: RouteContext): Promise<ProtocolResponse> {
+  const { service, request, caller } = context;
+  const family = ROUTE_FAMILIES.find(
+    (candidate) => candidate.owns(request.path) && (candidate.servedBy?.(service) ?? true),
+  );
+  if (family) return family.serve(context);
   const path = trimTrailingSlash(request.path);
-  if (service.research && isResearchPath(path)) {
-    return routeResearch(service, service.research, request, info, caller);
-  }
-  if (service.documents && isDocumentsPath(path)) {
-    return routeDocuments(service, service.documents, request, info, caller);
-  }
-  const allowed = ROUTES[path];
-  if (!allowed) throw new CitewiseError('not_found', `no route ${path}`);
-  if (method !== allowed) {
-    throw new CitewiseError('method_not_allowed', `${method} ${path}`, { headers: { allow: allowed } });
-  }
-  if (path === '/v1/openapi.json') return json(200, openApiDocument(), info);
-  if (path === '/healthz') return json(200, { status: 'ok' }, info);
-  if (path === '/readyz') {
-    await service.checkReadiness();
-    return json(200, { status: 'ready' }, info);
-  }
-
-  service.assertAvailable();
-  const key = await service.authenticate(bearerToken(request.header('authorization')));
-  caller.keyId = key.id;
-  if (path === '/v1/balance') return json(200, await service.balance(key), info);
-  if (path === '/v1/models') return json(200, modelList(), info);
-
-  const limitHeaders = await service.enforceRateLimit(key);
-  const body = await readJsonBody(request, service.maxBodyBytes);
-  const idempotencyKey = request.header('idempotency-key');
-  if (path === '/v1/extract') {
-    const extract = parseExtractRequest(body);
-    const run = async () =>
-      withHeaders(json(200, await service.runExtract(key, extract, info), info), limitHeaders);
-    if (!idempotencyKey || !service.idempotency) return run();
-    const scope = `${key.id}:extract:${checkIdempotencyKey(idempotencyKey)}`;
-    return replayable(service.idempotency, scope, body, request.signal, run);
-  }
-  if (path === '/v1/chat/completions') {
-    const plan = parseChatRequest(body);
-    if (plan.stream) {
-      const events = await service.runSearchStream(key, plan.search, info);
-      return withHeaders(sseResponse(chatCompletionChunks(plan, events, info.requestId), info), limitHeaders);
-    }
-    const found = await service.runSearch(key, plan.search, info);
-    return withHeaders(json(200, chatCompletion(plan, found, info.requestId), info), limitHeaders);
-  }
-  const search = parseSearchRequest(body);
-  if (search.stream) {
-    if (idempotencyKey) {
-      throw new CitewiseError('invalid_request', 'idempotency with stream', {
-        description: 'Invalid request: Idempotency-Key cannot be used with "stream": true',
-      });
-    }
-    return withHeaders(eventStream(await service.runSearchStream(key, search, info), info), limitHeaders);
-  }
-  const run = async () =>
-    withHeaders(json(200, await service.runSearch(key, search, info), info), limitHeaders);
-  if (!idempotencyKey || !service.idempotency) return run();
-  const scope = `${key.id}:${checkIdempotencyKey(idempotencyKey)}`;
-  return replayable(service.idempotency, scope, body, request.signal, run);
-}
-
-/**
- * A Tavily-compatible request: the same checks as `/v1` (maintenance, key, rate limit, body), the key from
- * `Authorization: Bearer` or else the legacy `api_key` body field, then `/v1/search` or `/v1/extract` in
- * translation.
- */
-async function routeTavily(
-  service: ProtocolService,
-  request: ProtocolRequest,
-  info: RequestInfo,
-  caller: Caller,
-  which: 'search' | 'extract',
-): Promise<ProtocolResponse> {
+  const found = ROUTES[path];
+  if (!found) throw new CitewiseError('not_found', `no route ${path}`);
   const method = request.method.toUpperCase();
-  if (method !== 'POST') {
-    throw new CitewiseError('method_not_allowed', `${method} ${request.path}`, {
-      headers: { allow: 'POST' },
-    });
+  if (method !== found.method) {
+    throw new CitewiseError('method_not_allowed', `${method} ${path}`, { headers: { allow: found.method } });
   }
-  service.assertAvailable();
-  const bearer = bearerToken(request.header('authorization'));
-  // With a bearer key the body is read only after it checked out, as on /v1.
-  let key = bearer ? await service.authenticate(bearer) : undefined;
-  const body = await readJsonBody(request, service.maxBodyBytes);
-  key ??= await service.authenticate(tavilyBodyKey(body));
-  caller.keyId = key.id;
-  const limitHeaders = await service.enforceRateLimit(key);
-  const run = async (): Promise<ProtocolResponse> => {
-    if (which === 'search') {
-      const plan = parseTavilySearch(body);
-      const found = await service.runSearch(key, plan.search, info);
-      return withHeaders(json(200, tavilySearchResponse(plan, found, info.requestId), info), limitHeaders);
-    }
-    const pages = await service.runExtract(key, parseTavilyExtract(body), info);
-    return withHeaders(json(200, tavilyExtractResponse(pages, info.requestId), info), limitHeaders);
-  };
-  const idempotencyKey = request.header('idempotency-key');
-  if (!idempotencyKey || !service.idempotency) return run();
-  const scope = `${key.id}:tavily-${which}:${checkIdempotencyKey(idempotencyKey)}`;
-  return replayable(service.idempotency, scope, body, request.signal, run);
-}
-
-/**
- * Runs a search once per Idempotency-Key, across every instance sharing the store: a retry with the same
- * body replays the stored 200 (no second charge), or, while the first request still runs (here or on
- * another instance), waits for its response; the same key with another body is a 422. A retry that waited
- * `waitMs` in vain gets a 409. Failed searches are forgotten, so a retry runs them again.
- */
-async function replayable(
-  settings: IdempotencySettings,
-  scope: string,
-  body: unknown,
-  signal: AbortSignal,
-  run: () => Promise<ProtocolResponse>,
-): Promise<ProtocolResponse> {
-  const { store } = settings;
-  const fingerprint = fingerprintBody(body);
-  const giveUpAt = Date.now() + settings.waitMs;
-  for (let pause = IDEMPOTENCY_FIRST_POLL_MS; ; pause = Math.min(pause * 2, IDEMPOTENCY_MAX_POLL_MS)) {
-    const found = await store.begin(scope, fingerprint, settings.leaseMs);
-    if (found.state === 'new') break;
-    if (found.fingerprint !== fingerprint) throw new CitewiseError('idempotency_mismatch');
-    if (found.state === 'done') {
-      return { ...found.response, headers: { ...found.response.headers, 'idempotent-replayed': 'true' } };
-    }
-    if (signal.aborted || Date.now() + pause > giveUpAt) {
-      throw new CitewiseError('idempotency_in_progress', undefined, { retryAfterMs: 1_000 });
-    }
-    await waitOrAbort(pause, signal);
-  }
-  try {
-    const response = await run();
-    if (isReplayable(response)) await store.complete(scope, response, settings.ttlMs);
-    return response;
-  } catch (error) {
-    await store.abandon(scope);
-    throw error;
-  }
-}
-
-/** First and longest pause between two looks at a request that is still running elsewhere, in ms. */
-const IDEMPOTENCY_FIRST_POLL_MS = 50;
-const IDEMPOTENCY_MAX_POLL_MS = 500;
-
-/** Waits `ms`, or less if `signal` fires first (never rejects). */
-function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-export function checkIdempotencyKey(value: string): string {
-  if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
-    throw new CitewiseError('invalid_request', 'bad idempotency key', {
-      description: 'Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters',
-    });
-  }
-  return value;
-}
-
-export function withHeaders(
-  response: ProtocolResponse,
-  headers: Readonly<Record<string, string>>,
-): ProtocolResponse {
-  return { ...response, headers: { ...response.headers, ...headers } };
-}
-
-/** Server-sent events: one `event:` per {@link SearchStreamEvent}, its payload as JSON `data:`. */
-function eventStream(events: AsyncIterable<SearchStreamEvent>, info: RequestInfo): ProtocolResponse {
-  async function* frames(): AsyncGenerator<string> {
-    for await (const event of events) {
-      const { type, ...payload } = event;
-      const data = type === 'done' ? event.body : type === 'error' ? { error: event.error } : payload;
-      yield `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-    }
-  }
-  return sseResponse(frames(), info);
-}
-
-/** A `text/event-stream` response of already formatted frames. */
-export function sseResponse(frames: AsyncIterable<string>, info: RequestInfo): ProtocolResponse {
-  return {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-      'x-request-id': info.requestId,
-    },
-    body: frames,
-  };
-}
-
-/**
- * Reads a JSON body: content type and encoding (415), size after decoding (413), UTF-8 and JSON (400).
- * Shared by /v1 and /mcp, so both have the same limit and checks.
- */
-export async function readJsonBody(request: ProtocolRequest, limit: number): Promise<unknown> {
-  const contentType = request.header('content-type');
-  if (!contentType || !isJsonMediaType(contentType)) {
-    throw new CitewiseError('unsupported_media_type', `content-type ${contentType ?? '(none)'}`);
-  }
-  const codings = requestEncodings(request.header('content-encoding'));
-  const declared = Number(request.header('content-length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    throw new CitewiseError('payload_too_large', undefined, {
-      description: `Payload Too Large: the body must be at most ${limit} bytes`,
-    });
-  }
-  // A host framework's body parser (e.g. express.json()) may have read the body already.
-  if (request.parsedBody !== undefined) return withinDepth(request.parsedBody);
-  const raw = await request.readBody(limit);
-  const bytes = codings.length
-    ? await decodeRequestBody(raw, codings, limit, () => payloadTooLarge(limit))
-    : raw;
-  if (bytes.byteLength === 0) {
-    throw new CitewiseError('invalid_request', 'empty body', {
-      description: 'Invalid request: the body is required (a JSON object with a prompt)',
-    });
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw new CitewiseError('invalid_request', 'body is not UTF-8', {
-      description: 'Invalid request: the body is not valid UTF-8',
-      cause,
-    });
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text) as unknown;
-  } catch (cause) {
-    throw new CitewiseError('invalid_request', 'malformed JSON', {
-      description: 'Invalid request: the body is not valid JSON',
-      cause,
-    });
-  }
-  return withinDepth(parsed);
-}
-
-/**
- * A body with a field nested past {@link MAX_JSON_DEPTH} is a 400 naming the field, whatever the route (the
- * same words as the `json_schema` check).
- */
-function withinDepth(body: unknown): unknown {
-  const tooDeep = (name: string, limit: number) =>
-    new CitewiseError('invalid_request', 'body nested too deeply', {
-      description: `Invalid request: ${name} must be nested at most ${limit} levels deep`,
-    });
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [name, value] of Object.entries(body)) {
-      if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep(name, MAX_JSON_DEPTH);
-    }
-  } else if (jsonDepth(body, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) {
-    throw tooDeep('the body', MAX_JSON_DEPTH + 1);
-  }
-  return body;
-}
-
-/** `application/json` or any `+json` type, parameters allowed; a charset other than UTF-8 is refused. */
-function isJsonMediaType(value: string): boolean {
-  const [type = '', ...params] = value.toLowerCase().split(';');
-  const media = type.trim();
-  if (media !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(media)) return false;
-  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='));
-  return !charset || /^charset="?utf-8"?$/.test(charset);
-}
-
-/** Error for a body past the limit, thrown by adapters' `readBody`. */
-export function payloadTooLarge(limit: number): CitewiseError {
-  return new CitewiseError('payload_too_large', undefined, {
-    description: `Payload Too Large: the body must be at most ${limit} bytes`,
-  });
-}
-
-function baseHeaders(requestId: string): Record<string, string> {
-  return {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-request-id': requestId,
-  };
-}
-
-export function json(status: number, body: unknown, info: RequestInfo): ProtocolResponse {
-  return { status, headers: baseHeaders(info.requestId), body: JSON.stringify(body) };
+  if (found.admission === 'public') return found.handle(context);
+  const admitted = await service.admit(bearerToken(request.header('authorization')), found.admission, caller);
+  return found.handle(context, admitted);
 }
 
 /**
@@ -614,14 +160,4 @@ export function stripBasePath(pathname: string, basePath: string): string | null
   if (!base) return pathname;
   if (pathname === base) return '/';
   return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : null;
-}
-
-/** Builds the spec error response (body, `Retry-After`, `WWW-Authenticate`, extra headers). */
-export function errorResponse(error: CitewiseError, requestId: string = randomUUID()): ProtocolResponse {
-  const headers: Record<string, string> = { ...baseHeaders(requestId), ...error.headers };
-  if (error.retryAfterMs !== undefined) {
-    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
-  }
-  if (error.status === 401) headers['www-authenticate'] = 'Bearer';
-  return { status: error.status, headers, body: JSON.stringify(errorBody(error)) };
 }

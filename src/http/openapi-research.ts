@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
-import { JOB_STATUSES } from '../jobs/common.ts';
+import { JOB_STATUSES, MAX_LIST_LIMIT } from '../stores/job-queue-common.ts';
+import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { researchRequestSchema, type ResearchJob } from '../jobs/request.ts';
 
 /** What openapi.ts lends: its helpers and the schemas research jobs share with searches. */
@@ -235,7 +236,12 @@ export function researchPaths(pieces: OpenApiPieces) {
             name: 'limit',
             in: 'query',
             required: false,
-            schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: MAX_LIST_LIMIT,
+              default: JOBS_DEFAULTS.listLimit,
+            },
           },
           {
             name: 'cursor',

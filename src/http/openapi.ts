@@ -3,7 +3,7 @@
  * document cannot drift from what the service accepts) and from response schemas checked against the
  * response types at compile time. Served at `GET /v1/openapi.json`.
  */
-import { extractRequestSchema, type ExtractedPage, type ExtractResponse } from './extract.ts';
+import { extractRequestSchema, type ExtractedPage, type ExtractResponse } from '../contract/extract.ts';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
@@ -11,7 +11,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
 import { researchComponents, researchPaths, type OpenApiPieces } from './openapi-research.ts';
 import { documentsComponents, documentsPaths } from './openapi-documents.ts';
-import { searchRequestSchema, type BalanceResponse, type SearchResponse } from './schema.ts';
+import { searchRequestSchema, type BalanceResponse, type SearchResponse } from '../contract/search.ts';
 
 /** Request fields of the service specification; every other request field is an opt-in extension. */
 const SPEC_REQUEST_FIELDS: Readonly<Record<string, string>> = {

@@ -3,11 +3,11 @@
  * protocol checks, search), and the library API `engine.research` (each call as the owner of an API key,
  * with the same checks as HTTP: maintenance, key, and for `create` the rate limit).
  */
-import type { ProtocolService } from '../http/handler.ts';
+import type { SearchService } from '../contract/protocol.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
-import type { CreditsService } from '../engine/credits.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
-import { createMemoryJobQueue } from './memory.ts';
+import type { CreditsService } from '../contract/credits.ts';
+import type { NormalizedSearchRequest } from '../contract/search.ts';
+import { createMemoryJobQueue } from '../stores/memory/job-queue.ts';
 import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import {
   createResearchService,
@@ -15,7 +15,7 @@ import {
   type ResearchJobList,
   type ResearchListQuery,
   type ResearchService,
-} from './research.ts';
+} from './research-jobs.ts';
 import type { ResearchJob, ResearchRequest } from './request.ts';
 import { createSearchRunner } from './runner.ts';
 import { createWebhookSender } from './webhooks.ts';
@@ -53,7 +53,7 @@ export interface ResearchJobsApi {
 
 /** What the engine hands to its research jobs. */
 export interface EngineResearchDeps {
-  readonly service: ProtocolService;
+  readonly service: SearchService;
   /** Holds, charges and refunds, each written to the ledger. */
   readonly credits: CreditsService;
   /** Credits held for a search (its price: `max_credits` caps a research search's). */
@@ -69,13 +69,16 @@ export function createEngineResearch(
 ): { readonly service: ResearchService; readonly api: ResearchJobsApi } {
   if (typeof options !== 'object' || options === null) throw new TypeError('jobs must be an object');
   const d = JOBS_DEFAULTS;
+  const webhookDelivery = {
+    attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
+    backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
+    timeoutMs: d.webhookTimeoutMs,
+  };
   const webhooks = options.webhookSecret
     ? createWebhookSender({
         secret: options.webhookSecret,
         ...(options.allowPrivateHosts ? { allowPrivateHosts: options.allowPrivateHosts } : {}),
-        attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
-        backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
-        timeoutMs: d.webhookTimeoutMs,
+        ...webhookDelivery,
       })
     : null;
   const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
@@ -116,19 +119,16 @@ export function createEngineResearch(
         options.maxStreamsPerAccount,
         d.maxStreamsPerAccount,
       ),
+      webhookDelivery,
     },
   );
   // A queue that outlives the process may hold jobs a previous run left: work them now.
   if (options.queue) service.start();
 
-  const caller = async (apiKey: string) => {
-    deps.service.assertAvailable();
-    return deps.service.authenticate(apiKey);
-  };
+  const caller = async (apiKey: string) => (await deps.service.admit(apiKey, 'key')).key;
   const api: ResearchJobsApi = {
     async create(request, { apiKey, idempotencyKey }) {
-      const key = await caller(apiKey);
-      await deps.service.enforceRateLimit(key);
+      const { key } = await deps.service.admit(apiKey, 'key+rate');
       return (await service.create(key, request, idempotencyKey)).job;
     },
     async get(id, { apiKey }) {

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { toCitewiseError } from '../errors.ts';
 import type { ResearchJobInput } from './request.ts';
 import type { ResearchRunner } from './runner.ts';
-import type { ClaimedJob, JobQueue, JobRecord } from './types.ts';
+import type { ClaimedJob, JobQueue, JobRecord } from '../stores/job-queue.ts';
 import type { AbortCause } from './worker.ts';
 
 /** Pauses before retrying a search refused for overload (503) within a job's time limit. */

@@ -4,20 +4,25 @@
  * the job is marked finalized. A job whose worker died before that is finalized later by the sweep of any
  * worker.
  */
-import type { CreditsService } from '../engine/credits.ts';
-import { JOBS_DEFAULTS } from './options.ts';
+import type { CreditsService } from '../contract/credits.ts';
 import { viewOf, type ResearchJobInput } from './request.ts';
-import type { JobQueue, JobRecord } from './types.ts';
-import { webhookFailureText, type WebhookSender } from './webhooks.ts';
+import type { JobQueue, JobRecord } from '../stores/job-queue.ts';
+import { webhookFailureText, type WebhookDelivery, type WebhookSender } from './webhooks.ts';
 
 /** The id of the credit reservation held for a job (its hold, charge and refund all use it). */
 export const reservationOf = (jobId: string) => `research:${jobId}`;
 
-/** How long an ended job may wait for its finalization before another worker does it (webhook retries included). */
-export function finalizeGraceMs(webhooks: WebhookSender | null): number {
-  const { webhookAttempts, webhookBackoffMs, webhookTimeoutMs } = JOBS_DEFAULTS;
-  const backoff = webhooks ? webhookBackoffMs * ((4 ** (webhookAttempts - 1) - 1) / 3) : 0;
-  return backoff + webhookAttempts * webhookTimeoutMs + 60_000;
+/** Margin past its webhook deliveries an ended job may wait for its finalization. */
+const FINALIZE_MARGIN_MS = 60_000;
+
+/**
+ * How long an ended job may wait for its finalization before another worker does it: the configured webhook
+ * deliveries (each attempt's deadline, the backoffs between them when webhooks are sent) and a margin.
+ */
+export function finalizeGraceMs(webhooks: WebhookSender | null, delivery: WebhookDelivery): number {
+  const { attempts, backoffMs, timeoutMs } = delivery;
+  const backoff = webhooks ? backoffMs * ((4 ** (attempts - 1) - 1) / 3) : 0;
+  return backoff + attempts * timeoutMs + FINALIZE_MARGIN_MS;
 }
 
 /** What {@link createJobFinalizer} works with. */
@@ -26,6 +31,8 @@ export interface JobFinalizerDeps {
   /** Charges and refunds (each written to the ledger). */
   readonly credits: CreditsService;
   readonly webhooks: WebhookSender | null;
+  /** The webhook deliveries configured (`jobs.webhookAttempts`, …): how long a finalization may take. */
+  readonly webhookDelivery: WebhookDelivery;
   readonly onError: (error: unknown, context: string, jobId?: string) => void;
   /** The sweep runs at most once a lease. */
   readonly leaseMs: number;
@@ -88,7 +95,10 @@ export function createJobFinalizer(deps: JobFinalizerDeps): JobFinalizer {
   async function sweep(): Promise<void> {
     if (Date.now() - lastSweep < deps.leaseMs) return;
     lastSweep = Date.now();
-    const stale = await queue.unfinalized({ endedBefore: Date.now() - finalizeGraceMs(webhooks), limit: 50 });
+    const stale = await queue.unfinalized({
+      endedBefore: Date.now() - finalizeGraceMs(webhooks, deps.webhookDelivery),
+      limit: 50,
+    });
     for (const job of stale) await finalize(job);
   }
 

@@ -4,9 +4,9 @@
  * other processes), until the terminal event.
  */
 import { EventEmitter } from 'node:events';
-import { MAX_EVENTS_READ } from './common.ts';
+import { MAX_EVENTS_READ } from '../stores/job-queue-common.ts';
 import { viewOf } from './request.ts';
-import { isTerminal, type JobQueue, type JobRecord, type JobStatus } from './types.ts';
+import { isTerminal, type JobQueue, type JobRecord, type JobStatus } from '../stores/job-queue.ts';
 
 /** One event of a job, as `GET /v1/research/{id}/events` sends it. */
 export interface ResearchEvent {

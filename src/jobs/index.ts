@@ -4,7 +4,7 @@
  * are in `citewise/sqlite`, `citewise/redis` and `citewise/postgres`; the conformance suite is
  * `describeJobQueue` in `citewise/testing`.
  */
-export { createMemoryJobQueue, type MemoryJobQueueOptions } from './memory.ts';
+export { createMemoryJobQueue, type MemoryJobQueueOptions } from '../stores/memory/job-queue.ts';
 export {
   isTerminal,
   JobQueueFullError,
@@ -21,7 +21,7 @@ export {
   type JobRecord,
   type JobStatus,
   type ListJobsOptions,
-} from './types.ts';
+} from '../stores/job-queue.ts';
 export { JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 export {
   parseResearchRequest,
@@ -29,8 +29,8 @@ export {
   type ParsedResearchRequest,
   type ResearchJob,
   type ResearchRequest,
-  type ResearchResult,
+  type ResearchJobResult,
 } from './request.ts';
-export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research.ts';
+export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research-jobs.ts';
 export type { ResearchOutcome, ResearchRunContext, ResearchRunner } from './runner.ts';
 export type { ResearchCallOptions, ResearchJobsApi } from './engine.ts';

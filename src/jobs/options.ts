@@ -2,7 +2,7 @@
  * Options of research jobs and their defaults, written once: the engine applies them, and the CLI's settings
  * table (`citewise serve`, `citewise worker`, the configuration page) shows and uses the same values.
  */
-import type { JobQueue } from './types.ts';
+import type { JobQueue } from '../stores/job-queue.ts';
 import type { ResearchRunner } from './runner.ts';
 
 /** Defaults of {@link ResearchJobsOptions}. */
@@ -48,14 +48,8 @@ export const JOBS_DEFAULTS = {
   queueFullRetryAfterMs: 30_000,
   /** How long the credits of a job stay held if nothing settles them (every process died for good). */
   reservationTtlMs: 7 * 86_400_000,
-  /** pg-boss: how long a running job may go without a heartbeat before another worker gets it (≥ 10 s). */
-  heartbeatSeconds: 30,
-  /** pg-boss: how often its monitor looks for jobs without a heartbeat. */
-  monitorSeconds: 5,
-  /** BullMQ: how often its stalled-job checker looks for jobs whose worker died. */
-  stalledCheckMs: 5_000,
-  /** BullMQ: how long a job handed out while its account is at its cap waits before it is offered again. */
-  capRetryMs: 1_000,
+  /** Jobs a page of `GET /v1/research` lists when its query names no `limit`. */
+  listLimit: 20,
   /** The depth of the search a job runs: the multi-hop research loop. */
   searchDepth: 'research',
 } as const;

@@ -9,9 +9,9 @@ import {
   type Citation,
   type Grounding,
   type SearchRequest,
-} from '../http/schema.ts';
+} from '../contract/search.ts';
 import { JOBS_DEFAULTS } from './options.ts';
-import type { JobEvent, JobRecord, JobStatus } from './types.ts';
+import type { JobEvent, JobRecord, JobStatus } from '../stores/job-queue.ts';
 
 const shape = searchRequestSchema.shape;
 
@@ -121,7 +121,7 @@ export function searchRequestOf(request: ParsedResearchRequest, depth: string): 
 }
 
 /** What a finished job keeps: the answer and what it rests on. */
-export interface ResearchResult {
+export interface ResearchJobResult {
   readonly answer: string;
   readonly sources: readonly string[];
   readonly citations?: readonly Citation[];
@@ -162,7 +162,7 @@ const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISO
 export function viewOf(job: JobRecord, steps?: readonly unknown[]): ResearchJob {
   const input = job.input as ResearchJobInput;
   const request = input.request;
-  const result = job.status === 'completed' ? (job.result as ResearchResult | null) : null;
+  const result = job.status === 'completed' ? (job.result as ResearchJobResult | null) : null;
   const shownSteps = result?.steps ?? steps;
   const view: Record<string, unknown> = {
     id: job.id,

@@ -5,10 +5,10 @@
  * reported with `onStep` and land in the job's event log as `step` events.
  */
 import { CitewiseError, type ErrorCode } from '../errors.ts';
-import type { ProtocolService, RequestInfo } from '../http/handler.ts';
-import { parseSearchRequest, type SearchResponse } from '../http/schema.ts';
+import type { RequestInfo, SearchService } from '../contract/protocol.ts';
+import { parseSearchRequest, type SearchResponse } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { searchRequestOf, type ParsedResearchRequest, type ResearchResult } from './request.ts';
+import { searchRequestOf, type ParsedResearchRequest, type ResearchJobResult } from './request.ts';
 
 /** What a runner gets besides the request. */
 export interface ResearchRunContext {
@@ -26,7 +26,7 @@ export interface ResearchRunContext {
 
 /** What a run produced: the result kept with the job and the credits it cost (at most those held). */
 export interface ResearchOutcome {
-  readonly result: ResearchResult;
+  readonly result: ResearchJobResult;
   readonly creditsUsed: number;
 }
 
@@ -37,7 +37,7 @@ export type ResearchRunner = (
 ) => Promise<ResearchOutcome>;
 
 /** The engine's search, as the default runner uses it. */
-export type EngineSearch = Pick<ProtocolService, 'runSearch' | 'runSearchStream'>;
+export type EngineSearch = Pick<SearchService, 'runSearch' | 'runSearchStream'>;
 
 /** The default {@link ResearchRunner}: the engine's search at `depth`, with citations. */
 export function createSearchRunner(search: EngineSearch, depth: string): ResearchRunner {

@@ -21,6 +21,9 @@ import {
 import { USER_AGENT } from '../package-info.ts';
 
 /** Options of {@link createWebhookSender}. */
+/** How a webhook is delivered: attempts, the backoff between them and each one's deadline. */
+export type WebhookDelivery = Pick<WebhookSenderOptions, 'attempts' | 'backoffMs' | 'timeoutMs'>;
+
 export interface WebhookSenderOptions {
   /** The signing secret, `whsec_` and base64 (Standard Webhooks' form). */
   readonly secret: string;

@@ -4,7 +4,7 @@
  * (or less: {@link JobWorkers.wake} ends the wait when this process queued a job).
  */
 import { hostname } from 'node:os';
-import type { ClaimedJob, JobQueue } from './types.ts';
+import type { ClaimedJob, JobQueue } from '../stores/job-queue.ts';
 
 /** Why a run was aborted (the `reason` of its signal). */
 export type AbortCause = 'cancelled' | 'lost' | 'stopped';

@@ -12,9 +12,9 @@ import {
   type ResearchBackend,
 } from '../client/backend.ts';
 import { DOCUMENT_FORMATS } from '../documents/service.ts';
-import { JOBS_DEFAULTS } from '../jobs/options.ts';
-import { MAX_EXTRACT_URLS, type ExtractResponse } from '../http/extract.ts';
-import { MAX_PROMPT_CHARS, type SearchResponse } from '../http/schema.ts';
+import { researchRequestSchema } from '../jobs/request.ts';
+import { MAX_EXTRACT_URLS, type ExtractResponse } from '../contract/extract.ts';
+import { MAX_PROMPT_CHARS, type SearchResponse } from '../contract/search.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 
@@ -200,14 +200,11 @@ function registerResearchTool(server: McpServer, research: ResearchBackend): voi
         'for questions web_search could not answer in one go.',
       inputSchema: {
         prompt: z.string().min(1).max(MAX_PROMPT_CHARS).describe('The question, self-contained.'),
-        max_credits: z.number().int().min(1).optional().describe('Most credits the research may spend.'),
-        time_limit_ms: z
-          .number()
-          .int()
-          .min(JOBS_DEFAULTS.minTimeLimitMs)
-          .max(JOBS_DEFAULTS.maxTimeLimitMs)
-          .optional()
-          .describe('Most time the research may take, in milliseconds.'),
+        // The fields of POST /v1/research, with its limits (one schema).
+        max_credits: researchRequestSchema.shape.max_credits.describe('Most credits the research may spend.'),
+        time_limit_ms: researchRequestSchema.shape.time_limit_ms.describe(
+          'Most time the research may take, in milliseconds.',
+        ),
       },
       outputSchema: {
         id: z.string(),

@@ -3,7 +3,7 @@
  * `createMetrics()` implements it with prom-client.
  */
 import type { ErrorCode } from '../errors.ts';
-import type { RequestObservation } from '../http/handler.ts';
+import type { RequestObservation } from '../contract/protocol.ts';
 
 export type { RequestObservation };
 

@@ -26,6 +26,7 @@ import type {
   SearchHit,
   SearchProvider,
 } from './types.ts';
+import { resolvePipelineSettings, type ResolvedPipelineSettings } from './settings.ts';
 import { createPageReader, PATIENT_RESULTS, type PageRead } from './read.ts';
 import { fuseRankings } from './search/combine.ts';
 import { applyDomainFilters } from './search/filters.ts';
@@ -34,38 +35,29 @@ import { planQuery } from './query.ts';
 import { pageMentions, queryCoverage } from './rank/coverage.ts';
 import { createRulesPlanner } from './research/rules-planner.ts';
 import { runResearch } from './research/loop.ts';
-import {
-  RESEARCH_DEFAULTS,
-  type ResearchPlanner,
-  type ResearchSettings,
-  type ResearchStep,
-} from './research/types.ts';
+import { type ResearchPlanner, type ResearchSettings, type ResearchStep } from './research/types.ts';
 
-/** {@link PipelineSettings.expandToResults} when not set. */
-export const DEFAULT_EXPAND_TO_RESULTS = 40;
-/** {@link PipelineSettings.minQueryCoverage} when not set. */
-export const DEFAULT_MIN_QUERY_COVERAGE = 0.8;
-/** {@link PipelineSettings.maxLatencyMs} when not set. */
-export const DEFAULT_MAX_LATENCY_MS = 2_000;
-/** {@link PipelineSettings.stragglerGraceMs} when not set. */
-export const DEFAULT_STRAGGLER_GRACE_MS = 400;
-/** {@link PipelineSettings.minDeeperPageMentions} when not set. */
-export const DEFAULT_MIN_DEEPER_PAGE_MENTIONS = 0.5;
-/** {@link PipelineSettings.minDeeperSnippetCoverage} when not set. */
-export const DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE = 0.2;
-/** {@link PipelineSettings.cheapResults} when not set. */
-export const DEFAULT_CHEAP_RESULTS = 10;
+export {
+  DEFAULT_CHEAP_RESULTS,
+  DEFAULT_EXPAND_TO_RESULTS,
+  DEFAULT_MAX_LATENCY_MS,
+  DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
+  DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
+  DEFAULT_MIN_QUERY_COVERAGE,
+  DEFAULT_STRAGGLER_GRACE_MS,
+} from './settings.ts';
+
 /**
  * Names a research chain led to that join the answerer's query, first followed first: a long list pulls the
- * answer away from the question (extractive answer in answer on the multi-hop bench: 0.34 with two, 0.32
- * with all of them).
+ * answer away from the question (figures: docs/benchmarks-history.md, "Figures behind the pipeline's
+ * constants").
  */
 const ANSWER_QUERY_LEADS = 2;
 /**
  * Share of `stragglerGraceMs` that the stragglers of a deeper read get: a page far down the results is
  * less likely to hold the answer than one of the first, and most of the deeper pages were read ahead, so
- * their quorum arrived long before. With 4 searches in flight on one busy host (bench:qa real-web, one
- * host), p50 1,279 → 1,194 ms, answer in context unchanged within a question (0.937 → 0.933).
+ * their quorum arrived long before: a shorter median on one busy host, answers unchanged (figures:
+ * docs/benchmarks-history.md).
  */
 const DEEPER_GRACE_SHARE = 0.5;
 
@@ -157,8 +149,8 @@ export interface PipelineSettings {
    * When reading deeper, a result is fetched at all only if its title and snippet hold at least this share
    * (0–1) of the query's distinct words ({@link queryCoverage}); a result with no snippet is fetched. A
    * search engine's snippet is cut around the query's words, so one that holds almost none of them marks a
-   * page about something else: not fetching it spares the site a request (on bench:qa with instant pages,
-   * 40 % fewer deeper requests for the same answer in context, 0.960). 0 fetches every result.
+   * page about something else: not fetching it spares the site a request for the same answer (figures:
+   * docs/benchmarks-history.md). 0 fetches every result.
    * @default DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE (0.2)
    */
   readonly minDeeperSnippetCoverage?: number;
@@ -166,8 +158,8 @@ export interface PipelineSettings {
    * Results read in the first round when they are cheap: of the results after the first `maxResults`, up
    * to this many from the top are read with them when the fetcher says they cost the site nothing new or
    * little (cached, being fetched, or on a fast host with room: `PageFetcher.isCheap`). More pages read
-   * together put more good passages within the same token budget (on bench:qa, answer-in-context +0.5
-   * points with 10). Not used with `max_sources` or `depth: "fast"`. A value ≤ `maxResults` turns it off.
+   * together put more good passages within the same token budget (figures: docs/benchmarks-history.md).
+   * Not used with `max_sources` or `depth: "fast"`. A value ≤ `maxResults` turns it off.
    * @default DEFAULT_CHEAP_RESULTS (10)
    */
   readonly cheapResults?: number;
@@ -209,7 +201,7 @@ export async function runPipeline(
   const { input, documents, timings, steps, searches } = await selectPassages(
     request,
     stages,
-    settings,
+    resolvePipelineSettings(settings),
     call,
     clock,
   );
@@ -251,7 +243,8 @@ export async function* streamPipeline(
 ): AsyncGenerator<PipelineEvent> {
   const pending: ResearchStep[] = [];
   let wake: (() => void) | undefined;
-  const gathering = selectPassages(request, stages, settings, call, stopwatch(), (step) => {
+  const resolved = resolvePipelineSettings(settings);
+  const gathering = selectPassages(request, stages, resolved, call, stopwatch(), (step) => {
     pending.push(step);
     wake?.();
   });
@@ -297,7 +290,7 @@ interface Gathered {
 async function selectPassages(
   request: PipelineRequest,
   stages: PipelineStages,
-  settings: PipelineSettings,
+  settings: ResolvedPipelineSettings,
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
@@ -311,7 +304,7 @@ async function selectPassages(
 
   const first = Math.min(request.maxSources ?? settings.maxResults, settings.maxResults * 2);
   const mayExpand = request.maxSources === undefined && request.depth !== 'fast';
-  const most = mayExpand ? Math.max(first, settings.expandToResults ?? DEFAULT_EXPAND_TO_RESULTS) : first;
+  const most = mayExpand ? Math.max(first, settings.expandToResults) : first;
   // Domain filters hold even for providers that cannot filter by themselves (like custom ones).
   const hits = applyDomainFilters(
     await searchAll(queries, most, request, stages.search, call),
@@ -321,9 +314,9 @@ async function selectPassages(
 
   // `fast` answers from what the search returned (snippets or provider text), without fetching pages.
   const fetching = request.depth !== 'fast';
-  const maxLatencyMs = request.maxLatencyMs ?? settings.maxLatencyMs ?? DEFAULT_MAX_LATENCY_MS;
+  const maxLatencyMs = request.maxLatencyMs ?? settings.maxLatencyMs;
   const answerBy = Math.min(call.deadline, (call.startedAt ?? Date.now()) + maxLatencyMs);
-  const stragglerGraceMs = settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS;
+  const stragglerGraceMs = settings.stragglerGraceMs;
   const reader = createPageReader({
     ...(fetching ? { fetcher: stages.fetcher, extractor: stages.extractor } : {}),
     pageTimeoutMs: settings.pageTimeoutMs,
@@ -332,22 +325,19 @@ async function selectPassages(
     call,
   });
   const budget = { maxTokens: settings.maxPassageTokens };
-  const minCoverage = settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE;
+  const minCoverage = settings.minQueryCoverage;
   const read = request.depth === 'deep' ? most : first;
   // Pages read deeper are extracted only when they mention enough of the question.
-  const minMentions = settings.minDeeperPageMentions ?? DEFAULT_MIN_DEEPER_PAGE_MENTIONS;
+  const minMentions = settings.minDeeperPageMentions;
   const mentions = pageMentions(query);
   const admit = minMentions > 0 ? (page: FetchedPage) => mentions(page) >= minMentions : undefined;
   // Results that cost the site nothing new (cached, or a fast host with room) are read with the first ones.
   const cheap =
     mayExpand && request.depth !== 'deep' && reader.fetches && stages.fetcher?.isCheap
-      ? cheapHits(
-          hits.slice(read, Math.min(most, settings.cheapResults ?? DEFAULT_CHEAP_RESULTS)),
-          stages.fetcher,
-        )
+      ? cheapHits(hits.slice(read, Math.min(most, settings.cheapResults)), stages.fetcher)
       : [];
   // Results read deeper whose snippet shows they are about something else are not fetched at all.
-  const minSnippet = settings.minDeeperSnippetCoverage ?? DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE;
+  const minSnippet = settings.minDeeperSnippetCoverage;
   const deeper = hits
     .slice(read, most)
     .filter((hit) => !cheap.includes(hit) && mayBeAbout(query, hit, minSnippet));
@@ -412,15 +402,15 @@ async function selectPassages(
 async function researchPassages(
   request: PipelineRequest,
   stages: PipelineStages,
-  settings: PipelineSettings,
+  settings: ResolvedPipelineSettings,
   call: PipelineCall,
   clock: { lap(): number },
   onStep?: (step: ResearchStep) => void,
 ): Promise<Gathered> {
   const question = planQuery(request.prompt, request.context);
   const plan = clock.lap();
-  const research = settings.research ?? {};
-  const maxLatencyMs = request.maxLatencyMs ?? research.maxLatencyMs ?? RESEARCH_DEFAULTS.maxLatencyMs;
+  const research = settings.research;
+  const maxLatencyMs = request.maxLatencyMs ?? research.maxLatencyMs;
   const result = await runResearch({
     question,
     filters: request.filters,
@@ -428,7 +418,7 @@ async function researchPassages(
     planner: stages.researchPlanner ?? createRulesPlanner(research),
     settings: research,
     pageTimeoutMs: settings.pageTimeoutMs,
-    stragglerGraceMs: settings.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS,
+    stragglerGraceMs: settings.stragglerGraceMs,
     answerBy: Math.min(call.deadline, (call.startedAt ?? Date.now()) + maxLatencyMs),
     call,
     ...(onStep ? { onStep } : {}),

@@ -34,4 +34,13 @@ export const STORE_DEFAULTS = {
   postgresStatementTimeoutMs: 5_000,
   /** Longest Redis command. */
   redisCommandTimeoutMs: 2_000,
+  /* The job queues (stores/<backend>/job-queue.ts). */
+  /** pg-boss: how long a running job may go without a heartbeat before another worker gets it (≥ 10 s). */
+  heartbeatSeconds: 30,
+  /** pg-boss: how often its monitor looks for jobs without a heartbeat. */
+  monitorSeconds: 5,
+  /** BullMQ: how often its stalled-job checker looks for jobs whose worker died. */
+  stalledCheckMs: 5_000,
+  /** BullMQ: how long a job handed out while its account is at its cap waits before it is offered again. */
+  capRetryMs: 1_000,
 } as const;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobQueueFullError, type ClaimedJob, type JobQueue } from '../jobs/types.ts';
+import { JobQueueFullError, type ClaimedJob, type JobQueue } from '../stores/job-queue.ts';
 import { attempt, sleep } from './helpers.ts';
 
 /**

@@ -9,7 +9,7 @@ import {
   MAX_CONTEXT_MESSAGES,
   MAX_PROMPT_CHARS,
   type SearchRequest,
-} from '../http/schema.ts';
+} from '../contract/search.ts';
 import { SEARCH_DEPTHS } from '../pipeline/types.ts';
 
 /** Fields of the tool input (a zod raw shape, as the MCP SDK takes it). */

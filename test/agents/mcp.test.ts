@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeListener } from '../../src/cli/mcp-command.ts';
 import { createMemoryDocumentIndex } from '../../src/documents/memory.ts';
+import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import { LOOPBACK_HOST_NAMES } from '../../src/mcp/index.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
@@ -87,6 +88,32 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
       const after = await client.callTool({ name: 'get_balance', arguments: {} });
       expect((after.structuredContent as { available_credits: number }).available_credits).toBe(credits - 1);
       expect(textOf(after)).toBe(`${credits - 1} credits available`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("research takes max_credits and time_limit_ms with POST /v1/research's own limits", async () => {
+    const client = await connect(service.apiKey);
+    try {
+      const { tools } = await client.listTools();
+      const research = tools.find((tool) => tool.name === 'research')!;
+      const properties = research.inputSchema.properties as Record<string, Record<string, unknown>>;
+      expect(properties['max_credits']).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+        maximum: JOBS_DEFAULTS.maxCredits,
+      });
+      expect(properties['time_limit_ms']).toMatchObject({
+        minimum: JOBS_DEFAULTS.minTimeLimitMs,
+        maximum: JOBS_DEFAULTS.maxTimeLimitMs,
+      });
+      const refused = await client.callTool({
+        name: 'research',
+        arguments: { prompt: 'How are credits charged?', max_credits: JOBS_DEFAULTS.maxCredits + 1 },
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/max_credits/);
     } finally {
       await client.close();
     }

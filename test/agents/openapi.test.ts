@@ -5,7 +5,7 @@ import { createClient } from '../../src/client/index.ts';
 import { ERROR_TABLE } from '../../src/errors.ts';
 import { createOpenApiDocument } from '../../src/http/openapi.ts';
 import { PACKAGE_VERSION } from '../../src/package-info.ts';
-import { parseSearchRequest } from '../../src/http/schema.ts';
+import { parseSearchRequest } from '../../src/contract/search.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';

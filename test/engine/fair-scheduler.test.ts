@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFairScheduler } from '../../src/engine/fair-scheduler.ts';
+import { createFairScheduler } from '../../src/scheduling/fair-scheduler.ts';
 import { CitewiseError } from '../../src/errors.ts';
 
 const live = () => new AbortController().signal;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCreditsService } from '../../src/engine/credits.ts';
-import { createFairScheduler } from '../../src/engine/fair-scheduler.ts';
+import { createFairScheduler } from '../../src/scheduling/fair-scheduler.ts';
 import { createMoneyPath, type MoneyPathOptions } from '../../src/engine/money-path.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import type { CreditStore } from '../../src/stores/types.ts';

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
-import { MAX_JSON_SCHEMA_CHARS, parseSearchRequest } from '../../src/http/schema.ts';
+import { MAX_JSON_SCHEMA_CHARS, parseSearchRequest } from '../../src/contract/search.ts';
 import { resolveModel } from '../../src/models/index.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe } from 'vitest';
 import { reachablePostgres, reachableRedis, serverOrSkip } from '../multi-instance/servers.ts';
-import { createPostgresJobQueue } from '../../src/jobs/postgres.ts';
-import { createRedisJobQueue } from '../../src/jobs/redis.ts';
+import { createPostgresJobQueue } from '../../src/stores/postgres/job-queue.ts';
+import { createRedisJobQueue } from '../../src/stores/redis/job-queue.ts';
 import { describeJobQueue } from '../../src/testing/index.ts';
 
 const REDIS_URL = await reachableRedis();

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
-import { createMemoryJobQueue } from '../../src/jobs/memory.ts';
+import { createMemoryJobQueue } from '../../src/stores/memory/job-queue.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { researchClient, type JobBody } from './support.ts';
 

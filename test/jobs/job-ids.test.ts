@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newJobId } from '../../src/jobs/common.ts';
+import { newJobId } from '../../src/stores/job-queue-common.ts';
 
 describe('job ids', () => {
   it('sort in the order they were made, even within one millisecond', () => {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { createMemoryJobQueue } from '../../src/jobs/memory.ts';
-import { createSqliteJobQueue } from '../../src/jobs/sqlite.ts';
-import type { JobQueue } from '../../src/jobs/types.ts';
+import { createMemoryJobQueue } from '../../src/stores/memory/job-queue.ts';
+import { createSqliteJobQueue } from '../../src/stores/sqlite/job-queue.ts';
+import type { JobQueue } from '../../src/stores/job-queue.ts';
 import { describeJobQueue } from '../../src/testing/index.ts';
 
 const memory = new Map<string, JobQueue>();

@@ -50,6 +50,60 @@ function readsOption(node: ts.Expression): boolean {
   return ts.isIdentifier(current) && /(?:options|settings|config)$/i.test(current.text);
 }
 
+/**
+ * Modules that get their settings complete from `resolveEngineOptions` (the pipeline's run, the research
+ * loop and its planners, the jobs module): a default read again there is a second resolution.
+ */
+const RESOLVED_ABOVE = [
+  /^src\/pipeline\/run\.ts$/,
+  /^src\/pipeline\/research\/(loop|[a-z]+-planner)\.ts$/,
+  /^src\/jobs\//,
+];
+
+function resolvedAbove(file: string): boolean {
+  return RESOLVED_ABOVE.some((pattern) => pattern.test(file));
+}
+
+/** `ENGINE_DEFAULTS.timeoutMs` (a read of a `*_DEFAULTS` table) or `DEFAULT_MAX_LATENCY_MS` (a constant). */
+function readsDefault(node: ts.Expression): boolean {
+  let current: ts.Expression = node;
+  while (ts.isPropertyAccessExpression(current) || ts.isElementAccessExpression(current)) {
+    current = current.expression;
+  }
+  if (!ts.isIdentifier(current)) return false;
+  return (current !== node && /_DEFAULTS$/.test(current.text)) || /^DEFAULT_[A-Z0-9_]+$/.test(current.text);
+}
+
+/** `options.limit === undefined`: an option's absence (not a local's). */
+function isUndefinedCheck(node: ts.Expression): boolean {
+  return (
+    ts.isBinaryExpression(node) &&
+    node.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken &&
+    ts.isPropertyAccessExpression(node.left) &&
+    node.right.getText() === 'undefined'
+  );
+}
+
+/**
+ * Second resolutions still to remove (issue 47, item "options resolved once"): the pipeline's settings
+ * and the research loop's are still partial where they are used. This list only shrinks: a new one fails.
+ */
+const PENDING = [
+  'src/pipeline/research/loop.ts  settings.maxHops ?? RESEARCH_DEFAULTS.maxHops',
+  'src/pipeline/research/loop.ts  settings.maxQueries ?? RESEARCH_DEFAULTS.maxQueries',
+  'src/pipeline/research/loop.ts  settings.maxPages ?? RESEARCH_DEFAULTS.maxPages',
+  'src/pipeline/research/loop.ts  settings.maxPassageTokens ?? RESEARCH_DEFAULTS.maxPassageTokens',
+  'src/pipeline/research/model-planner.ts  options.settings?.leadResults ?? RESEARCH_DEFAULTS.leadResults',
+  'src/pipeline/research/model-planner.ts  options.settings?.questionResults ?? RESEARCH_DEFAULTS.questionResults',
+  'src/pipeline/research/rules-planner.ts  settings.questionResults ?? RESEARCH_DEFAULTS.questionResults',
+  'src/pipeline/research/rules-planner.ts  settings.entityResults ?? RESEARCH_DEFAULTS.entityResults',
+  'src/pipeline/research/rules-planner.ts  settings.leadResults ?? RESEARCH_DEFAULTS.leadResults',
+  'src/pipeline/research/rules-planner.ts  settings.leadsPerRound ?? RESEARCH_DEFAULTS.leadsPerRound',
+];
+
+/** `file:line  code` → `file  code` (lines move). */
+const withoutLine = (hit: string) => hit.replace(/:\d+ {2}/, '  ');
+
 function isSmall(node: ts.Expression): boolean {
   return ['0', '1', '-1'].includes(node.getText().replace(/\s/g, ''));
 }
@@ -73,6 +127,20 @@ function inlineDefaults(file: string, text = readFileSync(join(ROOT, file), 'utf
     ) {
       const fallback = node.arguments[2];
       hit = fallback !== undefined && isNumber(fallback);
+    } else if (
+      resolvedAbove(file) &&
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken &&
+      readsDefault(node.right)
+    ) {
+      hit = true;
+    } else if (
+      ts.isConditionalExpression(node) &&
+      isUndefinedCheck(node.condition) &&
+      isNumber(node.whenTrue) &&
+      !isSmall(node.whenTrue)
+    ) {
+      hit = true;
     } else if ((ts.isParameter(node) || ts.isBindingElement(node)) && node.initializer) {
       hit = isNumber(node.initializer) && node.initializer.getText() !== '0';
     }
@@ -96,7 +164,10 @@ describe('defaults', () => {
   it('are read from *_DEFAULTS tables, never written inline in src/ or adapters/', () => {
     const files = [...modules('src'), ...modules('adapters')];
     expect(files.length).toBeGreaterThan(100);
-    expect(files.flatMap((file) => inlineDefaults(file))).toEqual([]);
+    const found = files.flatMap((file) => inlineDefaults(file));
+    expect(found.filter((hit) => !PENDING.includes(withoutLine(hit)))).toEqual([]);
+    // A pending one removed is taken off the list.
+    expect(PENDING.filter((pending) => !found.some((hit) => withoutLine(hit) === pending))).toEqual([]);
   });
 
   it('finds the inline defaults it is meant to find', () => {
@@ -107,12 +178,18 @@ describe('defaults', () => {
       'function search(query: string, limit = 10, depth = 0) {}',
       'const count = counts.get(key) ?? 0;',
       'const fromTable = options.maxPages ?? DEFAULTS.maxPages;',
+      'const again = options.maxHops ?? RESEARCH_DEFAULTS.maxHops;',
+      'const grace = settings.graceMs ?? DEFAULT_GRACE_MS;',
+      'const hops = options.maxHops === undefined ? 3 : options.maxHops;',
     ].join('\n');
-    expect(inlineDefaults('sample.ts', sample).map((hit) => hit.split('  ')[1])).toEqual([
+    expect(inlineDefaults('src/jobs/sample.ts', sample).map((hit) => hit.split('  ')[1])).toEqual([
       'options.timeoutMs ?? 30_000',
       'options.pages ?? 1',
       "positiveInteger('maxBatch', options.maxBatch, 500)",
       'limit = 10',
+      'options.maxHops ?? RESEARCH_DEFAULTS.maxHops',
+      'settings.graceMs ?? DEFAULT_GRACE_MS',
+      'options.maxHops === undefined ? 3 : options.maxHops',
     ]);
   });
 });

@@ -13,7 +13,7 @@ import {
   parseSearchRequest,
   type NormalizedSearchRequest,
   type SearchResponse,
-} from '../schema.ts';
+} from '../../contract/search.ts';
 
 /**
  * The model ids served, one per depth: `citewise` is a standard search, `citewise-research` the research

@@ -6,14 +6,14 @@
  */
 import { z } from 'zod';
 import { CitewiseError } from '../../errors.ts';
-import type { ExtractResponse, NormalizedExtractRequest } from '../extract.ts';
-import { extractUrlProblem, MAX_EXTRACT_URL_CHARS, MAX_EXTRACT_URLS } from '../extract.ts';
+import type { ExtractResponse, NormalizedExtractRequest } from '../../contract/extract.ts';
+import { extractUrlProblem, MAX_EXTRACT_URL_CHARS, MAX_EXTRACT_URLS } from '../../contract/extract.ts';
 import {
   parseBody,
   parseSearchRequest,
   type NormalizedSearchRequest,
   type SearchResponse,
-} from '../schema.ts';
+} from '../../contract/search.ts';
 
 /**
  * Checks a mount path for the Tavily-compatible routes and drops a trailing slash: an absolute path of URL

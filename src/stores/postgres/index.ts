@@ -13,7 +13,7 @@ import { buildPostgresIdempotencyStore } from './idempotency-store.ts';
 import { buildPostgresKeyStore } from './key-store.ts';
 
 // Research jobs on this backend (see src/jobs/).
-export { createPostgresJobQueue, type PostgresJobQueueOptions } from '../../jobs/postgres.ts';
+export { createPostgresJobQueue, type PostgresJobQueueOptions } from './job-queue.ts';
 export { createPostgresKeyStore } from './key-store.ts';
 export type { PostgresKeyStoreOptions } from './key-store.ts';
 export { createPostgresCreditStore } from './credit-store.ts';

@@ -13,7 +13,7 @@ import { buildRedisKeyStore, normalizeRedisKeySettings } from './key-store.ts';
 import { buildRedisRateLimiter } from './rate-limiter.ts';
 
 // Research jobs on this backend (see src/jobs/).
-export { createRedisJobQueue, type RedisJobQueueOptions } from '../../jobs/redis.ts';
+export { createRedisJobQueue, type RedisJobQueueOptions } from './job-queue.ts';
 export { createRedisKeyStore } from './key-store.ts';
 export type { RedisKeyStoreOptions } from './key-store.ts';
 export { createRedisCreditStore } from './credit-store.ts';

@@ -13,7 +13,7 @@ import { createSqliteRateLimiter } from './rate-limiter.ts';
 import { normalizeClock } from '../validation.ts';
 
 // Research jobs on this backend (see src/jobs/).
-export { createSqliteJobQueue, type SqliteJobQueueOptions } from '../../jobs/sqlite.ts';
+export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue.ts';
 export { createSqliteKeyStore } from './key-store.ts';
 export { createSqliteCreditStore } from './credit-store.ts';
 export type { SqliteCreditStoreOptions } from './credit-store.ts';

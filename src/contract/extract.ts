@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { PageType } from '../pipeline/types.ts';
-import { parseBody } from './schema.ts';
+import { parseBody } from './search.ts';
 
 /** Most URLs in one extract request. */
 export const MAX_EXTRACT_URLS = 20;

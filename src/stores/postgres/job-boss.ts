@@ -5,9 +5,9 @@
 import type pg from 'pg';
 import type * as PgBossModule from 'pg-boss';
 import type { PgBoss } from 'pg-boss';
-import { toPostgresError, type PostgresConnection } from '../stores/postgres/connection.ts';
-import { schemaSql } from './postgres-rows.ts';
-import { JobQueueFullError } from './types.ts';
+import { toPostgresError, type PostgresConnection } from './connection.ts';
+import { schemaSql } from './job-rows.ts';
+import { JobQueueFullError } from '../job-queue.ts';
 
 /** Longest a job may stay active in pg-boss before it is given again, whatever its heartbeat (2 h). */
 const EXPIRE_SECONDS = 7_200;

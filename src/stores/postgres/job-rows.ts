@@ -3,7 +3,7 @@
  * shape of a job row and its conversion to a {@link JobRecord}, and the one statement that appends an event.
  */
 import type pg from 'pg';
-import type { JobError, JobEvent, JobRecord, JobStatus } from './types.ts';
+import type { JobError, JobEvent, JobRecord, JobStatus } from '../job-queue.ts';
 
 /** The database's clock in milliseconds since the epoch: every instance stamps times from the same clock. */
 export const NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;

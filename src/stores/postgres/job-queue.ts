@@ -11,13 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Job as BossJob, PgBoss } from 'pg-boss';
-import { positiveInteger } from '../options.ts';
-import { openPostgresConnection, type PostgresConnection } from '../stores/postgres/connection.ts';
-import { JOBS_DEFAULTS } from './options.ts';
-import { endersOf, withChecks } from './common.ts';
-import { inTransaction, startPgBoss } from './postgres-boss.ts';
-import { postgresJobReads } from './postgres-reads.ts';
-import { appendEventRow, NOW, toRecord, type JobRow } from './postgres-rows.ts';
+import { positiveInteger } from '../../options.ts';
+import { openPostgresConnection, type PostgresConnection } from './connection.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
+import { endersOf, withChecks } from '../job-queue-common.ts';
+import { inTransaction, startPgBoss } from './job-boss.ts';
+import { postgresJobReads } from './job-reads.ts';
+import { appendEventRow, NOW, toRecord, type JobRow } from './job-rows.ts';
 import {
   JobQueueFullError,
   type EnqueueJobInput,
@@ -25,7 +25,7 @@ import {
   type JobQueue,
   type JobRecord,
   type JobStatus,
-} from './types.ts';
+} from '../job-queue.ts';
 
 /** Options of {@link createPostgresJobQueue}. */
 export interface PostgresJobQueueOptions {
@@ -53,13 +53,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   const heartbeatSeconds = positiveInteger(
     'heartbeatSeconds',
     options.heartbeatSeconds,
-    JOBS_DEFAULTS.heartbeatSeconds,
+    STORE_DEFAULTS.heartbeatSeconds,
   );
   if (heartbeatSeconds < 10) throw new RangeError('heartbeatSeconds must be at least 10 (pg-boss)');
   const monitorSeconds = positiveInteger(
     'monitorSeconds',
     options.monitorSeconds,
-    JOBS_DEFAULTS.monitorSeconds,
+    STORE_DEFAULTS.monitorSeconds,
   );
   const connection: PostgresConnection = openPostgresConnection({
     connectionString: options.connectionString,

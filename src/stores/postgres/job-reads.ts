@@ -3,9 +3,9 @@
  * one statement each through the queue's `query`, which makes sure the tables exist first.
  */
 import type pg from 'pg';
-import { eventRange, pageOf, positionOf } from './common.ts';
-import { toRecord, type JobRow } from './postgres-rows.ts';
-import type { JobQueue } from './types.ts';
+import { eventRange, pageOf, positionOf } from '../job-queue-common.ts';
+import { toRecord, type JobRow } from './job-rows.ts';
+import type { JobQueue } from '../job-queue.ts';
 
 /** Runs one statement (after the queue's start-up). */
 export type PostgresQuery = <R extends pg.QueryResultRow>(

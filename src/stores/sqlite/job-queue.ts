@@ -6,9 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import { connectSqlite, type SqliteStoreOptions } from '../stores/sqlite/connection.ts';
-import { immediateTransaction } from '../stores/sqlite/database.ts';
-import { eventRange, pageOf, positionOf, statusEventData, terminalEventData, withChecks } from './common.ts';
+import { connectSqlite, type SqliteStoreOptions } from './connection.ts';
+import { immediateTransaction } from './database.ts';
+import {
+  eventRange,
+  pageOf,
+  positionOf,
+  statusEventData,
+  terminalEventData,
+  withChecks,
+} from '../job-queue-common.ts';
 import {
   JobQueueFullError,
   type JobError,
@@ -16,7 +23,7 @@ import {
   type JobQueue,
   type JobRecord,
   type JobStatus,
-} from './types.ts';
+} from '../job-queue.ts';
 
 /** Options of {@link createSqliteJobQueue}: a `path` or an open `database` (e.g. the stores'). */
 export type SqliteJobQueueOptions = SqliteStoreOptions;

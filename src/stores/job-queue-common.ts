@@ -13,7 +13,7 @@ import type {
   JobRecord,
   JobStatus,
   ListJobsOptions,
-} from './types.ts';
+} from './job-queue.ts';
 
 /** The statuses a job can be listed by. */
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];

@@ -10,12 +10,18 @@
  * worker, `follow.ts` streams a job's events; this module checks and answers the calls of an account.
  */
 import { CitewiseError } from '../errors.ts';
-import { fingerprintBody } from '../http/idempotency.ts';
-import { parseSearchRequest } from '../http/schema.ts';
-import type { CreditsService } from '../engine/credits.ts';
-import type { NormalizedSearchRequest } from '../http/schema.ts';
+import { fingerprintBody } from '../contract/idempotency.ts';
+import { parseSearchRequest } from '../contract/search.ts';
+import type { CreditsService } from '../contract/credits.ts';
+import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
-import { decodeCursor, JOB_STATUSES, newJobId, MAX_EVENTS_READ, MAX_LIST_LIMIT } from './common.ts';
+import {
+  decodeCursor,
+  JOB_STATUSES,
+  newJobId,
+  MAX_EVENTS_READ,
+  MAX_LIST_LIMIT,
+} from '../stores/job-queue-common.ts';
 import { createJobExecutor } from './execute.ts';
 import { createJobFinalizer, reservationOf } from './finalize.ts';
 import { createJobFollower, type ResearchEvent } from './follow.ts';
@@ -37,8 +43,8 @@ import {
   type JobRecord,
   type JobStatus,
   type ListJobsOptions,
-} from './types.ts';
-import type { WebhookSender } from './webhooks.ts';
+} from '../stores/job-queue.ts';
+import type { WebhookDelivery, WebhookSender } from './webhooks.ts';
 import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
 
@@ -69,6 +75,8 @@ export interface ResearchServiceSettings {
   readonly eventPollMs: number;
   readonly maxStreamsPerKey: number;
   readonly maxStreamsPerAccount: number;
+  /** The webhook deliveries configured; the sweep of a dead worker's jobs waits them out. */
+  readonly webhookDelivery: WebhookDelivery;
 }
 
 /** What the research service works with. */
@@ -134,6 +142,7 @@ export function createResearchService(
     queue,
     credits,
     webhooks,
+    webhookDelivery: settings.webhookDelivery,
     onError: deps.onError,
     leaseMs: settings.leaseMs,
     closing: closing.signal,
@@ -325,7 +334,7 @@ function listOptionsOf(account: string, query: ResearchListQuery): ListJobsOptio
   if (status !== undefined && !JOB_STATUSES.includes(status as JobStatus)) {
     throw invalid(`status must be one of ${JOB_STATUSES.join(', ')}`);
   }
-  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  const limit = query.limit === undefined ? JOBS_DEFAULTS.listLimit : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
     throw invalid(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
   }

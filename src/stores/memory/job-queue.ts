@@ -12,7 +12,7 @@ import {
   terminalEventData,
   underCap,
   withChecks,
-} from './common.ts';
+} from '../job-queue-common.ts';
 import {
   isTerminal,
   JobQueueFullError,
@@ -22,7 +22,7 @@ import {
   type JobQueue,
   type JobRecord,
   type JobStatus,
-} from './types.ts';
+} from '../job-queue.ts';
 
 /** Options of {@link createMemoryJobQueue}. */
 export interface MemoryJobQueueOptions {

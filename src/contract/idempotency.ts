@@ -3,7 +3,7 @@
  * instead of running (and charging) again. The stores live in `src/stores/` like the others.
  */
 import { createHash } from 'node:crypto';
-import type { ProtocolResponse } from './handler.ts';
+import type { ProtocolResponse } from './protocol.ts';
 
 export type { IdempotencyState, IdempotencyStore, StoredResponse } from '../stores/types.ts';
 export {

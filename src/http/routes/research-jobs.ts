@@ -8,9 +8,9 @@
  *   terminal event;
  * - `POST /v1/research/{id}/cancel` → the job, cancelled (or as it ended), its unused credits refunded.
  */
-import { CitewiseError } from '../errors.ts';
-import { admitKeyed } from './admission.ts';
-import type { ResearchEvent, ResearchService } from '../jobs/research.ts';
+import { CitewiseError } from '../../errors.ts';
+import { admitKeyed } from '../admission.ts';
+import type { ResearchEvent, ResearchService } from '../../jobs/research-jobs.ts';
 import {
   checkIdempotencyKey,
   json,
@@ -22,7 +22,7 @@ import {
   type ProtocolResponse,
   type ProtocolService,
   type RequestInfo,
-} from './handler.ts';
+} from '../handler.ts';
 
 const BASE = '/v1/research';
 
@@ -63,10 +63,12 @@ export async function routeResearch(
           ? 'POST'
           : null;
   if (allowed === null || extra.length > 0) throw new CitewiseError('not_found', `no route ${request.path}`);
-  const key = await admitKeyed(service, request, caller, method, allowed);
+  const creates = id === undefined && method === 'POST';
+  const admission = creates ? 'key+rate' : 'key';
+  const admitted = await admitKeyed(service, request, caller, method, allowed, admission);
+  const { key, headers: limitHeaders } = admitted;
 
-  if (id === undefined && method === 'POST') {
-    const limitHeaders = await service.enforceRateLimit(key);
+  if (creates) {
     const body = await readJsonBody(request, service.maxBodyBytes);
     const idempotencyKey = request.header('idempotency-key');
     const { job, created } = await research.create(

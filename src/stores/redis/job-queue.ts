@@ -13,11 +13,18 @@ import { createRequire } from 'node:module';
 import type * as BullMQ from 'bullmq';
 import type { Job as BullJob, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type * as IoRedis from 'ioredis';
-import { openRedisConnection, type RedisConnection } from '../stores/redis/connection.ts';
-import { positiveInteger } from '../options.ts';
-import { endersOf, eventRange, isAfterPosition, pageOf, positionOf, withChecks } from './common.ts';
-import { JOBS_DEFAULTS } from './options.ts';
-import { JOB_SCRIPTS } from './redis-scripts.ts';
+import { openRedisConnection, type RedisConnection } from './connection.ts';
+import { positiveInteger } from '../../options.ts';
+import {
+  endersOf,
+  eventRange,
+  isAfterPosition,
+  pageOf,
+  positionOf,
+  withChecks,
+} from '../job-queue-common.ts';
+import { STORE_DEFAULTS } from '../defaults.ts';
+import { JOB_SCRIPTS } from './job-scripts.ts';
 import {
   JobQueueFullError,
   type JobError,
@@ -25,7 +32,7 @@ import {
   type JobQueue,
   type JobRecord,
   type JobStatus,
-} from './types.ts';
+} from '../job-queue.ts';
 
 /** The claim script's "no cap on an account's running jobs". */
 const NO_CAP = 0;
@@ -60,9 +67,9 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
   const stalledCheckMs = positiveInteger(
     'stalledCheckMs',
     options.stalledCheckMs,
-    JOBS_DEFAULTS.stalledCheckMs,
+    STORE_DEFAULTS.stalledCheckMs,
   );
-  const capRetryMs = positiveInteger('capRetryMs', options.capRetryMs, JOBS_DEFAULTS.capRetryMs);
+  const capRetryMs = positiveInteger('capRetryMs', options.capRetryMs, STORE_DEFAULTS.capRetryMs);
   const connection: RedisConnection = openRedisConnection({ url: options.url, prefix });
   for (const [command, definition] of Object.entries(JOB_SCRIPTS)) {
     const registered = connection.client as unknown as Record<string, unknown>;
