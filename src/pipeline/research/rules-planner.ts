@@ -7,6 +7,7 @@
  */
 import { chainEnds } from './chain.ts';
 import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
+import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import {
@@ -85,6 +86,7 @@ function firstQueries(
       thread: sides.length > 0 ? index : 0,
       kind: sides.length > 0 ? 'side' : 'entity',
       focus: [name],
+      origin: name,
       results: entityResults,
     });
   });
@@ -129,7 +131,19 @@ function commonNames(state: ResearchState): (name: string) => boolean {
  * The query for a lead: its name, and the question's relation words that the page it was found on does
  * not speak of (what the next page must tell), at most {@link MAX_ADDED_WORDS}.
  */
-function leadQuery(lead: Lead, state: ResearchState, sourceText: string): string {
+function leadQuery(
+  lead: Lead,
+  state: ResearchState,
+  sourceText: string,
+  bridges: readonly { readonly text: string; readonly title: string }[],
+  origin: string | undefined,
+): string {
+  const hop = nextHopWords(
+    state.analysis,
+    bridges.map((b) => `${b.title} ${b.text}`),
+    origin,
+  );
+  if (hop.length > 0) return [lead.name, ...hop].join(' ');
   const onPage = meaningStems(sourceText);
   const missing = state.analysis.relationWords.filter((word) => {
     const stem = meaningStems(word)[0];
@@ -215,8 +229,9 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
     ];
     return {
-      query: leadQuery(lead, state, source?.text ?? lead.sentence),
+      query: leadQuery(lead, state, source?.text ?? lead.sentence, bridges, from.planned.origin),
       bridges,
+      ...(from.planned.origin === undefined ? {} : { origin: from.planned.origin }),
       thread: from.planned.thread,
       kind: 'lead',
       focus: [lead.name],

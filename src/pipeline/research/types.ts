@@ -9,11 +9,11 @@ import type { QuestionAnalysis } from './question.ts';
 /** Defaults of {@link ResearchSettings}. */
 export const RESEARCH_DEFAULTS = {
   /** Most rounds of search → read → plan, the first included. */
-  maxHops: 4,
+  maxHops: 5,
   /** Most search queries in one research search. */
-  maxQueries: 12,
+  maxQueries: 20,
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
-  maxPages: 40,
+  maxPages: 60,
   /** Results read for the question's own query. */
   questionResults: 8,
   /** Results read for each side of a comparison and each name the question gives. */
@@ -84,6 +84,8 @@ export interface PlannedQuery {
   readonly results: number;
   /** The lead it follows. */
   readonly lead?: Lead;
+  /** The question's name the line of research started from (a searched name, or a side). */
+  readonly origin?: string;
   /** The sentences that led to it from the question's names, first hop first (empty in the first round). */
   readonly bridges?: readonly (ChainSentence & { readonly title: string })[];
 }
