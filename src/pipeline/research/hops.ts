@@ -20,6 +20,14 @@ const CLAUSE_WORDS = new Set(
   ).split(' '),
 );
 
+const ARTICLES = new Set(['the', 'a', 'an']);
+
+/**
+ * Words that place a thing without naming a relation of their own ("the state where X is *located*"): the
+ * relation is the place word before them, so they make no hop.
+ */
+const PLACING_WORDS = new Set(['located', 'situated', 'considered']);
+
 /** Most words of a segment added to a query. */
 const MAX_SEGMENT_WORDS = 3;
 
@@ -89,7 +97,7 @@ export function relationSegments(analysis: QuestionAnalysis): RelationSegment[] 
   words.forEach((word, index) => {
     const lower = word.text.toLowerCase();
     if (word.breakBefore || inName(index) || CLAUSE_WORDS.has(lower)) flush();
-    if (inName(index) || CLAUSE_WORDS.has(lower)) return;
+    if (inName(index) || CLAUSE_WORDS.has(lower) || PLACING_WORDS.has(lower)) return;
     const stem = meaningStems(lower)[0];
     if (stem !== undefined && relations.has(stem) && !/^\p{Lu}/u.test(word.text))
       run.push({ word: lower, stem, index });
@@ -99,37 +107,55 @@ export function relationSegments(analysis: QuestionAnalysis): RelationSegment[] 
 }
 
 /**
- * The words of the next hop of a chain: of the segments its bridges do not hold, the one nearest the
- * question's name the chain started from or a segment the bridges hold (on a tie, the later one: "the
- * country where the composer of X was a citizen" asks "citizen" of the composer before "country"). Empty
- * when the bridges hold every segment or the question has none.
+ * The words of the next hop of a chain: the question's segments are taken innermost first
+ * ({@link hopOrder}), and the first one the chain has neither asked (`asked`: the hops its queries added,
+ * each resolved by the lead it found) nor holds in its bridge sentences is next. Empty when none is left or
+ * the question has none.
  */
 export function nextHopWords(
   analysis: QuestionAnalysis,
   bridges: readonly string[],
   origin?: string,
+  asked: readonly (readonly string[])[] = [],
 ): string[] {
-  const segments = relationSegments(analysis);
-  if (segments.length === 0) return [];
+  const along = bridges.join(' ');
+  const askedKeys = new Set(asked.map((words) => words.join(' ')));
+  const next = hopOrder(analysis, origin).find(
+    (segment) =>
+      !askedKeys.has(segment.words.slice(-MAX_SEGMENT_WORDS).join(' ')) &&
+      stemsHeld(segment.stems, along).length === 0,
+  );
+  return next ? next.words.slice(-MAX_SEGMENT_WORDS) : [];
+}
+
+/**
+ * Words between a segment and an anchor, articles not counted; a segment joined to it by "of" alone ("the
+ * performers of Brother") is nearer than one as far the other way ("Brother were formed").
+ */
+function distance(words: readonly Word[], segment: RelationSegment, [a, b]: [number, number]): number {
+  if (segment.last >= a && segment.first <= b) return 0;
+  const between = (segment.last < a ? words.slice(segment.last + 1, a) : words.slice(b + 1, segment.first))
+    .map((w) => w.text.toLowerCase())
+    .filter((w) => !ARTICLES.has(w));
+  return between.length === 1 && between[0] === 'of' ? 0.5 : between.length;
+}
+
+/** The question's relation segments, innermost first, from `origin` (else every name of the question). */
+export function hopOrder(analysis: QuestionAnalysis, origin?: string): RelationSegment[] {
+  const open = relationSegments(analysis);
   const words = wordsOf(analysis.question);
   const entities = [...analysis.entities, ...analysis.sides];
   const from = origin === undefined ? [] : entities.filter((name) => nameKey(name) === nameKey(origin));
   const anchors = nameRanges(words, from.length > 0 ? from : entities);
-  const along = bridges.join(' ');
-  const open: RelationSegment[] = [];
-  for (const segment of segments) {
-    if (stemsHeld(segment.stems, along).length > 0) anchors.push([segment.first, segment.last]);
-    else open.push(segment);
-  }
-  if (open.length === 0) return [];
-  if (anchors.length === 0) return open[0]!.words.slice(0, MAX_SEGMENT_WORDS);
   const gap = (segment: RelationSegment) =>
-    Math.min(
-      ...anchors.map(([a, b]) =>
-        segment.last < a ? a - segment.last : segment.first > b ? segment.first - b : 0,
-      ),
-    );
-  let best = open[0]!;
-  for (const segment of open.slice(1)) if (gap(segment) <= gap(best)) best = segment;
-  return best.words.slice(-MAX_SEGMENT_WORDS);
+    Math.min(Infinity, ...anchors.map((anchor) => distance(words, segment, anchor)));
+  const ordered: RelationSegment[] = [];
+  while (open.length > 0) {
+    let best = 0;
+    for (let i = 1; i < open.length; i++) if (gap(open[i]!) <= gap(open[best]!)) best = i;
+    const [segment] = open.splice(best, 1);
+    ordered.push(segment!);
+    anchors.push([segment!.first, segment!.last]);
+  }
+  return ordered;
 }

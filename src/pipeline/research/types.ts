@@ -84,6 +84,10 @@ export interface PlannedQuery {
   readonly results: number;
   /** The lead it follows. */
   readonly lead?: Lead;
+  /** The relation words the query adds to its lead's name (the next hop asked of it). */
+  readonly hop?: readonly string[];
+  /** The hops asked along its chain so far, this query's last: each is resolved by the lead it found. */
+  readonly asked?: readonly (readonly string[])[];
   /** The question's name the line of research started from (a searched name, or a side). */
   readonly origin?: string;
   /** The sentences that led to it from the question's names, first hop first (empty in the first round). */
