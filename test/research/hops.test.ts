@@ -51,6 +51,15 @@ describe('a nested question as hops, innermost first', () => {
     ).toEqual(['main', 'international', 'airport']);
   });
 
+  it('makes no hop of a word that only places a thing, and takes a hop asked as resolved', () => {
+    const question = 'Who was in charge of the state where Shringarpur is located?';
+    expect(order(question)).toEqual(['state', 'charge']);
+    // The bridge never says "state", but the chain asked it and found Maharashtra: "charge" is next.
+    const bridge = ['Shringarpur is a village in the Konkan region of Maharashtra.'];
+    expect(nextHopWords(analyzeQuestion(question), bridge)).toEqual(['state']);
+    expect(nextHopWords(analyzeQuestion(question), bridge, undefined, [['state']])).toEqual(['charge']);
+  });
+
   it('keeps a title abbreviation inside a name ("Mr. Cool")', () => {
     expect(analyzeQuestion('Who made The Oddventures of Mr. Cool?').entities).toEqual([
       'The Oddventures of Mr Cool',
