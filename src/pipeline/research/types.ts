@@ -11,7 +11,7 @@ export const RESEARCH_DEFAULTS = {
   /** Most rounds of search → read → plan, the first included. */
   maxHops: 5,
   /** Most search queries in one research search. */
-  maxQueries: 20,
+  maxQueries: 16,
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
   maxPages: 60,
   /** Results read for the question's own query. */
