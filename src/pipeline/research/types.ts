@@ -32,11 +32,11 @@ export const RESEARCH_DEFAULTS = {
 
 /** Tuning of the research loop; every field has its default in {@link RESEARCH_DEFAULTS}. */
 export interface ResearchSettings {
-  /** @default RESEARCH_DEFAULTS.maxHops (4) */
+  /** @default RESEARCH_DEFAULTS.maxHops (5) */
   readonly maxHops?: number;
-  /** @default RESEARCH_DEFAULTS.maxQueries (12) */
+  /** @default RESEARCH_DEFAULTS.maxQueries (16) */
   readonly maxQueries?: number;
-  /** @default RESEARCH_DEFAULTS.maxPages (40) */
+  /** @default RESEARCH_DEFAULTS.maxPages (60) */
   readonly maxPages?: number;
   /** @default RESEARCH_DEFAULTS.questionResults (8) */
   readonly questionResults?: number;
