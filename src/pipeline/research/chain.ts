@@ -10,6 +10,7 @@ import { stemsHeld } from './coverage.ts';
 import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
+import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
 import { leadUnits } from './units.ts';
 
 /** Share of the question's words a chain must hold to be named by the answer. */
@@ -62,6 +63,7 @@ export function chainSentences(
 ): ChainSentence[] {
   if (analysis.sides.length > 0) return [];
   const stems = meaningStems(analysis.question);
+  const answerType = answerTypeOf(analysis.question);
   let best: Candidate | undefined;
   for (const searched of rounds.flat()) {
     const lead = searched.planned.lead;
@@ -71,10 +73,14 @@ export function chainSentences(
     ];
     const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
     const missing = stems.filter((stem) => !along.has(stem));
-    let end: (ChainEnd & { held: number }) | undefined;
+    // The end holds most of what the bridges do not; of two that hold as much, the one that holds the kind
+    // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
+    let end: (ChainEnd & { held: number; fit: number }) | undefined;
     for (const unit of chainEnds(searched)) {
       const held = stemsHeld(missing, unit.words).length;
-      if (held > (end?.held ?? 0)) end = { ...unit, held };
+      if (held === 0) continue;
+      const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? 0.5 : 0);
+      if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };
     }
     if (!end) continue;
     const candidate: Candidate = {

@@ -56,6 +56,7 @@ const RELATED_WORDS: Readonly<Record<string, readonly string[]>> = {
   founder: ['founded', 'established'],
   founded: ['established', 'founder', 'formed'],
   born: ['birth'],
+  birthplace: ['born', 'birth'],
   birth: ['born'],
   died: ['death', 'dead'],
   death: ['died'],
@@ -101,6 +102,9 @@ const QUALIFIED_NAME = new RegExp(
   'gu',
 );
 
+/** A title abbreviated with a period inside a name ("Mr. Cool", "St. Louis", "Dr. No"). */
+const TITLE_ABBREVIATION = /\b(Mr|Mrs|Ms|Dr|St|Mt|Ft|Jr|Sr|Gen|Col|Capt|Lt|Sgt|Rev|Prof)\.(?=\s+\p{Lu})/gu;
+
 /** A name without a possessive ending ("Henrik Selberg's" → "Henrik Selberg"). */
 function withoutPossessive(name: string): string {
   return name.replace(/['’]s$/u, '').trim();
@@ -109,7 +113,8 @@ function withoutPossessive(name: string): string {
 /** Named things of `question`: quoted titles, qualified names, then capitalised names, none inside another. */
 export function questionEntities(question: string): string[] {
   const quoted = [...question.matchAll(QUOTED)].map((m) => (m[1] ?? '').trim()).filter(Boolean);
-  const rest = question.replace(QUOTED, ' ');
+  // "The Oddventures of Mr. Cool" is one name: a title's period does not end a sentence.
+  const rest = question.replace(QUOTED, ' ').replace(TITLE_ABBREVIATION, '$1');
   const qualified = [...rest.matchAll(QUALIFIED_NAME)].map((m) =>
     `${withoutPossessive(m[1] ?? '')} (${(m[2] ?? '').trim()})`.trim(),
   );

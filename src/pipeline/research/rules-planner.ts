@@ -7,6 +7,7 @@
  */
 import { chainEnds } from './chain.ts';
 import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
+import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import {
@@ -85,6 +86,7 @@ function firstQueries(
       thread: sides.length > 0 ? index : 0,
       kind: sides.length > 0 ? 'side' : 'entity',
       focus: [name],
+      origin: name,
       results: entityResults,
     });
   });
@@ -126,10 +128,26 @@ function commonNames(state: ResearchState): (name: string) => boolean {
 }
 
 /**
- * The query for a lead: its name, and the question's relation words that the page it was found on does
- * not speak of (what the next page must tell), at most {@link MAX_ADDED_WORDS}.
+ * The query for a lead: its name and the next hop of its chain ({@link nextHopWords}: "Daniel Alfredson
+ * birth place" for "the main international airport in the birth place of the director of …"); when every
+ * hop is asked or held, the question's relation words that the page it was found on does not speak of, at
+ * most {@link MAX_ADDED_WORDS}.
  */
-function leadQuery(lead: Lead, state: ResearchState, sourceText: string): string {
+function leadQuery(
+  lead: Lead,
+  state: ResearchState,
+  sourceText: string,
+  bridges: readonly { readonly text: string; readonly title: string }[],
+  origin: string | undefined,
+  asked: readonly (readonly string[])[],
+): { query: string; hop?: string[]; asked?: readonly (readonly string[])[] } {
+  const hop = nextHopWords(
+    state.analysis,
+    bridges.map((b) => `${b.title} ${b.text}`),
+    origin,
+    asked,
+  );
+  if (hop.length > 0) return { query: [lead.name, ...hop].join(' '), hop, asked: [...asked, hop] };
   const onPage = meaningStems(sourceText);
   const missing = state.analysis.relationWords.filter((word) => {
     const stem = meaningStems(word)[0];
@@ -137,7 +155,7 @@ function leadQuery(lead: Lead, state: ResearchState, sourceText: string): string
     const vocabulary = relationVocabulary([stem]);
     return !onPage.some((s) => matchesVocabulary(s, vocabulary));
   });
-  return [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ');
+  return { query: [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ') };
 }
 
 /**
@@ -159,6 +177,12 @@ function covered(state: ResearchState): boolean {
   );
 }
 
+/** A lead that may be followed, and the query whose pages gave it. */
+interface Candidate {
+  readonly lead: Lead;
+  readonly from: SearchedQuery;
+}
+
 /** The next round: the best leads of the latest round's queries (a beam of `leadsPerRound`). */
 function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound: number): ResearchPlan {
   const latest = state.rounds.at(-1) ?? [];
@@ -171,8 +195,8 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   const commonWords = new Set(analysis.question.match(/\b\p{Ll}[\p{L}'’-]*/gu) ?? []);
   // Each query's leads; the best lead of each query that searched a name (or a side) goes first, then the
   // beam takes the best of the rest by score.
-  const candidates: { lead: Lead; from: SearchedQuery }[] = [];
-  const firsts: { lead: Lead; from: SearchedQuery }[] = [];
+  const candidates: Candidate[] = [];
+  const firsts: Candidate[] = [];
   for (const searched of latest) {
     // In a comparison, the question's own results belong to no side: each side follows its own pages.
     if (comparison && searched.planned.kind === 'question') continue;
@@ -215,8 +239,16 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
     ];
     return {
-      query: leadQuery(lead, state, source?.text ?? lead.sentence),
+      ...leadQuery(
+        lead,
+        state,
+        source?.text ?? lead.sentence,
+        bridges,
+        from.planned.origin,
+        from.planned.asked ?? [],
+      ),
       bridges,
+      ...(from.planned.origin === undefined ? {} : { origin: from.planned.origin }),
       thread: from.planned.thread,
       kind: 'lead',
       focus: [lead.name],

@@ -9,11 +9,11 @@ import type { QuestionAnalysis } from './question.ts';
 /** Defaults of {@link ResearchSettings}. */
 export const RESEARCH_DEFAULTS = {
   /** Most rounds of search → read → plan, the first included. */
-  maxHops: 4,
+  maxHops: 5,
   /** Most search queries in one research search. */
-  maxQueries: 12,
+  maxQueries: 16,
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
-  maxPages: 40,
+  maxPages: 60,
   /** Results read for the question's own query. */
   questionResults: 8,
   /** Results read for each side of a comparison and each name the question gives. */
@@ -32,11 +32,11 @@ export const RESEARCH_DEFAULTS = {
 
 /** Tuning of the research loop; every field has its default in {@link RESEARCH_DEFAULTS}. */
 export interface ResearchSettings {
-  /** @default RESEARCH_DEFAULTS.maxHops (4) */
+  /** @default RESEARCH_DEFAULTS.maxHops (5) */
   readonly maxHops?: number;
-  /** @default RESEARCH_DEFAULTS.maxQueries (12) */
+  /** @default RESEARCH_DEFAULTS.maxQueries (16) */
   readonly maxQueries?: number;
-  /** @default RESEARCH_DEFAULTS.maxPages (40) */
+  /** @default RESEARCH_DEFAULTS.maxPages (60) */
   readonly maxPages?: number;
   /** @default RESEARCH_DEFAULTS.questionResults (8) */
   readonly questionResults?: number;
@@ -84,6 +84,12 @@ export interface PlannedQuery {
   readonly results: number;
   /** The lead it follows. */
   readonly lead?: Lead;
+  /** The relation words the query adds to its lead's name (the next hop asked of it). */
+  readonly hop?: readonly string[];
+  /** The hops asked along its chain so far, this query's last: each is resolved by the lead it found. */
+  readonly asked?: readonly (readonly string[])[];
+  /** The question's name the line of research started from (a searched name, or a side). */
+  readonly origin?: string;
   /** The sentences that led to it from the question's names, first hop first (empty in the first round). */
   readonly bridges?: readonly (ChainSentence & { readonly title: string })[];
 }
