@@ -11,7 +11,7 @@ export const RESEARCH_DEFAULTS = {
   /** Most rounds of search → read → plan, the first included. */
   maxHops: 5,
   /** Most search queries in one research search. */
-  maxQueries: 16,
+  maxQueries: 12,
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
   maxPages: 60,
   /** Results read for the question's own query. */
@@ -34,7 +34,7 @@ export const RESEARCH_DEFAULTS = {
 export interface ResearchSettings {
   /** @default RESEARCH_DEFAULTS.maxHops (5) */
   readonly maxHops?: number;
-  /** @default RESEARCH_DEFAULTS.maxQueries (16) */
+  /** @default RESEARCH_DEFAULTS.maxQueries (12) */
   readonly maxQueries?: number;
   /** @default RESEARCH_DEFAULTS.maxPages (60) */
   readonly maxPages?: number;
