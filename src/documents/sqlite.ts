@@ -18,13 +18,12 @@ import path from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
-import { analyzeDocument, sectionTokens } from './analyze.ts';
+import { analyzeDocument } from './analyze.ts';
 import {
   cursorAfter,
   DOCUMENT_ROW_COLUMNS,
   documentRowValues,
   engineTerm,
-  engineTerms,
   hitOf,
   listOptions,
   ownerOf,
@@ -262,12 +261,11 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
         const insert = sql('INSERT INTO sections (rowid, terms) VALUES (?, ?)');
         const length = sql('INSERT INTO section_lengths (section, length) VALUES (?, ?)');
         let tokens = 0;
-        const sections = document.sections.slice(0, SECTION_BITS);
+        const sections = prepared.sections.slice(0, SECTION_BITS);
         sections.forEach((section, i) => {
-          const terms = sectionTokens(document.title, section);
-          insert.run(doc * SECTION_BITS + i, engineTerms(terms));
-          length.run(doc * SECTION_BITS + i, terms.length);
-          tokens += terms.length;
+          insert.run(doc * SECTION_BITS + i, section.terms);
+          length.run(doc * SECTION_BITS + i, section.length);
+          tokens += section.length;
         });
         sql('UPDATE section_stats SET sections = sections + ?, tokens = tokens + ? WHERE id = 1').run(
           sections.length,
