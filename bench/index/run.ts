@@ -8,7 +8,10 @@
  * memory after the searches, and the time to re-index the folder after one file changed.
  *
  *   node bench/index/run.ts [--data DIR] [--sizes 10000,100000] [--queries 60] [--stores sqlite,postgres]
- *                           [--postgres URL] [--work DIR]
+ *                           [--postgres URL] [--work DIR] [--svg FILE]
+ *
+ * After the table it prints a plot of search latency against corpus size and writes it as SVG to `--svg`
+ * (default `docs/images/bench-index-latency.svg`). A corpus generated in `--work` is reused by later runs.
  *
  * Timings depend on the machine's load: run it on a quiet machine, or compare runs made back to back.
  */
@@ -32,6 +35,7 @@ import { createPostgresDocumentIndex } from '../../src/documents/postgres.ts';
 import { createSqliteDocumentIndex } from '../../src/documents/sqlite.ts';
 import type { DocumentIndex } from '../../src/documents/types.ts';
 import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
+import { latencyAscii, latencySvg } from './plot.ts';
 import { createRandom, loadArticles, loadDevQuestions, sampleQuestions, SQUAD_DIR } from '../qa/corpus.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
@@ -43,6 +47,10 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     postgres: { type: 'string' },
     work: { type: 'string' },
+    svg: {
+      type: 'string',
+      default: fileURLToPath(new URL('../../docs/images/bench-index-latency.svg', import.meta.url)),
+    },
   },
 });
 const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR]);
@@ -265,4 +273,10 @@ for (const r of rows) {
     `| ${r.size} | ${r.store} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
   );
 }
+console.log(`\nSearch latency against corpus size (written to ${values.svg}):\n`);
+console.log(latencyAscii(rows));
+writeFileSync(
+  values.svg,
+  latencySvg(rows, `citewise document index: search latency (${questions.length} SQuAD questions)`),
+);
 if (values.work === undefined) rmSync(work, { recursive: true, force: true });

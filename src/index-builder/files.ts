@@ -49,14 +49,15 @@ function versionOf(info: { mtimeMs: number; size: number }): string {
 
 /**
  * The files of a folder that changed since the last run (new, or another modification time or size), with
- * their version and size. The index's versions come in one listing; the files are stat'ed a batch at a time.
+ * their version and size. The index's versions (`known`) come from one listing; the files are stat'ed a
+ * batch at a time.
  */
 async function changedFiles(
   run: BuildRun,
   root: string,
   files: readonly string[],
+  known: ReadonlyMap<string, string>,
 ): Promise<{ file: string; url: string; version: string; size: number }[]> {
-  const known = await run.store.fileVersionsOf(root);
   const changed: { file: string; url: string; version: string; size: number }[] = [];
   for (let start = 0; start < files.length; start += STAT_BATCH) {
     if (run.settings.signal.aborted) break;
@@ -88,7 +89,8 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
     (file) => settings.filter(path.relative(root, file).split(path.sep).join('/')),
   );
   const present = new Set(files.map((file) => pathToFileURL(file).href));
-  const changed = await changedFiles(run, root, files);
+  const known = await store.fileVersionsOf(root);
+  const changed = await changedFiles(run, root, files, known);
   const reader = createDocumentFileReader(
     changed.length >= settings.readWorkersFrom ? settings.readWorkers : 0,
   );
@@ -128,7 +130,7 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
   }
   if (settings.signal.aborted) return;
   // Files deleted since the last run (within the include/exclude scope) leave the index.
-  for (const url of await store.documentsOf(root)) {
+  for (const url of known.keys()) {
     const relative = path.relative(root, fileURLToPath(url)).split(path.sep).join('/');
     if (!present.has(url) && settings.filter(relative) && (await store.remove(url))) summary.removed++;
   }
