@@ -283,6 +283,51 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
   };
 
   /**
+   * The best `limit` documents by BM25 computed in SQL over every section holding one of `terms` (term
+   * frequencies from FTS5's postings, `fts5vocab`): exact, and costly when the terms are common. A
+   * document counts once, by its best section; the window widens until enough documents of the allowed
+   * owners are found or the matches run out.
+   */
+  const exactSections = (
+    terms: readonly string[],
+    limit: number,
+    owners: ReadonlySet<string>,
+    documentOf: (doc: number) => StoredDocument | null,
+  ): ScoredSection[] => {
+    const placeholders = terms.map(() => '?').join(', ');
+    const { k1, b } = BM25_DEFAULTS;
+    for (let window = limit * 4 + 16; ; window *= 4) {
+      const rows = sql(
+        `WITH stats AS (SELECT max(sections, 1) AS n, max(tokens, 1) * 1.0 / max(sections, 1) AS avgdl
+                        FROM section_stats WHERE id = 1),
+              df AS (SELECT term, doc AS df FROM section_terms WHERE term IN (${placeholders})),
+              tf AS (SELECT term, doc AS section, count(*) AS tf FROM section_postings
+                     WHERE term IN (${placeholders}) GROUP BY term, doc)
+         SELECT tf.section AS rowid,
+                sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * tf.tf * (? + 1)
+                    / (tf.tf + ? * (1 - ? + ? * l.length / stats.avgdl))) AS score
+         FROM tf JOIN df USING (term) JOIN section_lengths l ON l.section = tf.section, stats
+         GROUP BY tf.section ORDER BY score DESC, tf.section LIMIT ?`,
+      ).all(...terms, ...terms, k1, k1, b, b, window) as { rowid: number; score: number }[];
+      // Documents are read (and analysed) only for the hits returned; owners are checked on the way.
+      const best = new Map<number, { rowid: number; score: number } | null>();
+      const ownerOfDoc = sql('SELECT owner FROM documents WHERE doc = ?');
+      for (const row of rows) {
+        const doc = Math.floor(row.rowid / SECTION_BITS);
+        if (best.has(doc)) continue;
+        const found = ownerOfDoc.get(doc) as { owner: string } | undefined;
+        best.set(doc, found !== undefined && owners.has(found.owner) ? row : null);
+      }
+      const allowed = [...best].filter(([, hit]) => hit !== null);
+      if (allowed.length >= limit || rows.length < window)
+        return allowed.slice(0, limit).flatMap(([doc, hit]) => {
+          const stored = documentOf(doc);
+          return stored === null ? [] : [{ ...hit!, stored }];
+        });
+    }
+  };
+
+  /**
    * The best `limit` documents among the sections holding one of `terms`: candidates are the sections FTS5
    * ranks best (its bm25(), whose idf differs from ours), scored again with ours; a document counts once,
    * by its best section. The window widens until enough documents of the allowed owners are found or the
@@ -403,11 +448,15 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
         }
         return stored;
       };
-      // The query's rarer terms find the candidates (ranking every section that holds a common word is
-      // what costs); their best documents are final when no section holding only the other terms could
-      // pass them. Otherwise the next share of terms is tried, and at last all of them.
+      // Few sections hold the query's terms: all are scored exactly. Otherwise the rarer terms find the
+      // candidates (ranking every section that holds a common word is what costs); their best documents
+      // are final when no section holding only the other terms could pass them. If not, the next share
+      // of terms is tried, and at last all sections are scored exactly.
       const matched = engine.filter((term) => scorer.df.has(term));
       if (matched.length === 0) return [];
+      const postings = matched.reduce((sum, term) => sum + scorer.df.get(term)!, 0);
+      if (postings <= DOCUMENT_INDEX_DEFAULTS.sqliteExactSections)
+        return exactSections(matched, limit, owners, documentOf).map(hitOf(terms));
       let tried = 0;
       for (const share of DOCUMENT_INDEX_DEFAULTS.sqliteTermShares) {
         const rare = matched.filter((term) => scorer.df.get(term)! <= scorer.sections * share);
@@ -419,7 +468,7 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
           .reduce((sum, term) => sum + scorer.upperBound(term), 0);
         if (hits.length >= limit && hits[limit - 1]!.score > bound) return hits.map(hitOf(terms));
       }
-      return bestSections(matched, limit, documentOf, scorer.score).map(hitOf(terms));
+      return exactSections(matched, limit, owners, documentOf).map(hitOf(terms));
     },
     async list(listGiven) {
       const { owner, source, urlPrefix, after, limit } = listOptions(listGiven);

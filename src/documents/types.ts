@@ -170,9 +170,14 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   /** A SQLite write transaction left open is committed after this long (ms). */
   sqliteCommitAfterMs: 1000,
   /**
-   * A SQLite search first looks for the query's terms found in at most the first share of the sections,
-   * then in the next (ranking every section that holds a common word is what costs); the other terms decide
-   * only when they could change the best documents, and then all terms are searched.
+   * A SQLite search whose terms are held by at most this many sections (summed over the terms) scores them
+   * all exactly.
+   */
+  sqliteExactSections: 20_000,
+  /**
+   * Otherwise it first looks for the query's terms found in at most the first share of the sections, then
+   * in the next (ranking every section that holds a common word is what costs); the other terms decide only
+   * when they could change the best documents, and then all sections holding a term are scored exactly.
    */
   sqliteTermShares: [0.05, 0.25],
   /** How long a SQLite write waits for another process's write lock (ms). */
