@@ -336,24 +336,18 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
   const bestSections = (
     terms: readonly string[],
     limit: number,
-    documentOf: (doc: number) => StoredDocument | null,
-    score: (tokens: readonly string[]) => number,
+    scored: (rowid: number) => ScoredSection | null,
   ): ScoredSection[] => {
     const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
-    for (let window = limit * 4 + 16; ; window *= 4) {
+    for (let window = limit * 2 + 10; ; window *= 4) {
       const candidates = sql('SELECT rowid FROM sections WHERE sections MATCH ? ORDER BY rank LIMIT ?').all(
         match,
         window,
       ) as { rowid: number }[];
-      const scored = candidates.flatMap(({ rowid }): ScoredSection[] => {
-        const stored = documentOf(Math.floor(rowid / SECTION_BITS));
-        const section = stored?.sections[rowid % SECTION_BITS];
-        if (stored === null || stored === undefined || section === undefined) return [];
-        return [{ rowid, stored, score: score(sectionTokens(stored.title, section)) }];
-      });
-      scored.sort((x, y) => y.score - x.score || x.rowid - y.rowid);
+      const hits = candidates.flatMap(({ rowid }) => scored(rowid) ?? []);
+      hits.sort((x, y) => y.score - x.score || x.rowid - y.rowid);
       const best = new Map<number, ScoredSection>();
-      for (const hit of scored) {
+      for (const hit of hits) {
         const doc = Math.floor(hit.rowid / SECTION_BITS);
         if (!best.has(doc)) best.set(doc, hit);
       }
@@ -457,12 +451,27 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
       const postings = matched.reduce((sum, term) => sum + scorer.df.get(term)!, 0);
       if (postings <= DOCUMENT_INDEX_DEFAULTS.sqliteExactSections)
         return exactSections(matched, limit, owners, documentOf).map(hitOf(terms));
+      // A candidate section scored with our BM25 from its document's text (once per search).
+      const sections = new Map<number, ScoredSection | null>();
+      const scored = (rowid: number): ScoredSection | null => {
+        let hit = sections.get(rowid);
+        if (hit === undefined) {
+          const stored = documentOf(Math.floor(rowid / SECTION_BITS));
+          const section = stored?.sections[rowid % SECTION_BITS];
+          hit =
+            stored === null || stored === undefined || section === undefined
+              ? null
+              : { rowid, stored, score: scorer.score(sectionTokens(stored.title, section)) };
+          sections.set(rowid, hit);
+        }
+        return hit;
+      };
       let tried = 0;
       for (const share of DOCUMENT_INDEX_DEFAULTS.sqliteTermShares) {
         const rare = matched.filter((term) => scorer.df.get(term)! <= scorer.sections * share);
         if (rare.length === tried || rare.length === matched.length) continue;
         tried = rare.length;
-        const hits = bestSections(rare, limit, documentOf, scorer.score);
+        const hits = bestSections(rare, limit, scored);
         const bound = matched
           .filter((term) => !rare.includes(term))
           .reduce((sum, term) => sum + scorer.upperBound(term), 0);
