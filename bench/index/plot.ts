@@ -111,7 +111,7 @@ export function latencyAscii(points: readonly LatencyPoint[], columns = 60, rows
       grid[row]![col] = series.mark;
     }
   const label = (row: number) => String(Math.round((maxY * (rows - 1 - row)) / (rows - 1))).padStart(6);
-  const lines = grid.map((cells, row) => `${label(row)} ms |${cells.join('')}`);
+  const lines = grid.map((cells, row) => `${label(row)} ms |${cells.join('')}`.trimEnd());
   lines.push(`${' '.repeat(10)}+${'-'.repeat(columns)}`);
   const sizes = [...new Set(points.map((p) => p.size))].sort((a, b) => a - b);
   const axis = Array.from({ length: columns }, () => ' ');
