@@ -39,6 +39,9 @@ export async function indexFile(run: BuildRun, file: string, source: string): Pr
   return 'ok';
 }
 
+/** Documents of a folder being written to the index at once. */
+const WRITES_IN_FLIGHT = 8;
+
 /** Files stat'ed at once while a folder is compared with the index. */
 const STAT_BATCH = 256;
 
@@ -94,6 +97,7 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
   const reader = createDocumentFileReader(
     changed.length >= settings.readWorkersFrom ? settings.readWorkers : 0,
   );
+  const writing = new Set<Promise<void>>();
   try {
     // Up to `reader.parallel` files are being read while the oldest one is written.
     const reads = changed.map(() => undefined as Promise<ReadFileTaskResult> | undefined);
@@ -118,7 +122,16 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
         reads[i] = undefined;
         startRead(i + reader.parallel);
         if ('skip' in read) run.skip(url, read.skip, read.message);
-        else run.count(await store.put(root, read.document, version, read.analysis));
+        else {
+          // Writes overlap (each is its own transaction on PostgreSQL; SQLite runs them one by one).
+          const write: Promise<void> = store.put(root, read.document, version, read.analysis).then(
+            (result) => run.count(result),
+            (error: unknown) => run.skip(url, 'error', messageOf(error)),
+          );
+          writing.add(write);
+          void write.finally(() => writing.delete(write));
+          if (writing.size >= WRITES_IN_FLIGHT) await Promise.race(writing);
+        }
       } catch (error) {
         startRead(i + reader.parallel);
         run.skip(url, 'error', messageOf(error));
@@ -126,6 +139,7 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
       await run.checkpoint();
     }
   } finally {
+    await Promise.all(writing);
     await reader.close();
   }
   if (settings.signal.aborted) return;
