@@ -4,7 +4,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { tokenizeQuery } from '../text/tokenize.ts';
-import { analyzeDocument, documentHash, sectionSnippet, type AnalyzedDocument } from './analyze.ts';
+import {
+  analyzeDocument,
+  documentHash,
+  sectionSnippet,
+  sectionTokens,
+  type AnalyzedDocument,
+} from './analyze.ts';
 import {
   DOCUMENT_INDEX_DEFAULTS,
   OPERATOR_OWNER,
@@ -35,9 +41,52 @@ export function urlOf(url: unknown): string {
   return url;
 }
 
+/** One section as a full-text engine indexes it: its {@link engineTerms} and its number of tokens. */
+export interface IndexedSection {
+  readonly terms: string;
+  readonly length: number;
+}
+
+/**
+ * What indexing a document needs from its text, computed once: the analysed document, its hash and size,
+ * and its sections' terms. Plain data, so that a worker thread can compute it (see `read-worker.ts`).
+ */
+export interface DocumentAnalysis {
+  readonly document: AnalyzedDocument;
+  readonly hash: string;
+  readonly bytes: number;
+  readonly sections: readonly IndexedSection[];
+}
+
+/** Analyses a document for indexing (throws as {@link analyzeDocument} does). */
+export function analyzeForIndex(input: DocumentInput): DocumentAnalysis {
+  const document = analyzeDocument(input);
+  return {
+    document,
+    hash: documentHash(document),
+    bytes: Buffer.byteLength(document.content),
+    sections: document.sections.map((section) => {
+      const tokens = sectionTokens(document.title, section);
+      return { terms: engineTerms(tokens), length: tokens.length };
+    }),
+  };
+}
+
+// Analyses computed elsewhere (a worker thread) for an input object: `put` uses them instead of analysing
+// the document again.
+const analyses = new WeakMap<DocumentInput, DocumentAnalysis>();
+
+/** Gives `put` the analysis of `input`, computed already (by {@link analyzeForIndex}, e.g. in a worker). */
+export function withAnalysis<T extends DocumentInput>(input: T, analysis: DocumentAnalysis): T {
+  analyses.set(input, analysis);
+  return input;
+}
+
 /** A document to put, analysed, with its hash, size and the put options settled. */
 export interface PreparedDocument {
   readonly document: AnalyzedDocument;
+  /** The sections' terms, in the order of `document.sections`. */
+  readonly sections: readonly IndexedSection[];
   readonly owner: string;
   readonly source: string;
   readonly hash: string;
@@ -65,7 +114,8 @@ export function checkQuota(
 
 /** Checks and analyses the arguments of `put`. */
 export function prepareDocument(input: DocumentInput, options: PutOptions = {}): PreparedDocument {
-  const document = analyzeDocument(input);
+  const analysis = analyses.get(input) ?? analyzeForIndex(input);
+  const { document } = analysis;
   const source = options.source ?? '';
   if (typeof source !== 'string') throw new TypeError('source must be a string');
   if (options.fileVersion !== undefined && typeof options.fileVersion !== 'string')
@@ -74,10 +124,11 @@ export function prepareDocument(input: DocumentInput, options: PutOptions = {}):
     throw new TypeError('metadata must be an object');
   return {
     document,
+    sections: analysis.sections,
     owner: ownerOf(options.owner),
     source,
-    hash: documentHash(document),
-    bytes: Buffer.byteLength(document.content),
+    hash: analysis.hash,
+    bytes: analysis.bytes,
     fileVersion: options.fileVersion,
     metadata: options.metadata,
     id: options.id,

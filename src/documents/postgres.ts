@@ -15,14 +15,13 @@ import {
   toNumber,
   type PostgresConnectionOptions,
 } from '../stores/postgres/connection.ts';
-import { analyzeDocument, sectionTokens } from './analyze.ts';
+import { analyzeDocument } from './analyze.ts';
 import {
   checkQuota,
   cursorAfter,
   DOCUMENT_ROW_COLUMNS,
   documentRowValues,
   engineTerm,
-  engineTerms,
   hitOf,
   listOptions,
   ownerOf,
@@ -212,8 +211,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
   return {
     async put(input, putOptions = {}): Promise<PutResult> {
       const prepared = prepareDocument(input, putOptions);
-      const { document, owner } = prepared;
-      const terms = document.sections.map((section) => sectionTokens(document.title, section));
+      const { document, owner, sections } = prepared;
       for (let attempt = 1; ; attempt++) {
         try {
           return await transaction(async (client) => {
@@ -242,12 +240,17 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING doc`,
               documentRowValues(prepared, previous?.id),
             );
-            if (terms.length > 0)
+            if (sections.length > 0)
               await client.query(
                 `INSERT INTO ${s}.index_sections (doc, section, owner, length, terms)
                  SELECT $1, ordinality - 1, $2, length, to_tsvector('simple', text)
                  FROM unnest($3::text[], $4::int[]) WITH ORDINALITY AS t(text, length)`,
-                [rows[0]!.doc, owner, terms.map(engineTerms), terms.map((tokens) => tokens.length)],
+                [
+                  rows[0]!.doc,
+                  owner,
+                  sections.map((section) => section.terms),
+                  sections.map((section) => section.length),
+                ],
               );
             return result;
           });

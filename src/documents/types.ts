@@ -197,6 +197,17 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   sqliteBatchSize: 500,
   /** A SQLite write transaction left open is committed after this long (ms). */
   sqliteCommitAfterMs: 1000,
+  /**
+   * A SQLite search whose terms are held by at most this many sections (summed over the terms) scores them
+   * all exactly.
+   */
+  sqliteExactSections: 20_000,
+  /**
+   * Otherwise it first looks for the query's terms found in at most the first share of the sections, then
+   * in the next (ranking every section that holds a common word is what costs); the other terms decide only
+   * when they could change the best documents, and then all sections holding a term are scored exactly.
+   */
+  sqliteTermShares: [0.05, 0.25],
   /** How long a SQLite write waits for another process's write lock (ms). */
   sqliteBusyTimeoutMs: 5000,
 } as const;

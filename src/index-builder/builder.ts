@@ -8,6 +8,7 @@
  * same sources again updates documents in place.
  */
 import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { decodeBytes } from '../pipeline/extract/decode.ts';
@@ -164,6 +165,18 @@ export interface BuildIndexOptions {
    * @default 30000
    */
   readonly checkpointMs?: number;
+  /**
+   * Worker threads reading and analysing the files of a folder: one per core, at most this many (`0`: the
+   * calling thread does it).
+   * @default 4
+   */
+  readonly maxReadWorkers?: number;
+  /**
+   * Changed files of a folder from which they are read on worker threads (fewer are read in the calling
+   * thread: starting workers costs more than they save).
+   * @default 200
+   */
+  readonly readWorkersFrom?: number;
   /** Stops the build; pages in flight are abandoned and the summary says `interrupted`. */
   readonly signal?: AbortSignal;
   /** Called after every page or file. */
@@ -180,6 +193,8 @@ export const INDEX_BUILDER_DEFAULTS = {
   maxSitemaps: 50,
   checkpointMs: 30_000,
   sameOrigin: true,
+  maxReadWorkers: 4,
+  readWorkersFrom: 200,
 } as const;
 
 /** Array.isArray would widen a readonly string[] to any[]; this keeps the type. */
@@ -217,6 +232,9 @@ export interface BuildSettings {
   readonly maxFileBytes: number;
   readonly maxSitemaps: number;
   readonly checkpointMs: number;
+  /** Worker threads reading a folder's files (`maxReadWorkers`, at most one per core). */
+  readonly readWorkers: number;
+  readonly readWorkersFrom: number;
   readonly sameOrigin: boolean;
   /** Whether a URL (or a file's path below its folder) is in `include` and not in `exclude`. */
   readonly filter: (target: URL | string) => boolean;
@@ -241,6 +259,11 @@ function resolveBuildSettings(options: BuildIndexOptions): BuildSettings {
     maxFileBytes: positiveInteger('maxFileBytes', options.maxFileBytes, defaults.maxFileBytes),
     maxSitemaps: positiveInteger('maxSitemaps', options.maxSitemaps, defaults.maxSitemaps),
     checkpointMs: nonNegativeInteger('checkpointMs', options.checkpointMs, defaults.checkpointMs),
+    readWorkers: Math.min(
+      availableParallelism(),
+      nonNegativeInteger('maxReadWorkers', options.maxReadWorkers, defaults.maxReadWorkers),
+    ),
+    readWorkersFrom: nonNegativeInteger('readWorkersFrom', options.readWorkersFrom, defaults.readWorkersFrom),
     sameOrigin: options.sameOrigin ?? defaults.sameOrigin,
     filter: compileFilter(options.include, options.exclude),
     signal: options.signal ?? new AbortController().signal,

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FILE_TYPES, readDocumentFile } from '../documents/read-file.ts';
+import { createDocumentFileReader, type ReadFileTaskResult } from '../documents/read-files.ts';
 import { listDocumentFiles } from '../pipeline/search/local-index.ts';
 import { messageOf, type BuildRun } from './run.ts';
 
@@ -20,7 +21,7 @@ export async function indexFile(run: BuildRun, file: string, source: string): Pr
   }
   const info = await stat(file);
   // Unchanged since the last run (same modification time and size): not read again.
-  const fileVersion = `${Math.floor(info.mtimeMs)}:${info.size}`;
+  const fileVersion = versionOf(info);
   const record = await store.record(url);
   if (record?.fileVersion === fileVersion && record.source === source) {
     run.count('unchanged');
@@ -38,7 +39,52 @@ export async function indexFile(run: BuildRun, file: string, source: string): Pr
   return 'ok';
 }
 
-/** Reads the document files of a folder (within include/exclude); files deleted since leave the index. */
+/** Documents of a folder being written to the index at once. */
+const WRITES_IN_FLIGHT = 8;
+
+/** Files stat'ed at once while a folder is compared with the index. */
+const STAT_BATCH = 256;
+
+/** `mtimeMs:size`, the version of a file an unchanged file is recognised by. */
+function versionOf(info: { mtimeMs: number; size: number }): string {
+  return `${Math.floor(info.mtimeMs)}:${info.size}`;
+}
+
+/**
+ * The files of a folder that changed since the last run (new, or another modification time or size), with
+ * their version and size. The index's versions (`known`) come from one listing; the files are stat'ed a
+ * batch at a time.
+ */
+async function changedFiles(
+  run: BuildRun,
+  root: string,
+  files: readonly string[],
+  known: ReadonlyMap<string, string>,
+): Promise<{ file: string; url: string; version: string; size: number }[]> {
+  const changed: { file: string; url: string; version: string; size: number }[] = [];
+  for (let start = 0; start < files.length; start += STAT_BATCH) {
+    if (run.settings.signal.aborted) break;
+    const batch = files.slice(start, start + STAT_BATCH);
+    const stats = await Promise.all(
+      batch.map((file) => stat(file).catch((error: unknown) => error as Error)),
+    );
+    batch.forEach((file, i) => {
+      const url = pathToFileURL(file).href;
+      const info = stats[i]!;
+      if (info instanceof Error) run.skip(url, 'error', messageOf(info));
+      else if (known.get(url) === versionOf(info)) run.count('unchanged');
+      else changed.push({ file, url, version: versionOf(info), size: info.size });
+    });
+    run.progress({ source: root, done: start + batch.length, pending: files.length - start - batch.length });
+  }
+  return changed;
+}
+
+/**
+ * Reads the document files of a folder (within include/exclude); files deleted since leave the index.
+ * Only the files that changed are read, on worker threads when there are many of them
+ * (`maxReadWorkers`, `readWorkersFrom`), and written to the index in the folder's order.
+ */
 export async function indexFolder(run: BuildRun, root: string): Promise<void> {
   const { store, settings, summary } = run;
   await run.remember(root, 'folder');
@@ -46,18 +92,59 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
     (file) => settings.filter(path.relative(root, file).split(path.sep).join('/')),
   );
   const present = new Set(files.map((file) => pathToFileURL(file).href));
-  for (const [i, file] of files.entries()) {
-    if (settings.signal.aborted) return;
-    run.progress({ source: root, done: i, pending: files.length - i, current: file });
-    try {
-      await indexFile(run, file, root);
-    } catch (error) {
-      run.skip(pathToFileURL(file).href, 'error', messageOf(error));
+  const known = await store.fileVersionsOf(root);
+  const changed = await changedFiles(run, root, files, known);
+  const reader = createDocumentFileReader(
+    changed.length >= settings.readWorkersFrom ? settings.readWorkers : 0,
+  );
+  const writing = new Set<Promise<void>>();
+  try {
+    // Up to `reader.parallel` files are being read while the oldest one is written.
+    const reads = changed.map(() => undefined as Promise<ReadFileTaskResult> | undefined);
+    const startRead = (i: number): void => {
+      const next = changed[i];
+      if (next === undefined || settings.signal.aborted) return;
+      reads[i] = reader.read({ ...next, maxFileBytes: settings.maxFileBytes });
+      // Handled when its turn comes; a rejection must not be unhandled meanwhile.
+      reads[i].catch(() => {});
+    };
+    for (let i = 0; i < reader.parallel; i++) startRead(i);
+    for (const [i, { file, url, version }] of changed.entries()) {
+      if (settings.signal.aborted) return;
+      run.progress({
+        source: root,
+        done: files.length - changed.length + i,
+        pending: changed.length - i,
+        current: file,
+      });
+      try {
+        const read = await reads[i]!;
+        reads[i] = undefined;
+        startRead(i + reader.parallel);
+        if ('skip' in read) run.skip(url, read.skip, read.message);
+        else {
+          // Writes overlap (each is its own transaction on PostgreSQL; SQLite runs them one by one).
+          const write: Promise<void> = store.put(root, read.document, version, read.analysis).then(
+            (result) => run.count(result),
+            (error: unknown) => run.skip(url, 'error', messageOf(error)),
+          );
+          writing.add(write);
+          void write.finally(() => writing.delete(write));
+          if (writing.size >= WRITES_IN_FLIGHT) await Promise.race(writing);
+        }
+      } catch (error) {
+        startRead(i + reader.parallel);
+        run.skip(url, 'error', messageOf(error));
+      }
+      await run.checkpoint();
     }
-    await run.checkpoint();
+  } finally {
+    await Promise.all(writing);
+    await reader.close();
   }
+  if (settings.signal.aborted) return;
   // Files deleted since the last run (within the include/exclude scope) leave the index.
-  for (const url of await store.documentsOf(root)) {
+  for (const url of known.keys()) {
     const relative = path.relative(root, fileURLToPath(url)).split(path.sep).join('/');
     if (!present.has(url) && settings.filter(relative) && (await store.remove(url))) summary.removed++;
   }

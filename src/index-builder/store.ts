@@ -10,6 +10,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createPostgresDocumentIndex } from '../documents/postgres.ts';
+import { withAnalysis, type DocumentAnalysis } from '../documents/common.ts';
 import { createSqliteDocumentIndex } from '../documents/sqlite.ts';
 import {
   OPERATOR_OWNER,
@@ -144,10 +145,16 @@ export class IndexStore {
 
   /**
    * Adds or replaces a document (by URL) produced by `source`; `fileVersion` is remembered for files
-   * (see {@link DocumentRecord.fileVersion}).
+   * (see {@link DocumentRecord.fileVersion}); `analysis`, when given, is the input's analysis computed
+   * already (by a worker thread reading the file).
    */
-  async put(source: string, input: LocalDocumentInput, fileVersion?: string): Promise<PutResult> {
-    const result = await this.index.put(input, {
+  async put(
+    source: string,
+    input: LocalDocumentInput,
+    fileVersion?: string,
+    analysis?: DocumentAnalysis,
+  ): Promise<PutResult> {
+    const result = await this.index.put(analysis === undefined ? input : withAnalysis(input, analysis), {
       owner: OPERATOR_OWNER,
       source,
       ...(fileVersion === undefined ? {} : { fileVersion }),
@@ -214,6 +221,25 @@ export class IndexStore {
       cursor = page.cursor;
     } while (cursor !== undefined);
     return urls;
+  }
+
+  /**
+   * The documents produced by `source`, by URL, with the file version each was read at (`''` when none):
+   * one listing instead of a lookup per file.
+   */
+  async fileVersionsOf(source: string): Promise<Map<string, string>> {
+    const versions = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.index.list({
+        source,
+        limit: 1000,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const document of page.documents) versions.set(document.url, document.fileVersion ?? '');
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return versions;
   }
 
   /** The record of a document. */

@@ -135,7 +135,9 @@ function lowerCaseWords(text: string, locale: string | undefined): string[] {
   }
   const words: string[] = [];
   for (const [run] of lowerCase(text.normalize('NFKC')).matchAll(WORD)) {
-    if (UNSPACED_SCRIPT.test(run)) words.push(...segmentWords(run));
+    // Most runs of a page with a few accented words are plain ASCII: nothing below changes them.
+    if (!NON_ASCII.test(run)) words.push(run);
+    else if (UNSPACED_SCRIPT.test(run)) words.push(...segmentWords(run));
     else words.push(LATIN_RUN.test(run) ? run.normalize('NFD').replace(COMBINING_MARKS, '') : run);
   }
   return words;

@@ -25,6 +25,7 @@ import { createLocalIndexProvider, LocalIndex } from '../../src/pipeline/search/
 import { tinyPdf } from '../support/pdf.ts';
 
 const call = () => ({ signal: new AbortController().signal, requestId: 't' });
+const withoutIds = (hits: readonly { id: string }[]) => hits.map(({ id: _id, ...hit }) => hit);
 
 describe('folders and the persisted store', () => {
   let dir: string;
@@ -69,6 +70,41 @@ describe('folders and the persisted store', () => {
     expect((await store.search('fleece lanolin', 1))[0]?.heading).toBe('Wool');
     expect((await store.index.get(url('notes.txt')))?.format).toBe('text');
     expect(await store.search('elephants', 5)).toEqual([]);
+  });
+
+  it('files read on worker threads give the index that reading them in this thread gives', async () => {
+    const inThread = await IndexStore.open(join(dir, 'thread', 'index.sqlite'));
+    const onWorkers = await IndexStore.open(join(dir, 'workers', 'index.sqlite'));
+    const first = await buildIndex({ store: inThread, sources: [docs], maxReadWorkers: 0 });
+    const second = await buildIndex({
+      store: onWorkers,
+      sources: [docs],
+      maxReadWorkers: 2,
+      readWorkersFrom: 0,
+    });
+    expect(second).toEqual(first);
+    expect(second).toMatchObject({ added: 4, skipped: { no_text: 1 } });
+    const documents = async (store: IndexStore) =>
+      (await store.index.list()).documents.map(({ url, title, hash, format, bytes }) => ({
+        url,
+        title,
+        hash,
+        format,
+        bytes,
+      }));
+    expect(await documents(onWorkers)).toEqual(await documents(inThread));
+    for (const query of ['dingoes howl', 'cheetahs purr', 'fleece lanolin', 'bison'])
+      expect(withoutIds(await onWorkers.search(query))).toEqual(withoutIds(await inThread.search(query)));
+    // Nothing changed: nothing is read again.
+    const again = await buildIndex({
+      store: onWorkers,
+      sources: [docs],
+      maxReadWorkers: 2,
+      readWorkersFrom: 0,
+    });
+    expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 4 });
+    await inThread.close();
+    await onWorkers.close();
   });
 
   it('include/exclude patterns apply to paths relative to the folder', async () => {

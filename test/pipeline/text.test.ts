@@ -35,6 +35,11 @@ describe('tokenize', () => {
     expect(tokenize('Ελληνικά')).toEqual(['ελληνικά']);
   });
 
+  it('tokenizes the ASCII words of a page with a few other letters as an all-ASCII page', () => {
+    const ascii = "Creating the team's API keys: 2015 NFL season, don't stop";
+    expect(tokenize(`${ascii} — Beyoncé’s ﬁle`)).toEqual([...tokenize(ascii), 'beyonc', 'fil']);
+  });
+
   it('splits scripts without spaces into words', () => {
     const tokens = tokenize('東京都に住んでいます');
     expect(tokens.length).toBeGreaterThan(1);
