@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { escapeHtml } from '../../src/text/html-escape.ts';
 import { articlePath, createRandom, hashString, type Article, type Random } from './corpus.ts';
 
 /** Page layouts; `sidebar-first` and `trending-first` put boilerplate before the article in the DOM. */
@@ -213,19 +214,6 @@ export function pageOrigin(
   if (options.realWeb)
     return `http://s${hashString(`${seed}:host:${title}`).toString(36)}.${REAL_WEB_DOMAIN}:${port}`;
   return `http://127.0.0.1:${port}`;
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** HTML-escapes text for element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
 }
 
 /** `Sky_(United_Kingdom)` → `Sky (United Kingdom)`. */
