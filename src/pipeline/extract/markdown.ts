@@ -4,7 +4,7 @@
  * element that leaves it unchanged.
  */
 import { stripInvisibleCharacters } from './hidden.ts';
-import { CELL_TAGS } from './render.ts';
+import { CELL_TAGS, MARKDOWN_BLOCK_TAGS } from './block-tags.ts';
 import { isSpace } from './text-index.ts';
 
 function cellText(content: string): string {
@@ -39,59 +39,6 @@ function columnCount(row: Element): number {
  * collapses the whitespace as it goes and renders each element from its children, carrying the few facts about
  * their text that turndown's rules need.
  */
-
-/** turndown's block elements: no flanking whitespace, blank lines around their default rendering. */
-const MARKDOWN_BLOCK_TAGS = new Set([
-  'ADDRESS',
-  'ARTICLE',
-  'ASIDE',
-  'AUDIO',
-  'BLOCKQUOTE',
-  'BODY',
-  'CANVAS',
-  'CENTER',
-  'DD',
-  'DIR',
-  'DIV',
-  'DL',
-  'DT',
-  'FIELDSET',
-  'FIGCAPTION',
-  'FIGURE',
-  'FOOTER',
-  'FORM',
-  'FRAMESET',
-  'H1',
-  'H2',
-  'H3',
-  'H4',
-  'H5',
-  'H6',
-  'HEADER',
-  'HGROUP',
-  'HR',
-  'HTML',
-  'ISINDEX',
-  'LI',
-  'MAIN',
-  'MENU',
-  'NAV',
-  'NOFRAMES',
-  'NOSCRIPT',
-  'OL',
-  'OUTPUT',
-  'P',
-  'PRE',
-  'SECTION',
-  'TABLE',
-  'TBODY',
-  'TD',
-  'TFOOT',
-  'TH',
-  'THEAD',
-  'TR',
-  'UL',
-]);
 
 /** Void elements: they break whitespace collapsing like text does, and an element holding one is not blank. */
 const VOID_TAGS = new Set([
