@@ -1,5 +1,5 @@
 /** Renders extracted content as plain text: blank-line paragraphs, one line per list item and table row. */
-import { CELL_TAGS, TEXT_BLOCK_TAGS } from './block-tags.ts';
+import { CELL_TAGS, TEXT_BLOCK_TAGS } from './tag-sets.ts';
 import { stripInvisibleCharacters } from './hidden.ts';
 
 /** Blocks whose children are lines rather than paragraphs. */
