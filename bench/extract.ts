@@ -28,6 +28,7 @@ import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
 import { createContentExtractor, extractContent } from '../src/pipeline/extract/index.ts';
 import { EXTRACTOR_DEFAULTS } from '../src/pipeline/extract/extractor.ts';
+import { PAGE_TYPES } from '../src/pipeline/extract/page-type.ts';
 import { extractHtml, type StageTimes } from '../src/pipeline/extract/html.ts';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
 import { parserOf } from './lib/reference-doms.ts';
@@ -39,14 +40,7 @@ import { profileInWorker, type PageProfile } from './lib/extract-profile.ts';
 import { fitLinear } from './lib/linear-fit.ts';
 import { collectGarbage } from './lib/gc.ts';
 import { matchPage, scoreCorpus, type PageMatch } from './lib/extraction-metric.ts';
-import {
-  loadWcxbPages,
-  sameWords,
-  snippetCounts,
-  WCXB_PAGE_TYPES,
-  wordF1,
-  type WcxbPage,
-} from './lib/wcxb.ts';
+import { loadWcxbPages, sameWords, snippetCounts, wordF1, type WcxbPage } from './lib/wcxb.ts';
 
 /** Pages each variant extracts in one turn. */
 const DEFAULT_BLOCK_PAGES = 20;
@@ -148,8 +142,8 @@ if (!Number.isInteger(every) || every < 1) fail('--every must be a positive inte
 /** WCXB page types to run (labelled type); all when absent. */
 const onlyTypes = values.types?.split(',').map((name) => name.trim());
 for (const type of onlyTypes ?? []) {
-  if (!(WCXB_PAGE_TYPES as readonly string[]).includes(type))
-    fail(`Unknown page type ${type}; known: ${WCXB_PAGE_TYPES.join(', ')}.`);
+  if (!(PAGE_TYPES as readonly string[]).includes(type))
+    fail(`Unknown page type ${type}; known: ${PAGE_TYPES.join(', ')}.`);
 }
 /** The WCXB pages of this run: one in `every`, of the chosen types. */
 const wcxbPages = (dir: string): WcxbPage[] =>
@@ -274,7 +268,7 @@ async function benchWcxb(dir: string): Promise<void> {
   const subset = `${every > 1 ? `, one page in ${every}` : ''}${onlyTypes ? `, types ${onlyTypes.join(', ')}` : ''}`;
   console.log(`\n### WCXB dev split: ${pages.length} pages${subset} (node ${process.version})\n`);
   const run = await runInterleaved(pages);
-  const types = [...WCXB_PAGE_TYPES, 'all'];
+  const types = [...PAGE_TYPES, 'all'];
   const header = variants.map((variant) => `F1 ${variant.name}`).join(' | ');
   console.log(
     `| page type | pages | ${header} | precision | recall | with found | without leaked | nulls | type detected |`,

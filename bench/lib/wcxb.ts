@@ -8,17 +8,6 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { tokenize } from './extraction-metric.ts';
 
-/** The seven page types of WCXB, in the order the published tables use. */
-export const WCXB_PAGE_TYPES = [
-  'article',
-  'documentation',
-  'service',
-  'forum',
-  'collection',
-  'listing',
-  'product',
-] as const;
-
 /** One WCXB page with its ground truth. */
 export interface WcxbPage {
   readonly id: string;

@@ -11,7 +11,7 @@
  * `Retry-After`, a garbage (non-JSON) body, a slow answer, or a stream cut off midway.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from '../../test/support/loopback-server.ts';
 
 /** What the server does with one request. */
 export type FakeLlmBehaviour =
@@ -289,18 +289,10 @@ export async function createFakeLlm(options: FakeLlmOptions = {}): Promise<FakeL
     }
     sendJson(res, 404, errorBody(`no route ${req.method ?? ''} ${path}`, 'invalid_request_error'));
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
+  const listening = await listenOnLoopback(server, '/v1', options.port ?? 0);
 
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseUrl: listening.baseUrl,
     requests,
     script(...behaviours) {
       pending.push(...behaviours);
@@ -309,9 +301,6 @@ export async function createFakeLlm(options: FakeLlmOptions = {}): Promise<FakeL
       requests.length = 0;
       pending.length = 0;
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => listening.close(),
   };
 }

@@ -7,10 +7,10 @@
  * SERP. Other `format` values answer 403, as a SearXNG instance without JSON output does.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Bm25Index, type Bm25Options } from '../../src/pipeline/rank/bm25.ts';
 import { tokenize, tokenizeQuery } from '../../src/text/tokenize.ts';
 import type { Article } from './corpus.ts';
+import { listenOnLoopback } from '../../test/support/loopback-server.ts';
 
 /** A BM25 index of whole articles. */
 export interface ArticleIndex {
@@ -153,22 +153,10 @@ export async function createSearchEndpoint(options: SearchEndpointOptions): Prom
     };
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  const port = options.port ?? 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
+  const listening = await listenOnLoopback(server, '', options.port ?? 0);
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: listening.baseUrl,
     queries,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => listening.close(),
   };
 }

@@ -8,7 +8,9 @@
  * title: the same article always renders the same bytes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../test/support/loopback-server.ts';
+import { escapeHtml } from '../../src/text/html-escape.ts';
 import { articlePath, createRandom, hashString, type Article, type Random } from './corpus.ts';
 
 /** Page layouts; `sidebar-first` and `trending-first` put boilerplate before the article in the DOM. */
@@ -215,19 +217,6 @@ export function pageOrigin(
   return `http://127.0.0.1:${port}`;
 }
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** HTML-escapes text for element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
-}
-
 /** `Sky_(United_Kingdom)` → `Sky (United Kingdom)`. */
 export function displayTitle(title: string): string {
   return title.replaceAll('_', ' ');
@@ -385,15 +374,7 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': cacheControl });
     res.end(req.method === 'HEAD' ? undefined : html);
   }
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
+  const listening = await listenOnLoopback(server, '', port);
   const listeningPort = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${listeningPort}`;
   // Real-web mode: one host per article, as pages of a search result live on different sites.
@@ -420,8 +401,7 @@ export async function createSquadWeb(options: SquadWebOptions): Promise<SquadWeb
     resetTraffic: () => meter.reset(),
     async close() {
       for (const timer of timers) clearTimeout(timer);
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }

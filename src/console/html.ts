@@ -1,4 +1,5 @@
 /** Server-rendered HTML with escaping by default: every interpolated value is text unless it is `Html`. */
+import { escapeHtml } from '../text/html-escape.ts';
 
 /** Markup that is already safe (built by {@link html}). */
 export class Html {
@@ -9,19 +10,6 @@ export class Html {
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML content and quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];

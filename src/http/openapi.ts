@@ -9,6 +9,7 @@ import { ERROR_TABLE, type ErrorCode } from '../errors.ts';
 import { DOCUMENT_CONTENT_TYPES } from './docs.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-info.ts';
 import { DEFAULT_MAX_LATENCY_MS } from '../pipeline/run.ts';
+import { PAGE_TYPES } from '../pipeline/extract/page-type.ts';
 import { researchComponents, researchPaths, type OpenApiPieces } from './openapi-research.ts';
 import { documentsComponents, documentsPaths } from './openapi-documents.ts';
 import { searchRequestSchema, type BalanceResponse, type SearchResponse } from '../contract/search.ts';
@@ -216,7 +217,7 @@ const extractedPageSchema = z
     content: z.string().meta({ description: 'The main content, in the requested `format`.' }),
     published_at: z.string().nullable().meta({ description: 'ISO 8601 date the page states, else null.' }),
     page_type: z
-      .enum(['article', 'documentation', 'service', 'forum', 'collection', 'listing', 'product'])
+      .enum(PAGE_TYPES)
       .nullable()
       .meta({ description: 'What kind of page it is (HTML pages), else null.' }),
   })

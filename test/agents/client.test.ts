@@ -1,6 +1,4 @@
 import { createServer } from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CitewiseApiError,
@@ -9,6 +7,7 @@ import {
   readServerSentEvents,
   type SearchStreamEvent,
 } from '../../src/client/index.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { startTestService, type TestService } from './support.ts';
 
 let service: TestService;
@@ -135,12 +134,9 @@ describe('createClient against a real engine over node:http', () => {
   });
 
   it('gives up after timeoutMs when the server never answers', async () => {
-    const silent = createServer(() => {});
-    silent.listen(0, '127.0.0.1');
-    await once(silent, 'listening');
+    const silent = await listenOnLoopback(createServer(() => {}));
     try {
-      const { port } = silent.address() as AddressInfo;
-      const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', timeoutMs: 50 });
+      const client = createClient({ baseUrl: silent.baseUrl, apiKey: 'k', timeoutMs: 50 });
       const error = await client.balance().then(
         () => undefined,
         (thrown: unknown) => thrown as { name: string; code: string; cause: { name: string } },
@@ -151,8 +147,7 @@ describe('createClient against a real engine over node:http', () => {
         'TimeoutError',
       ]);
     } finally {
-      silent.closeAllConnections();
-      silent.close();
+      await silent.close();
     }
   });
 

@@ -1,10 +1,9 @@
 /** A real engine (local index over a fixture manual, in-memory stores) behind node:http on 127.0.0.1, for the agent tests. */
-import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener } from 'node:http';
 import { createNodeHandler } from '../../adapters/node-http.ts';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 export interface TestService {
   readonly engine: SearchEngine;
@@ -26,17 +25,15 @@ export async function startTestService(
     ...options,
   });
   const { key } = await engine.createKey();
-  const server: Server = createServer(listener ? listener(engine) : createNodeHandler(engine));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnLoopback(
+    createServer(listener ? listener(engine) : createNodeHandler(engine)),
+  );
   return {
     engine,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.baseUrl,
     apiKey: key,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await engine.close();
     },
   };

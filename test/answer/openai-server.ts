@@ -3,9 +3,8 @@
  * SSE streaming) and `/v1/embeddings`. It records every request body and answers from a handler, and can
  * be told to fail the next requests with a status code.
  */
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startLoopbackServer } from '../support/loopback-server.ts';
 
 /** The recorded body of a chat request. */
 export interface ChatRequestBody {
@@ -46,7 +45,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startOpenAiServer(options: OpenAiServerOptions): Promise<OpenAiServer> {
   const chatRequests: ChatRequestBody[] = [];
   const authorization: (string | undefined)[] = [];
-  const sockets = new Set<Socket>();
   let failures: { count: number; status: number } = { count: 0, status: 500 };
   const chunkSize = options.chunkSize ?? 5;
 
@@ -116,30 +114,19 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
     res.end('data: [DONE]\n\n');
   };
 
-  const server = createServer((req, res) => {
+  const server = await startLoopbackServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${server.origin}/v1`,
     chatRequests,
     authorization,
     failNext(count, status) {
       failures = { count, status };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }

@@ -4,16 +4,15 @@
  * no page of the operator's index, of the manual or of the web (a SearXNG-format endpoint and a page on
  * loopback), and never another account's documents; a bad value is a spec-shaped 400.
  */
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../agents/support.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 
 const SEVERAL_PROCESSES = { timeout: 180_000 };
 const OPERATOR_FOLDER = fileURLToPath(new URL('../fixtures/own-documents/', import.meta.url));
@@ -21,12 +20,6 @@ const WEB_PAGE =
   '<!doctype html><html lang="en"><head><title>Ember Mini review</title></head><body><main><article>' +
   '<h1>Ember Mini review</h1><p>In our shop the Ember Mini kettle costs EUR 99 with free delivery.</p>' +
   '<p>The Ember Mini kettle is small and quiet.</p></article></main></body></html>';
-
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 function caller(server: () => ServeProcess) {
   return async (key: string, method: string, path: string, body?: unknown) => {
@@ -50,32 +43,36 @@ const PRICE_TABLE = (model: string, price: string) => ({
 describe('documents: "own" (serve with an operator index and a web search on loopback)', () => {
   let dir: string;
   let server: ServeProcess;
-  let web: Server;
-  let search: Server;
+  let web: ListeningServer | undefined;
+  let search: ListeningServer | undefined;
   let webUrl = '';
   let alice = '';
   let bob = '';
   const call = caller(() => server);
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200).end('User-agent: *\nAllow: /\n');
-      if (req.url !== '/ember') return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(WEB_PAGE);
-    });
-    webUrl = await listen(web);
-    search = createServer((req, res) => {
-      const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          query: q,
-          results: [
-            { url: `${webUrl}/ember`, title: 'Ember Mini review', content: 'Ember Mini', engine: 'x' },
-          ],
-        }),
-      );
-    });
-    const searchUrl = await listen(search);
+    web = await listenOnLoopback(
+      createServer((req, res) => {
+        if (req.url === '/robots.txt') return res.writeHead(200).end('User-agent: *\nAllow: /\n');
+        if (req.url !== '/ember') return res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(WEB_PAGE);
+      }),
+    );
+    webUrl = web.baseUrl;
+    search = await listenOnLoopback(
+      createServer((req, res) => {
+        const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            query: q,
+            results: [
+              { url: `${webUrl}/ember`, title: 'Ember Mini review', content: 'Ember Mini', engine: 'x' },
+            ],
+          }),
+        );
+      }),
+    );
+    const searchUrl = search.baseUrl;
     dir = mkdtempSync(join(tmpdir(), 'citewise-own-documents-'));
     const dataDir = join(dir, 'data');
     const indexed = await runCli(['index', OPERATOR_FOLDER, '--data-dir', dataDir]);
@@ -95,10 +92,7 @@ describe('documents: "own" (serve with an operator index and a web search on loo
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
-    for (const s of [web, search]) {
-      s?.closeAllConnections();
-      s?.close();
-    }
+    await Promise.all([web?.close(), search?.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -4,11 +4,9 @@
  * index, on SQLite, and on PostgreSQL with two engines (two instances) sharing one index. Every refusal is
  * the spec-shaped 403 `document_quota_exceeded`.
  */
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -24,6 +22,7 @@ import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import { createMemoryKeyStore } from '../../src/stores/memory/key-store.ts';
 import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 const QUOTA = 3;
 const UPLOADS = 12;
@@ -48,15 +47,12 @@ async function instances(indexes: readonly DocumentIndex[]): Promise<Instance[]>
         extractor: false,
         documents: { index, maxDocuments: QUOTA },
       });
-      const server = createServer(createNodeHandler(engine));
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
+      const server = await listenOnLoopback(createServer(createNodeHandler(engine)));
       return {
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        baseUrl: server.baseUrl,
         engine,
         async close() {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
+          await server.close();
           await engine.close();
         },
       };

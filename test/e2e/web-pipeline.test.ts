@@ -3,10 +3,8 @@
  * boilerplate-laden pages (one of which never answers), the real fetcher, the real extractor, the
  * default ranker and answerer, over real HTTP — from the library and from the CLI.
  */
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { createSearchEngine } from '../../src/engine/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/index.ts';
 import { startServe } from '../support/cli.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 
 const BOILERPLATE = `
   <header><nav><a href="/">Home</a> <a href="/news">News</a> <form><input name="q"></form></nav></header>
@@ -40,60 +39,56 @@ const PAGES: Record<string, string> = {
   ]),
 };
 
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 describe('live web pipeline on loopback', () => {
-  let web: Server;
-  let search: Server;
+  let web: ListeningServer;
+  let search: ListeningServer;
   let webUrl: string;
   let searchUrl: string;
   const searchQueries: string[] = [];
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt')
-        return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-      if (req.url === '/hang') return; // never answers
-      const page = PAGES[req.url ?? ''];
-      if (!page) return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-    });
-    webUrl = await listen(web);
-    search = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      searchQueries.push(url.searchParams.get('q') ?? '');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          query: url.searchParams.get('q'),
-          results: [
-            {
-              url: `${webUrl}/hang`,
-              title: 'Unreachable page',
-              content: 'Cookie policy and newsletter.',
-              engine: 'x',
-            },
-            {
-              url: `${webUrl}/glaciers`,
-              title: 'How glaciers move',
-              content: 'Glaciers move by…',
-              engine: 'x',
-            },
-            { url: `${webUrl}/ice-ages`, title: 'Ice ages', content: 'An ice age is…', engine: 'x' },
-          ],
-        }),
-      );
-    });
-    searchUrl = await listen(search);
+    web = await listenOnLoopback(
+      createServer((req, res) => {
+        if (req.url === '/robots.txt')
+          return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        if (req.url === '/hang') return; // never answers
+        const page = PAGES[req.url ?? ''];
+        if (!page) return res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      }),
+    );
+    webUrl = web.baseUrl;
+    search = await listenOnLoopback(
+      createServer((req, res) => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        searchQueries.push(url.searchParams.get('q') ?? '');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            query: url.searchParams.get('q'),
+            results: [
+              {
+                url: `${webUrl}/hang`,
+                title: 'Unreachable page',
+                content: 'Cookie policy and newsletter.',
+                engine: 'x',
+              },
+              {
+                url: `${webUrl}/glaciers`,
+                title: 'How glaciers move',
+                content: 'Glaciers move by…',
+                engine: 'x',
+              },
+              { url: `${webUrl}/ice-ages`, title: 'Ice ages', content: 'An ice age is…', engine: 'x' },
+            ],
+          }),
+        );
+      }),
+    );
+    searchUrl = search.baseUrl;
   });
 
-  afterAll(() => {
-    web.closeAllConnections();
-    web.close();
-    search.close();
+  afterAll(async () => {
+    await Promise.all([web.close(), search.close()]);
   });
 
   it('answers from fetched and extracted pages, citing them, without waiting for a page that never responds', async () => {
@@ -103,8 +98,8 @@ describe('live web pipeline on loopback', () => {
       pageTimeoutMs: 5_000,
     });
     const { key } = await engine.createKey();
-    const server = createServer(createNodeHandler(engine));
-    const base = await listen(server);
+    const server = await listenOnLoopback(createServer(createNodeHandler(engine)));
+    const base = server.baseUrl;
     try {
       const response = await fetch(`${base}/v1/search`, {
         method: 'POST',
@@ -119,8 +114,7 @@ describe('live web pipeline on loopback', () => {
       expect(body.sources).not.toContain(`${webUrl}/hang`);
       expect(searchQueries.at(-1)).toMatch(/glaciers/);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      await server.close();
       await engine.close();
     }
   });

@@ -87,8 +87,10 @@ describe('robots.txt', () => {
 
   it('is skipped entirely with robots: false', async () => {
     const site = await web({ robots: ROBOTS });
-    await makeFetcher({ robots: false }).fetch(site.url('/private/page.html'), call());
+    const page = await makeFetcher({ robots: false }).fetch(site.url('/private/page.html'), call());
+    expect(page.status).toBe(200);
     expect(site.hits('/robots.txt')).toBe(0);
+    expect(site.hits('/private/page.html')).toBe(1);
   });
 
   it('parses a robots.txt larger than its cap up to the cap', async () => {
@@ -97,6 +99,9 @@ describe('robots.txt', () => {
     const fetcher = makeFetcher({ robots: { maxBytes: 1000 } });
     await expectFetchError(fetcher.fetch(site.url('/private/page.html'), call()), 'robots_disallowed');
     // The rule after the cap was never read.
-    await fetcher.fetch(site.url('/public/page.html'), call());
+    const page = await fetcher.fetch(site.url('/public/page.html'), call());
+    expect(page.status).toBe(200);
+    expect(site.hits('/public/page.html')).toBe(1);
+    expect(site.hits('/private/page.html')).toBe(0);
   });
 });

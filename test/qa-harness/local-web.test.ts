@@ -1,13 +1,8 @@
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArticles, loadDevQuestions, type Article, type Question } from '../../bench/qa/corpus.ts';
-import {
-  createSquadWeb,
-  escapeHtml,
-  firstSentence,
-  LAYOUTS,
-  type SquadWeb,
-} from '../../bench/qa/squad-web.ts';
+import { createSquadWeb, firstSentence, LAYOUTS, type SquadWeb } from '../../bench/qa/squad-web.ts';
+import { escapeHtml } from '../../src/text/html-escape.ts';
 import { FIXTURE_DATASETS } from './datasets.ts';
 
 const TITLES = [

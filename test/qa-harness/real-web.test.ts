@@ -84,6 +84,12 @@ describe('the local web in real-web mode', () => {
     try {
       const call = { signal: AbortSignal.timeout(300), requestId: 'real-web', deadline: Date.now() + 10_000 };
       await expect(fetcher.fetch(new URL(web.urlFor('Angus')), call)).rejects.toThrow();
+      // The fetcher's robots.txt request was answered, and only the page it asked for next was left hanging.
+      expect(web.requestCount).toBe(2);
+      expect(web.hungCount).toBe(1);
+      const robots = await fetch(`${web.origin}/robots.txt`, { signal: AbortSignal.timeout(2_000) });
+      expect(robots.status).toBe(200);
+      expect(await robots.text()).toContain('User-agent: *');
       expect(web.hungCount).toBe(1);
     } finally {
       await fetcher.close();

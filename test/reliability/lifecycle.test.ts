@@ -10,7 +10,6 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
@@ -19,7 +18,7 @@ import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { FIXTURE_HOST, fakeResolver } from '../fetch/fixture-web.ts';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
+import { listenOnLoopback, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.ts';
 import { recordFigure } from './figures.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
 import { engineWithKey } from './helpers.ts';
@@ -115,16 +114,12 @@ describe('client disconnects', () => {
 
   async function serveEngine(options: Parameters<typeof engineWithKey>[0]) {
     const setup = await engineWithKey(options);
-    const server = createServer(createNodeHandler(setup.engine));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await listenOnLoopback(createServer(createNodeHandler(setup.engine)));
     return {
       ...setup,
-      base,
+      base: server.baseUrl,
       async close() {
-        server.closeAllConnections();
-        server.close();
+        await server.close();
         await setup.engine.close();
       },
     };

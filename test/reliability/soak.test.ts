@@ -4,9 +4,7 @@
  * not hide the work). RSS after warm-up vs at the end, with a generous bound: a leak of a few KiB per
  * search would show, noise does not. Figure: searches / errors / RSS after warm-up → end.
  */
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
@@ -15,6 +13,7 @@ import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createLocalIndexProvider } from '../../src/pipeline/search/local-index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
 import { FIXTURE_HOST, fakeResolver, startFixtureWeb, type FixtureWeb } from '../fetch/fixture-web.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 import { heapMiB, recordFigure, rssMiB } from './figures.ts';
 import { engineWithKey } from './helpers.ts';
 
@@ -69,10 +68,8 @@ it(`${SEARCHES} searches keep memory bounded`, async () => {
     // done; a shorter deadline keeps that in-flight garbage from swamping what the soak looks for.
     requestTimeoutMs: 5_000,
   });
-  const server = createServer(createNodeHandler(engine));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/search`;
+  const server = await listenOnLoopback(createServer(createNodeHandler(engine)));
+  const url = `${server.baseUrl}/v1/search`;
   const startBalance = await balance();
 
   let next = 0;
@@ -107,8 +104,7 @@ it(`${SEARCHES} searches keep memory bounded`, async () => {
   try {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   } finally {
-    server.closeAllConnections();
-    server.close();
+    await server.close();
   }
   const rssAtEnd = rssMiB();
   const heapAtEnd = heapMiB();

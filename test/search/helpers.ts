@@ -1,7 +1,7 @@
 /** Loopback HTTP servers that speak a provider's wire format, and small helpers for provider tests. */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { CallOptions } from '../../src/pipeline/types.ts';
+import { listenOnLoopback } from '../support/loopback-server.ts';
 
 /** A request the fake provider received. */
 export interface RecordedRequest {
@@ -46,20 +46,15 @@ export async function startServer(initial: Handler = (_req, res) => json(res, 40
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.baseUrl,
     requests,
     handle(next) {
       handler = next;
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => listening.close(),
   };
 }
 

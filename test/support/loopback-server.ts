@@ -14,13 +14,16 @@ export interface ListeningServer {
   close(): Promise<void>;
 }
 
-/** Makes an already created server listen on 127.0.0.1 (port 0); `mountPath` is appended to its base URL. */
-export async function listenOnLoopback(server: Server, mountPath = ''): Promise<ListeningServer> {
-  server.listen(0, '127.0.0.1');
+/**
+ * Makes an already created server listen on 127.0.0.1 at `port` (0: any free port; a port in use rejects);
+ * `mountPath` is appended to its base URL.
+ */
+export async function listenOnLoopback(server: Server, mountPath = '', port = 0): Promise<ListeningServer> {
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}${mountPath}`,
+    baseUrl: `http://127.0.0.1:${bound}${mountPath}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

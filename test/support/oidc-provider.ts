@@ -4,9 +4,8 @@
  * people are a table the test may change between sign-ins (to move someone in or out of a group).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
 import Provider from 'oidc-provider';
+import { listenOnLoopback } from './loopback-server.ts';
 
 /** A person at the provider: the claims it vouches for. */
 export interface ProviderAccount {
@@ -41,9 +40,8 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
     if (handle && !state.down) handle(req, res);
     else res.writeHead(503).end();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenOnLoopback(server);
+  const issuer = listening.baseUrl;
   const clientId = 'citewise-console';
   const clientSecret = 'a-client-secret-for-tests-only-0123456789';
   const provider = new Provider(issuer, {
@@ -90,10 +88,6 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
     clientSecret,
     accounts,
     requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => listening.close(),
   };
 }

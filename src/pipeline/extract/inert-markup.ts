@@ -7,6 +7,7 @@
  */
 
 import { nameTable } from './detached.ts';
+import { HTML_VOID_TAGS } from './tag-sets.ts';
 
 /** A start or end tag found at a position: where its name is and where it ends. */
 interface TagAt {
@@ -141,24 +142,6 @@ function startsBlock(html: string, at: number): boolean {
   return name !== undefined && (BLOCK_TAGS.has(name) || INERT_ENDS.has(name) || name === 'pre');
 }
 
-/** Elements without an end tag: never open inside a navigation block. */
-const VOID_TAGS = new Set([
-  'area',
-  'base',
-  'br',
-  'col',
-  'embed',
-  'hr',
-  'img',
-  'input',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
-
 const NAVIGATION_ROLE = /\brole\s*=\s*["']?navigation["'\s/>]/i;
 const MAIN_ROLE = /\brole\s*=\s*["']?main["'\s/>]/i;
 
@@ -222,7 +205,7 @@ export function withoutInertMarkup(html: string): string {
     const end = inertEnd ?? preformattedEnd;
     if (navigation) {
       if (isStart ? holdsMain(name, text) : !closesInside(navigation.open, name)) navigation = undefined;
-      else if (isStart && !end && !VOID_TAGS.has(name) && html.charCodeAt(tag.end - 2) !== 47) {
+      else if (isStart && !end && !HTML_VOID_TAGS.has(name) && html.charCodeAt(tag.end - 2) !== 47) {
         navigation.open.push(name);
       } else if (navigation.open.length === 0) {
         parts.length = navigation.partsBefore;
@@ -230,7 +213,7 @@ export function withoutInertMarkup(html: string): string {
         navigation = undefined;
       }
     } else if (isStart && !end && (name === 'nav' || NAVIGATION_ROLE.test(text()))) {
-      if (!VOID_TAGS.has(name)) {
+      if (!HTML_VOID_TAGS.has(name)) {
         copy(at);
         copiedUpTo = at;
         navigation = { partsBefore: parts.length, open: [name] };

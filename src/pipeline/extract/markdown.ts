@@ -4,7 +4,7 @@
  * element that leaves it unchanged.
  */
 import { stripInvisibleCharacters } from './hidden.ts';
-import { CELL_TAGS } from './render.ts';
+import { CELL_TAGS, MARKDOWN_BLOCK_TAGS, MARKDOWN_VOID_TAGS } from './tag-sets.ts';
 import { isSpace } from './text-index.ts';
 
 function cellText(content: string): string {
@@ -40,82 +40,9 @@ function columnCount(row: Element): number {
  * their text that turndown's rules need.
  */
 
-/** turndown's block elements: no flanking whitespace, blank lines around their default rendering. */
-const MARKDOWN_BLOCK_TAGS = new Set([
-  'ADDRESS',
-  'ARTICLE',
-  'ASIDE',
-  'AUDIO',
-  'BLOCKQUOTE',
-  'BODY',
-  'CANVAS',
-  'CENTER',
-  'DD',
-  'DIR',
-  'DIV',
-  'DL',
-  'DT',
-  'FIELDSET',
-  'FIGCAPTION',
-  'FIGURE',
-  'FOOTER',
-  'FORM',
-  'FRAMESET',
-  'H1',
-  'H2',
-  'H3',
-  'H4',
-  'H5',
-  'H6',
-  'HEADER',
-  'HGROUP',
-  'HR',
-  'HTML',
-  'ISINDEX',
-  'LI',
-  'MAIN',
-  'MENU',
-  'NAV',
-  'NOFRAMES',
-  'NOSCRIPT',
-  'OL',
-  'OUTPUT',
-  'P',
-  'PRE',
-  'SECTION',
-  'TABLE',
-  'TBODY',
-  'TD',
-  'TFOOT',
-  'TH',
-  'THEAD',
-  'TR',
-  'UL',
-]);
-
-/** Void elements: they break whitespace collapsing like text does, and an element holding one is not blank. */
-const VOID_TAGS = new Set([
-  'AREA',
-  'BASE',
-  'BR',
-  'COL',
-  'COMMAND',
-  'EMBED',
-  'HR',
-  'IMG',
-  'INPUT',
-  'KEYGEN',
-  'LINK',
-  'META',
-  'PARAM',
-  'SOURCE',
-  'TRACK',
-  'WBR',
-]);
-
 /** Elements that are never blank, and make their ancestors not blank, whatever their text (with the voids). */
 const NEVER_BLANK_TAGS = new Set([
-  ...VOID_TAGS,
+  ...MARKDOWN_VOID_TAGS,
   'A',
   'TABLE',
   'THEAD',
@@ -609,7 +536,7 @@ class MarkdownWalk {
     if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') {
       this.hasPrevious = false;
       this.keepLeadingSpace = false;
-    } else if (VOID_TAGS.has(name) || name === 'PRE') {
+    } else if (MARKDOWN_VOID_TAGS.has(name) || name === 'PRE') {
       this.hasPrevious = false;
       this.keepLeadingSpace = true;
     } else if (this.hasPrevious) this.keepLeadingSpace = false;
@@ -661,7 +588,7 @@ class MarkdownWalk {
       } else if (type === 1) {
         const name = current.nodeName;
         if (MARKDOWN_BLOCK_TAGS.has(name) || name === 'BR') return SPACE_DROPPED;
-        if (VOID_TAGS.has(name) || name === 'PRE') return SPACE_KEPT;
+        if (MARKDOWN_VOID_TAGS.has(name) || name === 'PRE') return SPACE_KEPT;
         keepLeadingSpace = false;
         next = current.firstChild ?? current.nextSibling;
       } else next = current.nextSibling;

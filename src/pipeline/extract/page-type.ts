@@ -6,7 +6,7 @@
  */
 import { descendantElements } from './dom.ts';
 
-/** The kinds of page the extractor tells apart (the seven page types of the WCXB benchmark). */
+/** The kinds of page the extractor tells apart: the seven page types of the WCXB benchmark, in its tables' order. */
 export const PAGE_TYPES = [
   'article',
   'documentation',

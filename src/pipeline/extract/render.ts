@@ -1,51 +1,9 @@
 /** Renders extracted content as plain text: blank-line paragraphs, one line per list item and table row. */
+import { CELL_TAGS, TEXT_BLOCK_TAGS } from './tag-sets.ts';
 import { stripInvisibleCharacters } from './hidden.ts';
 
-const BLOCK_TAGS = new Set([
-  'ADDRESS',
-  'ARTICLE',
-  'ASIDE',
-  'BLOCKQUOTE',
-  'BODY',
-  'CAPTION',
-  'CENTER',
-  'DD',
-  'DETAILS',
-  'DIV',
-  'DL',
-  'DT',
-  'FIELDSET',
-  'FIGCAPTION',
-  'FIGURE',
-  'FOOTER',
-  'FORM',
-  'H1',
-  'H2',
-  'H3',
-  'H4',
-  'H5',
-  'H6',
-  'HEADER',
-  'HR',
-  'LI',
-  'MAIN',
-  'NAV',
-  'OL',
-  'P',
-  'PRE',
-  'SECTION',
-  'SUMMARY',
-  'TABLE',
-  'TBODY',
-  'TFOOT',
-  'THEAD',
-  'TR',
-  'UL',
-]);
 /** Blocks whose children are lines rather than paragraphs. */
 const LINE_TAGS = new Set(['LI', 'DT', 'DD', 'TR', 'CAPTION']);
-/** Table cells: tab-separated in text, `|`-separated in Markdown. */
-export const CELL_TAGS = new Set(['TD', 'TH']);
 
 /**
  * Plain text of an element: block elements become paragraphs separated by blank lines, list items and table
@@ -86,7 +44,7 @@ export function elementToText(root: Element): string {
     }
     if (tag === 'IMG' || tag === 'SVG' || tag === 'BUTTON' || tag === 'SELECT') return;
     const isLine = LINE_TAGS.has(tag);
-    const isBlock = BLOCK_TAGS.has(tag);
+    const isBlock = TEXT_BLOCK_TAGS.has(tag);
     const isCell = CELL_TAGS.has(tag);
     if (isLine) separate(2);
     else if (isBlock) separate(3);
