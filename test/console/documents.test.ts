@@ -8,14 +8,18 @@
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Console } from '../../src/console/index.ts';
 import { createMemoryDocumentIndex } from '../../src/documents/index.ts';
-import type { SearchEngine } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
 import type { ListeningServer } from '../support/loopback-server.ts';
-import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
-import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
+import { chromiumOrSkip, seriousAxeViolations } from './browser.ts';
+import {
+  overflowsSideways,
+  signUpWithKey,
+  startBrowserConsole,
+  type BrowserConsole,
+} from './browser-console.ts';
+import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
 const VIEWPORTS = {
@@ -40,47 +44,26 @@ The pottery studio opens at eight in the morning and closes at ten at night.
 const noWeb: SearchProvider = { id: 'none', search: async () => [] };
 
 let server: ListeningServer;
-let engine: SearchEngine;
-let app: Console;
 let browser: Browser;
+let running: BrowserConsole | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  ({ engine, app } = memoryConsole(
-    { search: noWeb, answerer: createExtractiveAnswerer() },
-    {},
-    { documents: { index: createMemoryDocumentIndex() } },
-  ));
-  server = await listenConsoleAndApi(app, engine);
-  browser = await launchBrowser();
+  running = await startBrowserConsole(
+    memoryConsole(
+      { search: noWeb, answerer: createExtractiveAnswerer() },
+      {},
+      { documents: { index: createMemoryDocumentIndex() } },
+    ),
+  );
+  ({ server, browser } = running);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await app?.close();
-  await engine?.close();
-});
-
-/** Signs up, creates a key, and returns it. */
-async function signUpWithKey(page: Page, email: string): Promise<string> {
-  await page.goto(`${server.baseUrl}/sign-up`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('documents-password-1');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.waitForURL('**/keys');
-  await page.getByLabel('Name').fill('documents');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  return (await page.getByTestId('new-api-key').textContent())!.trim();
-}
+afterAll(() => running?.close());
 
 async function openDocuments(page: Page): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
   await page.waitForURL('**/documents');
-}
-
-function overflowsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
 }
 
 async function checkLayout(page: Page): Promise<void> {
@@ -96,7 +79,7 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       try {
-        const key = await signUpWithKey(page, `documents-${label}@example.com`);
+        const key = await signUpWithKey(page, server.baseUrl, `documents-${label}@example.com`, 'documents');
         await openDocuments(page);
         expect(await page.getByText('No documents yet.').count()).toBe(1);
         await checkLayout(page);
@@ -177,7 +160,7 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
     const context = await browser.newContext({ viewport: VIEWPORTS.phone });
     const page = await context.newPage();
     try {
-      const key = await signUpWithKey(page, 'documents-many@example.com');
+      const key = await signUpWithKey(page, server.baseUrl, 'documents-many@example.com', 'documents');
       for (let i = 0; i < 23; i++) {
         const response = await fetch(`${server.baseUrl}/v1/documents`, {
           method: 'POST',
@@ -228,7 +211,7 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
 
       const stranger = await browser.newContext({ viewport: VIEWPORTS.desktop });
       const other = await stranger.newPage();
-      await signUpWithKey(other, 'documents-stranger@example.com');
+      await signUpWithKey(other, server.baseUrl, 'documents-stranger@example.com', 'documents');
       await openDocuments(other);
       expect(await other.getByText('No documents yet.').count()).toBe(1);
       // Deleting another organization's document answers as an unknown one.

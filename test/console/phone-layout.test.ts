@@ -7,12 +7,11 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Console } from '../../src/console/index.ts';
-import type { SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import type { ListeningServer } from '../support/loopback-server.ts';
-import { chromiumOrSkip, launchBrowser } from './browser.ts';
-import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
+import { chromiumOrSkip } from './browser.ts';
+import { signUpWithKey, startBrowserConsole, type BrowserConsole } from './browser-console.ts';
+import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
 const VIEWPORTS = {
@@ -55,23 +54,16 @@ const search: SearchProvider = {
 const answerer: Answerer = { answer: async () => ({ answer: ANSWER, sources: URLS }) };
 
 let server: ListeningServer;
-let engine: SearchEngine;
-let app: Console;
 let browser: Browser;
+let running: BrowserConsole | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  ({ engine, app } = memoryConsole({ search, answerer }));
-  server = await listenConsoleAndApi(app, engine);
-  browser = await launchBrowser();
+  running = await startBrowserConsole(memoryConsole({ search, answerer }));
+  ({ server, browser } = running);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await app?.close();
-  await engine?.close();
-});
+afterAll(() => running?.close());
 
 interface Layout {
   readonly scrollWidth: number;
@@ -137,17 +129,6 @@ async function expectNoOverflow(page: Page, where: string, selectors: Record<str
   }
 }
 
-async function signUpWithKey(page: Page, email: string): Promise<void> {
-  await page.goto(`${server.baseUrl}/sign-up`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('layout-password-1');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.waitForURL('**/keys');
-  await page.getByLabel('Name').fill('layout');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  await page.getByTestId('new-api-key').waitFor();
-}
-
 /** What a rendered answer holds: its elements by tag, and its text. */
 function rendered(page: Page, testId: string) {
   return page.getByTestId(testId).evaluate((element) => ({
@@ -167,7 +148,12 @@ describe.runIf(hasChromium)(
         const page = await context.newPage();
         try {
           // A long address, as companies give them: it shows in Members and its pending invitations.
-          await signUpWithKey(page, `layout-${label}.platform-engineering@subsidiary.example.com`);
+          await signUpWithKey(
+            page,
+            server.baseUrl,
+            `layout-${label}.platform-engineering@subsidiary.example.com`,
+            'layout',
+          );
 
           // The playground: a long answer with its sources.
           await page.goto(`${server.baseUrl}/playground`);

@@ -6,12 +6,16 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Console } from '../../src/console/index.ts';
-import type { SearchEngine } from '../../src/engine/index.ts';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
 import type { ListeningServer } from '../support/loopback-server.ts';
-import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
-import { listenConsoleAndApi, memoryConsole } from './memory-console.ts';
+import { chromiumOrSkip, seriousAxeViolations } from './browser.ts';
+import {
+  overflowsSideways,
+  signUpWithKey,
+  startBrowserConsole,
+  type BrowserConsole,
+} from './browser-console.ts';
+import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
 const VIEWPORTS = {
@@ -46,39 +50,16 @@ const answerer: Answerer = {
 };
 
 let server: ListeningServer;
-let engine: SearchEngine;
-let app: Console;
 let browser: Browser;
+let running: BrowserConsole | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  ({ engine, app } = memoryConsole({ search, answerer }));
-  server = await listenConsoleAndApi(app, engine);
-  browser = await launchBrowser();
+  running = await startBrowserConsole(memoryConsole({ search, answerer }));
+  ({ server, browser } = running);
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await app?.close();
-  await engine?.close();
-});
-
-async function signUpWithKey(page: Page, email: string): Promise<void> {
-  await page.goto(`${server.baseUrl}/sign-up`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('research-password-1');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.waitForURL('**/keys');
-  await page.getByLabel('Name').fill('research');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  await page.getByTestId('new-api-key').waitFor();
-}
-
-/** No element wider than the viewport (nothing scrolls sideways). */
-function overflowsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
-}
+afterAll(() => running?.close());
 
 async function openNav(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
@@ -90,7 +71,7 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       try {
-        await signUpWithKey(page, `research-${label}@example.com`);
+        await signUpWithKey(page, server.baseUrl, `research-${label}@example.com`, 'research');
         await openNav(page, 'Playground');
         await page.getByLabel('Question').fill('Where does the Rhône rise?');
         await page.getByRole('button', { name: 'Research in the background' }).click();
@@ -128,7 +109,7 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
     let release: () => void = () => {};
     hold = new Promise<void>((resolve) => (release = resolve));
     try {
-      await signUpWithKey(page, 'research-cancel@example.com');
+      await signUpWithKey(page, server.baseUrl, 'research-cancel@example.com', 'research');
       await openNav(page, 'Playground');
       await page.getByLabel('Question').fill('A question that never ends');
       await page.getByRole('button', { name: 'Research in the background' }).click();
@@ -140,7 +121,7 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
 
       const stranger = await browser.newContext({ viewport: VIEWPORTS.phone });
       const other = await stranger.newPage();
-      await signUpWithKey(other, 'research-stranger@example.com');
+      await signUpWithKey(other, server.baseUrl, 'research-stranger@example.com', 'research');
       await openNav(other, 'Research');
       expect(await other.getByText('No research jobs yet.').count()).toBe(1);
       const response = await other.goto(jobUrl);
