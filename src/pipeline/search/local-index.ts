@@ -5,7 +5,7 @@
  * that can be added and removed at any time and a JSON form for persistence.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
@@ -16,6 +16,7 @@ import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
 import { tokenizeQuery } from '../../text/tokenize.ts';
 import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
+import { createIndexFileSync } from './index-files.ts';
 
 /** Defaults of the local index and its provider. */
 export const LOCAL_INDEX_DEFAULTS = {
@@ -512,57 +513,16 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
   };
   let loading: Promise<LoadReport> | undefined;
 
-  // Persisted index files: what each one last contributed, keyed by its path, and the file version
-  // (mtime, size, inode) it was read at. One sync runs at a time; concurrent searches share it.
-  const indexFileStates = new Map<string, { version: string; urls: ReadonlySet<string> }>();
-  const resolvedIndexFiles = indexFiles.map((file) => path.resolve(file));
+  // Persisted index files, re-read when they change (one sync at a time; concurrent searches share it).
   let folderUrls: ReadonlySet<string> = new Set();
-  let syncing: Promise<{ file: string; reason: string }[]> | undefined;
-  const indexFileUrls = (): Set<string> =>
-    new Set([...indexFileStates.values()].flatMap((state) => [...state.urls]));
-
-  const syncIndexFilesOnce = async (): Promise<{ file: string; reason: string }[]> => {
-    const failures: { file: string; reason: string }[] = [];
-    for (const file of resolvedIndexFiles) {
-      const previous = indexFileStates.get(file);
-      let version = 'missing';
-      try {
-        const info = await stat(file);
-        version = `${info.mtimeMs}:${info.size}:${info.ino}`;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          failures.push({ file, reason: error instanceof Error ? error.message : String(error) });
-          continue;
-        }
-      }
-      if (previous?.version === version) continue;
-      let urls: ReadonlySet<string>;
-      try {
-        urls =
-          version === 'missing'
-            ? new Set()
-            : new Set(
-                index.importJSON(withServedUrls(JSON.parse(await readFile(file, 'utf8')), failures, file)),
-              );
-      } catch (error) {
-        // Keep what the file gave before; try again once it changes.
-        indexFileStates.set(file, { version, urls: previous?.urls ?? new Set() });
-        failures.push({ file, reason: error instanceof Error ? error.message : String(error) });
-        continue;
-      }
-      indexFileStates.set(file, { version, urls });
-      const stillProvided = new Set([...folderUrls, ...indexFileUrls()]);
-      for (const url of previous?.urls ?? []) if (!stillProvided.has(url)) index.removeDocument(url);
-    }
-    return failures;
-  };
-  const syncIndexFiles = (): Promise<{ file: string; reason: string }[]> => {
-    if (resolvedIndexFiles.length === 0) return Promise.resolve([]);
-    syncing ??= syncIndexFilesOnce().finally(() => {
-      syncing = undefined;
-    });
-    return syncing;
-  };
+  const indexFileSync = createIndexFileSync({
+    files: indexFiles,
+    read: (data, failures, file) => index.importJSON(withServedUrls(data, failures, file)),
+    remove: (url) => index.removeDocument(url),
+    alsoProvided: () => folderUrls,
+  });
+  const syncIndexFiles = () => indexFileSync.sync();
+  const indexFileUrls = () => indexFileSync.urls();
 
   const readAll = async (): Promise<LoadReport> => {
     const skipped: { file: string; reason: string }[] = [];
