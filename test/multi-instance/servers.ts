@@ -202,6 +202,11 @@ export function postgresBinDir(): string | null {
   return dir && existsSync(join(dir, 'initdb')) ? dir : null;
 }
 
+/** `runuser` where Debian puts it (/usr/sbin is not on every root shell's PATH), else by name. */
+function runuser(): string {
+  return ['/usr/sbin/runuser', '/sbin/runuser'].find((file) => existsSync(file)) ?? 'runuser';
+}
+
 /**
  * Creates and starts a private cluster. PostgreSQL refuses to run as root, so as root its commands run as
  * the `postgres` system user (via runuser), which must exist (Debian's postgresql package creates it).
@@ -214,9 +219,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   chmodSync(dir, 0o777);
   const dataDir = join(dir, 'data');
   const run = (command: string, args: readonly string[]) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+    const [file, argv] = asRoot ? [runuser(), ['-u', 'postgres', '--', command, ...args]] : [command, args];
     const result = spawnSync(file, argv, { encoding: 'utf8', cwd: tmpdir() });
-    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`${command} failed: ${result.error?.message ?? (result.stderr || result.stdout)}`);
   };
   run(join(bin, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const port = await freePort();
