@@ -96,57 +96,60 @@ function storedOf(row: DocumentRow): StoredDocument {
 const SUMMARY_COLUMNS =
   'doc, id, owner, url, title, format, published_at, source, hash, indexed_at, file_version, bytes, metadata';
 
+/**
+ * The statements that create the index's tables in schema `s`. They run as one transaction: the advisory lock
+ * makes instances that start together on a new database create the schema one after the other (CREATE … IF
+ * NOT EXISTS at once can collide).
+ */
+function schemaStatements(s: string): string {
+  return `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY});
+   CREATE SCHEMA IF NOT EXISTS ${s};
+   CREATE TABLE IF NOT EXISTS ${s}.index_documents (
+     doc bigserial PRIMARY KEY,
+     id text NOT NULL UNIQUE,
+     owner text NOT NULL,
+     url text NOT NULL,
+     title text NOT NULL,
+     content text NOT NULL,
+     format text NOT NULL,
+     published_at text,
+     source text NOT NULL,
+     hash text NOT NULL,
+     indexed_at text NOT NULL,
+     file_version text,
+     bytes bigint NOT NULL,
+     metadata jsonb,
+     UNIQUE (owner, url)
+   );
+   CREATE INDEX IF NOT EXISTS index_documents_by_source ON ${s}.index_documents (owner, source, url);
+   CREATE TABLE IF NOT EXISTS ${s}.index_sections (
+     doc bigint NOT NULL REFERENCES ${s}.index_documents (doc) ON DELETE CASCADE,
+     section integer NOT NULL,
+     owner text NOT NULL,
+     length integer NOT NULL,
+     terms tsvector NOT NULL,
+     PRIMARY KEY (doc, section)
+   );
+   CREATE INDEX IF NOT EXISTS index_sections_terms ON ${s}.index_sections USING gin (terms);
+   CREATE INDEX IF NOT EXISTS index_sections_by_owner ON ${s}.index_sections (owner);
+   CREATE TABLE IF NOT EXISTS ${s}.index_sources (
+     source text PRIMARY KEY,
+     kind text NOT NULL,
+     label text,
+     indexed_at text NOT NULL
+   );`;
+}
+
 /** Opens a document index in a PostgreSQL database (no connection until first use). */
 export function createPostgresDocumentIndex(options: PostgresDocumentIndexOptions): DocumentIndex {
   const connection = openPostgresConnection({ ...options, migrate: false });
   const s = connection.schema;
   let ready: Promise<unknown> | undefined;
   const schema = (): Promise<unknown> => {
-    ready ??= connection
-      .query(
-        // One statement list runs as one transaction: the lock makes instances that start together on a
-        // new database create the schema one after the other (CREATE … IF NOT EXISTS at once can collide).
-        `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY});
-         CREATE SCHEMA IF NOT EXISTS ${s};
-         CREATE TABLE IF NOT EXISTS ${s}.index_documents (
-           doc bigserial PRIMARY KEY,
-           id text NOT NULL UNIQUE,
-           owner text NOT NULL,
-           url text NOT NULL,
-           title text NOT NULL,
-           content text NOT NULL,
-           format text NOT NULL,
-           published_at text,
-           source text NOT NULL,
-           hash text NOT NULL,
-           indexed_at text NOT NULL,
-           file_version text,
-           bytes bigint NOT NULL,
-           metadata jsonb,
-           UNIQUE (owner, url)
-         );
-         CREATE INDEX IF NOT EXISTS index_documents_by_source ON ${s}.index_documents (owner, source, url);
-         CREATE TABLE IF NOT EXISTS ${s}.index_sections (
-           doc bigint NOT NULL REFERENCES ${s}.index_documents (doc) ON DELETE CASCADE,
-           section integer NOT NULL,
-           owner text NOT NULL,
-           length integer NOT NULL,
-           terms tsvector NOT NULL,
-           PRIMARY KEY (doc, section)
-         );
-         CREATE INDEX IF NOT EXISTS index_sections_terms ON ${s}.index_sections USING gin (terms);
-         CREATE INDEX IF NOT EXISTS index_sections_by_owner ON ${s}.index_sections (owner);
-         CREATE TABLE IF NOT EXISTS ${s}.index_sources (
-           source text PRIMARY KEY,
-           kind text NOT NULL,
-           label text,
-           indexed_at text NOT NULL
-         );`,
-      )
-      .catch((error: unknown) => {
-        ready = undefined;
-        throw error;
-      });
+    ready ??= connection.query(schemaStatements(s)).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
     return ready;
   };
   const query = async <R extends pg.QueryResultRow>(text: string, params: readonly unknown[] = []) => {
