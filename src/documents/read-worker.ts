@@ -3,31 +3,15 @@
  * (sections, hash, terms), so that a build reads and tokenizes files on the other cores while its main
  * thread writes the index. Loaded as `.ts` through Node's type stripping, or as the built `.js`.
  */
-import { parentPort } from 'node:worker_threads';
+import { serveWorkerTasks } from '../scheduling/worker-tasks.ts';
 import { analyzeForIndex } from './common.ts';
 import { readDocumentFile } from './read-file.ts';
 import type { ReadFileTask, ReadFileTaskResult } from './read-files.ts';
 
-parentPort?.on('message', (message: { id: number; payload: ReadFileTask }) => {
-  const { file, url, maxFileBytes, size } = message.payload;
-  readDocumentFile(file, url, { maxFileBytes, size })
-    .then((read): ReadFileTaskResult => {
-      if ('skip' in read) return read;
-      // The content is sent once: the analysed document's copy is put back by the reader.
-      const analysis = analyzeForIndex(read.document);
-      return { ...read, analysis: { ...analysis, document: { ...analysis.document, content: '' } } };
-    })
-    .then(
-      (result) => parentPort?.postMessage({ id: message.id, result }),
-      (error: unknown) =>
-        parentPort?.postMessage({
-          id: message.id,
-          error: {
-            message: error instanceof Error ? error.message : String(error),
-            name: error instanceof Error ? error.name : 'Error',
-          },
-        }),
-    );
+serveWorkerTasks(async ({ file, url, maxFileBytes, size }: ReadFileTask): Promise<ReadFileTaskResult> => {
+  const read = await readDocumentFile(file, url, { maxFileBytes, size });
+  if ('skip' in read) return read;
+  // The content is sent once: the analysed document's copy is put back by the reader.
+  const analysis = analyzeForIndex(read.document);
+  return { ...read, analysis: { ...analysis, document: { ...analysis.document, content: '' } } };
 });
-
-parentPort?.postMessage({ ready: true });

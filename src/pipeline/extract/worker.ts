@@ -1,5 +1,5 @@
 /** Worker-thread entry: runs `extractContent` for the pool. Loaded as `.ts` through Node's type stripping. */
-import { parentPort } from 'node:worker_threads';
+import { serveWorkerTasks } from '../../scheduling/worker-tasks.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 
 /** Message sent by the pool. */
@@ -8,19 +8,4 @@ export interface ExtractTaskPayload {
   readonly options: ExtractContentOptions;
 }
 
-parentPort?.on('message', (message: { id: number; payload: ExtractTaskPayload }) => {
-  extractContent(message.payload.input, message.payload.options).then(
-    (result) => parentPort?.postMessage({ id: message.id, result }),
-    (error: unknown) =>
-      parentPort?.postMessage({
-        id: message.id,
-        error: {
-          message: error instanceof Error ? error.message : String(error),
-          name: error instanceof Error ? error.name : 'Error',
-        },
-      }),
-  );
-});
-
-// Loaded: the pool starts a page's time limit from here, not from the worker's start-up.
-parentPort?.postMessage({ ready: true });
+serveWorkerTasks((payload: ExtractTaskPayload) => extractContent(payload.input, payload.options));
