@@ -330,6 +330,19 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
     await checkPage(ownerPage, 'playground');
   });
 
+  it('the Documents page adds a pasted document that the organization then lists', async () => {
+    await ownerPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+    await ownerPage.waitForURL('**/documents');
+    await ownerPage.getByLabel('Title').fill('Office handbook');
+    await ownerPage.getByLabel('Format').selectOption('markdown');
+    await ownerPage
+      .getByLabel('Content')
+      .fill('# Office handbook\n\n## Badges\n\nLost badges are replaced at the front desk within one day.\n');
+    await ownerPage.getByRole('button', { name: 'Add document' }).click();
+    await ownerPage.getByTestId('document-row').filter({ hasText: 'Office handbook' }).waitFor();
+    await checkPage(ownerPage, 'documents');
+  });
+
   it('the operator comes from the one-time setup link, grants credits, suspends and switches maintenance', async () => {
     const setupLink = readFileSync(join(dataDir, 'operator-setup-link.txt'), 'utf8').trim();
     expect(serve.output()).not.toContain(setupLink); // not a TTY: only the file's path is printed
