@@ -331,7 +331,10 @@ describe.runIf(hasChromium)('console journey (headless Chromium, real serve)', {
   });
 
   it('the Documents page adds a pasted document that the organization then lists', async () => {
-    await ownerPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+    await ownerPage
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Documents' })
+      .click();
     await ownerPage.waitForURL('**/documents');
     await ownerPage.getByLabel('Title').fill('Office handbook');
     await ownerPage.getByLabel('Format').selectOption('markdown');
