@@ -45,7 +45,9 @@ export interface PostgresJobQueueOptions {
 }
 
 /** Creates a {@link JobQueue} on PostgreSQL with pg-boss. Connects on first use. */
-export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
+export function createPostgresJobQueue<Input = unknown, Result = unknown>(
+  options: PostgresJobQueueOptions,
+): JobQueue<Input, Result> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const schemaName = options.schema ?? 'citewise';
   const name = options.name ?? 'research';
@@ -137,7 +139,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     if (delivered) await (await boss()).complete(name, delivered).catch(() => {});
   }
 
-  return withChecks({
+  return withChecks<Input, Result>({
     ...endersOf(end, release),
 
     async enqueue(input) {

@@ -59,7 +59,9 @@ interface Held {
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 /** Creates a {@link JobQueue} on Redis with BullMQ. Connects on first use. */
-export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
+export function createRedisJobQueue<Input = unknown, Result = unknown>(
+  options: RedisJobQueueOptions,
+): JobQueue<Input, Result> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const prefix = options.prefix ?? 'citewise:';
   const name = options.name ?? 'research';
@@ -174,7 +176,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     await entry?.job.moveToCompleted(null, token, false).catch(() => {});
   }
 
-  return withChecks({
+  return withChecks<Input, Result>({
     ...endersOf(end, release),
 
     async enqueue(input) {

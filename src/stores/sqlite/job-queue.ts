@@ -113,7 +113,9 @@ function toRecord(row: JobRow): JobRecord {
 }
 
 /** Creates a {@link JobQueue} in SQLite. */
-export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
+export function createSqliteJobQueue<Input = unknown, Result = unknown>(
+  options: SqliteJobQueueOptions,
+): JobQueue<Input, Result> {
   const connection = connectSqlite(options, migrateSqliteJobTables);
   const { db, now, unlocked } = connection;
   const at = () => Math.floor(now());
@@ -200,7 +202,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
 
   const transaction = <T>(work: () => T): Promise<T> => unlocked(() => immediateTransaction(db, work));
 
-  return withChecks({
+  return withChecks<Input, Result>({
     async enqueue(input) {
       return transaction(() => {
         if (input.idempotencyKey !== undefined) {
