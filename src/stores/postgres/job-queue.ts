@@ -33,7 +33,11 @@ export interface PostgresJobQueueOptions {
   readonly connectionString: string;
   /** Schema of the job tables (the stores'); pg-boss keeps its own in `<schema>_boss`. @default 'citewise' */
   readonly schema?: string;
-  /** Name of the pg-boss queue (instances working the same jobs use the same). @default 'research' */
+  /**
+   * Name of the pg-boss queue (instances working the same jobs use the same). The default, and the table
+   * `research_jobs`, are the names jobs were stored under when the queue served research jobs only.
+   * @default 'research'
+   */
   readonly name?: string;
   /**
    * How long pg-boss waits for a running job's heartbeat before giving the job to another worker, in seconds

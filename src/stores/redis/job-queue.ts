@@ -43,7 +43,11 @@ export interface RedisJobQueueOptions {
   readonly url: string;
   /** Prefix of every key (as the stores'). @default 'citewise:' */
   readonly prefix?: string;
-  /** Name of the BullMQ queue (instances working the same jobs use the same). @default 'research' */
+  /**
+   * Name of the BullMQ queue (instances working the same jobs use the same). The default, and the
+   * `research:` of the keys, are the names jobs were stored under when the queue served research jobs only.
+   * @default 'research'
+   */
   readonly name?: string;
   /** How often BullMQ looks for jobs whose worker died (lock lapsed), in ms. @default 5_000 */
   readonly stalledCheckMs?: number;

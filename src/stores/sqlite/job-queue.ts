@@ -28,6 +28,7 @@ import {
 /** Options of {@link createSqliteJobQueue}: a `path` or an open `database` (e.g. the stores'). */
 export type SqliteJobQueueOptions = SqliteStoreOptions;
 
+// The tables keep the names they had when the queue served research jobs only, so stored jobs stay readable.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS research_jobs (
   id TEXT PRIMARY KEY,
