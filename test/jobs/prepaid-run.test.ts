@@ -34,7 +34,11 @@ afterEach(async () => {
 
 /** A memory credit store that records every hold, charge and refund made of it. */
 function recordingCredits(base: CreditStore = createMemoryCreditStore()) {
-  const seen = { holds: [] as ReserveInput[], commits: [] as [string, number][], refunds: [] as string[] };
+  const seen = {
+    holds: [] as ReserveInput[],
+    commits: [] as [string, number | undefined][],
+    refunds: [] as string[],
+  };
   const store: CreditStore = {
     ...base,
     openAccount: (account, credits) => base.openAccount(account, credits),
