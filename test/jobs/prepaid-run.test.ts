@@ -19,6 +19,7 @@ import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import type { SearchUsage } from '../../src/stores/account-types.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import type { CreditStore, ReserveInput } from '../../src/stores/types.ts';
+import { staticAnswerer } from '../../src/testing/index.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { researchClient, type JobBody } from './support.ts';
 
@@ -154,6 +155,47 @@ describe('a research job’s prepaid run', () => {
     expect(seen.refunds).toEqual([`research:${created.id}`]);
     expect(ledger.map((row) => row.kind)).toEqual(['refund']);
     expect(await api.balance()).toBe(1_000);
+  });
+});
+
+describe('a research job’s search and the other searches', () => {
+  it('takes a fair search slot like any search: a full service refuses a search while the job runs', async () => {
+    // One slot and no queue; the answerer holds each answer until the test releases it.
+    const started: string[] = [];
+    const releases: (() => void)[] = [];
+    const answerer = staticAnswerer(async (input) => {
+      started.push(input.prompt);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return {
+        answer: 'Green tea comes from China [1].',
+        sources: input.passages.slice(0, 1).map((p) => p.url),
+      };
+    });
+    const { api, key, server } = await setup({ answerer, maxConcurrentSearches: 1, maxQueuedSearches: 0 });
+    const search = () =>
+      fetch(`${server.baseUrl}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'What is green tea?' }),
+      });
+    const created = (await (
+      await api.create({ prompt: 'Where does green tea come from?' })
+    ).json()) as JobBody;
+    await until(() => started.length === 1);
+    expect(started).toEqual(['Where does green tea come from?']);
+
+    // The job's search holds the only slot: a search now finds the service full.
+    const refused = await search();
+    expect(refused.status).toBe(503);
+
+    releases.shift()!();
+    const events = await api.allEvents(created.id);
+    expect(events.at(-1)?.event).toBe('completed');
+    // The slot is free again once the job's search ended.
+    const answering = search();
+    await until(() => started.length === 2);
+    releases.shift()!();
+    expect((await answering).status).toBe(200);
   });
 });
 
