@@ -1,6 +1,6 @@
 /**
  * Research jobs inside the engine: the service built from the engine's options and its pieces (stores,
- * protocol checks, search), and the library API `engine.research` (each call as the owner of an API key,
+ * protocol checks, the engine's prepaid run), and the library API `engine.research` (each call as the owner of an API key,
  * with the same checks as HTTP: maintenance, key, and for `create` the rate limit).
  */
 import type { SearchService } from '../contract/protocol.ts';
