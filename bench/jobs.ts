@@ -24,7 +24,8 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createSearchEngine, type SearchEngine } from '../src/engine/index.ts';
 import { JOBS_DEFAULTS } from '../src/jobs/options.ts';
-import { parseResearchRequest, searchRequestOf } from '../src/jobs/request.ts';
+import { parseResearchRequest, searchRequestOf } from '../src/contract/research.ts';
+import type { ResearchJobQueue } from '../src/jobs/records.ts';
 import { createSqliteJobQueue } from '../src/stores/sqlite/job-queue.ts';
 import { createRedisJobQueue } from '../src/stores/redis/job-queue.ts';
 import { createSqliteStores } from '../src/stores/sqlite/index.ts';
@@ -58,7 +59,7 @@ async function runJob(engine: SearchEngine, apiKey: string, prompt: string): Pro
 async function overheadOnSqlite(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'citewise-bench-jobs-'));
   const stores = createSqliteStores({ path: join(dir, 'citewise.db') });
-  const queue = createSqliteJobQueue({ database: stores.database });
+  const queue: ResearchJobQueue = createSqliteJobQueue({ database: stores.database });
   const engine = createSearchEngine({
     corpus: [CORPUS],
     keys: stores.keys,
@@ -126,7 +127,7 @@ async function drainOnRedis(): Promise<void> {
   const runs = new Map<string, number>();
   const open = (workers: number) => {
     const stores = createRedisStores({ url, prefix });
-    const queue = createRedisJobQueue({ url, prefix, stalledCheckMs: 5_000 });
+    const queue: ResearchJobQueue = createRedisJobQueue({ url, prefix, stalledCheckMs: 5_000 });
     const engine = createSearchEngine({
       corpus: [CORPUS],
       keys: stores.keys,

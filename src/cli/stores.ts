@@ -18,7 +18,7 @@ import type {
   RateLimitOptions,
 } from '../stores/types.ts';
 import { databasePath } from './config.ts';
-import type { JobQueue } from '../stores/job-queue.ts';
+import type { ResearchJobQueue } from '../jobs/records.ts';
 import { createSqliteJobQueue } from '../stores/sqlite/job-queue.ts';
 import { createRedisJobQueue } from '../stores/redis/job-queue.ts';
 import { createPostgresJobQueue } from '../stores/postgres/job-queue.ts';
@@ -36,7 +36,7 @@ export interface CliStores {
    * The queue of research jobs on the same backend (SQLite table, BullMQ on Redis, pg-boss on PostgreSQL),
    * opened on first call and closed with the stores.
    */
-  jobQueue(settings: JobQueueSettings): JobQueue;
+  jobQueue(settings: JobQueueSettings): ResearchJobQueue;
   /** Where keys and credits live, for logs (credentials removed). */
   readonly description: string;
   /** Whether keys and credits are in a local SQLite file that did not exist before this process. */
@@ -97,7 +97,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
   let credits: CreditStore;
   let idempotency: IdempotencyStore;
   let ownLimiter: ((options: RateLimitOptions) => RateLimiter) | undefined;
-  let openJobQueue: (settings: JobQueueSettings) => JobQueue;
+  let openJobQueue: (settings: JobQueueSettings) => ResearchJobQueue;
   let migrate: () => Promise<string> = async () => 'nothing to migrate';
   let createdLocalDatabase = false;
   let localDatabase: string | undefined;
@@ -161,7 +161,7 @@ export function openCliStores(settings: CliStoreSettings): CliStores {
     limiter = ownLimiter;
   }
 
-  let jobQueue: JobQueue | undefined;
+  let jobQueue: ResearchJobQueue | undefined;
   return {
     keys,
     credits,

@@ -6,7 +6,7 @@ import type { SearchEngine } from '../engine/index.ts';
 import type { ExtractRequest, ExtractResponse } from '../contract/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../contract/search.ts';
 import type { CitewiseClient } from './client.ts';
-import type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
+import type { ResearchJob, ResearchRequest } from '../contract/research.ts';
 import type { AddDocumentRequest } from '../documents/service.ts';
 
 /** The research jobs a backend offers (the MCP tool `research` uses them). */

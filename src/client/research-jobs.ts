@@ -3,8 +3,8 @@
  * client and an in-process engine are interchangeable. `events` yields each event with its id; `wait`
  * follows the events (reconnecting from the last id when a connection drops) until the job ends.
  */
-import type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../jobs/research-jobs.ts';
-import type { ResearchJob, ResearchRequest } from '../jobs/request.ts';
+import type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../contract/research.ts';
+import type { ResearchJob, ResearchRequest } from '../contract/research.ts';
 import { CitewiseConnectionError } from './errors.ts';
 import { readServerSentEvents } from './sse.ts';
 

@@ -5,7 +5,7 @@
  * key of the organization, so the console sees exactly what the API would.
  */
 import { toCitewiseError } from '../errors.ts';
-import type { ResearchJob } from '../jobs/request.ts';
+import type { ResearchJob } from '../contract/research.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { activeKeys } from './organization.ts';
 import {

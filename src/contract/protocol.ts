@@ -66,8 +66,6 @@ export interface RequestInfo {
   /** `performance.now()` when the request arrived; `response_time` is measured from here. */
   readonly startedAt: number;
   readonly signal: AbortSignal;
-  /** A research job's search, paid by the job's own credit hold: the search holds no credits itself. */
-  readonly prepaid?: boolean;
   /** The request's {@link ProtocolRequest.baseUrl}. */
   readonly baseUrl?: string;
 }

@@ -14,11 +14,7 @@ export function chargeTarget(key: KeyRecord, info: RequestInfo, amount: number) 
   // The latency budget counts from the request's arrival, queueing included.
   const arrivedAt = Date.now() - (performance.now() - info.startedAt);
   const target = { account: key.accountId, requestId: info.requestId, signal: info.signal, arrivedAt };
-  // A research job's search: the job's own hold pays for it (src/jobs/), so nothing is held here (and no
-  // ledger entry is written: the job's settlement writes one).
-  return info.prepaid
-    ? { ...target, amount: 0 }
-    : { ...target, keyId: key.id, budget: key.budget ?? null, amount };
+  return { ...target, keyId: key.id, budget: key.budget ?? null, amount };
 }
 
 /**

@@ -56,6 +56,7 @@ import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
 import { createOwnDocumentsProvider } from '../pipeline/search/own-documents.ts';
 import { runSearchStream } from './stream.ts';
+import { runPrepaid } from './prepaid.ts';
 
 export { DEFAULT_CORPUS, ENGINE_DEFAULTS, FREE_CREDITS };
 export type { CreateKeyOptions, Logger, ResearchOptions, SearchCallOptions, SearchEngineOptions };
@@ -201,9 +202,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     reportError: runtime.reportError,
     metrics: options.metrics,
   });
-  // Research jobs (src/jobs/): held by their own reservation, run on workers with this engine's search.
+  // Research jobs (src/jobs/): held by their own reservation, run on workers with this engine's prepaid run.
   const research = createEngineResearch(options.jobs, {
     service,
+    runPrepaid: (search) => runPrepaid(runtime, search),
     credits,
     price: (request) => searchPrice(runtime, request).hold,
     structuredOutput,

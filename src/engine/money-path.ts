@@ -2,7 +2,8 @@
  * The money path of every route that spends credits, written once: a deadline, a credit hold, a fair search
  * slot, the work, then exactly one of commit or refund. Plain and streamed searches (and any other metered
  * route) go through {@link MoneyPath.run} or {@link MoneyPath.stream}; the hold, the charge and the refund
- * are the credits service's (credits.ts), which writes each to the ledger.
+ * are the credits service's (credits.ts), which writes each to the ledger. A research job's search, paid by
+ * the job's own hold, takes the same deadline and slot without a hold of its own ({@link MoneyPath.prepaid}).
  */
 import type { CallOptions } from '../pipeline/types.ts';
 import type { CreditsService } from './credits.ts';
@@ -82,6 +83,14 @@ export interface MoneyPath {
     settlesAt: (event: E) => boolean,
     chargeable?: (event: E) => boolean | number,
   ): Promise<AsyncIterable<E>>;
+  /**
+   * Runs work already paid for (a research job's search: the job's own hold pays, src/jobs/): the deadline
+   * and a fair slot as for {@link run}, and no hold, charge or refund here (the job settles its own).
+   */
+  prepaid<T>(
+    target: Pick<ChargeTarget, 'account' | 'requestId' | 'signal' | 'arrivedAt'>,
+    work: (call: MeteredCall) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** The held credits of one admitted request; settles at most once. */
@@ -97,7 +106,8 @@ interface Hold {
 export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
   const { credits, scheduler, requestTimeoutMs } = options;
 
-  async function admit(target: ChargeTarget): Promise<Hold> {
+  /** Admits a request: its deadline, its credit hold (unless `paid`), then a fair slot. */
+  async function admit(target: ChargeTarget, paid = false): Promise<Hold> {
     const amount = target.amount ?? options.creditCost;
     const deadlineAt = Date.now() + requestTimeoutMs;
     // A timer cleared when the request ends, not AbortSignal.timeout(), which would keep every finished
@@ -145,14 +155,16 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
     try {
       // The hold first: an account without credits learns it at once (433) instead of after a wait, and
       // never takes a place in the queue.
-      await credits.hold({
-        account: target.account,
-        id: target.requestId,
-        amount,
-        ttlMs: requestTimeoutMs + HOLD_GRACE_MS,
-        ...(target.keyId === undefined ? {} : { key: { id: target.keyId, budget: target.budget } }),
-      });
-      held = true;
+      if (!paid) {
+        await credits.hold({
+          account: target.account,
+          id: target.requestId,
+          amount,
+          ttlMs: requestTimeoutMs + HOLD_GRACE_MS,
+          ...(target.keyId === undefined ? {} : { key: { id: target.keyId, budget: target.budget } }),
+        });
+        held = true;
+      }
       release = await scheduler.acquire(target.account, signal);
     } catch (error) {
       await hold.end();
@@ -173,6 +185,16 @@ export function createMoneyPath(options: MoneyPathOptions): MoneyPath {
         if (typeof verdict === 'number') await hold.settle('commit', verdict);
         else await hold.settle(verdict ? 'commit' : 'refund');
         return result;
+      } finally {
+        await hold.end();
+      }
+    },
+
+    async prepaid(target, work) {
+      // Never held, so the hold's settle and end change no credits: they free the slot and the timer.
+      const hold = await admit(target, true);
+      try {
+        return await work(hold.call);
       } finally {
         await hold.end();
       }

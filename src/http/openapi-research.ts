@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
 import { JOB_STATUSES, MAX_LIST_LIMIT } from '../stores/job-queue-common.ts';
 import { JOBS_DEFAULTS } from '../jobs/options.ts';
-import { researchRequestSchema, type ResearchJob } from '../jobs/request.ts';
+import { researchRequestSchema, type ResearchJob } from '../contract/research.ts';
 
 /** What openapi.ts lends: its helpers and the schemas research jobs share with searches. */
 export interface OpenApiPieces {

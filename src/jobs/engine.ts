@@ -1,23 +1,26 @@
 /**
  * Research jobs inside the engine: the service built from the engine's options and its pieces (stores,
- * protocol checks, search), and the library API `engine.research` (each call as the owner of an API key,
+ * protocol checks, the engine's prepaid run), and the library API `engine.research` (each call as the owner of an API key,
  * with the same checks as HTTP: maintenance, key, and for `create` the rate limit).
  */
 import type { SearchService } from '../contract/protocol.ts';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
+import type {
+  ResearchEvent,
+  ResearchJob,
+  ResearchJobList,
+  ResearchJobResult,
+  ResearchListQuery,
+  ResearchRequest,
+  RunPrepaid,
+} from '../contract/research.ts';
 import { createMemoryJobQueue } from '../stores/memory/job-queue.ts';
 import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
-import {
-  createResearchService,
-  type ResearchEvent,
-  type ResearchJobList,
-  type ResearchListQuery,
-  type ResearchService,
-} from './research-jobs.ts';
-import type { ResearchJob, ResearchRequest } from './request.ts';
-import { createSearchRunner } from './runner.ts';
+import type { ResearchJobInput } from './records.ts';
+import { createResearchService, type ResearchService } from './research-jobs.ts';
+import { createPrepaidRunner } from './runner.ts';
 import { createWebhookSender } from './webhooks.ts';
 
 /** The caller of a library call: an API key (and a signal to stop waiting). */
@@ -53,7 +56,10 @@ export interface ResearchJobsApi {
 
 /** What the engine hands to its research jobs. */
 export interface EngineResearchDeps {
+  /** Admission of the library calls (maintenance, key, rate limit). */
   readonly service: SearchService;
+  /** The engine's prepaid run: what the default runner runs a job's search with. */
+  readonly runPrepaid: RunPrepaid;
   /** Holds, charges and refunds, each written to the ledger. */
   readonly credits: CreditsService;
   /** Credits held for a search (its price: `max_credits` caps a research search's). */
@@ -84,10 +90,10 @@ export function createEngineResearch(
   const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
   const service = createResearchService(
     {
-      queue: options.queue ?? createMemoryJobQueue(),
+      queue: options.queue ?? createMemoryJobQueue<ResearchJobInput, ResearchJobResult>(),
       credits: deps.credits,
       price: deps.price,
-      run: options.run ?? createSearchRunner(deps.service, d.searchDepth),
+      run: options.run ?? createPrepaidRunner(deps.runPrepaid, d.searchDepth),
       webhooks,
       structuredOutput: deps.structuredOutput,
       onError: deps.onError,

@@ -5,9 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toCitewiseError } from '../errors.ts';
-import type { ResearchJobInput } from './request.ts';
+import type { ClaimedResearchJob, ResearchJobInput, ResearchJobQueue, ResearchJobRecord } from './records.ts';
 import type { ResearchRunner } from './runner.ts';
-import type { ClaimedJob, JobQueue, JobRecord } from '../stores/job-queue.ts';
 import type { AbortCause } from './worker.ts';
 
 /** Pauses before retrying a search refused for overload (503) within a job's time limit. */
@@ -15,12 +14,12 @@ const OVERLOAD_RETRY_MS = [1_000, 2_000, 4_000, 8_000];
 
 /** What {@link createJobExecutor} works with. */
 export interface JobExecutorDeps {
-  readonly queue: JobQueue;
+  readonly queue: ResearchJobQueue;
   readonly run: ResearchRunner;
   /** A job claimed more often than this (its workers died) fails. */
   readonly maxAttempts: number;
   /** Settles an ended job (see `createJobFinalizer`). */
-  readonly finalize: (job: JobRecord) => Promise<void>;
+  readonly finalize: (job: ResearchJobRecord) => Promise<void>;
   /** Says the job has new events. */
   readonly notify: (id: string) => void;
   readonly onError: (error: unknown, context: string, jobId?: string) => void;
@@ -29,7 +28,7 @@ export interface JobExecutorDeps {
 /** Runs claimed jobs. */
 export interface JobExecutor {
   /** Runs one claimed job to its end (the `run` of the job workers). */
-  readonly run: (claimed: ClaimedJob, signal: AbortSignal) => Promise<void>;
+  readonly run: (claimed: ClaimedResearchJob, signal: AbortSignal) => Promise<void>;
   /** Aborts the job if it runs on this process (it was cancelled). */
   readonly abortLocal: (id: string) => void;
 }
@@ -40,11 +39,11 @@ export function createJobExecutor(deps: JobExecutorDeps): JobExecutor {
   /** Jobs running on this process's workers: a cancel here aborts them at once, not at the next heartbeat. */
   const local = new Map<string, AbortController>();
 
-  async function runJob(claimed: ClaimedJob, signal: AbortSignal): Promise<void> {
+  async function runJob(claimed: ClaimedResearchJob, signal: AbortSignal): Promise<void> {
     const { job, lease } = claimed;
     notify(job.id);
-    const input = job.input as ResearchJobInput;
-    const end = async (ended: Promise<JobRecord | null>) => {
+    const input = job.input;
+    const end = async (ended: Promise<ResearchJobRecord | null>) => {
       const record = await ended;
       notify(job.id);
       if (record) await deps.finalize(record);
@@ -87,9 +86,9 @@ export function createJobExecutor(deps: JobExecutorDeps): JobExecutor {
   }
 
   async function runWithRetries(
-    job: JobRecord,
+    job: ResearchJobRecord,
     input: ResearchJobInput,
-    lease: ClaimedJob['lease'],
+    lease: ClaimedResearchJob['lease'],
     signal: AbortSignal,
     steps: unknown[],
   ) {
@@ -101,6 +100,7 @@ export function createJobExecutor(deps: JobExecutorDeps): JobExecutor {
           requestId: `${job.id}:${job.attempts}${attempt ? `:${attempt}` : ''}`,
           account: job.account,
           keyId: job.keyId,
+          budget: input.reserved,
           onStep: async (step) => {
             steps.push(step);
             await queue.appendEvent(lease, 'step', step);

@@ -5,8 +5,7 @@
  * worker.
  */
 import type { CreditsService } from '../contract/credits.ts';
-import { viewOf, type ResearchJobInput } from './request.ts';
-import type { JobQueue, JobRecord } from '../stores/job-queue.ts';
+import { viewOf, type ResearchJobQueue, type ResearchJobRecord } from './records.ts';
 import { webhookFailureText, type WebhookDelivery, type WebhookSender } from './webhooks.ts';
 
 /** The id of the credit reservation held for a job (its hold, charge and refund all use it). */
@@ -27,7 +26,7 @@ export function finalizeGraceMs(webhooks: WebhookSender | null, delivery: Webhoo
 
 /** What {@link createJobFinalizer} works with. */
 export interface JobFinalizerDeps {
-  readonly queue: JobQueue;
+  readonly queue: ResearchJobQueue;
   /** Charges and refunds (each written to the ledger). */
   readonly credits: CreditsService;
   readonly webhooks: WebhookSender | null;
@@ -43,7 +42,7 @@ export interface JobFinalizerDeps {
 /** Finalizes ended jobs. */
 export interface JobFinalizer {
   /** Settles the credits of an ended job, then delivers its webhook (in the background) and marks it done. */
-  readonly finalize: (job: JobRecord) => Promise<void>;
+  readonly finalize: (job: ResearchJobRecord) => Promise<void>;
   /** Finalizes jobs that ended on a worker that died before finishing that (at most once a lease). */
   readonly sweep: () => Promise<void>;
   /** Waits for the finalizations in flight (their webhooks and marks), on close. */
@@ -57,18 +56,18 @@ export function createJobFinalizer(deps: JobFinalizerDeps): JobFinalizer {
   let lastSweep = 0;
 
   /** Charges what a completed job used (the rest returns), refunds any other; once, by the job's hold id. */
-  async function settle(job: JobRecord): Promise<void> {
+  async function settle(job: ResearchJobRecord): Promise<void> {
     const hold = {
       id: reservationOf(job.id),
       account: job.account,
       ...(job.keyId ? { keyId: job.keyId } : {}),
-      amount: (job.input as ResearchJobInput).reserved,
+      amount: job.input.reserved,
     };
     const charge = job.status === 'completed' ? job.creditsUsed : 0;
     await (charge > 0 ? credits.charge(hold, charge) : credits.refund(hold));
   }
 
-  async function finalize(job: JobRecord): Promise<void> {
+  async function finalize(job: ResearchJobRecord): Promise<void> {
     try {
       await settle(job);
     } catch (error) {
@@ -76,7 +75,7 @@ export function createJobFinalizer(deps: JobFinalizerDeps): JobFinalizer {
       onError(error, 'settle', job.id);
       return;
     }
-    const url = (job.input as ResearchJobInput).request.webhook?.url;
+    const url = job.input.request.webhook?.url;
     const work = (async () => {
       if (url && webhooks) {
         const outcome = await webhooks.deliver(

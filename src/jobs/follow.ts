@@ -5,22 +5,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { MAX_EVENTS_READ } from '../stores/job-queue-common.ts';
-import { viewOf } from './request.ts';
-import { isTerminal, type JobQueue, type JobRecord, type JobStatus } from '../stores/job-queue.ts';
-
-/** One event of a job, as `GET /v1/research/{id}/events` sends it. */
-export interface ResearchEvent {
-  /** Increasing per job: send the last one seen as `Last-Event-ID` to resume after it. */
-  readonly id: number;
-  /** `status`, `step`, or the terminal `completed`, `failed`, `cancelled` (the last event of a stream). */
-  readonly event: string;
-  /** For `status` `{status, attempt?}`; for `step` the step; for a terminal event the job. */
-  readonly data: unknown;
-}
+import type { ResearchEvent } from '../contract/research.ts';
+import { viewOf, type ResearchJobQueue, type ResearchJobRecord } from './records.ts';
+import { isTerminal, type JobStatus } from '../stores/job-queue.ts';
 
 /** What {@link createJobFollower} works with. */
 export interface JobFollowerDeps {
-  readonly queue: JobQueue;
+  readonly queue: ResearchJobQueue;
   /** The longest wait for new events of a job no worker of this process runs. */
   readonly eventPollMs: number;
   /** Aborted when the service closes: every follow ends. */
@@ -32,7 +23,11 @@ export interface JobFollower {
   /** Says the job has new events (or a new status): its followers read now. */
   readonly notify: (id: string) => void;
   /** The job's events after `after`, ending after the terminal one (or when `signal` or closing aborts). */
-  readonly follow: (job: JobRecord, after: number, signal?: AbortSignal) => AsyncGenerator<ResearchEvent>;
+  readonly follow: (
+    job: ResearchJobRecord,
+    after: number,
+    signal?: AbortSignal,
+  ) => AsyncGenerator<ResearchEvent>;
 }
 
 /** Creates the event follower of the research service. */
@@ -58,7 +53,11 @@ export function createJobFollower(deps: JobFollowerDeps): JobFollower {
     });
   }
 
-  async function* follow(job: JobRecord, after: number, signal?: AbortSignal): AsyncGenerator<ResearchEvent> {
+  async function* follow(
+    job: ResearchJobRecord,
+    after: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<ResearchEvent> {
     let last = after;
     while (!signal?.aborted && !closing.aborted) {
       const batch = await queue.events(job.id, { after: last });

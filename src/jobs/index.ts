@@ -1,6 +1,6 @@
 /**
- * Research jobs: the {@link JobQueue} interface with its in-process implementation, the options and wire
- * types of `engine.research` and `/v1/research`. The SQLite, Redis (BullMQ) and PostgreSQL (pg-boss) queues
+ * Research jobs: the generic {@link JobQueue} interface with its in-process implementation, the research
+ * jobs' queue type, the options and wire types of `engine.research` and `/v1/research`. The SQLite, Redis (BullMQ) and PostgreSQL (pg-boss) queues
  * are in `citewise/sqlite`, `citewise/redis` and `citewise/postgres`; the conformance suite is
  * `describeJobQueue` in `citewise/testing`.
  */
@@ -27,10 +27,13 @@ export {
   parseResearchRequest,
   researchRequestSchema,
   type ParsedResearchRequest,
+  type ResearchEvent,
   type ResearchJob,
+  type ResearchJobList,
+  type ResearchListQuery,
   type ResearchRequest,
   type ResearchJobResult,
-} from './request.ts';
-export type { ResearchEvent, ResearchJobList, ResearchListQuery } from './research-jobs.ts';
+} from '../contract/research.ts';
+export type { ResearchJobInput, ResearchJobQueue, ResearchJobRecord } from './records.ts';
 export type { ResearchOutcome, ResearchRunContext, ResearchRunner } from './runner.ts';
 export type { ResearchCallOptions, ResearchJobsApi } from './engine.ts';

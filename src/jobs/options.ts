@@ -2,7 +2,8 @@
  * Options of research jobs and their defaults, written once: the engine applies them, and the CLI's settings
  * table (`citewise serve`, `citewise worker`, the configuration page) shows and uses the same values.
  */
-import type { JobQueue } from '../stores/job-queue.ts';
+import { RESEARCH_REQUEST_DEFAULTS } from '../contract/research.ts';
+import type { ResearchJobQueue } from './records.ts';
 import type { ResearchRunner } from './runner.ts';
 
 /** Defaults of {@link ResearchJobsOptions}. */
@@ -23,11 +24,11 @@ export const JOBS_DEFAULTS = {
   maxAttempts: 5,
   /** A job's time limit when the request names none (`time_limit_ms`). */
   timeLimitMs: 300_000,
-  /** Smallest and largest accepted `time_limit_ms`. */
-  minTimeLimitMs: 1_000,
-  maxTimeLimitMs: 3_600_000,
+  /** Smallest and largest accepted `time_limit_ms` (the request's limits, written in src/contract/). */
+  minTimeLimitMs: RESEARCH_REQUEST_DEFAULTS.minTimeLimitMs,
+  maxTimeLimitMs: RESEARCH_REQUEST_DEFAULTS.maxTimeLimitMs,
   /** Largest accepted `max_credits`. */
-  maxCredits: 1_000_000,
+  maxCredits: RESEARCH_REQUEST_DEFAULTS.maxCredits,
   /** How often an idle worker looks for a job another process queued. */
   pollMs: 500,
   /** How often an event stream looks for events written by another process. */
@@ -69,9 +70,10 @@ export interface ResearchJobsOptions {
   /**
    * Where jobs and their events live: `createMemoryJobQueue()` (in-process), `createSqliteJobQueue()`,
    * `createRedisJobQueue()` (BullMQ, from `citewise/redis`) or `createPostgresJobQueue()` (pg-boss, from
-   * `citewise/postgres`). `engine.close()` closes it. @default an in-process queue
+   * `citewise/postgres`), typed with the jobs' input and result ({@link ResearchJobQueue}).
+   * `engine.close()` closes it. @default an in-process queue
    */
-  readonly queue?: JobQueue;
+  readonly queue?: ResearchJobQueue;
   /** Jobs this engine runs at once; 0 runs none (another process works the queue). @default 2 */
   readonly workers?: number;
   /** Most jobs of one account waiting to run at once (429 past it). @default 20 */

@@ -11,7 +11,6 @@
  */
 import { CitewiseError } from '../errors.ts';
 import { fingerprintBody } from '../contract/idempotency.ts';
-import { parseSearchRequest } from '../contract/search.ts';
 import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type { KeyRecord } from '../stores/types.ts';
@@ -24,44 +23,29 @@ import {
 } from '../stores/job-queue-common.ts';
 import { createJobExecutor } from './execute.ts';
 import { createJobFinalizer, reservationOf } from './finalize.ts';
-import { createJobFollower, type ResearchEvent } from './follow.ts';
+import { createJobFollower } from './follow.ts';
 import { JOBS_DEFAULTS } from './options.ts';
 import {
   parseResearchRequest,
-  searchRequestOf,
+  researchSearchOf,
+  type ParsedResearchRequest,
+  type ResearchEvent,
+  type ResearchJob,
+  type ResearchJobList,
+  type ResearchListQuery,
+} from '../contract/research.ts';
+import {
   stepsOf,
   viewOf,
-  type ParsedResearchRequest,
-  type ResearchJob,
   type ResearchJobInput,
-} from './request.ts';
+  type ResearchJobQueue,
+  type ResearchJobRecord,
+} from './records.ts';
 import type { ResearchRunner } from './runner.ts';
-import {
-  isTerminal,
-  JobQueueFullError,
-  type JobQueue,
-  type JobRecord,
-  type JobStatus,
-  type ListJobsOptions,
-} from '../stores/job-queue.ts';
+import { isTerminal, JobQueueFullError, type JobStatus, type ListJobsOptions } from '../stores/job-queue.ts';
 import type { WebhookDelivery, WebhookSender } from './webhooks.ts';
 import { createStreamSlots, releasingAtEnd } from './stream-slots.ts';
 import { startJobWorkers, type JobWorkers } from './worker.ts';
-
-export type { ResearchEvent } from './follow.ts';
-
-/** A page of jobs, as `GET /v1/research` returns it. */
-export interface ResearchJobList {
-  readonly data: ResearchJob[];
-  readonly next_cursor?: string;
-}
-
-/** Query of `GET /v1/research`, as strings from the URL or values from the library. */
-export interface ResearchListQuery {
-  readonly status?: string;
-  readonly limit?: string | number;
-  readonly cursor?: string;
-}
 
 /** Settings of {@link createResearchService}, defaults applied. */
 export interface ResearchServiceSettings {
@@ -81,7 +65,7 @@ export interface ResearchServiceSettings {
 
 /** What the research service works with. */
 export interface ResearchServiceDeps {
-  readonly queue: JobQueue;
+  readonly queue: ResearchJobQueue;
   /** Holds, charges and refunds (each written to the ledger). */
   readonly credits: CreditsService;
   /** Credits held for the search a job runs (its price, capped by `max_credits`). */
@@ -167,7 +151,7 @@ export function createResearchService(
   });
   let workers: JobWorkers | null = null;
 
-  async function owned(key: KeyRecord, id: string): Promise<JobRecord> {
+  async function owned(key: KeyRecord, id: string): Promise<ResearchJobRecord> {
     const job = typeof id === 'string' && id.length <= 200 ? await queue.get(id) : null;
     if (!job || job.account !== key.accountId) {
       throw new CitewiseError('not_found', `no research job ${String(id).slice(0, 200)}`, {
@@ -177,7 +161,7 @@ export function createResearchService(
     return job;
   }
 
-  async function view(job: JobRecord): Promise<ResearchJob> {
+  async function view(job: ResearchJobRecord): Promise<ResearchJob> {
     if (job.status !== 'running') return viewOf(job);
     return viewOf(job, stepsOf(await queue.events(job.id, { limit: MAX_EVENTS_READ })));
   }
@@ -200,7 +184,7 @@ export function createResearchService(
     async create(key, body, idempotencyKey) {
       const { request, reserved } = await acceptedRequest(deps, body);
       const fingerprint = fingerprintBody(body);
-      const replay = async (job: JobRecord) => {
+      const replay = async (job: ResearchJobRecord) => {
         if (job.fingerprint !== null && job.fingerprint !== fingerprint) {
           throw new CitewiseError('idempotency_mismatch');
         }
@@ -223,7 +207,7 @@ export function createResearchService(
         reserved,
         timeLimitMs: request.time_limit_ms ?? settings.timeLimitMs,
       };
-      let enqueued: { job: JobRecord; created: boolean };
+      let enqueued: { job: ResearchJobRecord; created: boolean };
       try {
         enqueued = await queue.enqueue({
           id,
@@ -315,8 +299,8 @@ async function acceptedRequest(
     const description = 'Invalid request: output_schema needs a model (start the service with --model)';
     throw new CitewiseError('invalid_request', description, { description });
   }
-  // The search the job will run must be valid too (and priced): refused now rather than failing later.
-  const reserved = deps.price(parseSearchRequest(searchRequestOf(request, JOBS_DEFAULTS.searchDepth)));
+  // The search the job will run is priced now: a `max_credits` below its least cost is refused now, not later.
+  const reserved = deps.price(researchSearchOf(request, JOBS_DEFAULTS.searchDepth));
   if (request.webhook) {
     if (!deps.webhooks) {
       const description =

@@ -9,9 +9,9 @@ import type { ClaimedJob, JobQueue } from '../stores/job-queue.ts';
 /** Why a run was aborted (the `reason` of its signal). */
 export type AbortCause = 'cancelled' | 'lost' | 'stopped';
 
-/** Options of {@link startJobWorkers}. */
-export interface JobWorkersOptions {
-  readonly queue: JobQueue;
+/** Options of {@link startJobWorkers}: workers of a queue of jobs of `Input`, returning `Result`. */
+export interface JobWorkersOptions<Input = unknown, Result = unknown> {
+  readonly queue: JobQueue<Input, Result>;
   /** Loops running at once. */
   readonly concurrency: number;
   readonly leaseMs: number;
@@ -21,7 +21,7 @@ export interface JobWorkersOptions {
    * Runs one claimed job to its end (completing or failing it). `signal` is aborted with an
    * {@link AbortCause} as reason when the job was cancelled, taken over or the workers stop.
    */
-  run(claimed: ClaimedJob, signal: AbortSignal): Promise<void>;
+  run(claimed: ClaimedJob<Input, Result>, signal: AbortSignal): Promise<void>;
   /** Work of every pass of an idle loop (e.g. finalizing jobs a dead worker left). */
   idle?(): Promise<void>;
   /** Called with what failed outside a run (the backend did not answer). */
@@ -39,7 +39,7 @@ export interface JobWorkers {
 }
 
 /** Starts the workers. */
-export function startJobWorkers(options: JobWorkersOptions): JobWorkers {
+export function startJobWorkers<Input, Result>(options: JobWorkersOptions<Input, Result>): JobWorkers {
   const { queue, leaseMs } = options;
   const stopping = new AbortController();
   const wakers = new Set<() => void>();
@@ -59,7 +59,7 @@ export function startJobWorkers(options: JobWorkersOptions): JobWorkers {
       stopping.signal.addEventListener('abort', done, { once: true });
     });
 
-  async function runClaimed(claimed: ClaimedJob): Promise<void> {
+  async function runClaimed(claimed: ClaimedJob<Input, Result>): Promise<void> {
     const controller = new AbortController();
     const stop = () => controller.abort('stopped' satisfies AbortCause);
     stopping.signal.addEventListener('abort', stop, { once: true });
@@ -87,7 +87,7 @@ export function startJobWorkers(options: JobWorkersOptions): JobWorkers {
   async function loop(slot: number): Promise<void> {
     const workerId = `${base}:${slot}`;
     while (!stopping.signal.aborted) {
-      let claimed: ClaimedJob | null = null;
+      let claimed: ClaimedJob<Input, Result> | null = null;
       try {
         claimed = await queue.claim({
           workerId,

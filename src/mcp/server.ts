@@ -12,7 +12,7 @@ import {
   type ResearchBackend,
 } from '../client/backend.ts';
 import { DOCUMENT_FORMATS } from '../documents/service.ts';
-import { researchRequestSchema } from '../jobs/request.ts';
+import { researchRequestSchema } from '../contract/research.ts';
 import { MAX_EXTRACT_URLS, type ExtractResponse } from '../contract/extract.ts';
 import { MAX_PROMPT_CHARS, type SearchResponse } from '../contract/search.ts';
 import { toSearchRequest, webSearchInputShape } from '../tools/input.ts';

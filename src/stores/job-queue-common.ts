@@ -171,9 +171,14 @@ export function endersOf(
   };
 }
 
-/** Wraps a queue so that every implementation checks its arguments alike (TypeError on bad ones). */
-export function withChecks(queue: JobQueue): JobQueue {
-  return {
+/**
+ * Wraps a queue so that every implementation checks its arguments alike (TypeError on bad ones), and gives
+ * it the caller's types: a backend stores any JSON input and result, and `Input` and `Result` say what this
+ * caller puts in (the one place the stored JSON is taken for them, as BullMQ's `Queue<DataType, ResultType>`
+ * does).
+ */
+export function withChecks<Input = unknown, Result = unknown>(queue: JobQueue): JobQueue<Input, Result> {
+  const checked: JobQueue = {
     ...queue,
     enqueue(input) {
       assertEnqueueInput(input);
@@ -192,4 +197,5 @@ export function withChecks(queue: JobQueue): JobQueue {
       return queue.list(options);
     },
   };
+  return checked as JobQueue<Input, Result>;
 }

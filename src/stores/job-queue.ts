@@ -1,6 +1,8 @@
 /**
- * The job queue behind research jobs (`POST /v1/research`): an interface like the stores', with one
- * conformance suite (`describeJobQueue` in `citewise/testing`) that every implementation passes — in-process
+ * A generic, typed job queue, `JobQueue<Input, Result>` (after BullMQ's `Queue<DataType, ResultType>`): it
+ * stores jobs whose input is an `Input` and whose result a `Result`, and knows nothing of what they do (the
+ * research jobs of `/v1/research` sit on top, in src/jobs/, typed with their own input and result). One
+ * conformance suite (`describeJobQueue` in `citewise/testing`) runs against every implementation: in-process
  * memory (the library default), SQLite (the data directory of `citewise serve`), BullMQ on Redis and
  * pg-boss on PostgreSQL (several machines).
  *
@@ -9,9 +11,10 @@
  * lapses and another worker claims the job again (stalled-job recovery). Only the holder of the current
  * lease can append events to the job or end it, so a worker that lost its lease can never overwrite the
  * work of the one that took over. Every change of status appends an event to the job's log, in the same
- * atomic step: the log (ids 1, 2, 3…) is what `GET /v1/research/{id}/events` replays from `Last-Event-ID`.
+ * atomic step: the log (ids 1, 2, 3…) is what a follower replays from a position (`Last-Event-ID`).
  *
- * Times are epoch milliseconds. Inputs and results are JSON values.
+ * Times are epoch milliseconds. Inputs and results are stored as JSON: `Input` and `Result` are what the
+ * caller puts in (as with BullMQ, the types are the caller's word, not checked when read back).
  */
 
 /** Where a job is in its life. */
@@ -32,8 +35,8 @@ export interface JobError {
   readonly code?: string;
 }
 
-/** A stored job. */
-export interface JobRecord {
+/** A stored job, with an input of type `Input` and (once completed) a result of type `Result`. */
+export interface JobRecord<Input = unknown, Result = unknown> {
   /** Unique id, chosen by the caller of {@link JobQueue.enqueue}. */
   readonly id: string;
   /** The account that pays for the job; only its keys see it. */
@@ -42,7 +45,7 @@ export interface JobRecord {
   readonly keyId: string | null;
   readonly status: JobStatus;
   /** What to run, as given to {@link JobQueue.enqueue}. */
-  readonly input: unknown;
+  readonly input: Input;
   readonly createdAt: number;
   /** When a worker first claimed it. */
   readonly startedAt: number | null;
@@ -50,8 +53,8 @@ export interface JobRecord {
   readonly completedAt: number | null;
   /** How many times a worker claimed it: 1 on a first run, more after a worker died holding it. */
   readonly attempts: number;
-  /** What the worker returned on completion. */
-  readonly result: unknown;
+  /** What the worker returned on completion; `null` before. */
+  readonly result: Result | null;
   readonly error: JobError | null;
   /** Credits charged for the job (set on completion). */
   readonly creditsUsed: number;
@@ -74,11 +77,11 @@ export interface JobEvent {
 }
 
 /** Input of {@link JobQueue.enqueue}. */
-export interface EnqueueJobInput {
+export interface EnqueueJobInput<Input = unknown> {
   readonly id: string;
   readonly account: string;
   readonly keyId?: string | null;
-  readonly input: unknown;
+  readonly input: Input;
   /** With a key, enqueuing again under the same account and key returns the first job (`created: false`). */
   readonly idempotencyKey?: string;
   readonly fingerprint?: string;
@@ -110,8 +113,8 @@ export interface JobLease {
 }
 
 /** A job a worker claimed. */
-export interface ClaimedJob {
-  readonly job: JobRecord;
+export interface ClaimedJob<Input = unknown, Result = unknown> {
+  readonly job: JobRecord<Input, Result>;
   readonly lease: JobLease;
 }
 
@@ -129,8 +132,8 @@ export interface ListJobsOptions {
 }
 
 /** A page of jobs, newest first. */
-export interface JobPage {
-  readonly jobs: JobRecord[];
+export interface JobPage<Input = unknown, Result = unknown> {
+  readonly jobs: JobRecord<Input, Result>[];
   /** Pass as `cursor` for the next page; `null` on the last page. */
   readonly nextCursor: string | null;
 }
@@ -147,19 +150,19 @@ export class JobQueueFullError extends Error {
   }
 }
 
-/** See the module comment. */
-export interface JobQueue {
+/** See the module comment. `Input` and `Result` default to `unknown`: a queue of any JSON jobs. */
+export interface JobQueue<Input = unknown, Result = unknown> {
   /**
    * Stores a new job (`queued`, event `status` {status: "queued"}), or with an `idempotencyKey` already
    * used by the account, returns that job with `created: false`. Throws {@link JobQueueFullError}.
    */
-  enqueue(input: EnqueueJobInput): Promise<{ job: JobRecord; created: boolean }>;
+  enqueue(input: EnqueueJobInput<Input>): Promise<{ job: JobRecord<Input, Result>; created: boolean }>;
   /**
    * Takes the oldest job that can run — queued, or running under a lapsed lease (its worker died) — and
    * leases it: status `running`, `attempts` + 1, event `status` {status: "running", attempt}. `null` when
    * there is none. Two concurrent claims never get the same job.
    */
-  claim(options: ClaimOptions): Promise<ClaimedJob | null>;
+  claim(options: ClaimOptions): Promise<ClaimedJob<Input, Result> | null>;
   /** Renews a lease for `leaseMs`. `lost` when another worker holds the job or it ended; `cancelled` when cancelled. */
   heartbeat(lease: JobLease, leaseMs: number): Promise<HeartbeatResult>;
   /** Appends an event as the lease holder; `null` (nothing appended) when the lease is no longer current. */
@@ -167,24 +170,27 @@ export interface JobQueue {
   /** Ends the job `completed` with its result and credits (event `completed`); `null` when the lease is lost. */
   complete(
     lease: JobLease,
-    outcome: { readonly result: unknown; readonly creditsUsed: number },
-  ): Promise<JobRecord | null>;
+    outcome: { readonly result: Result; readonly creditsUsed: number },
+  ): Promise<JobRecord<Input, Result> | null>;
   /** Ends the job `failed` (event `failed`); `null` when the lease is lost. */
-  fail(lease: JobLease, error: JobError): Promise<JobRecord | null>;
+  fail(lease: JobLease, error: JobError): Promise<JobRecord<Input, Result> | null>;
   /**
    * Cancels a job that has not ended (event `cancelled`); its worker learns it at its next heartbeat.
    * Returns the job as it is afterwards (an ended job unchanged), `null` for an unknown id.
    */
-  cancel(id: string): Promise<JobRecord | null>;
-  get(id: string): Promise<JobRecord | null>;
+  cancel(id: string): Promise<JobRecord<Input, Result> | null>;
+  get(id: string): Promise<JobRecord<Input, Result> | null>;
   /** The account's job created with this `Idempotency-Key`, if any. */
-  findByIdempotencyKey(account: string, key: string): Promise<JobRecord | null>;
+  findByIdempotencyKey(account: string, key: string): Promise<JobRecord<Input, Result> | null>;
   /** The account's jobs, newest first, optionally of one status. */
-  list(options: ListJobsOptions): Promise<JobPage>;
+  list(options: ListJobsOptions): Promise<JobPage<Input, Result>>;
   /** The job's events with an id above `after` (default 0), oldest first, at most `limit` (default 1000). */
   events(id: string, options?: { readonly after?: number; readonly limit?: number }): Promise<JobEvent[]>;
   /** Ended jobs whose end is not finalized, that ended before `endedBefore` (left by a worker that died). */
-  unfinalized(options: { readonly endedBefore: number; readonly limit: number }): Promise<JobRecord[]>;
+  unfinalized(options: {
+    readonly endedBefore: number;
+    readonly limit: number;
+  }): Promise<JobRecord<Input, Result>[]>;
   /** Marks an ended job finalized (credits settled, webhook handled). */
   markFinalized(id: string): Promise<void>;
   /** Resolves when the backend answers (the `/readyz` probe). */

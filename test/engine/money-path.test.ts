@@ -305,3 +305,43 @@ describe('money path: streams', () => {
     });
   });
 });
+
+describe('money path: prepaid runs (a research job’s search, paid by the job’s own hold)', () => {
+  it('holds, charges and refunds nothing, but takes a fair slot for the work and frees it after', async () => {
+    const { path, calls, scheduler, store, target, settled } = await setup({}, 0);
+    const gate = openGate();
+    let runningInside = -1;
+    const done = path.prepaid(target(), async (call) => {
+      runningInside = scheduler.running;
+      await gate.promise;
+      return call.requestId;
+    });
+    await sleepUntil(() => runningInside >= 0);
+    expect(runningInside).toBe(1);
+    gate.open();
+    await expect(done).resolves.toBe('r1');
+    // An account with no credits left (the job's hold took them) still runs: nothing is held here.
+    expect(calls).toEqual({ reserve: 0, commit: 0, refund: 0 });
+    expect(settled).toEqual([]);
+    expect(await store.balance('acct')).toBe(0);
+    expect(scheduler.running).toBe(0);
+  });
+
+  it('aborts the work at the request deadline and frees the slot', async () => {
+    const { path, scheduler, target } = await setup({ requestTimeoutMs: 50 });
+    await expect(
+      path.prepaid(
+        target(),
+        (call) =>
+          new Promise((_, reject) =>
+            call.signal.addEventListener('abort', () => reject(call.signal.reason as Error), { once: true }),
+          ),
+      ),
+    ).rejects.toThrow('request deadline passed');
+    expect(scheduler.running).toBe(0);
+  });
+});
+
+async function sleepUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}

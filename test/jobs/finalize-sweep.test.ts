@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
+import type { ResearchJobQueue } from '../../src/jobs/records.ts';
 import { createMemoryJobQueue } from '../../src/stores/memory/job-queue.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
@@ -29,7 +30,7 @@ describe('finalizing a job its worker left', () => {
   it('refunds a job that ended 100 s ago when one webhook delivery is configured (grace 70 s, not 461 s)', async () => {
     const credits = createMemoryCreditStore();
     // The queue's clock runs 100 s behind: a job it ends now ended 100 s ago for the engine.
-    const queue = createMemoryJobQueue({ now: () => Date.now() - 100_000 });
+    const queue: ResearchJobQueue = createMemoryJobQueue({ now: () => Date.now() - 100_000 });
     const first = createSearchEngine({ corpus: [CORPUS], credits, jobs: { queue, workers: 0 } });
     engines.push(first);
     const { key, record } = await first.createKey({ credits: 100 });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
+import type { ResearchJobQueue } from '../../src/jobs/records.ts';
 import { createMemoryJobQueue } from '../../src/stores/memory/job-queue.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { researchClient, type JobBody } from './support.ts';
@@ -298,7 +299,7 @@ describe('cancel, limits and listing', () => {
   for (const adapter of Object.keys(ADAPTERS)) {
     it(`lists the account’s jobs newest first, by status, a page at a time (${adapter})`, async () => {
       // Every job is created in the same millisecond: the list still shows them newest first.
-      const queue = createMemoryJobQueue({ now: () => 1_800_000_000_000 });
+      const queue: ResearchJobQueue = createMemoryJobQueue({ now: () => 1_800_000_000_000 });
       const { api } = await setup({ jobs: { workers: 0, queue } }, adapter);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++)

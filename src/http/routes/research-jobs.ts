@@ -10,7 +10,8 @@
  */
 import { CitewiseError } from '../../errors.ts';
 import { admitKeyed } from '../admission.ts';
-import type { ResearchEvent, ResearchService } from '../../jobs/research-jobs.ts';
+import type { ResearchEvent } from '../../contract/research.ts';
+import type { ResearchService } from '../../jobs/research-jobs.ts';
 import {
   checkIdempotencyKey,
   json,

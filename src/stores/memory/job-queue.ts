@@ -38,7 +38,9 @@ interface Entry {
 }
 
 /** Creates an in-process {@link JobQueue}. */
-export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQueue {
+export function createMemoryJobQueue<Input = unknown, Result = unknown>(
+  options: MemoryJobQueueOptions = {},
+): JobQueue<Input, Result> {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
   const byIdempotencyKey = new Map<string, string>();
@@ -63,7 +65,7 @@ export function createMemoryJobQueue(options: MemoryJobQueueOptions = {}): JobQu
   const runningOf = (account: string) =>
     [...entries.values()].filter((e) => e.job.account === account && e.job.status === 'running').length;
 
-  return withChecks({
+  return withChecks<Input, Result>({
     async enqueue(input) {
       const scope =
         input.idempotencyKey === undefined ? undefined : `${input.account}\n${input.idempotencyKey}`;

@@ -33,7 +33,11 @@ export interface PostgresJobQueueOptions {
   readonly connectionString: string;
   /** Schema of the job tables (the stores'); pg-boss keeps its own in `<schema>_boss`. @default 'citewise' */
   readonly schema?: string;
-  /** Name of the pg-boss queue (instances working the same jobs use the same). @default 'research' */
+  /**
+   * Name of the pg-boss queue (instances working the same jobs use the same). The default, and the table
+   * `research_jobs`, are the names jobs were stored under when the queue served research jobs only.
+   * @default 'research'
+   */
   readonly name?: string;
   /**
    * How long pg-boss waits for a running job's heartbeat before giving the job to another worker, in seconds
@@ -45,7 +49,9 @@ export interface PostgresJobQueueOptions {
 }
 
 /** Creates a {@link JobQueue} on PostgreSQL with pg-boss. Connects on first use. */
-export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
+export function createPostgresJobQueue<Input = unknown, Result = unknown>(
+  options: PostgresJobQueueOptions,
+): JobQueue<Input, Result> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const schemaName = options.schema ?? 'citewise';
   const name = options.name ?? 'research';
@@ -137,7 +143,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     if (delivered) await (await boss()).complete(name, delivered).catch(() => {});
   }
 
-  return withChecks({
+  return withChecks<Input, Result>({
     ...endersOf(end, release),
 
     async enqueue(input) {

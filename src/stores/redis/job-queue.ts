@@ -43,7 +43,11 @@ export interface RedisJobQueueOptions {
   readonly url: string;
   /** Prefix of every key (as the stores'). @default 'citewise:' */
   readonly prefix?: string;
-  /** Name of the BullMQ queue (instances working the same jobs use the same). @default 'research' */
+  /**
+   * Name of the BullMQ queue (instances working the same jobs use the same). The default, and the
+   * `research:` of the keys, are the names jobs were stored under when the queue served research jobs only.
+   * @default 'research'
+   */
   readonly name?: string;
   /** How often BullMQ looks for jobs whose worker died (lock lapsed), in ms. @default 5_000 */
   readonly stalledCheckMs?: number;
@@ -59,7 +63,9 @@ interface Held {
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 /** Creates a {@link JobQueue} on Redis with BullMQ. Connects on first use. */
-export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
+export function createRedisJobQueue<Input = unknown, Result = unknown>(
+  options: RedisJobQueueOptions,
+): JobQueue<Input, Result> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const prefix = options.prefix ?? 'citewise:';
   const name = options.name ?? 'research';
@@ -174,7 +180,7 @@ export function createRedisJobQueue(options: RedisJobQueueOptions): JobQueue {
     await entry?.job.moveToCompleted(null, token, false).catch(() => {});
   }
 
-  return withChecks({
+  return withChecks<Input, Result>({
     ...endersOf(end, release),
 
     async enqueue(input) {

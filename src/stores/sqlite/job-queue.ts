@@ -28,6 +28,7 @@ import {
 /** Options of {@link createSqliteJobQueue}: a `path` or an open `database` (e.g. the stores'). */
 export type SqliteJobQueueOptions = SqliteStoreOptions;
 
+// The tables keep the names they had when the queue served research jobs only, so stored jobs stay readable.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS research_jobs (
   id TEXT PRIMARY KEY,
@@ -113,7 +114,9 @@ function toRecord(row: JobRow): JobRecord {
 }
 
 /** Creates a {@link JobQueue} in SQLite. */
-export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
+export function createSqliteJobQueue<Input = unknown, Result = unknown>(
+  options: SqliteJobQueueOptions,
+): JobQueue<Input, Result> {
   const connection = connectSqlite(options, migrateSqliteJobTables);
   const { db, now, unlocked } = connection;
   const at = () => Math.floor(now());
@@ -200,7 +203,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
 
   const transaction = <T>(work: () => T): Promise<T> => unlocked(() => immediateTransaction(db, work));
 
-  return withChecks({
+  return withChecks<Input, Result>({
     async enqueue(input) {
       return transaction(() => {
         if (input.idempotencyKey !== undefined) {
