@@ -152,7 +152,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
       : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? ENGINE_DEFAULTS.rateLimit));
   const idempotencyStore =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
-  const { stages, structuredOutput } = buildStages(options, resolved.corpus, resolved.publicUrl);
+  const { stages, structuredOutput } = buildStages(options, resolved);
   // Admission to a fair slot, the credit hold, and its commit or refund: one path for every search.
   const scheduler = createFairScheduler({
     concurrency: resolved.maxConcurrentSearches,

@@ -14,6 +14,7 @@ import { createEmbeddingReranker } from '../pipeline/rank/embeddings.ts';
 import { createBm25Ranker } from '../pipeline/rank/index.ts';
 import { createModelResearchPlanner } from '../pipeline/research/model-planner.ts';
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
+import type { ResolvedResearchSettings } from '../pipeline/research/settings.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import { withSynonymSearch } from '../pipeline/search/synonyms.ts';
@@ -21,7 +22,7 @@ import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
 import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
-import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
+import { ENGINE_DEFAULTS, type ResolvedEngineOptions, type SearchEngineOptions } from './options.ts';
 
 /** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 export function stageTelemetry(
@@ -126,11 +127,14 @@ function cachedExtractor(options: SearchEngineOptions): ContentExtractor {
 
 /**
  * The planner of `depth: "research"`: the one given, else with a model (`queryModel`, else `model`) the
- * model planner falling back to the rules, else the rules alone.
+ * model planner falling back to the rules, else the rules alone; on the research settings
+ * `resolveEngineOptions` resolved.
  */
-export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
+export function researchPlanner(
+  options: SearchEngineOptions,
+  settings: ResolvedResearchSettings,
+): ResearchPlanner {
   if (options.research?.planner) return options.research.planner;
-  const settings = options.research ?? {};
   const rules = createRulesPlanner(settings);
   const model = options.queryModel ?? options.model;
   if (!model) return rules;
@@ -151,9 +155,9 @@ export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
  */
 export function buildStages(
   options: SearchEngineOptions,
-  corpus: readonly string[],
-  publicUrl: string,
+  resolved: Pick<ResolvedEngineOptions, 'corpus' | 'publicUrl' | 'pipeline'>,
 ): { stages: PipelineStages; structuredOutput: boolean } {
+  const { corpus, publicUrl } = resolved;
   const planner =
     options.planner ?? modelPlanner(options.queryModel ?? options.model, stageTelemetry(options, 'plan'));
   // `response_type: "json"` needs an answerer that writes structured output (the model answerer does).
@@ -165,7 +169,7 @@ export function buildStages(
     options.synonyms === undefined ? undefined : new SynonymSet(parseSynonymRules(options.synonyms));
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
-    researchPlanner: researchPlanner(options),
+    researchPlanner: researchPlanner(options, resolved.pipeline.research),
     search: withSynonymSearch(
       options.search ??
         localSearch(corpus, publicUrl, options.publicUrl === undefined, options.documents?.index),
