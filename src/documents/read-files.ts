@@ -6,7 +6,7 @@
  */
 import { analyzeForIndex, type DocumentAnalysis } from './common.ts';
 import { readDocumentFile, type FileReadResult } from './read-file.ts';
-import { createWorkerPool, type WorkerPool } from '../pipeline/extract/pool.ts';
+import { createWorkerPool, type WorkerPool } from '../scheduling/worker-pool.ts';
 import type { DocumentInput } from './analyze.ts';
 
 const WORKER_URL = new URL(
