@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../../text/bm25.ts';
-import { FILE_TYPES, MAX_DOCUMENT_FILE_BYTES, readDocumentFile } from '../../documents/read-file.ts';
+import { FILE_TYPES, MAX_DOCUMENT_FILE_BYTES, readDocumentFile } from '../extract/read-file.ts';
 import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
 import { tokenizeQuery } from '../../text/tokenize.ts';
 import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
