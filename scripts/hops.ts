@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createNodeHandler } from '../adapters/node-http.ts';
 import { createFakeLlm } from '../bench/qa/fake-llm.ts';
-import { createSearchEngine } from '../src/index.ts';
+import { createSearchEngine, ENGINE_DEFAULTS } from '../src/index.ts';
 import { defaultAnswerer } from '../src/engine/stages.ts';
 import type { Answerer } from '../src/pipeline/types.ts';
 import { createPageFetcher } from '../src/pipeline/fetch/index.ts';
@@ -142,7 +142,7 @@ export async function measureHops(): Promise<HopsRun[]> {
   const model = createOpenAICompatible({ baseURL: llm.baseUrl, name: 'hops', fetch: counting })(
     'fake-overlap-1',
   );
-  const answering = defaultAnswerer({ model });
+  const answering = defaultAnswerer({ model }, ENGINE_DEFAULTS.modelFallback);
   const answerer: Answerer = {
     ...(answering.structuredOutput === undefined ? {} : { structuredOutput: answering.structuredOutput }),
     answer(input, call) {

@@ -150,7 +150,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const rateLimiter =
     options.rateLimiter === false
       ? null
-      : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? ENGINE_DEFAULTS.rateLimit));
+      : (options.rateLimiter ?? createMemoryRateLimiter(resolved.rateLimit));
   const idempotencyStore =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
   const { stages, structuredOutput } = buildStages(options, resolved);

@@ -398,6 +398,10 @@ export interface ResolvedEngineOptions {
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly idempotencyTtlMs: number;
+  /** The rate limit of the in-memory limiter the engine makes when no `rateLimiter` is given. */
+  readonly rateLimit: RateLimitOptions;
+  /** Whether the model answerer falls back to the extractive one when the model fails. */
+  readonly modelFallback: boolean;
   /**
    * The tuning of every pipeline run, research's budgets included, complete: resolved here once, and read as
    * they are by the pipeline, the research loop and its planners.
@@ -502,6 +506,8 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         ? null
         : normalizeTavilyPrefix(options.tavilyPrefix ?? defaults.tavilyPrefix),
     maintenance: options.maintenance ?? defaults.maintenance,
+    rateLimit: options.rateLimit ?? defaults.rateLimit,
+    modelFallback: options.modelFallback ?? defaults.modelFallback,
     logger: options.logger ?? NO_LOGGER,
   };
 }

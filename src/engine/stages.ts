@@ -22,7 +22,7 @@ import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
 import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
-import { ENGINE_DEFAULTS, type ResolvedEngineOptions, type SearchEngineOptions } from './options.ts';
+import type { ResolvedEngineOptions, SearchEngineOptions } from './options.ts';
 
 /** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 export function stageTelemetry(
@@ -34,7 +34,11 @@ export function stageTelemetry(
 }
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
-export function defaultAnswerer(options: SearchEngineOptions, synonyms?: SynonymSet): Answerer {
+export function defaultAnswerer(
+  options: SearchEngineOptions,
+  modelFallback: boolean,
+  synonyms?: SynonymSet,
+): Answerer {
   const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
   const extractive = createExtractiveAnswerer({ ...noAnswer, ...(synonyms ? { synonyms } : {}) });
   if (!options.model) return extractive;
@@ -43,7 +47,7 @@ export function defaultAnswerer(options: SearchEngineOptions, synonyms?: Synonym
     model: options.model,
     ...noAnswer,
     ...(telemetry ? { telemetry } : {}),
-    ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
+    ...(modelFallback ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
   // that is down answers 503 at once instead of every request waiting for its retries.
@@ -155,7 +159,7 @@ export function researchPlanner(
  */
 export function buildStages(
   options: SearchEngineOptions,
-  resolved: Pick<ResolvedEngineOptions, 'corpus' | 'publicUrl' | 'pipeline'>,
+  resolved: Pick<ResolvedEngineOptions, 'corpus' | 'publicUrl' | 'pipeline' | 'modelFallback'>,
 ): { stages: PipelineStages; structuredOutput: boolean } {
   const { corpus, publicUrl } = resolved;
   const planner =
@@ -178,7 +182,7 @@ export function buildStages(
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,
-    answerer: options.answerer ?? defaultAnswerer(options, synonyms),
+    answerer: options.answerer ?? defaultAnswerer(options, resolved.modelFallback, synonyms),
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
     ...(options.extractor === false ? {} : { extractor: cachedExtractor(options) }),
   };

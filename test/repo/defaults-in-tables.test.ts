@@ -51,10 +51,12 @@ function readsOption(node: ts.Expression): boolean {
 }
 
 /**
- * Modules that get their settings complete from `resolveEngineOptions` (the pipeline's run, the research
- * loop and its planners, the jobs module): a default read again there is a second resolution.
+ * Modules that get their settings complete from `resolveEngineOptions` (the engine's modules but options.ts
+ * itself, the pipeline's run, the research loop and its planners, the jobs module): a default read again
+ * there is a second resolution.
  */
 const RESOLVED_ABOVE = [
+  /^src\/engine\/(?!options\.ts$)/,
   /^src\/pipeline\/run\.ts$/,
   /^src\/pipeline\/research\/(loop|[a-z]+-planner)\.ts$/,
   /^src\/jobs\//,

@@ -1,11 +1,11 @@
 /**
  * Options resolved once (issue 47): `resolveEngineOptions` returns the pipeline's settings complete, research's
- * budgets included; the pipeline's and research's entries take them as they are (the same object, no second
+ * budgets included, and the engine's own (rate limit, model fallback); the pipeline's and research's entries take them as they are (the same object, no second
  * resolution); a library call's partial settings are completed and checked where they enter. Over HTTP, the
  * budgets configured on the engine are the ones the research loop and its planner run on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveEngineOptions } from '../../src/engine/options.ts';
+import { ENGINE_DEFAULTS, resolveEngineOptions } from '../../src/engine/options.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -71,6 +71,17 @@ describe('research settings, resolved once', () => {
     expect(() => resolveResearchSettings('five' as never)).toThrow(
       new TypeError('research must be an object'),
     );
+  });
+});
+
+describe("the engine's own settings, resolved once", () => {
+  it('come with their defaults from resolveEngineOptions, for the modules that build the stages and stores', () => {
+    const defaults = resolveEngineOptions({});
+    expect(defaults.modelFallback).toBe(ENGINE_DEFAULTS.modelFallback);
+    expect(defaults.rateLimit).toEqual(ENGINE_DEFAULTS.rateLimit);
+    const given = resolveEngineOptions({ modelFallback: true, rateLimit: { limit: 3, windowMs: 1000 } });
+    expect(given.modelFallback).toBe(true);
+    expect(given.rateLimit).toEqual({ limit: 3, windowMs: 1000 });
   });
 });
 
