@@ -25,7 +25,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeBytes } from '../src/pipeline/extract/decode.ts';
-import { createWorkerPool } from '../src/pipeline/extract/pool.ts';
+import { createWorkerPool } from '../src/scheduling/worker-pool.ts';
 import type { ExtractTaskPayload } from '../src/pipeline/extract/worker.ts';
 import { DATA_OPTION, resolveDatasetsDir } from './lib/datasets.ts';
 import { loadWcxbPages } from './lib/wcxb.ts';

@@ -170,7 +170,7 @@ export {
   type SqliteDocumentIndexOptions,
   type StoredDocument,
 } from './documents/index.ts';
-export { FILE_TYPES, readDocumentFile, type FileReadResult } from './documents/read-file.ts';
+export { FILE_TYPES, readDocumentFile, type FileReadResult } from './pipeline/extract/read-file.ts';
 
 // Stage: fetch
 export * from './pipeline/fetch/index.ts';

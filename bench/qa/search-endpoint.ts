@@ -7,7 +7,7 @@
  * SERP. Other `format` values answer 403, as a SearXNG instance without JSON output does.
  */
 import { createServer, type Server } from 'node:http';
-import { Bm25Index, type Bm25Options } from '../../src/pipeline/rank/bm25.ts';
+import { Bm25Index, type Bm25Options } from '../../src/text/bm25.ts';
 import { tokenize, tokenizeQuery } from '../../src/text/tokenize.ts';
 import type { Article } from './corpus.ts';
 import { listenOnLoopback } from '../../test/support/loopback-server.ts';

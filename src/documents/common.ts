@@ -49,7 +49,7 @@ export interface IndexedSection {
 
 /**
  * What indexing a document needs from its text, computed once: the analysed document, its hash and size,
- * and its sections' terms. Plain data, so that a worker thread can compute it (see `read-worker.ts`).
+ * and its sections' terms. Plain data, so that a worker thread can compute it (see `index-builder/read-worker.ts`).
  */
 export interface DocumentAnalysis {
   readonly document: AnalyzedDocument;

@@ -2,7 +2,7 @@
  * The in-memory {@link DocumentIndex}: BM25 over sections, as the `local` search provider scores its
  * folders. For tests and small embedded uses; nothing survives the process.
  */
-import { Bm25Index } from '../pipeline/rank/bm25.ts';
+import { Bm25Index } from '../text/bm25.ts';
 import { sectionTokens } from './analyze.ts';
 import {
   checkQuota,

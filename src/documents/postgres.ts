@@ -9,7 +9,7 @@
  * created on first use with `CREATE … IF NOT EXISTS`.
  */
 import type pg from 'pg';
-import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
+import { BM25_DEFAULTS } from '../text/bm25.ts';
 import {
   openPostgresConnection,
   toNumber,

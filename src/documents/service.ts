@@ -7,7 +7,6 @@
  */
 import { CitewiseError } from '../errors.ts';
 import { nonNegativeInteger } from '../options.ts';
-import { extractContent } from '../pipeline/extract/extract.ts';
 import { newDocumentId } from './common.ts';
 import {
   DocumentQuotaError,
@@ -26,6 +25,16 @@ export const DOCUMENTS_DEFAULTS = {
   /** Documents of one list page, when `limit` is not given (at most 100). */
   listLimit: 20,
 } as const;
+
+/**
+ * Turns an uploaded HTML page or PDF file into Markdown, or `null` when it holds no text; throws on a file it
+ * cannot read. The engine passes the extractor of web pages (`extractContent`), so the documents read uploads
+ * as the pipeline reads pages without importing it.
+ */
+export type DocumentExtractor = (
+  input: string | Uint8Array,
+  options: { readonly url: string; readonly contentType: string },
+) => Promise<{ readonly markdown: string; readonly title?: string } | null>;
 
 /** Options of {@link createDocumentsService}. */
 export interface DocumentsServiceOptions {
@@ -147,14 +156,15 @@ async function documentText(
   request: AddDocumentRequest,
   raw: Uint8Array,
   url: string,
+  extract: DocumentExtractor,
 ): Promise<{ content: string; format: 'markdown' | 'text'; title: string | undefined }> {
   if (request.format === 'markdown' || request.format === 'text')
     return { content: request.content, format: request.format, title: request.title };
   const contentType = request.format === 'pdf' ? 'application/pdf' : 'text/html';
   const name = request.format === 'pdf' ? 'PDF' : 'HTML';
-  let extracted: Awaited<ReturnType<typeof extractContent>>;
+  let extracted: Awaited<ReturnType<DocumentExtractor>>;
   try {
-    extracted = await extractContent(request.format === 'pdf' ? raw : request.content, { url, contentType });
+    extracted = await extract(request.format === 'pdf' ? raw : request.content, { url, contentType });
   } catch {
     // A damaged or encrypted file is the caller's to fix, not a server error.
     throw invalid(`the ${name} cannot be read (damaged or encrypted)`);
@@ -181,8 +191,11 @@ function viewOf(document: DocumentSummary | StoredDocument, withContent: boolean
   };
 }
 
-/** Creates the documents service over a document index. */
-export function createDocumentsService(options: DocumentsServiceOptions): DocumentsService {
+/** Creates the documents service over a document index, reading HTML and PDF uploads with `extract`. */
+export function createDocumentsService(
+  options: DocumentsServiceOptions,
+  extract: DocumentExtractor,
+): DocumentsService {
   const { index } = options;
   const maxDocuments = nonNegativeInteger(
     'maxDocuments',
@@ -206,7 +219,7 @@ export function createDocumentsService(options: DocumentsServiceOptions): Docume
         throw new CitewiseError('payload_too_large', undefined, {
           description: `Payload Too Large: the content must be at most ${limits.maxContentBytes} bytes`,
         });
-      const { content, format, title } = await documentText(request, raw, url);
+      const { content, format, title } = await documentText(request, raw, url, extract);
       // The quota is checked in the index's write, so two uploads at once cannot pass it together.
       const existing = await index.get(url, account);
       let result: PutResult;

@@ -4,7 +4,7 @@
  * ranking finds the candidates, ours scores them), with a bound that says when they are final.
  */
 import type { StatementSync } from 'node:sqlite';
-import { BM25_DEFAULTS } from '../pipeline/rank/bm25.ts';
+import { BM25_DEFAULTS } from '../text/bm25.ts';
 import { sectionTokens } from './analyze.ts';
 import { engineTerm } from './common.ts';
 import { DOCUMENT_INDEX_DEFAULTS, type StoredDocument } from './types.ts';

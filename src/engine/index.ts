@@ -51,6 +51,7 @@ import {
 import { CitewiseError } from '../errors.ts';
 import { createErrorReporter, createProtocolService } from './protocol.ts';
 import { createDocumentsService, type AddDocumentRequest, type DocumentView } from '../documents/service.ts';
+import { extractContent } from '../pipeline/extract/extract.ts';
 import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
 import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';
 import { buildStages } from './stages.ts';
@@ -150,10 +151,10 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
   const rateLimiter =
     options.rateLimiter === false
       ? null
-      : (options.rateLimiter ?? createMemoryRateLimiter(options.rateLimit ?? ENGINE_DEFAULTS.rateLimit));
+      : (options.rateLimiter ?? createMemoryRateLimiter(resolved.rateLimit));
   const idempotencyStore =
     options.idempotency === false ? undefined : (options.idempotency ?? createMemoryIdempotencyStore());
-  const { stages, structuredOutput } = buildStages(options, resolved.corpus, resolved.publicUrl);
+  const { stages, structuredOutput } = buildStages(options, resolved);
   // Admission to a fair slot, the credit hold, and its commit or refund: one path for every search.
   const scheduler = createFairScheduler({
     concurrency: resolved.maxConcurrentSearches,
@@ -212,7 +213,8 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     onError: (error, context, jobId) =>
       logger.error({ err: error, jobId }, `research job: ${context} failed`),
   });
-  const documents = options.documents ? createDocumentsService(options.documents) : undefined;
+  // The documents read HTML and PDF uploads with the extractor of web pages, given from here (above both).
+  const documents = options.documents ? createDocumentsService(options.documents, extractContent) : undefined;
   // What the router serves: the protocol service, with research jobs and (when configured) documents.
   const routed: ProtocolService = {
     ...service,

@@ -19,7 +19,6 @@ import {
   DEFAULT_MIN_QUERY_COVERAGE,
   DEFAULT_STRAGGLER_GRACE_MS,
   type PipelinePlanner,
-  type PipelineSettings,
 } from '../pipeline/run.ts';
 import type {
   Answerer,
@@ -43,6 +42,8 @@ import {
   type ResearchPlanner,
   type ResearchSettings,
 } from '../pipeline/research/types.ts';
+import { resolveResearchSettings } from '../pipeline/research/settings.ts';
+import { resolvePipelineSettings, type ResolvedPipelineSettings } from '../pipeline/settings.ts';
 import type { ResearchJobsOptions } from '../jobs/options.ts';
 
 /**
@@ -397,19 +398,15 @@ export interface ResolvedEngineOptions {
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly idempotencyTtlMs: number;
-  /** The tuning of every pipeline run. */
-  readonly pipeline: PipelineSettings &
-    Required<
-      Pick<
-        PipelineSettings,
-        | 'expandToResults'
-        | 'minQueryCoverage'
-        | 'minDeeperPageMentions'
-        | 'minDeeperSnippetCoverage'
-        | 'maxLatencyMs'
-        | 'stragglerGraceMs'
-      >
-    >;
+  /** The rate limit of the in-memory limiter the engine makes when no `rateLimiter` is given. */
+  readonly rateLimit: RateLimitOptions;
+  /** Whether the model answerer falls back to the extractive one when the model fails. */
+  readonly modelFallback: boolean;
+  /**
+   * The tuning of every pipeline run, research's budgets included, complete: resolved here once, and read as
+   * they are by the pipeline, the research loop and its planners.
+   */
+  readonly pipeline: ResolvedPipelineSettings;
   /** `publicUrl`, checked, without a trailing slash. */
   readonly publicUrl: string;
   /** The folders of the local corpus (none when a `search` provider is given). */
@@ -420,29 +417,6 @@ export interface ResolvedEngineOptions {
   readonly logger: Logger;
   /** Credits per search query of `depth: "research"`. */
   readonly researchCreditsPerQuery: number;
-}
-
-/** The research budgets, checked, with `RESEARCH_DEFAULTS` applied. */
-function resolveResearch(research: ResearchOptions | undefined): Required<ResearchSettings> & {
-  readonly maxLatencyMs: number;
-} {
-  if (research !== undefined && (research === null || typeof research !== 'object'))
-    throw new TypeError('research must be an object');
-  const d = RESEARCH_DEFAULTS;
-  const r = research ?? {};
-  const whole = (name: keyof ResearchOptions & keyof typeof d) =>
-    positiveInteger(`research.${name}`, r[name], d[name]);
-  return {
-    maxHops: whole('maxHops'),
-    maxQueries: whole('maxQueries'),
-    maxPages: whole('maxPages'),
-    questionResults: whole('questionResults'),
-    entityResults: whole('entityResults'),
-    leadResults: whole('leadResults'),
-    leadsPerRound: whole('leadsPerRound'),
-    maxPassageTokens: whole('maxPassageTokens'),
-    maxLatencyMs: whole('maxLatencyMs'),
-  };
 }
 
 /**
@@ -486,7 +460,7 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
       defaults.requestTimeoutMs,
     ),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, defaults.maxBodyBytes),
-    pipeline: {
+    pipeline: resolvePipelineSettings({
       maxResults: positiveInteger('maxResults', options.maxResults, defaults.maxResults),
       expandToResults: positiveInteger('expandToResults', options.expandToResults, defaults.expandToResults),
       minQueryCoverage: fraction('minQueryCoverage', options.minQueryCoverage, defaults.minQueryCoverage),
@@ -513,8 +487,8 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         options.stragglerGraceMs,
         defaults.stragglerGraceMs,
       ),
-      research: resolveResearch(options.research),
-    },
+      research: resolveResearchSettings(options.research),
+    }),
     researchCreditsPerQuery: nonNegativeInteger(
       'research.creditsPerQuery',
       options.research?.creditsPerQuery,
@@ -532,6 +506,8 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
         ? null
         : normalizeTavilyPrefix(options.tavilyPrefix ?? defaults.tavilyPrefix),
     maintenance: options.maintenance ?? defaults.maintenance,
+    rateLimit: options.rateLimit ?? defaults.rateLimit,
+    modelFallback: options.modelFallback ?? defaults.modelFallback,
     logger: options.logger ?? NO_LOGGER,
   };
 }

@@ -14,6 +14,7 @@ import { createEmbeddingReranker } from '../pipeline/rank/embeddings.ts';
 import { createBm25Ranker } from '../pipeline/rank/index.ts';
 import { createModelResearchPlanner } from '../pipeline/research/model-planner.ts';
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
+import type { ResolvedResearchSettings } from '../pipeline/research/settings.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
 import { withSynonymSearch } from '../pipeline/search/synonyms.ts';
@@ -21,7 +22,7 @@ import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
 import type { Answerer, ContentExtractor, PageFetcher, SearchProvider } from '../pipeline/types.ts';
 import { withAnswererResilience } from '../resilience/index.ts';
-import { ENGINE_DEFAULTS, type SearchEngineOptions } from './options.ts';
+import type { ResolvedEngineOptions, SearchEngineOptions } from './options.ts';
 
 /** The engine's telemetry settings for one stage: function id `<functionId or citewise>.<stage>`. */
 export function stageTelemetry(
@@ -33,7 +34,11 @@ export function stageTelemetry(
 }
 
 /** The model answerer when a model is given (with the extractive one as fallback if asked), else extractive. */
-export function defaultAnswerer(options: SearchEngineOptions, synonyms?: SynonymSet): Answerer {
+export function defaultAnswerer(
+  options: SearchEngineOptions,
+  modelFallback: boolean,
+  synonyms?: SynonymSet,
+): Answerer {
   const noAnswer = options.noAnswerText === undefined ? {} : { noAnswerText: options.noAnswerText };
   const extractive = createExtractiveAnswerer({ ...noAnswer, ...(synonyms ? { synonyms } : {}) });
   if (!options.model) return extractive;
@@ -42,7 +47,7 @@ export function defaultAnswerer(options: SearchEngineOptions, synonyms?: Synonym
     model: options.model,
     ...noAnswer,
     ...(telemetry ? { telemetry } : {}),
-    ...((options.modelFallback ?? ENGINE_DEFAULTS.modelFallback) ? { fallback: extractive } : {}),
+    ...(modelFallback ? { fallback: extractive } : {}),
   });
   // The model answerer retries within the deadline itself; the wrapper adds a circuit breaker, so a model
   // that is down answers 503 at once instead of every request waiting for its retries.
@@ -126,11 +131,14 @@ function cachedExtractor(options: SearchEngineOptions): ContentExtractor {
 
 /**
  * The planner of `depth: "research"`: the one given, else with a model (`queryModel`, else `model`) the
- * model planner falling back to the rules, else the rules alone.
+ * model planner falling back to the rules, else the rules alone; on the research settings
+ * `resolveEngineOptions` resolved.
  */
-export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
+export function researchPlanner(
+  options: SearchEngineOptions,
+  settings: ResolvedResearchSettings,
+): ResearchPlanner {
   if (options.research?.planner) return options.research.planner;
-  const settings = options.research ?? {};
   const rules = createRulesPlanner(settings);
   const model = options.queryModel ?? options.model;
   if (!model) return rules;
@@ -151,9 +159,9 @@ export function researchPlanner(options: SearchEngineOptions): ResearchPlanner {
  */
 export function buildStages(
   options: SearchEngineOptions,
-  corpus: readonly string[],
-  publicUrl: string,
+  resolved: Pick<ResolvedEngineOptions, 'corpus' | 'publicUrl' | 'pipeline' | 'modelFallback'>,
 ): { stages: PipelineStages; structuredOutput: boolean } {
+  const { corpus, publicUrl } = resolved;
   const planner =
     options.planner ?? modelPlanner(options.queryModel ?? options.model, stageTelemetry(options, 'plan'));
   // `response_type: "json"` needs an answerer that writes structured output (the model answerer does).
@@ -165,7 +173,7 @@ export function buildStages(
     options.synonyms === undefined ? undefined : new SynonymSet(parseSynonymRules(options.synonyms));
   const stages: PipelineStages = {
     ...(planner ? { planner } : {}),
-    researchPlanner: researchPlanner(options),
+    researchPlanner: researchPlanner(options, resolved.pipeline.research),
     search: withSynonymSearch(
       options.search ??
         localSearch(corpus, publicUrl, options.publicUrl === undefined, options.documents?.index),
@@ -174,7 +182,7 @@ export function buildStages(
     ranker: options.embeddingModel
       ? createEmbeddingReranker({ inner: bm25, model: options.embeddingModel })
       : bm25,
-    answerer: options.answerer ?? defaultAnswerer(options, synonyms),
+    answerer: options.answerer ?? defaultAnswerer(options, resolved.modelFallback, synonyms),
     ...(options.fetcher === false ? {} : { fetcher: options.fetcher ?? lazyPageFetcher() }),
     ...(options.extractor === false ? {} : { extractor: cachedExtractor(options) }),
   };

@@ -6,8 +6,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FILE_TYPES, readDocumentFile } from '../documents/read-file.ts';
-import { createDocumentFileReader, type ReadFileTaskResult } from '../documents/read-files.ts';
+import { FILE_TYPES, readDocumentFile } from '../pipeline/extract/read-file.ts';
+import { createDocumentFileReader, type ReadFileTaskResult } from './read-files.ts';
 import { listDocumentFiles } from '../pipeline/search/local-index.ts';
 import { messageOf, type BuildRun } from './run.ts';
 

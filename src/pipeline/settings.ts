@@ -1,9 +1,11 @@
 /**
- * The defaults of the pipeline's settings ({@link PipelineSettings}), applied once where a run enters
- * (`runPipeline`, `streamPipeline`): the stages below read them complete.
+ * The defaults of the pipeline's settings ({@link PipelineSettings}), research's included, applied once: by the
+ * engine (`resolveEngineOptions`), or where a library call's run enters (`runPipeline`, `streamPipeline`).
+ * Settings already resolved pass through as they are: the stages, the research loop and its planners read
+ * them complete.
  */
 import type { PipelineSettings } from './run.ts';
-import { RESEARCH_DEFAULTS } from './research/types.ts';
+import { resolveResearchSettings, type ResolvedResearchSettings } from './research/settings.ts';
 
 /** {@link PipelineSettings.expandToResults} when not set. */
 export const DEFAULT_EXPAND_TO_RESULTS = 40;
@@ -33,15 +35,19 @@ export type ResolvedPipelineSettings = PipelineSettings &
       | 'minDeeperSnippetCoverage'
       | 'cheapResults'
     >
-  > & { readonly research: NonNullable<PipelineSettings['research']> & { readonly maxLatencyMs: number } };
+  > & { readonly research: ResolvedResearchSettings };
+
+/** Settings that {@link resolvePipelineSettings} returned: given again, they are returned as they are. */
+const resolved = new WeakSet<object>();
 
 /**
- * Applies the defaults of {@link PipelineSettings} once, where a run enters (the engine passes them all
- * already, from `resolveEngineOptions`; a library call to {@link runPipeline} may leave them out).
+ * Applies the defaults of {@link PipelineSettings} once: the engine's `resolveEngineOptions` resolves them
+ * here, and a run gets them as they are; a library call to {@link runPipeline} may leave them out, and they
+ * are resolved where the run enters. Research's settings are checked ({@link resolveResearchSettings}).
  */
 export function resolvePipelineSettings(settings: PipelineSettings): ResolvedPipelineSettings {
-  const research = settings.research ?? {};
-  return {
+  if (resolved.has(settings)) return settings as ResolvedPipelineSettings;
+  const complete: ResolvedPipelineSettings = {
     ...settings,
     expandToResults: settings.expandToResults ?? DEFAULT_EXPAND_TO_RESULTS,
     minQueryCoverage: settings.minQueryCoverage ?? DEFAULT_MIN_QUERY_COVERAGE,
@@ -50,6 +56,8 @@ export function resolvePipelineSettings(settings: PipelineSettings): ResolvedPip
     minDeeperPageMentions: settings.minDeeperPageMentions ?? DEFAULT_MIN_DEEPER_PAGE_MENTIONS,
     minDeeperSnippetCoverage: settings.minDeeperSnippetCoverage ?? DEFAULT_MIN_DEEPER_SNIPPET_COVERAGE,
     cheapResults: settings.cheapResults ?? DEFAULT_CHEAP_RESULTS,
-    research: { ...research, maxLatencyMs: research.maxLatencyMs ?? RESEARCH_DEFAULTS.maxLatencyMs },
+    research: resolveResearchSettings(settings.research),
   };
+  resolved.add(complete);
+  return complete;
 }

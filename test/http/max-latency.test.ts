@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { MAX_LATENCY_MS_RANGE } from '../../src/contract/search.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
-import { createWorkerPool } from '../../src/pipeline/extract/pool.ts';
+import { createWorkerPool } from '../../src/scheduling/worker-pool.ts';
 import { DEFAULT_MAX_LATENCY_MS, DEFAULT_STRAGGLER_GRACE_MS } from '../../src/pipeline/run.ts';
 import type { PageFetcher } from '../../src/pipeline/types.ts';
 import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Index, scoreDocuments } from '../../src/pipeline/rank/bm25.ts';
+import { Bm25Index, scoreDocuments } from '../../src/text/bm25.ts';
 
 describe('Bm25Index', () => {
   const build = () => {

@@ -34,13 +34,6 @@ const LAYERS = [
   'errors.ts',
 ] as const;
 
-/**
- * The one edge still pointing up, left for the document index's own work (issue 47): the document stores
- * rank with the pipeline's BM25 and the documents service extracts uploads with the pipeline's extractor,
- * while the pipeline's local index searches the document index.
- */
-const KNOWN_UPWARD = new Set(['documents → pipeline']);
-
 function upward(graph: FolderGraph): string[] {
   const rank = new Map<string, number>(LAYERS.map((name, index) => [name, index]));
   return graph.edges
@@ -55,17 +48,16 @@ describe('the layers of src/', () => {
     expect(graph.nodes.filter((node) => !(LAYERS as readonly string[]).includes(node))).toEqual([]);
   });
 
-  it('has no import pointing up the layers but the one known edge', () => {
-    const found = upward(graph).filter((edge) => !KNOWN_UPWARD.has(edge.split('   ')[0] ?? ''));
-    expect(found).toEqual([]);
+  it('has no import pointing up the layers', () => {
+    expect(upward(graph)).toEqual([]);
   });
 
   it('pipeline/ imports nothing above it', () => {
     expect(upward(graph).filter((edge) => edge.startsWith('pipeline →'))).toEqual([]);
   });
 
-  it('has no circle between folders but the known one', () => {
-    expect(circles(graph)).toEqual([['documents', 'pipeline']]);
+  it('has no circle between folders', () => {
+    expect(circles(graph)).toEqual([]);
   });
 
   it("matches the contributing guide: its layout map names every folder, its drawing the layers' order", () => {

@@ -3,7 +3,7 @@
  * returns their text as the hit's content, or only a snippet with a fetcher and extractor that read the
  * page (to count fetches). Calls are recorded.
  */
-import { Bm25Index } from '../../src/pipeline/rank/bm25.ts';
+import { Bm25Index } from '../../src/text/bm25.ts';
 import { tokenize, tokenizeQuery } from '../../src/text/tokenize.ts';
 import type {
   ContentExtractor,

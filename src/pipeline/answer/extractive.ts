@@ -4,7 +4,7 @@
  */
 import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
-import { inverseDocumentFrequency, scoreDocuments } from '../rank/bm25.ts';
+import { inverseDocumentFrequency, scoreDocuments } from '../../text/bm25.ts';
 import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
 import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';

@@ -4,7 +4,7 @@ import { CitewiseError } from '../../errors.ts';
 import type { CallOptions, ContentExtractor, ExtractedContent, FetchedPage } from '../types.ts';
 import { extractContent, type ExtractContentOptions } from './extract.ts';
 import { EXTRACTION_LIMIT_DEFAULTS } from './limits.ts';
-import { createWorkerPool, type WorkerPool } from './pool.ts';
+import { createWorkerPool, type WorkerPool } from '../../scheduling/worker-pool.ts';
 import type { ExtractTaskPayload } from './worker.ts';
 import { nonNegativeInteger, positiveInteger } from '../../options.ts';
 

@@ -9,6 +9,11 @@ export {
 } from './content-cache.ts';
 export { decodeBytes, sniffMetaCharset, type DecodedText, type DecodeOptions } from './decode.ts';
 export { isHiddenByInlineStyle, stripInvisibleCharacters } from './hidden.ts';
-export { createWorkerPool, type WorkerPool, type WorkerPoolOptions, type WorkerTaskOptions } from './pool.ts';
+export {
+  createWorkerPool,
+  type WorkerPool,
+  type WorkerPoolOptions,
+  type WorkerTaskOptions,
+} from '../../scheduling/worker-pool.ts';
 export { BOILERPLATE_RULES, type BoilerplateRule } from './boilerplate.ts';
 export { PAGE_TYPES, detectPageType, type PageType } from './page-type.ts';

@@ -4,7 +4,7 @@
  * memory. Every stream whose data is zlib (PDF's FlateDecode; several layers deep too) is inflated here by
  * Node's zlib, chunk by chunk and counted, never held past the budget; a PDF whose streams inflate to more
  * than the budget in all is refused. Streams behind another filter first (ASCII armour, LZW) or
- * encryption are not seen here: the extraction worker's memory limit bounds those (see pool.ts).
+ * encryption are not seen here: the extraction worker's memory limit bounds those (see scheduling/worker-pool.ts).
  *
  * A stream is measured from its first byte to the end of its zlib data, wherever that is: not up to the
  * first `endstream` (the bytes `endstream` may well appear inside the compressed data, in a stored block,

@@ -4,7 +4,12 @@
  */
 import { fraction, nonNegativeNumber, positiveInteger } from '../../options.ts';
 import type { ExtractedContent, Passage, PassageRanker, TokenBudget } from '../types.ts';
-import { checkBm25Options, scoreDocuments, type Bm25Options, type ScoreDocumentsOptions } from './bm25.ts';
+import {
+  checkBm25Options,
+  scoreDocuments,
+  type Bm25Options,
+  type ScoreDocumentsOptions,
+} from '../../text/bm25.ts';
 import { splitPassages, type PassageChunk } from './passages.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import { estimateTokens } from '../../text/tokens.ts';

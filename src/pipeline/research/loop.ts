@@ -22,8 +22,8 @@ import { chainSentences } from './chain.ts';
 import { foundNothing, partSentences, questionParts } from './coverage.ts';
 import { analyzeQuestion, type QuestionAnalysis } from './question.ts';
 import { selectEvidence } from './select.ts';
+import { resolveResearchSettings } from './settings.ts';
 import {
-  RESEARCH_DEFAULTS,
   type PlannedQuery,
   type ResearchPlan,
   type ResearchPlanner,
@@ -44,6 +44,7 @@ export interface ResearchRun {
   readonly filters: SearchFilters;
   readonly stages: Pick<PipelineStages, 'search' | 'fetcher' | 'extractor' | 'ranker'>;
   readonly planner: ResearchPlanner;
+  /** Its budgets: resolved here when partial (a library call); the pipeline passes them resolved. */
   readonly settings: ResearchSettings;
   /** Time allowed to fetch and extract one page, in ms. */
   readonly pageTimeoutMs: number;
@@ -79,11 +80,13 @@ export interface ResearchResult {
 
 /** Runs the research loop. Throws only when the request is aborted or the search provider fails at once. */
 export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
-  const { call, stages, settings } = run;
-  const maxHops = settings.maxHops ?? RESEARCH_DEFAULTS.maxHops;
-  const maxQueries = settings.maxQueries ?? RESEARCH_DEFAULTS.maxQueries;
-  const maxPages = settings.maxPages ?? RESEARCH_DEFAULTS.maxPages;
-  const maxTokens = settings.maxPassageTokens ?? RESEARCH_DEFAULTS.maxPassageTokens;
+  const { call, stages } = run;
+  const {
+    maxHops,
+    maxQueries,
+    maxPages,
+    maxPassageTokens: maxTokens,
+  } = resolveResearchSettings(run.settings);
   const analysis = analyzeQuestion(run.question);
 
   const searchedKeys = new Set<string>();

@@ -15,8 +15,8 @@ import {
 } from '../answer/telemetry.ts';
 import { positiveInteger } from '../../options.ts';
 import type { QuestionAnalysis } from './question.ts';
+import { resolveResearchSettings } from './settings.ts';
 import {
-  RESEARCH_DEFAULTS,
   type PlannedQuery,
   type ResearchPlan,
   type ResearchPlanner,
@@ -41,7 +41,7 @@ export interface ModelResearchPlannerOptions {
   readonly model: LanguageModel;
   /** Plans a round when the model's plan is refused. */
   readonly fallback: ResearchPlanner;
-  /** Budgets (the results read per query). @default RESEARCH_DEFAULTS */
+  /** Budgets (the results read per query), resolved once here. @default RESEARCH_DEFAULTS */
   readonly settings?: ResearchSettings;
   /** @default MODEL_PLANNER_DEFAULTS.timeoutMs (8000) */
   readonly timeoutMs?: number;
@@ -81,8 +81,7 @@ export function createModelResearchPlanner(options: ModelResearchPlannerOptions)
   );
   const maxQueries = positiveInteger('maxQueries', options.maxQueries, MODEL_PLANNER_DEFAULTS.maxQueries);
   checkTelemetrySettings(options.telemetry);
-  const results = options.settings?.leadResults ?? RESEARCH_DEFAULTS.leadResults;
-  const firstResults = options.settings?.questionResults ?? RESEARCH_DEFAULTS.questionResults;
+  const { leadResults: results, questionResults: firstResults } = resolveResearchSettings(options.settings);
 
   /** Asks the model; a refused plan falls back to the rules' plan of the same round. */
   async function plan(

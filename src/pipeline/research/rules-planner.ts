@@ -10,8 +10,8 @@ import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
 import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
+import { resolveResearchSettings } from './settings.ts';
 import {
-  RESEARCH_DEFAULTS,
   type PlannedQuery,
   type ResearchPlan,
   type ResearchPlanner,
@@ -46,12 +46,13 @@ const CONTAINER_WORDS = new Set(
   ].map((word) => meaningStems(word)[0]!),
 );
 
-/** Creates the model-free planner. */
-export function createRulesPlanner(settings: ResearchSettings = {}): ResearchPlanner {
-  const questionResults = settings.questionResults ?? RESEARCH_DEFAULTS.questionResults;
-  const entityResults = settings.entityResults ?? RESEARCH_DEFAULTS.entityResults;
-  const leadResults = settings.leadResults ?? RESEARCH_DEFAULTS.leadResults;
-  const leadsPerRound = settings.leadsPerRound ?? RESEARCH_DEFAULTS.leadsPerRound;
+/**
+ * Creates the model-free planner.
+ * @param settings Its budgets (results read per query, leads per round), resolved once here; settings
+ *   already resolved (`resolveResearchSettings`) are used as they are. @default RESEARCH_DEFAULTS
+ */
+export function createRulesPlanner(settings?: ResearchSettings): ResearchPlanner {
+  const { questionResults, entityResults, leadResults, leadsPerRound } = resolveResearchSettings(settings);
   return {
     async first(analysis) {
       return { queries: firstQueries(analysis, questionResults, entityResults), found: [], planner: 'rules' };

@@ -7,9 +7,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeBytes } from '../pipeline/extract/decode.ts';
-import { DOCX_TYPE, extractContent } from '../pipeline/extract/extract.ts';
-import type { DocumentInput } from './analyze.ts';
+import { decodeBytes } from './decode.ts';
+import { DOCX_TYPE, extractContent } from './extract.ts';
+import type { DocumentInput } from '../../documents/analyze.ts';
 
 /** File extensions read as documents, with the media type each is read as. */
 export const FILE_TYPES: Readonly<Record<string, string>> = {

@@ -4,10 +4,10 @@
  * worker threads, so that a build uses the machine's other cores while its main thread writes the index.
  * With no workers the same two steps run in the calling thread.
  */
-import { analyzeForIndex, type DocumentAnalysis } from './common.ts';
-import { readDocumentFile, type FileReadResult } from './read-file.ts';
-import { createWorkerPool, type WorkerPool } from '../pipeline/extract/pool.ts';
-import type { DocumentInput } from './analyze.ts';
+import { analyzeForIndex, type DocumentAnalysis } from '../documents/common.ts';
+import { readDocumentFile, type FileReadResult } from '../pipeline/extract/read-file.ts';
+import { createWorkerPool, type WorkerPool } from '../scheduling/worker-pool.ts';
+import type { DocumentInput } from '../documents/analyze.ts';
 
 const WORKER_URL = new URL(
   import.meta.url.endsWith('.ts') ? './read-worker.ts' : './read-worker.js',

@@ -4,8 +4,8 @@
  * thread writes the index. Loaded as `.ts` through Node's type stripping, or as the built `.js`.
  */
 import { serveWorkerTasks } from '../scheduling/worker-tasks.ts';
-import { analyzeForIndex } from './common.ts';
-import { readDocumentFile } from './read-file.ts';
+import { analyzeForIndex } from '../documents/common.ts';
+import { readDocumentFile } from '../pipeline/extract/read-file.ts';
 import type { ReadFileTask, ReadFileTaskResult } from './read-files.ts';
 
 serveWorkerTasks(async ({ file, url, maxFileBytes, size }: ReadFileTask): Promise<ReadFileTaskResult> => {

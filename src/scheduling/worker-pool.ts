@@ -1,6 +1,6 @@
 /**
  * A small worker-thread pool shared fairly between accounts. Waiting tasks are handed to free workers by
- * the same fair scheduler as searches (scheduling/fair-scheduler.ts): one account holds at most a share of the
+ * the same fair scheduler as searches (fair-scheduler.ts): one account holds at most a share of the
  * workers and of the queue, and a freed worker goes to the account running the fewest tasks, so a tenant
  * that floods the pool waits behind its own tasks. A task's time limit starts when it starts on a worker,
  * not while it waits. Each worker runs under a memory limit; a task that is aborted, times out or passes
@@ -9,8 +9,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { CitewiseError } from '../../errors.ts';
-import { createFairScheduler } from '../../scheduling/fair-scheduler.ts';
+import { CitewiseError } from '../errors.ts';
+import { createFairScheduler } from './fair-scheduler.ts';
 
 /** Options of {@link createWorkerPool}. */
 export interface WorkerPoolOptions {

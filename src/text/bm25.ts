@@ -1,9 +1,9 @@
 /**
  * Okapi BM25 over an in-memory inverted index. Documents are bags of tokens identified by a string id;
  * they can be added, replaced and removed at any time. Used by the local search index (sections of
- * files) and by the passage ranker (passages of fetched pages).
+ * files), the passage ranker (passages of fetched pages), the extractive answerer and the document stores.
  */
-import { fraction, nonNegativeNumber } from '../../options.ts';
+import { fraction, nonNegativeNumber } from '../options.ts';
 
 /** BM25 parameters. */
 export interface Bm25Options {
