@@ -44,3 +44,35 @@ describe('the chain the answer names', () => {
     expect(result.answer).toContain('directed by Halvard Strom');
   });
 });
+
+const FATHER_PAGES: readonly Page[] = [
+  {
+    title: 'Margaret Tallis',
+    text: 'Margaret Tallis was a Welsh hymn writer. She was the daughter of John Hale Tallis, a landowner of Conwy.',
+  },
+  {
+    title: 'John Hale Tallis',
+    text: 'John Hale Tallis (4 May 1790 – 10 September 1859) was a Welsh landowner. He built a stone bridge at Conwy in 1830.',
+  },
+];
+
+describe("a life's span as the chain's end", () => {
+  it('opens "When did X\'s father die?" with the father\'s dates, then the sentence naming him', async () => {
+    const web = handmadeWeb(FATHER_PAGES);
+    const result = await runPipeline(
+      {
+        prompt: "When did Margaret Tallis's father die?",
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
+      { signal: new AbortController().signal, requestId: 'lifespan', deadline: Date.now() + 20_000 },
+    );
+    const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
+    expect(first).toContain('10 September 1859');
+    expect(second).toContain('daughter of John Hale Tallis');
+  });
+});

@@ -37,6 +37,17 @@ export interface ChainEnd {
 }
 
 /**
+ * A life's span as biographies open, "(6 December 1893 – 21 April 1935)" or "(6 June 1906, Graz – 2
+ * November 1994, Le Plessis-Bouchard)": when (and where) born and died.
+ */
+const LIFESPAN = /\([^()]*\b\d{3,4}\b[^()]*?\s[–—-]\s[^()]*\b\d{3,4}\b[^()]*\)/u;
+
+/** The words of a unit, with the birth and death a life's span states in figures. */
+export function unitWords(words: string): string {
+  return LIFESPAN.test(words) ? `${words} born died` : words;
+}
+
+/**
  * The units of a lead query's documents where its chain may end: every unit of the page titled by the lead,
  * and the units of other pages that name it (a page that does not name the next one is found by its words:
  * the org chart's row "Field Service | Marisol Achebe" for the lead "Field Service").
@@ -80,7 +91,7 @@ export function chainSentences(
     // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
     let end: (ChainEnd & { held: number; fit: number }) | undefined;
     for (const unit of chainEnds(searched)) {
-      const held = stemsHeld(missing, unit.words).length;
+      const held = stemsHeld(missing, unitWords(unit.words)).length;
       if (held === 0) continue;
       const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? TYPE_FIT : 0);
       if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };

@@ -8,6 +8,7 @@
  */
 import type { ChainSentence } from '../types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
+import { unitWords } from './chain.ts';
 import { stemsHeld } from './coverage.ts';
 import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
@@ -32,14 +33,6 @@ const TIME_FIT = 0.5;
  */
 const COMPARES_TIME =
   /\b(?:first|earlier|earliest|later|latest|last|older|oldest|younger|youngest|longer|recently|before|after|born|died|released|founded|established|formed|opened)\b/iu;
-
-/** A life's span as biographies open: "(6 December 1893 – 21 April 1935)": when born and when died. */
-const LIFESPAN = /\(\s*(?:[^()]*?\b)?\d{3,4}\s*[–—-]\s*(?:[^()]*?\b)?\d{3,4}\s*\)/u;
-
-/** The words of a unit, with the birth and death a life's span states in figures. */
-function unitWords(words: string): string {
-  return LIFESPAN.test(words) ? `${words} born died` : words;
-}
 
 /** The units of the searched documents about `name`: on its own page (titled by it), or naming it. */
 function unitsAbout(searched: SearchedQuery, name: string): { words: string; text: string; url: string }[] {
