@@ -11,7 +11,7 @@ import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { leadUnits } from './units.ts';
+import { leadUnits, unitWords } from './units.ts';
 
 /** Share of the question's words a chain must hold to be named by the answer. */
 const MIN_CHAIN_SHARE = 0.5;
@@ -34,17 +34,6 @@ export interface ChainEnd {
   /** As an answer quotes it (a table row as "column: value; …"). */
   readonly text: string;
   readonly url: string;
-}
-
-/**
- * A life's span as biographies open, "(6 December 1893 – 21 April 1935)" or "(6 June 1906, Graz – 2
- * November 1994, Le Plessis-Bouchard)": when (and where) born and died.
- */
-const LIFESPAN = /\([^()]*\b\d{3,4}\b[^()]*?\s[–—-]\s[^()]*\b\d{3,4}\b[^()]*\)/u;
-
-/** The words of a unit, with the birth and death a life's span states in figures. */
-export function unitWords(words: string): string {
-  return LIFESPAN.test(words) ? `${words} born died` : words;
 }
 
 /**

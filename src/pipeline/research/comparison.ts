@@ -8,12 +8,11 @@
  */
 import type { ChainSentence } from '../types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { unitWords } from './chain.ts';
 import { stemsHeld } from './coverage.ts';
 import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
-import { leadUnits } from './units.ts';
+import { leadUnits, unitWords } from './units.ts';
 
 /** Units of a page read for a side's end. */
 const MAX_UNITS = 40;
