@@ -74,5 +74,7 @@ describe("a life's span as the chain's end", () => {
     const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
     expect(first).toContain('10 September 1859');
     expect(second).toContain('daughter of John Hale Tallis');
+    // The dates cover "die": research stops because the question is covered, not for want of leads.
+    expect(result.steps?.at(-1)?.stopped).toBe('covered');
   });
 });
