@@ -11,12 +11,14 @@ import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { leadUnits } from './units.ts';
+import { leadUnits, unitWords } from './units.ts';
 
 /** Share of the question's words a chain must hold to be named by the answer. */
 const MIN_CHAIN_SHARE = 0.5;
 /** Units of a lead's page read for its end. */
 const MAX_UNITS = 40;
+/** What an end holding the kind of thing asked (a year for "when") adds to the words it holds. */
+const TYPE_FIT = 0.5;
 
 interface Candidate {
   readonly sentences: ChainSentence[];
@@ -67,19 +69,20 @@ export function chainSentences(
   let best: Candidate | undefined;
   for (const searched of rounds.flat()) {
     const lead = searched.planned.lead;
-    if (!lead) continue;
+    if (!lead || wordsOfQuestion(lead.name, stems)) continue;
     const bridges = searched.planned.bridges ?? [
       { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
     ];
+    if (!coherent(bridges)) continue;
     const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
     const missing = stems.filter((stem) => !along.has(stem));
     // The end holds most of what the bridges do not; of two that hold as much, the one that holds the kind
     // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
     let end: (ChainEnd & { held: number; fit: number }) | undefined;
     for (const unit of chainEnds(searched)) {
-      const held = stemsHeld(missing, unit.words).length;
+      const held = stemsHeld(missing, unitWords(unit.words)).length;
       if (held === 0) continue;
-      const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? 0.5 : 0);
+      const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? TYPE_FIT : 0);
       if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };
     }
     if (!end) continue;
@@ -97,6 +100,30 @@ export function chainSentences(
       best = candidate;
   }
   return best && best.held >= stems.length * MIN_CHAIN_SHARE ? dedupe(best.sentences) : [];
+}
+
+/**
+ * A lead made only of the question's own words ("Place" or "Place of birth" for "the place of birth of …")
+ * is a page about the relation, not a thing the chain found.
+ */
+function wordsOfQuestion(name: string, stems: readonly string[]): boolean {
+  const own = meaningStems(name);
+  return own.length > 0 && own.every((stem) => stems.includes(stem));
+}
+
+/**
+ * Each bridge after the first stands on the page of the lead the one before it named, or names that lead:
+ * a chain whose second link was found on a page about something else has left its subject ("The Dagger
+ * and the Coin → Daniel Abraham", then a sentence of another author's page).
+ */
+function coherent(bridges: readonly { text: string; title: string; lead?: string }[]): boolean {
+  return bridges.every((bridge, i) => {
+    const previous = i === 0 ? undefined : bridges[i - 1]!.lead;
+    if (previous === undefined) return true;
+    const key = nameKey(previous);
+    const title = nameKey(bridge.title);
+    return title === key || title.startsWith(`${key} `) || ` ${nameKey(bridge.text)} `.includes(` ${key} `);
+  });
 }
 
 function dedupe(sentences: readonly ChainSentence[]): ChainSentence[] {

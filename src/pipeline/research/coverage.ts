@@ -10,7 +10,7 @@
 import type { ChainSentence, ExtractedContent } from '../types.ts';
 import { nameKey } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
-import { leadUnits } from './units.ts';
+import { leadUnits, unitWords } from './units.ts';
 
 /** Verbs that shape a question without saying what its evidence holds ("which variable sets the port"). */
 const LIGHT_VERBS = new Set(
@@ -103,7 +103,7 @@ export function coveredByChain(
   return (
     parts.length > 0 &&
     ends.some((end) => {
-      const stems = [...along, ...meaningStems(end)];
+      const stems = [...along, ...meaningStems(unitWords(end))];
       return parts.every((part) => enough(part, stemsHeld(part.stems, stems).length));
     })
   );

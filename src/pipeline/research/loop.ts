@@ -19,6 +19,7 @@ import { applyDomainFilters } from '../search/filters.ts';
 import type { SearchFilters } from '../types.ts';
 import { nameKey } from './leads.ts';
 import { chainSentences } from './chain.ts';
+import { sideSentences } from './comparison.ts';
 import { foundNothing, partSentences, questionParts } from './coverage.ts';
 import { analyzeQuestion, type QuestionAnalysis } from './question.ts';
 import { selectEvidence } from './select.ts';
@@ -224,15 +225,16 @@ function followedLeads(rounds: readonly (readonly SearchedQuery[])[]): string[] 
 }
 
 /**
- * The sentences the answer opens with: the end of the chain followed and its bridges, or, for a question
- * that one sentence per part answers, those sentences.
+ * The sentences the answer opens with: each side's end and bridge for a comparison, the end of the chain
+ * followed and its bridges, or, for a question that one sentence per part answers, those sentences.
  */
 function answerChain(
   analysis: QuestionAnalysis,
   rounds: readonly (readonly SearchedQuery[])[],
   documents: readonly ExtractedContent[],
 ): ChainSentence[] {
-  const chain = chainSentences(analysis, rounds);
+  const chain =
+    analysis.sides.length > 0 ? sideSentences(analysis, rounds) : chainSentences(analysis, rounds);
   return chain.length > 0 ? chain : partSentences(analysis.question, questionParts(analysis), documents);
 }
 

@@ -58,6 +58,7 @@ const RELATED_WORDS: Readonly<Record<string, readonly string[]>> = {
   born: ['birth'],
   birthplace: ['born', 'birth'],
   birth: ['born'],
+  die: ['died', 'death', 'dead'],
   died: ['death', 'dead'],
   death: ['died'],
   owner: ['owned', 'owns', 'subsidiary'],

@@ -237,7 +237,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
     const source = from.documents.find((d) => d.url === lead.url);
     const bridges = [
       ...(from.planned.bridges ?? []),
-      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
+      { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title, lead: lead.name },
     ];
     return {
       ...leadQuery(

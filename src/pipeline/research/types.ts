@@ -91,7 +91,11 @@ export interface PlannedQuery {
   /** The question's name the line of research started from (a searched name, or a side). */
   readonly origin?: string;
   /** The sentences that led to it from the question's names, first hop first (empty in the first round). */
-  readonly bridges?: readonly (ChainSentence & { readonly title: string })[];
+  readonly bridges?: readonly (ChainSentence & {
+    readonly title: string;
+    /** The lead the sentence named (the next link's name). */
+    readonly lead?: string;
+  })[];
 }
 
 /** A query searched and what was read of it. */

@@ -149,3 +149,14 @@ export function isThing(name: string): boolean {
   if (MARKUP.test(trimmed) || CONSTANT.test(trimmed) || CODE_JOIN.test(trimmed)) return false;
   return true;
 }
+
+/**
+ * A life's span as biographies open, "(6 December 1893 – 21 April 1935)" or "(6 June 1906, Graz – 2
+ * November 1994, Le Plessis-Bouchard)": when (and where) born and died.
+ */
+const LIFESPAN = /\([^()]*\b\d{3,4}\b[^()]*?\s[–—-]\s[^()]*\b\d{3,4}\b[^()]*\)/u;
+
+/** The words of a unit, with the birth and death a life's span states in figures. */
+export function unitWords(words: string): string {
+  return LIFESPAN.test(words) ? `${words} born died` : words;
+}

@@ -1,0 +1,80 @@
+/**
+ * Which chain the answer names. A page about the question's own relation ("Place of birth") is not a link
+ * of the chain even when it holds more of the question's words than the true end: the extractive answer
+ * opens with the director's birth, then the film's sentence naming the director.
+ */
+import { describe, expect, it } from 'vitest';
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { runPipeline } from '../../src/pipeline/run.ts';
+import { handmadeWeb, type Page } from './web.ts';
+
+const PAGES: readonly Page[] = [
+  {
+    title: 'Winter Orchard',
+    text: 'Winter Orchard is a 1973 mystery film directed by Halvard Strom. It was shot in Oslo. The Time, the Place and the Harbour was its working title.',
+  },
+  {
+    title: 'Halvard Strom',
+    text: 'Halvard Strom was a Norwegian film director and actor. Strom was born in Tromso and studied in Bergen.',
+  },
+  {
+    title: 'Place of birth',
+    text: 'The place of birth is the place where a person was born, often used in legal documents with the date of birth of a film director or any person.',
+  },
+];
+
+describe('the chain the answer names', () => {
+  it('is not one through a page about the question\'s own words ("Place of birth")', async () => {
+    const web = handmadeWeb(PAGES);
+    const result = await runPipeline(
+      {
+        prompt: 'What is the place of birth of the director of film Winter Orchard?',
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
+      { signal: new AbortController().signal, requestId: 'chain-end', deadline: Date.now() + 20_000 },
+    );
+    const first = result.answer.split(/\s\[\d+\]/u)[0] ?? '';
+    expect(first).toContain('born in Tromso');
+    expect(result.answer).toContain('directed by Halvard Strom');
+  });
+});
+
+const FATHER_PAGES: readonly Page[] = [
+  {
+    title: 'Margaret Tallis',
+    text: 'Margaret Tallis was a Welsh hymn writer. She was the daughter of John Hale Tallis, a landowner of Conwy.',
+  },
+  {
+    title: 'John Hale Tallis',
+    text: 'John Hale Tallis (4 May 1790 – 10 September 1859) was a Welsh landowner. He built a stone bridge at Conwy in 1830.',
+  },
+];
+
+describe("a life's span as the chain's end", () => {
+  it('opens "When did X\'s father die?" with the father\'s dates, then the sentence naming him', async () => {
+    const web = handmadeWeb(FATHER_PAGES);
+    const result = await runPipeline(
+      {
+        prompt: "When did Margaret Tallis's father die?",
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
+      { signal: new AbortController().signal, requestId: 'lifespan', deadline: Date.now() + 20_000 },
+    );
+    const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
+    expect(first).toContain('10 September 1859');
+    expect(second).toContain('daughter of John Hale Tallis');
+    // The dates cover "die": research stops because the question is covered, not for want of leads.
+    expect(result.steps?.at(-1)?.stopped).toBe('covered');
+  });
+});
