@@ -16,6 +16,7 @@ import { createModelResearchPlanner } from '../pipeline/research/model-planner.t
 import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import { withHitFields } from '../pipeline/search/hits.ts';
 import { withSynonymSearch } from '../pipeline/search/synonyms.ts';
 import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
@@ -74,7 +75,9 @@ function localSearch(
       const base = call.requestBaseUrl;
       if (!base) return hits;
       return hits.map((hit) =>
-        hit.url.startsWith(served) ? { ...hit, url: `${base}/docs/${hit.url.slice(served.length)}` } : hit,
+        hit.url.startsWith(served)
+          ? withHitFields(hit, { url: `${base}/docs/${hit.url.slice(served.length)}` })
+          : hit,
       );
     },
   };
