@@ -120,6 +120,12 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/** CPU time (user + system) a process has used, ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 function percentile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -208,6 +214,8 @@ interface Row {
   reindexS: number;
   /** `serve` processes searched at once (sharing the index). */
   instances: number;
+  /** CPU time `serve` spent per `/v1/search` (user + system, from /proc), ms: less sensitive to load. */
+  cpuPerSearch: number;
   /** p50 of each pipeline stage of `/v1/search` (its `include: ["timings"]`), ms. */
   stages: Record<string, number>;
 }
@@ -273,6 +281,7 @@ for (const size of sizes) {
     const serves: Awaited<ReturnType<typeof startServe>>[] = [];
     for (let i = 0; i < instances; i++)
       serves.push(await startServe(i === 0 ? dataDir : `${dataDir}-instance-${i}`, env));
+    const cpuBefore = serves.map((serve) => cpuMs(serve.child.pid!));
     const measured = await Promise.all(
       serves.map((serve, i) =>
         searchOver(
@@ -283,6 +292,8 @@ for (const size of sizes) {
     );
     const http = measured.flatMap((m) => m.latencies);
     const timings = measured.flatMap((m) => m.timings);
+    const cpuPerSearch =
+      serves.reduce((sum, serve, i) => sum + cpuMs(serve.child.pid!) - cpuBefore[i]!, 0) / questions.length;
     const serveMb = Math.max(...serves.map((serve) => rssMb(serve.child.pid!)));
     for (const serve of serves) serve.child.kill('SIGTERM');
 
@@ -310,6 +321,7 @@ for (const size of sizes) {
       httpP95: percentile(http, 0.95),
       serveMb,
       reindexS: reindex.seconds,
+      cpuPerSearch,
       stages: Object.fromEntries(['plan', 'search', 'gather', 'rank', 'answer'].map((n) => [n, stageP50(n)])),
     });
     console.error(`done: ${size} documents on ${store}: ${JSON.stringify(rows.at(-1))}`);
@@ -329,13 +341,15 @@ for (const r of rows) {
     `| ${r.size} | ${r.store}${r.instances > 1 ? ` (${r.instances})` : ''} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
   );
 }
-console.log('\nWhere `/v1/search` spends its time (p50 of each stage, ms, from `include: ["timings"]`):\n');
-console.log('| documents | store | plan | search | gather | rank | answer |');
-console.log('|---|---|---|---|---|---|---|');
+console.log(
+  '\nWhere `/v1/search` spends its time (p50 of each stage, ms, from `include: ["timings"]`; and the CPU time `serve` used per search):\n',
+);
+console.log('| documents | store | plan | search | gather | rank | answer | serve CPU ms per search |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const t = r.stages;
   console.log(
-    `| ${r.size} | ${r.store} | ${f(t.plan!, 1)} | ${f(t.search!, 1)} | ${f(t.gather!, 1)} | ${f(t.rank!, 1)} | ${f(t.answer!, 1)} |`,
+    `| ${r.size} | ${r.store} | ${f(t.plan!, 1)} | ${f(t.search!, 1)} | ${f(t.gather!, 1)} | ${f(t.rank!, 1)} | ${f(t.answer!, 1)} | ${f(r.cpuPerSearch, 1)} |`,
   );
 }
 console.log(`\nSearch latency against corpus size (written to ${values.svg}):\n`);
