@@ -9,8 +9,13 @@ import { ENGLISH_STOP_WORDS, stem, tokenize } from '../text/tokenize.ts';
 import type { DocumentSection } from './analyze.ts';
 import { engineTerm } from './common.ts';
 
-/** A stretch between ASCII white space holding a character outside ASCII. */
-const NON_ASCII_CHUNK = /[^\t-\r ]*[\u0080-\uffff][^\t-\r ]*/g;
+/** A character outside ASCII. */
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+/** ASCII white space: `[\t-\r ]`. */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
 
 /** Counts the given engine terms in sections: build once per search, call per section. */
 export type TermCounter = (title: string, section: DocumentSection) => Map<string, number>;
@@ -99,11 +104,16 @@ export function termCounter(terms: readonly string[]): TermCounter {
     // Stretches between ASCII white space that hold other characters are tokenized as the tokenizer does
     // (no word, normalization or casing rule reaches across ASCII white space); the rest is ASCII.
     let from = 0;
-    NON_ASCII_CHUNK.lastIndex = 0;
-    for (let chunk = NON_ASCII_CHUNK.exec(text); chunk !== null; chunk = NON_ASCII_CHUNK.exec(text)) {
-      countAscii(counts, text.slice(from, chunk.index));
-      for (const token of tokenize(chunk[0])) count(counts, engineTerm(token));
-      from = chunk.index + chunk[0].length;
+    NON_ASCII.lastIndex = 0;
+    for (let found = NON_ASCII.exec(text); found !== null; found = NON_ASCII.exec(text)) {
+      let start = found.index;
+      while (start > from && !isSpace(text.charCodeAt(start - 1))) start--;
+      let end = found.index + 1;
+      while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
+      countAscii(counts, text.slice(from, start));
+      for (const token of tokenize(text.slice(start, end))) count(counts, engineTerm(token));
+      from = end;
+      NON_ASCII.lastIndex = end;
     }
     countAscii(counts, from === 0 ? text : text.slice(from));
     return counts;
