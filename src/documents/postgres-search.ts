@@ -40,14 +40,9 @@ export async function rankPostgresSections(
   limit: number,
   window: number,
 ): Promise<ScoredRow[]> {
-  const { query, stats } = ranking;
-  const { rows: lexemeRows } = await query<{ lexeme: string }>(
-    `SELECT lexeme FROM unnest(to_tsvector('simple', $1))`,
-    [text],
-  );
-  const lexemes = lexemeRows.map((row) => row.lexeme);
-  if (lexemes.length === 0) return [];
-  const df = await documentFrequencies(ranking, lexemes, owners);
+  const { stats } = ranking;
+  const df = await documentFrequencies(ranking, text, owners);
+  const lexemes = [...df.keys()];
   const matched = lexemes.filter((lexeme) => df.get(lexeme)! > 0);
   if (matched.length === 0) return [];
   const { k1 } = BM25_DEFAULTS;
@@ -77,17 +72,20 @@ export async function rankPostgresSections(
   return scoreSections(ranking, matched, df, undefined, owners, window);
 }
 
-/** Each lexeme's number of sections of `owners` holding it (counted with the GIN index). */
+/**
+ * The lexemes of the query's engine terms (in the vector's order), each with its number of sections of
+ * `owners` holding it (counted with the GIN index), in one round trip.
+ */
 async function documentFrequencies(
   ranking: PostgresRanking,
-  lexemes: readonly string[],
+  text: string,
   owners: readonly string[],
 ): Promise<Map<string, number>> {
   const { rows } = await ranking.query<{ lexeme: string; df: string }>(
     `SELECT l.lexeme, (SELECT count(*) FROM ${ranking.schema}.index_sections m
                        WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2)) AS df
-     FROM unnest($1::text[]) AS l(lexeme)`,
-    [lexemes, owners],
+     FROM unnest(to_tsvector('simple', $1)) AS l`,
+    [text, owners],
   );
   return new Map(rows.map((row) => [row.lexeme, Number(row.df)]));
 }
