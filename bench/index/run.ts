@@ -8,7 +8,12 @@
  * memory after the searches, and the time to re-index the folder after one file changed.
  *
  *   node bench/index/run.ts [--data DIR] [--sizes 10000,100000] [--queries 60] [--stores sqlite,postgres]
- *                           [--postgres URL] [--work DIR] [--svg FILE]
+ *                           [--postgres URL] [--work DIR] [--svg FILE] [--reuse] [--instances N]
+ *
+ * `--instances N` (PostgreSQL) starts N `serve` processes on the one index and sends the questions spread
+ * over them, all at once: the latency of instances sharing an index under load.
+ * `--reuse` (with `--work`) keeps an index an earlier run built in `--work` (SQLite: `data-<size>-sqlite`;
+ * PostgreSQL: schema `bench_index_<size>`) and measures only the searches: no build, no re-index.
  *
  * After the table it prints a plot of search latency against corpus size and writes it as SVG to `--svg`
  * (default `docs/images/bench-index-latency.svg`). A corpus generated in `--work` is reused by later runs.
@@ -47,6 +52,8 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     postgres: { type: 'string' },
     work: { type: 'string' },
+    reuse: { type: 'boolean', default: false },
+    instances: { type: 'string', default: '1' },
     svg: {
       type: 'string',
       default: fileURLToPath(new URL('../../docs/images/bench-index-latency.svg', import.meta.url)),
@@ -64,6 +71,7 @@ const questions = sampleQuestions(loadDevQuestions(datasetsDir), Number(values.q
   (q) => q.question,
 );
 const work = values.work ?? mkdtempSync(join(tmpdir(), 'citewise-bench-index-'));
+if (values.reuse && values.work === undefined) throw new Error('--reuse needs --work');
 
 /**
  * Writes `size` pages of 3–6 real paragraphs each (seeded), 1000 per subfolder; returns the folder. A folder
@@ -112,6 +120,12 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/** CPU time (user + system) a process has used, ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 function percentile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -148,6 +162,21 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   await client.end();
 }
 
+/**
+ * Gives the first key of a data directory an earlier run left 1,000 more credits (each search costs some,
+ * and a reused directory would run out after a few runs).
+ */
+function topUpFirstKey(dataDir: string): void {
+  if (!existsSync(join(dataDir, 'first-key.txt'))) return;
+  const run = (args: readonly string[]) => {
+    const result = spawnSync(process.execPath, [CLI, ...args, '--data-dir', dataDir], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`citewise ${args.join(' ')} failed: ${result.stderr}`);
+    return result.stdout;
+  };
+  const [key] = JSON.parse(run(['keys', 'list', '--json'])) as { accountId: string }[];
+  if (key !== undefined) run(['credits', 'grant', key.accountId, '1000']);
+}
+
 /** Starts serve; resolves with its process, address, first key and the time until it logged `ready`. */
 async function startServe(dataDir: string, env: NodeJS.ProcessEnv) {
   const started = performance.now();
@@ -173,6 +202,16 @@ async function startServe(dataDir: string, env: NodeJS.ProcessEnv) {
   return { child, baseUrl, key, readyMs };
 }
 
+/** Appends a line to one file and indexes the folder again: seconds (throws unless one file was updated). */
+function reindexOneFile(folder: string, dataDir: string, env: NodeJS.ProcessEnv): { seconds: number } {
+  const changed = join(folder, '0000', 'page-7.md');
+  writeFileSync(changed, `${readFileSync(changed, 'utf8')}\nA line added for the re-index benchmark.\n`);
+  const reindex = timedCli(['index', folder, '--data-dir', dataDir, '--no-progress'], env);
+  if (!/1 updated/.test(reindex.stdout))
+    throw new Error(`re-index did not update one file: ${reindex.stdout}`);
+  return reindex;
+}
+
 interface Row {
   size: number;
   store: string;
@@ -188,6 +227,34 @@ interface Row {
   httpP95: number;
   serveMb: number;
   reindexS: number;
+  /** `serve` processes searched at once (sharing the index). */
+  instances: number;
+  /** CPU time `serve` spent per `/v1/search` (user + system, from /proc), ms: less sensitive to load. */
+  cpuPerSearch: number;
+  /** p50 of each pipeline stage of `/v1/search` (its `include: ["timings"]`), ms. */
+  stages: Record<string, number>;
+}
+
+/** Sends the questions one after the other to one `serve`: each latency, and the stage timings it reported. */
+async function searchOver(
+  serve: { baseUrl: string; key: string },
+  asked: readonly string[],
+): Promise<{ latencies: number[]; timings: Record<string, number>[] }> {
+  const latencies: number[] = [];
+  const timings: Record<string, number>[] = [];
+  for (const question of asked) {
+    const t = performance.now();
+    const response = await fetch(`${serve.baseUrl}/v1/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serve.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: question, include: ['timings'] }),
+    });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`search answered ${response.status}: ${body}`);
+    latencies.push(performance.now() - t);
+    timings.push((JSON.parse(body) as { timings: Record<string, number> }).timings);
+  }
+  return { latencies, timings };
 }
 
 const rows: Row[] = [];
@@ -195,12 +262,18 @@ for (const size of sizes) {
   const { folder, bytes } = generate(size);
   for (const store of stores) {
     const dataDir = join(work, `data-${size}-${store}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    const schema = `bench_index_${size}_${process.pid}`;
+    const schema = values.work === undefined ? `bench_index_${size}_${process.pid}` : `bench_index_${size}`;
     const indexStore =
       store === 'postgres' ? `${postgres}${postgres!.includes('?') ? '&' : '?'}schema=${schema}` : 'sqlite';
     const env = { CITEWISE_INDEX_STORE: indexStore };
-    const build = timedCli(['index', folder, '--data-dir', dataDir, '--no-progress'], env);
+    const reuse = values.reuse && existsSync(join(dataDir, 'first-key.txt'));
+    if (!reuse) {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (store === 'postgres') await dropSchema(postgres!, schema);
+    }
+    const build = reuse
+      ? { seconds: NaN, peakMb: NaN, stdout: '' }
+      : timedCli(['index', folder, '--data-dir', dataDir, '--no-progress'], env);
     const diskMb =
       store === 'postgres' ? await postgresSizeMb(postgres!, schema) : await sqliteSizeMb(dataDir);
 
@@ -217,29 +290,39 @@ for (const size of sizes) {
     }
     await index.close();
 
-    const serve = await startServe(dataDir, env);
-    const http: number[] = [];
-    for (const question of questions) {
-      const t = performance.now();
-      const response = await fetch(`${serve.baseUrl}/v1/search`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${serve.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: question }),
-      });
-      await response.text();
-      if (response.status !== 200) throw new Error(`search answered ${response.status}`);
-      http.push(performance.now() - t);
+    // `--instances` serves on one PostgreSQL index (each with its own data directory and key), the
+    // questions spread over them and sent to all at once; SQLite is one instance.
+    const instances = store === 'postgres' ? Math.max(1, Number(values.instances)) : 1;
+    const serves: Awaited<ReturnType<typeof startServe>>[] = [];
+    for (let i = 0; i < instances; i++) {
+      const instanceDir = i === 0 ? dataDir : `${dataDir}-instance-${i}`;
+      topUpFirstKey(instanceDir);
+      serves.push(await startServe(instanceDir, env));
     }
-    const serveMb = rssMb(serve.child.pid!);
-    serve.child.kill('SIGTERM');
+    const cpuBefore = serves.map((serve) => cpuMs(serve.child.pid!));
+    const measured = await Promise.all(
+      serves.map((serve, i) =>
+        searchOver(
+          serve,
+          questions.filter((_, q) => q % instances === i),
+        ),
+      ),
+    );
+    const http = measured.flatMap((m) => m.latencies);
+    const timings = measured.flatMap((m) => m.timings);
+    const cpuPerSearch =
+      serves.reduce((sum, serve, i) => sum + cpuMs(serve.child.pid!) - cpuBefore[i]!, 0) / questions.length;
+    const serveMb = Math.max(...serves.map((serve) => rssMb(serve.child.pid!)));
+    for (const serve of serves) serve.child.kill('SIGTERM');
 
     // One file changed: the whole folder is walked again, one file read and rewritten.
-    const changed = join(folder, '0000', 'page-7.md');
-    writeFileSync(changed, `${readFileSync(changed, 'utf8')}\nA line added for the re-index benchmark.\n`);
-    const reindex = timedCli(['index', folder, '--data-dir', dataDir, '--no-progress'], env);
-    if (!/1 updated/.test(reindex.stdout))
-      throw new Error(`re-index did not update one file: ${reindex.stdout}`);
-    if (store === 'postgres') await dropSchema(postgres!, schema);
+    const reindex = reuse ? { seconds: NaN } : reindexOneFile(folder, dataDir, env);
+    const stageP50 = (name: string) =>
+      percentile(
+        timings.map((t) => t[name] ?? 0),
+        0.5,
+      );
+    if (store === 'postgres' && values.work === undefined) await dropSchema(postgres!, schema);
     rows.push({
       size,
       store,
@@ -247,30 +330,44 @@ for (const size of sizes) {
       buildS: build.seconds,
       buildPeakMb: build.peakMb,
       diskMb,
-      readyS: serve.readyMs / 1000,
-      firstSearchMs: http[0]!,
+      readyS: serves[0]!.readyMs / 1000,
+      instances,
+      firstSearchMs: measured[0]!.latencies[0]!,
       stageP50: percentile(stage, 0.5),
       stageP95: percentile(stage, 0.95),
       httpP50: percentile(http, 0.5),
       httpP95: percentile(http, 0.95),
       serveMb,
       reindexS: reindex.seconds,
+      cpuPerSearch,
+      stages: Object.fromEntries(['plan', 'search', 'gather', 'rank', 'answer'].map((n) => [n, stageP50(n)])),
     });
     console.error(`done: ${size} documents on ${store}: ${JSON.stringify(rows.at(-1))}`);
   }
 }
 
-const f = (n: number, digits = 0) => n.toFixed(digits);
+const f = (n: number, digits = 0) => (Number.isNaN(n) ? '—' : n.toFixed(digits));
 console.log(
   `Generated Markdown pages of 3–6 SQuAD paragraphs; ${questions.length} SQuAD dev questions per run.\n`,
 );
 console.log(
-  '| documents | store | corpus MB | index s | index peak MB | on disk MB | serve ready s | first search ms | search stage p50 / p95 ms | /v1/search p50 / p95 ms | serve RSS MB | one changed file re-indexed s |',
+  '| documents | store (instances) | corpus MB | index s | index peak MB | on disk MB | serve ready s | first search ms | search stage p50 / p95 ms | /v1/search p50 / p95 ms | serve RSS MB | one changed file re-indexed s |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.size} | ${r.store} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
+    `| ${r.size} | ${r.store}${r.instances > 1 ? ` (${r.instances})` : ''} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
+  );
+}
+console.log(
+  '\nWhere `/v1/search` spends its time (p50 of each stage, ms, from `include: ["timings"]`; and the CPU time `serve` used per search):\n',
+);
+console.log('| documents | store | plan | search | gather | rank | answer | serve CPU ms per search |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  const t = r.stages;
+  console.log(
+    `| ${r.size} | ${r.store} | ${f(t.plan!, 1)} | ${f(t.search!, 1)} | ${f(t.gather!, 1)} | ${f(t.rank!, 1)} | ${f(t.answer!, 1)} | ${f(r.cpuPerSearch, 1)} |`,
   );
 }
 console.log(`\nSearch latency against corpus size (written to ${values.svg}):\n`);

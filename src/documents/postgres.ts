@@ -9,7 +9,6 @@
  * created on first use with `CREATE … IF NOT EXISTS`.
  */
 import type pg from 'pg';
-import { BM25_DEFAULTS } from '../text/bm25.ts';
 import {
   openPostgresConnection,
   toNumber,
@@ -30,6 +29,7 @@ import {
   urlOf,
 } from './common.ts';
 import { sourceSummaries } from './memory.ts';
+import { rankPostgresSections } from './postgres-search.ts';
 import type {
   DocumentHit,
   DocumentIndex,
@@ -304,32 +304,15 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
       const { limit, owners, terms } = searchOptions(text, given);
       const engine = [...new Set(terms.map(engineTerm).filter(Boolean))];
       if (limit === 0 || engine.length === 0) return [];
-      const { k1, b } = BM25_DEFAULTS;
       const stats = await statisticsOf([...owners]);
       // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
       // are those owners' sections, as if each search ran on an index of just them.
-      const { rows } = await query<{ doc: string; section: number; score: number }>(
-        `WITH q AS (
-           SELECT array_agg(lexeme) AS lexemes,
-                  to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS query
-           FROM unnest(to_tsvector('simple', $1))
-         ),
-         stats AS (SELECT $6::float8 AS n, $7::float8 AS avgdl),
-         matched AS (
-           SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-           -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
-           FROM ${s}.index_sections m, q, unnest(ts_filter(setweight(m.terms, 'A', q.lexemes), '{a}')) u
-           WHERE m.terms @@ q.query AND m.owner = ANY($2) AND u.lexeme = ANY(q.lexemes)
-         ),
-         df AS (SELECT lexeme, count(*)::float8 AS df FROM matched GROUP BY lexeme)
-         SELECT matched.doc, matched.section,
-                sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * matched.tf * ($3::float8 + 1)
-                    / (matched.tf + $3::float8 * (1 - $4::float8 + $4::float8 * matched.length / greatest(stats.avgdl, 1))))::float8 AS score
-         FROM matched JOIN df USING (lexeme), stats
-         GROUP BY matched.doc, matched.section
-         ORDER BY score DESC, matched.doc, matched.section
-         LIMIT $5`,
-        [engine.join(' '), [...owners], k1, b, limit * 8 + 32, stats.n, stats.avgdl],
+      const rows = await rankPostgresSections(
+        { query, schema: s, stats },
+        engine.join(' '),
+        [...owners],
+        limit,
+        limit * 8 + 32,
       );
       const best = new Map<string, { section: number; score: number }>();
       for (const row of rows)

@@ -5,8 +5,7 @@
  */
 import type { StatementSync } from 'node:sqlite';
 import { BM25_DEFAULTS } from '../text/bm25.ts';
-import { sectionTokens } from './analyze.ts';
-import { engineTerm } from './common.ts';
+import { termCounter } from './term-counts.ts';
 import { DOCUMENT_INDEX_DEFAULTS, type StoredDocument } from './types.ts';
 
 /** A section's FTS row id is its document's row id times 2^16 plus its position: no mapping table. */
@@ -50,15 +49,12 @@ export function rankSections(
     ) as { term: string; doc: number }[])
       df.set(row.term, row.doc);
     for (const [term, count] of df) idf.set(term, Math.log(1 + (n - count + 0.5) / (count + 0.5)));
-    const score = (tokens: readonly string[]): number => {
-      const tf = new Map<string, number>();
-      for (const token of tokens) {
-        const term = engineTerm(token);
-        if (idf.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
-      }
+    /** The score of a section from its terms' counts (in the order they first stand in it) and length. */
+    const score = (tf: ReadonlyMap<string, number>, length: number): number => {
       let score = 0;
       for (const [term, count] of tf)
-        score += (idf.get(term)! * count * (k1 + 1)) / (count + k1 * (1 - b + (b * tokens.length) / avgdl));
+        if (idf.has(term))
+          score += (idf.get(term)! * count * (k1 + 1)) / (count + k1 * (1 - b + (b * length) / avgdl));
       return score;
     };
     return { score, sections: n, df, upperBound: (term: string) => (idf.get(term) ?? 0) * (k1 + 1) };
@@ -147,8 +143,11 @@ export function rankSections(
   const postings = matched.reduce((sum, term) => sum + scorer.df.get(term)!, 0);
   if (postings <= DOCUMENT_INDEX_DEFAULTS.sqliteExactSections)
     return exactSections(matched, limit, owners, documentOf);
-  // A candidate section scored with our BM25 from its document's text (once per search).
+  // A candidate section scored with our BM25: its terms counted in its document's text, its length as
+  // indexed (once per search).
   const sections = new Map<number, ScoredSection | null>();
+  const counter = termCounter(matched);
+  const lengthOf = sql('SELECT length FROM section_lengths WHERE section = ?');
   const scored = (rowid: number): ScoredSection | null => {
     let hit = sections.get(rowid);
     if (hit === undefined) {
@@ -157,7 +156,14 @@ export function rankSections(
       hit =
         stored === null || stored === undefined || section === undefined
           ? null
-          : { rowid, stored, score: scorer.score(sectionTokens(stored.title, section)) };
+          : {
+              rowid,
+              stored,
+              score: scorer.score(
+                counter(stored.title, section),
+                (lengthOf.get(rowid) as { length: number } | undefined)?.length ?? 0,
+              ),
+            };
       sections.set(rowid, hit);
     }
     return hit;

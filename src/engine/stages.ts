@@ -17,6 +17,7 @@ import { createRulesPlanner } from '../pipeline/research/rules-planner.ts';
 import type { ResolvedResearchSettings } from '../pipeline/research/settings.ts';
 import type { ResearchPlanner } from '../pipeline/research/types.ts';
 import { createLocalIndexProvider } from '../pipeline/search/local-index.ts';
+import { withHitFields } from '../pipeline/search/hits.ts';
 import { withSynonymSearch } from '../pipeline/search/synonyms.ts';
 import { parseSynonymRules, SynonymSet } from '../text/synonym-rules.ts';
 import type { DocumentIndex } from '../documents/types.ts';
@@ -79,7 +80,9 @@ function localSearch(
       const base = call.requestBaseUrl;
       if (!base) return hits;
       return hits.map((hit) =>
-        hit.url.startsWith(served) ? { ...hit, url: `${base}/docs/${hit.url.slice(served.length)}` } : hit,
+        hit.url.startsWith(served)
+          ? withHitFields(hit, { url: `${base}/docs/${hit.url.slice(served.length)}` })
+          : hit,
       );
     },
   };

@@ -17,6 +17,7 @@ import { tokenizeQuery } from '../../text/tokenize.ts';
 import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 import { createIndexFileSync } from './index-files.ts';
+import { withHitFields } from './hits.ts';
 
 /** Defaults of the local index and its provider. */
 export const LOCAL_INDEX_DEFAULTS = {
@@ -599,7 +600,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     const hits = await documentIndex.search(text, { owners, limit });
     return hits.flatMap((hit) => {
       const url = servedUrl(hit.url, undefined, hit.id);
-      return url === null ? [] : [{ ...hit, url }];
+      return url === null ? [] : [withHitFields(hit, { url })];
     });
   };
 
@@ -675,7 +676,10 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       return hits.slice(0, query.limit).map((hit) => ({
         url: hit.url,
         title: hit.title,
-        snippet: hit.snippet,
+        // Read when used: the pipeline reads a hit with content whole, never its snippet.
+        get snippet() {
+          return hit.snippet;
+        },
         content: hit.content,
         score: hit.score,
         provider: 'local',

@@ -21,7 +21,9 @@ export function createOwnDocumentsProvider(index: DocumentIndex): SearchProvider
         .map((hit) => ({
           url: hit.url,
           title: hit.title,
-          snippet: hit.snippet,
+          get snippet() {
+            return hit.snippet;
+          },
           content: hit.content,
           score: hit.score,
           provider: 'documents',
