@@ -235,5 +235,6 @@ export function engineTerms(tokens: readonly string[]): string {
 
 /** One query or document token as the engines index it. */
 export function engineTerm(token: string): string {
-  return token.replace(/['’]/g, '');
+  // The tokenizer drops apostrophes already: most tokens are returned as they are, without a pattern.
+  return token.includes("'") || token.includes('’') ? token.replace(/['’]/g, '') : token;
 }
