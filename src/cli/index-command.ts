@@ -208,6 +208,7 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
       const open = (fresh: boolean) =>
         openDataDirIndex(dataDir, {
           fresh,
+          building: true,
           ...(indexStore === undefined ? {} : { indexStore }),
           log: (message) => stderr.write(`citewise: ${message}\n`),
         });
