@@ -8,8 +8,8 @@
  *   node bench/index/write.ts --folder DIR [--documents 20000] [--work DIR] [--analyses FILE] [--batch N]
  *
  * `--analyses FILE` keeps the analyses in FILE (v8 serialised) and reuses them on the next run, to compare
- * write settings without analysing again. `--batch N`: writes per transaction (default: a build's,
- * `sqliteBuildBatchSize`).
+ * write settings without analysing again. `--batch N`: writes per transaction (default: the index's,
+ * `sqliteBatchSize`).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     folder: { type: 'string' },
     documents: { type: 'string', default: '20000' },
     work: { type: 'string' },
-    batch: { type: 'string', default: String(DOCUMENT_INDEX_DEFAULTS.sqliteBuildBatchSize) },
+    batch: { type: 'string', default: String(DOCUMENT_INDEX_DEFAULTS.sqliteBatchSize) },
     analyses: { type: 'string' },
   },
 });

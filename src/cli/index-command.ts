@@ -208,7 +208,6 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
       const open = (fresh: boolean) =>
         openDataDirIndex(dataDir, {
           fresh,
-          building: true,
           ...(indexStore === undefined ? {} : { indexStore }),
           log: (message) => stderr.write(`citewise: ${message}\n`),
         });

@@ -15,7 +15,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { analyzeDocument } from './analyze.ts';
 import {
@@ -56,12 +56,6 @@ export interface SqliteDocumentIndexOptions {
   readonly commitAfterMs?: number;
   /** How long a write waits for another process's write lock. @default 5000 */
   readonly busyTimeoutMs?: number;
-  /**
-   * Memory (MiB) FTS5 gathers a transaction's new postings in before it writes them out as a segment (its
-   * `hashsize`, kept in the database): a build's large transactions write fewer, larger segments, and
-   * merge less. @default 64
-   */
-  readonly ftsBufferMb?: number;
 }
 
 /** Schema version written to `PRAGMA user_version` of an index database. */
@@ -159,15 +153,6 @@ const hitOf =
   (hit: ScoredSection): DocumentHit =>
     documentHit(hit.stored, hit.rowid % SECTION_BITS, hit.score, terms);
 
-/** Sets FTS5's `hashsize` (see {@link SqliteDocumentIndexOptions.ftsBufferMb}) when it differs. */
-function setFtsBuffer(db: DatabaseSync, mb: number): void {
-  const bytes = mb * 1024 * 1024;
-  const row = db.prepare("SELECT v FROM sections_config WHERE k = 'hashsize'").get() as
-    { v: number } | undefined;
-  if (row?.v !== bytes)
-    db.prepare("INSERT INTO sections (sections, rank) VALUES ('hashsize', ?)").run(BigInt(bytes));
-}
-
 /** Opens (creating if needed) a document index in a SQLite file. */
 export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): DocumentIndex {
   if (typeof options?.path !== 'string' || options.path === '')
@@ -183,11 +168,6 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
     options.busyTimeoutMs,
     DOCUMENT_INDEX_DEFAULTS.sqliteBusyTimeoutMs,
   );
-  const ftsBufferMb = positiveInteger(
-    'ftsBufferMb',
-    options.ftsBufferMb,
-    DOCUMENT_INDEX_DEFAULTS.sqliteFtsBufferMb,
-  );
   if (options.path !== ':memory:') mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
   // Loaded when an index is opened, not when the module is imported: the package root re-exports this
   // module, and a static import of `node:sqlite` would fail on an old Node.js before its version guard ran.
@@ -202,7 +182,6 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
       throw new Error(`${options.path} was written by a newer citewise (index schema ${version})`);
     db.exec(SCHEMA);
     db.exec(`PRAGMA user_version = ${SQLITE_DOCUMENT_INDEX_VERSION}`);
-    setFtsBuffer(db, ftsBufferMb);
   } catch (error) {
     db.close();
     throw error;

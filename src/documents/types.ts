@@ -193,19 +193,10 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   listLimit: 100,
   /** Characters of a hit's snippet. */
   snippetLength: 300,
-  /** Writes the SQLite index groups into one transaction. */
+  /** Writes the SQLite index groups into one transaction while building. */
   sqliteBatchSize: 500,
   /** A SQLite write transaction left open is committed after this long (ms). */
   sqliteCommitAfterMs: 1000,
-  /**
-   * Writes of `citewise index` grouped into one transaction on SQLite: fewer, larger FTS5 segments (a
-   * `serve` on the same index sees a build's progress at each commit).
-   */
-  sqliteBuildBatchSize: 5000,
-  /** A `citewise index` write transaction on SQLite is committed after this long (ms). */
-  sqliteBuildCommitAfterMs: 5000,
-  /** Memory (MiB) FTS5 gathers a transaction's new postings in before writing a segment (`hashsize`). */
-  sqliteFtsBufferMb: 64,
   /**
    * A SQLite search whose terms are held by at most this many sections (summed over the terms) scores them
    * all exactly.

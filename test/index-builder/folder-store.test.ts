@@ -22,8 +22,6 @@ import {
   openDataDirIndex,
 } from '../../src/index-builder/index.ts';
 import { createLocalIndexProvider, LocalIndex } from '../../src/pipeline/search/local-index.ts';
-import { createSqliteDocumentIndex } from '../../src/documents/sqlite.ts';
-import { DOCUMENT_INDEX_DEFAULTS } from '../../src/documents/types.ts';
 import { tinyPdf } from '../support/pdf.ts';
 
 const call = () => ({ signal: new AbortController().signal, requestId: 't' });
@@ -114,39 +112,6 @@ describe('folders and the persisted store', () => {
     expect(again).toMatchObject({ added: 0, updated: 0, unchanged: 4 });
     await inThread.close();
     await onWorkers.close();
-  });
-
-  it('a build writes in large transactions, with FTS5 gathering postings in ftsBufferMb', async () => {
-    const { DatabaseSync } = await import('node:sqlite');
-    const count = (db: InstanceType<typeof DatabaseSync>) =>
-      (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
-    const put = async (store: IndexStore, n: number) => {
-      for (let i = 0; i < n; i++)
-        await store.put('', {
-          url: `https://example.com/${i}`,
-          content: `# Page ${i}\n\nWombats dig burrows.`,
-        });
-    };
-    // Another connection (a `serve`) sees a build's writes when 5,000 are committed, or when saved.
-    const building = await IndexStore.open(file, { building: true });
-    const reader = new DatabaseSync(file);
-    await put(building, 600);
-    expect(count(reader)).toBe(0);
-    await building.save();
-    expect(count(reader)).toBe(600);
-    const buffer = () =>
-      (reader.prepare("SELECT v FROM sections_config WHERE k = 'hashsize'").get() as { v: number }).v;
-    expect(buffer()).toBe(DOCUMENT_INDEX_DEFAULTS.sqliteFtsBufferMb * 1024 * 1024);
-    await building.close();
-    // Other writers commit every 500.
-    const other = await IndexStore.open(file);
-    await put(other, 600);
-    expect(count(reader)).toBeGreaterThanOrEqual(500);
-    await other.close();
-    const small = createSqliteDocumentIndex({ path: file, ftsBufferMb: 8 });
-    expect(buffer()).toBe(8 * 1024 * 1024);
-    await small.close();
-    reader.close();
   });
 
   it('include/exclude patterns apply to paths relative to the folder', async () => {
