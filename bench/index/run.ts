@@ -100,19 +100,22 @@ function generate(size: number): { folder: string; bytes: number } {
   return { folder, bytes };
 }
 
-/** Runs the CLI under /usr/bin/time: seconds and peak resident memory (MB). */
+/**
+ * Runs the CLI under /usr/bin/time: wall seconds, CPU seconds (user + system, of the process and its worker
+ * threads: less inflated than wall time on a loaded machine) and peak resident memory (MB).
+ */
 function timedCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-): { seconds: number; peakMb: number; stdout: string } {
-  const run = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, CLI, ...args], {
+): { seconds: number; cpuSeconds: number; peakMb: number; stdout: string } {
+  const run = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', process.execPath, CLI, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
   if (run.status !== 0) throw new Error(`citewise ${args.join(' ')} failed: ${run.stderr.slice(-2000)}`);
-  const [seconds, kb] = run.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
-  return { seconds: seconds!, peakMb: kb! / 1024, stdout: run.stdout };
+  const [seconds, kb, user, system] = run.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds: seconds!, cpuSeconds: user! + system!, peakMb: kb! / 1024, stdout: run.stdout };
 }
 
 function rssMb(pid: number): number {
@@ -217,6 +220,7 @@ interface Row {
   store: string;
   corpusMb: number;
   buildS: number;
+  buildCpuS: number;
   buildPeakMb: number;
   diskMb: number;
   readyS: number;
@@ -272,7 +276,7 @@ for (const size of sizes) {
       if (store === 'postgres') await dropSchema(postgres!, schema);
     }
     const build = reuse
-      ? { seconds: NaN, peakMb: NaN, stdout: '' }
+      ? { seconds: NaN, cpuSeconds: NaN, peakMb: NaN, stdout: '' }
       : timedCli(['index', folder, '--data-dir', dataDir, '--no-progress'], env);
     const diskMb =
       store === 'postgres' ? await postgresSizeMb(postgres!, schema) : await sqliteSizeMb(dataDir);
@@ -328,6 +332,7 @@ for (const size of sizes) {
       store,
       corpusMb: bytes / 1024 / 1024,
       buildS: build.seconds,
+      buildCpuS: build.cpuSeconds,
       buildPeakMb: build.peakMb,
       diskMb,
       readyS: serves[0]!.readyMs / 1000,
@@ -351,12 +356,12 @@ console.log(
   `Generated Markdown pages of 3–6 SQuAD paragraphs; ${questions.length} SQuAD dev questions per run.\n`,
 );
 console.log(
-  '| documents | store (instances) | corpus MB | index s | index peak MB | on disk MB | serve ready s | first search ms | search stage p50 / p95 ms | /v1/search p50 / p95 ms | serve RSS MB | one changed file re-indexed s |',
+  '| documents | store (instances) | corpus MB | index s (CPU s) | index peak MB | on disk MB | serve ready s | first search ms | search stage p50 / p95 ms | /v1/search p50 / p95 ms | serve RSS MB | one changed file re-indexed s |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.size} | ${r.store}${r.instances > 1 ? ` (${r.instances})` : ''} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
+    `| ${r.size} | ${r.store}${r.instances > 1 ? ` (${r.instances})` : ''} | ${f(r.corpusMb)} | ${f(r.buildS, 1)} (${f(r.buildCpuS, 1)}) | ${f(r.buildPeakMb)} | ${f(r.diskMb)} | ${f(r.readyS, 2)} | ${f(r.firstSearchMs)} | ${f(r.stageP50)} / ${f(r.stageP95)} | ${f(r.httpP50)} / ${f(r.httpP95)} | ${f(r.serveMb)} | ${f(r.reindexS, 1)} |`,
   );
 }
 console.log(

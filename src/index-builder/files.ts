@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FILE_TYPES, readDocumentFile } from '../pipeline/extract/read-file.ts';
 import { createDocumentFileReader, type ReadFileTaskResult } from './read-files.ts';
+import { fileVersionOf } from './read-task.ts';
 import { listDocumentFiles } from '../pipeline/search/local-index.ts';
 import { messageOf, type BuildRun } from './run.ts';
 
@@ -21,7 +22,7 @@ export async function indexFile(run: BuildRun, file: string, source: string): Pr
   }
   const info = await stat(file);
   // Unchanged since the last run (same modification time and size): not read again.
-  const fileVersion = versionOf(info);
+  const fileVersion = fileVersionOf(info);
   const record = await store.record(url);
   if (record?.fileVersion === fileVersion && record.source === source) {
     run.count('unchanged');
@@ -45,11 +46,6 @@ const WRITES_IN_FLIGHT = 8;
 /** Files stat'ed at once while a folder is compared with the index. */
 const STAT_BATCH = 256;
 
-/** `mtimeMs:size`, the version of a file an unchanged file is recognised by. */
-function versionOf(info: { mtimeMs: number; size: number }): string {
-  return `${Math.floor(info.mtimeMs)}:${info.size}`;
-}
-
 /**
  * The files of a folder that changed since the last run (new, or another modification time or size), with
  * their version and size. The index's versions (`known`) come from one listing; the files are stat'ed a
@@ -72,68 +68,110 @@ async function changedFiles(
       const url = pathToFileURL(file).href;
       const info = stats[i]!;
       if (info instanceof Error) run.skip(url, 'error', messageOf(info));
-      else if (known.get(url) === versionOf(info)) run.count('unchanged');
-      else changed.push({ file, url, version: versionOf(info), size: info.size });
+      else if (known.get(url) === fileVersionOf(info)) run.count('unchanged');
+      else changed.push({ file, url, version: fileVersionOf(info), size: info.size });
     });
     run.progress({ source: root, done: start + batch.length, pending: files.length - start - batch.length });
   }
   return changed;
 }
 
+/** A file of a folder to read: its size and version when it was `stat`ed already. */
+interface FileToRead {
+  readonly file: string;
+  readonly url: string;
+  readonly version?: string;
+  readonly size?: number;
+}
+
 /**
  * Reads the document files of a folder (within include/exclude); files deleted since leave the index.
  * Only the files that changed are read, on worker threads when there are many of them
- * (`maxReadWorkers`, `readWorkersFrom`), and written to the index in the folder's order.
+ * (`maxReadWorkers`, `readWorkersFrom`), and written to the index in the folder's order. A folder the index
+ * holds nothing of (a first build) is not `stat`ed first: every file is read, and `stat`ed where it is read.
  */
 export async function indexFolder(run: BuildRun, root: string): Promise<void> {
-  const { store, settings, summary } = run;
+  const { store, settings } = run;
   await run.remember(root, 'folder');
   const files = (await listDocumentFiles(root, (extension) => FILE_TYPES[extension] !== undefined)).filter(
     (file) => settings.filter(path.relative(root, file).split(path.sep).join('/')),
   );
-  const present = new Set(files.map((file) => pathToFileURL(file).href));
   const known = await store.fileVersionsOf(root);
-  const changed = await changedFiles(run, root, files, known);
+  const changed: FileToRead[] =
+    known.size === 0
+      ? files.map((file) => ({ file, url: pathToFileURL(file).href }))
+      : await changedFiles(run, root, files, known);
+  await readChangedFiles(run, root, files.length, changed);
+  if (settings.signal.aborted) return;
+  await removeDeletedFiles(run, root, files, known);
+  run.progress({ source: root, done: files.length, pending: 0 });
+}
+
+/**
+ * Reads `changed` (on worker threads when there are many) and puts them into the store in their order:
+ * files are asked for a batch at a time, up to the reader's `parallel` ahead of the one being written.
+ */
+async function readChangedFiles(
+  run: BuildRun,
+  root: string,
+  total: number,
+  changed: readonly FileToRead[],
+): Promise<void> {
+  const { store, settings } = run;
   const reader = createDocumentFileReader(
     changed.length >= settings.readWorkersFrom ? settings.readWorkers : 0,
   );
   const writing = new Set<Promise<void>>();
   try {
-    // Up to `reader.parallel` files are being read while the oldest one is written.
-    const reads = changed.map(() => undefined as Promise<ReadFileTaskResult> | undefined);
-    const startRead = (i: number): void => {
-      const next = changed[i];
-      if (next === undefined || settings.signal.aborted) return;
-      reads[i] = reader.read({ ...next, maxFileBytes: settings.maxFileBytes });
-      // Handled when its turn comes; a rejection must not be unhandled meanwhile.
-      reads[i].catch(() => {});
+    const reads: (Promise<ReadFileTaskResult> | undefined)[] = [];
+    let asked = 0;
+    const askUpTo = (end: number): void => {
+      while (asked < Math.min(end, changed.length) && !settings.signal.aborted) {
+        const batch = changed.slice(asked, asked + reader.batchSize);
+        reader
+          .read(
+            batch.map(({ file, url, size }) => ({
+              file,
+              url,
+              maxFileBytes: settings.maxFileBytes,
+              ...(size === undefined ? {} : { size }),
+            })),
+          )
+          .forEach((read, i) => {
+            // Handled when its turn comes; a rejection must not be unhandled meanwhile.
+            read.catch(() => {});
+            reads[asked + i] = read;
+          });
+        asked += batch.length;
+      }
     };
-    for (let i = 0; i < reader.parallel; i++) startRead(i);
     for (const [i, { file, url, version }] of changed.entries()) {
+      askUpTo(i + reader.parallel);
       if (settings.signal.aborted) return;
       run.progress({
         source: root,
-        done: files.length - changed.length + i,
+        done: total - changed.length + i,
         pending: changed.length - i,
         current: file,
       });
       try {
         const read = await reads[i]!;
         reads[i] = undefined;
-        startRead(i + reader.parallel);
         if ('skip' in read) run.skip(url, read.skip, read.message);
         else {
           // Writes overlap (each is its own transaction on PostgreSQL; SQLite runs them one by one).
-          const write: Promise<void> = store.put(root, read.document, version, read.analysis).then(
-            (result) => run.count(result),
-            (error: unknown) => run.skip(url, 'error', messageOf(error)),
-          );
+          const write: Promise<void> = store
+            .put(root, read.document, version ?? read.version, read.analysis)
+            .then(
+              (result) => run.count(result),
+              (error: unknown) => run.skip(url, 'error', messageOf(error)),
+            );
           writing.add(write);
           void write.finally(() => writing.delete(write));
           if (writing.size >= WRITES_IN_FLIGHT) await Promise.race(writing);
         }
       } catch (error) {
-        startRead(i + reader.parallel);
+        reads[i] = undefined;
         run.skip(url, 'error', messageOf(error));
       }
       await run.checkpoint();
@@ -142,11 +180,19 @@ export async function indexFolder(run: BuildRun, root: string): Promise<void> {
     await Promise.all(writing);
     await reader.close();
   }
-  if (settings.signal.aborted) return;
-  // Files deleted since the last run (within the include/exclude scope) leave the index.
+}
+
+/** Files deleted since the last run (within the include/exclude scope) leave the index. */
+async function removeDeletedFiles(
+  run: BuildRun,
+  root: string,
+  files: readonly string[],
+  known: ReadonlyMap<string, string>,
+): Promise<void> {
+  const present = new Set(files.map((file) => pathToFileURL(file).href));
   for (const url of known.keys()) {
     const relative = path.relative(root, fileURLToPath(url)).split(path.sep).join('/');
-    if (!present.has(url) && settings.filter(relative) && (await store.remove(url))) summary.removed++;
+    if (!present.has(url) && run.settings.filter(relative) && (await run.store.remove(url)))
+      run.summary.removed++;
   }
-  run.progress({ source: root, done: files.length, pending: 0 });
 }

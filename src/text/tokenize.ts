@@ -133,12 +133,60 @@ function lowerCaseWords(text: string, locale: string | undefined): string[] {
     const lower = lowerCase(text);
     if (!NON_ASCII.test(lower)) return asciiWords(lower);
   }
+  return mixedWords(lowerCase(text.normalize('NFKC')));
+}
+
+/** A {@link WORD} run holding non-ASCII characters, as words (see {@link lowerCaseWords}). */
+function pushRun(words: string[], run: string): void {
+  if (!NON_ASCII.test(run)) words.push(run);
+  else if (UNSPACED_SCRIPT.test(run)) words.push(...segmentWords(run));
+  else words.push(LATIN_RUN.test(run) ? run.normalize('NFD').replace(COMBINING_MARKS, '') : run);
+}
+
+/** {@link WORD} matched at one position only (`lastIndex`). */
+const WORD_AT = new RegExp(WORD.source, 'uy');
+
+/**
+ * The {@link WORD} runs of normalized, lower-cased text holding non-ASCII characters: ASCII words are
+ * scanned by hand as in {@link asciiWords}; where a non-ASCII character starts a word or may continue one,
+ * the pattern decides from the word's start (most pages have a few accented words among plain ones, and
+ * matching every word with the Unicode pattern took most of the time).
+ */
+function mixedWords(lower: string): string[] {
   const words: string[] = [];
-  for (const [run] of lowerCase(text.normalize('NFKC')).matchAll(WORD)) {
-    // Most runs of a page with a few accented words are plain ASCII: nothing below changes them.
-    if (!NON_ASCII.test(run)) words.push(run);
-    else if (UNSPACED_SCRIPT.test(run)) words.push(...segmentWords(run));
-    else words.push(LATIN_RUN.test(run) ? run.normalize('NFD').replace(COMBINING_MARKS, '') : run);
+  const length = lower.length;
+  let i = 0;
+  while (i < length) {
+    const code = lower.charCodeAt(i);
+    if (code < 128 && !isAsciiAlphanumeric(code)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    if (code < 128) {
+      while (i < length && isAsciiAlphanumeric(lower.charCodeAt(i))) i++;
+      while (i + 1 < length && lower.charCodeAt(i) === 39 && isAsciiLetter(lower.charCodeAt(i + 1))) {
+        i += 2;
+        while (i < length && isAsciiLetter(lower.charCodeAt(i))) i++;
+      }
+      // The word ends at an ASCII character the pattern cannot take ("'" then a non-letter counts).
+      const next = i < length ? lower.charCodeAt(i) : 0;
+      const after = i + 1 < length ? lower.charCodeAt(i + 1) : 0;
+      if (next < 128 && !(next === 39 && after >= 128)) {
+        words.push(lower.slice(start, i));
+        continue;
+      }
+    }
+    WORD_AT.lastIndex = start;
+    const match = WORD_AT.exec(lower);
+    if (match === null) {
+      // Not a word character; a surrogate pair is stepped over whole.
+      const low = lower.charCodeAt(start + 1);
+      i = start + (code >= 0xd800 && code <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1);
+      continue;
+    }
+    pushRun(words, match[0]);
+    i = start + match[0].length;
   }
   return words;
 }

@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   acquireIndexLock,
@@ -93,6 +93,13 @@ describe('folders and the persisted store', () => {
         bytes,
       }));
     expect(await documents(onWorkers)).toEqual(await documents(inThread));
+    // A first build stats each file where it reads it: its version is recorded all the same.
+    for (const { url } of (await onWorkers.index.list()).documents) {
+      const info = statSync(fileURLToPath(url));
+      const version = `${Math.floor(info.mtimeMs)}:${info.size}`;
+      expect((await onWorkers.record(url))?.fileVersion).toBe(version);
+      expect((await inThread.record(url))?.fileVersion).toBe(version);
+    }
     for (const query of ['dingoes howl', 'cheetahs purr', 'fleece lanolin', 'bison'])
       expect(withoutIds(await onWorkers.search(query))).toEqual(withoutIds(await inThread.search(query)));
     // Nothing changed: nothing is read again.

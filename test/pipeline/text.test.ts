@@ -66,6 +66,48 @@ describe('tokenize', () => {
     );
   });
 
+  it('scans mixed text into the words the Unicode word pattern finds', () => {
+    // The words of text holding non-ASCII characters are scanned by hand, the pattern deciding only where a
+    // non-ASCII character starts or may continue a word: they must be the pattern's words, in every case.
+    const pattern = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)*/gu;
+    const reference = (text: string) =>
+      tokenize(
+        [...text.normalize('NFKC').toLowerCase().matchAll(pattern)].map(([word]) => word).join(' ж '),
+        {
+          removeStopWords: false,
+          stem: false,
+        },
+      ).filter((word) => word !== 'ж');
+    const pieces = ['a', 'Z', '9', 'é', 'e\u0301', 'q\u0301', 'ß', 'ﬁ', '’', "'", ' ', '-', '—', '_', 'İ'];
+    pieces.push(
+      'Ω',
+      'ά',
+      'क़',
+      'ि',
+      '½',
+      'Ⅻ',
+      '𝐀',
+      '😀',
+      '\ud800',
+      '\udc00',
+      'ﾊ',
+      'don',
+      "'t",
+      '’s',
+      '\u00a0',
+    );
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let n = 0; n < 5000; n++) {
+      let text = 'é ';
+      for (let k = 1 + Math.floor(random() * 10); k > 0; k--)
+        text += pieces[Math.floor(random() * pieces.length)];
+      expect(tokenize(text, { removeStopWords: false, stem: false }), JSON.stringify(text)).toEqual(
+        reference(text),
+      );
+    }
+  });
+
   it('honours a locale for lower-casing', () => {
     expect(tokenize('KIZ', { locale: 'tr', stem: false })).toEqual(['kız']);
   });
