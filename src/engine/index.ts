@@ -204,7 +204,7 @@ export function createSearchEngine(options: SearchEngineOptions = {}): SearchEng
     metrics: options.metrics,
   });
   // Research jobs (src/jobs/): held by their own reservation, run on workers with this engine's prepaid run.
-  const research = createEngineResearch(options.jobs, {
+  const research = createEngineResearch(options.jobs, resolved.jobs, {
     service,
     runPrepaid: (search) => runPrepaid(runtime, search),
     credits,

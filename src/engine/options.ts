@@ -44,7 +44,8 @@ import {
 } from '../pipeline/research/types.ts';
 import { resolveResearchSettings } from '../pipeline/research/settings.ts';
 import { resolvePipelineSettings, type ResolvedPipelineSettings } from '../pipeline/settings.ts';
-import type { ResearchJobsOptions } from '../jobs/options.ts';
+import { resolveJobsSettings, type ResearchJobsOptions } from '../jobs/options.ts';
+import type { ResearchServiceSettings } from '../jobs/research-jobs.ts';
 
 /**
  * Defaults of {@link createSearchEngine}'s options, written once: the engine applies them, and the CLI's
@@ -407,6 +408,8 @@ export interface ResolvedEngineOptions {
    * they are by the pipeline, the research loop and its planners.
    */
   readonly pipeline: ResolvedPipelineSettings;
+  /** Research jobs' settings, complete (`jobs`, each option else its `JOBS_DEFAULTS` value). */
+  readonly jobs: ResearchServiceSettings;
   /** `publicUrl`, checked, without a trailing slash. */
   readonly publicUrl: string;
   /** The folders of the local corpus (none when a `search` provider is given). */
@@ -460,6 +463,7 @@ export function resolveEngineOptions(options: SearchEngineOptions): ResolvedEngi
       defaults.requestTimeoutMs,
     ),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, defaults.maxBodyBytes),
+    jobs: resolveJobsSettings(options.jobs),
     pipeline: resolvePipelineSettings({
       maxResults: positiveInteger('maxResults', options.maxResults, defaults.maxResults),
       expandToResults: positiveInteger('expandToResults', options.expandToResults, defaults.expandToResults),

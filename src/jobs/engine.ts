@@ -4,7 +4,6 @@
  * with the same checks as HTTP: maintenance, key, and for `create` the rate limit).
  */
 import type { SearchService } from '../contract/protocol.ts';
-import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { CreditsService } from '../contract/credits.ts';
 import type { NormalizedSearchRequest } from '../contract/search.ts';
 import type {
@@ -17,9 +16,13 @@ import type {
   RunPrepaid,
 } from '../contract/research.ts';
 import { createMemoryJobQueue } from '../stores/memory/job-queue.ts';
-import { defaultMaxRunningPerAccount, JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
+import { JOBS_DEFAULTS, type ResearchJobsOptions } from './options.ts';
 import type { ResearchJobInput } from './records.ts';
-import { createResearchService, type ResearchService } from './research-jobs.ts';
+import {
+  createResearchService,
+  type ResearchService,
+  type ResearchServiceSettings,
+} from './research-jobs.ts';
 import { createPrepaidRunner } from './runner.ts';
 import { createWebhookSender } from './webhooks.ts';
 
@@ -68,65 +71,33 @@ export interface EngineResearchDeps {
   readonly onError: (error: unknown, context: string, jobId?: string) => void;
 }
 
-/** Builds the research service and the library API of one engine. */
+/**
+ * Builds the research service and the library API of one engine, from the jobs' options (queue, runner,
+ * webhook secret and hosts) and their settings as `resolveEngineOptions` resolved them.
+ */
 export function createEngineResearch(
   options: ResearchJobsOptions = {},
+  settings: ResearchServiceSettings,
   deps: EngineResearchDeps,
 ): { readonly service: ResearchService; readonly api: ResearchJobsApi } {
-  if (typeof options !== 'object' || options === null) throw new TypeError('jobs must be an object');
-  const d = JOBS_DEFAULTS;
-  const webhookDelivery = {
-    attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
-    backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
-    timeoutMs: d.webhookTimeoutMs,
-  };
   const webhooks = options.webhookSecret
     ? createWebhookSender({
         secret: options.webhookSecret,
         ...(options.allowPrivateHosts ? { allowPrivateHosts: options.allowPrivateHosts } : {}),
-        ...webhookDelivery,
+        ...settings.webhookDelivery,
       })
     : null;
-  const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
   const service = createResearchService(
     {
       queue: options.queue ?? createMemoryJobQueue<ResearchJobInput, ResearchJobResult>(),
       credits: deps.credits,
       price: deps.price,
-      run: options.run ?? createPrepaidRunner(deps.runPrepaid, d.searchDepth),
+      run: options.run ?? createPrepaidRunner(deps.runPrepaid, JOBS_DEFAULTS.searchDepth),
       webhooks,
       structuredOutput: deps.structuredOutput,
       onError: deps.onError,
     },
-    {
-      workers,
-      maxQueuedPerAccount: nonNegativeInteger(
-        'jobs.maxQueuedPerAccount',
-        options.maxQueuedPerAccount,
-        d.maxQueuedPerAccount,
-      ),
-      maxRunningPerAccount: positiveInteger(
-        'jobs.maxRunningPerAccount',
-        options.maxRunningPerAccount,
-        defaultMaxRunningPerAccount(workers),
-      ),
-      leaseMs: positiveInteger('jobs.leaseMs', options.leaseMs, d.leaseMs),
-      maxAttempts: positiveInteger('jobs.maxAttempts', options.maxAttempts, d.maxAttempts),
-      timeLimitMs: positiveInteger('jobs.timeLimitMs', options.timeLimitMs, d.timeLimitMs),
-      pollMs: positiveInteger('jobs.pollMs', options.pollMs, d.pollMs),
-      eventPollMs: positiveInteger('jobs.eventPollMs', options.eventPollMs, d.eventPollMs),
-      maxStreamsPerKey: positiveInteger(
-        'jobs.maxStreamsPerKey',
-        options.maxStreamsPerKey,
-        d.maxStreamsPerKey,
-      ),
-      maxStreamsPerAccount: positiveInteger(
-        'jobs.maxStreamsPerAccount',
-        options.maxStreamsPerAccount,
-        d.maxStreamsPerAccount,
-      ),
-      webhookDelivery,
-    },
+    settings,
   );
   // A queue that outlives the process may hold jobs a previous run left: work them now.
   if (options.queue) service.start();

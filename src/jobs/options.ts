@@ -3,7 +3,9 @@
  * table (`citewise serve`, `citewise worker`, the configuration page) shows and uses the same values.
  */
 import { RESEARCH_REQUEST_DEFAULTS } from '../contract/research.ts';
+import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import type { ResearchJobQueue } from './records.ts';
+import type { ResearchServiceSettings } from './research-jobs.ts';
 import type { ResearchRunner } from './runner.ts';
 
 /** Defaults of {@link ResearchJobsOptions}. */
@@ -114,4 +116,44 @@ export interface ResearchJobsOptions {
   readonly maxStreamsPerAccount?: number;
   /** Runs one job; the default runs the engine's own search (see {@link ResearchRunner}). */
   readonly run?: ResearchRunner;
+}
+
+/**
+ * Research jobs' settings, complete and checked: each option given, else its {@link JOBS_DEFAULTS} value.
+ * Called once, by the engine's `resolveEngineOptions`; nothing below it defaults them again.
+ * @throws TypeError when `options` is not an object; RangeError for a count or duration out of range.
+ */
+export function resolveJobsSettings(options: ResearchJobsOptions = {}): ResearchServiceSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError('jobs must be an object');
+  const d = JOBS_DEFAULTS;
+  const workers = nonNegativeInteger('jobs.workers', options.workers, d.workers);
+  return {
+    workers,
+    maxQueuedPerAccount: nonNegativeInteger(
+      'jobs.maxQueuedPerAccount',
+      options.maxQueuedPerAccount,
+      d.maxQueuedPerAccount,
+    ),
+    maxRunningPerAccount: positiveInteger(
+      'jobs.maxRunningPerAccount',
+      options.maxRunningPerAccount,
+      defaultMaxRunningPerAccount(workers),
+    ),
+    leaseMs: positiveInteger('jobs.leaseMs', options.leaseMs, d.leaseMs),
+    maxAttempts: positiveInteger('jobs.maxAttempts', options.maxAttempts, d.maxAttempts),
+    timeLimitMs: positiveInteger('jobs.timeLimitMs', options.timeLimitMs, d.timeLimitMs),
+    pollMs: positiveInteger('jobs.pollMs', options.pollMs, d.pollMs),
+    eventPollMs: positiveInteger('jobs.eventPollMs', options.eventPollMs, d.eventPollMs),
+    maxStreamsPerKey: positiveInteger('jobs.maxStreamsPerKey', options.maxStreamsPerKey, d.maxStreamsPerKey),
+    maxStreamsPerAccount: positiveInteger(
+      'jobs.maxStreamsPerAccount',
+      options.maxStreamsPerAccount,
+      d.maxStreamsPerAccount,
+    ),
+    webhookDelivery: {
+      attempts: positiveInteger('jobs.webhookAttempts', options.webhookAttempts, d.webhookAttempts),
+      backoffMs: nonNegativeInteger('jobs.webhookBackoffMs', options.webhookBackoffMs, d.webhookBackoffMs),
+      timeoutMs: d.webhookTimeoutMs,
+    },
+  };
 }

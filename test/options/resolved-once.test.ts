@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS, resolveEngineOptions } from '../../src/engine/options.ts';
+import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -20,6 +21,30 @@ import { ADAPTERS, apiClient, type ApiClient, type RunningServer } from '../supp
 
 /** Research's settings and their defaults (the table's price per query is the engine's, not research's). */
 const { creditsPerQuery: _price, ...RESEARCH_SETTINGS_DEFAULTS } = RESEARCH_DEFAULTS;
+
+describe('research jobs settings, resolved once', () => {
+  it('come complete from resolveEngineOptions: the values given, the defaults of the rest, checked there', () => {
+    const { jobs } = resolveEngineOptions({ jobs: { workers: 4, webhookAttempts: 3 } });
+    expect(jobs).toEqual({
+      workers: 4,
+      maxQueuedPerAccount: JOBS_DEFAULTS.maxQueuedPerAccount,
+      maxRunningPerAccount: 2, // half of the 4 workers
+      leaseMs: JOBS_DEFAULTS.leaseMs,
+      maxAttempts: JOBS_DEFAULTS.maxAttempts,
+      timeLimitMs: JOBS_DEFAULTS.timeLimitMs,
+      pollMs: JOBS_DEFAULTS.pollMs,
+      eventPollMs: JOBS_DEFAULTS.eventPollMs,
+      maxStreamsPerKey: JOBS_DEFAULTS.maxStreamsPerKey,
+      maxStreamsPerAccount: JOBS_DEFAULTS.maxStreamsPerAccount,
+      webhookDelivery: {
+        attempts: 3,
+        backoffMs: JOBS_DEFAULTS.webhookBackoffMs,
+        timeoutMs: JOBS_DEFAULTS.webhookTimeoutMs,
+      },
+    });
+    expect(() => resolveEngineOptions({ jobs: { leaseMs: 0 } })).toThrow(/jobs\.leaseMs/);
+  });
+});
 
 describe('research settings, resolved once', () => {
   it('come complete from resolveEngineOptions, with the values given and the defaults of the rest', () => {
