@@ -13,7 +13,8 @@ import { resolveModel } from '../../src/models/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const GLACIERS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title></head>
@@ -47,7 +48,7 @@ function sourceNumber(body: ChatRequestBody, url: string): number {
 }
 
 describe('grounding over HTTP', () => {
-  let web: Server;
+  let web: ListeningServer;
   let webUrl: string;
   let llm: OpenAiServer;
   let reply: (body: ChatRequestBody) => string = () => '';
@@ -56,13 +57,8 @@ describe('grounding over HTTP', () => {
   const apis: { server: Server; engine: SearchEngine }[] = [];
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-      const page = req.url === '/glaciers' ? GLACIERS : req.url === '/ice-ages' ? ICE_AGES : null;
-      if (page) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-      res.writeHead(404).end();
-    });
-    webUrl = (await listenOnLoopback(web)).baseUrl;
+    web = await startFixtureWeb({ '/glaciers': GLACIERS, '/ice-ages': ICE_AGES });
+    webUrl = web.baseUrl;
     hits = () => [
       { url: `${webUrl}/glaciers`, title: 'How glaciers move', snippet: 'Glaciers move by deformation.' },
       { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'Ice sheets covered North America.' },
@@ -75,7 +71,7 @@ describe('grounding over HTTP', () => {
       server.close();
       await engine.close();
     }
-    web.close();
+    await web.close();
     await llm.close();
   });
 
