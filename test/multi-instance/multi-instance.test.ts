@@ -4,18 +4,20 @@
  * the service fails closed (503) while its store is away and recovers by itself.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import { balance, cli, lastLine, search, startInstances, tally, type Instance } from './instances.ts';
 import {
   binariesOrSkip,
+  dropSchemas,
   reachablePostgres,
   reachableRedis,
   serverOrSkip,
   startPrivatePostgres,
   startPrivateRedis,
+  withSchema,
 } from './servers.ts';
 
 // Process start-up and hundreds of requests on a shared, busy machine: generous bounds, never timing asserts.
@@ -157,14 +159,11 @@ async function ledger(pool: pg.Pool, schema: string, account: string): Promise<L
 describe.runIf(withPostgres)(`${INSTANCES} instances on one PostgreSQL`, () => {
   const schema = `mi_${RUN}`;
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: postgresUrl! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(postgresUrl!, [schema]);
   });
 
   it('300 concurrent searches against 50 credits: exactly 50 succeed, 250 get 433; the ledger adds up', async () => {
-    const store = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}schema=${schema}`;
+    const store = withSchema(postgresUrl!, schema);
     expect(await cli(['migrate', '--store', store])).toMatch(/applied migrations 1/);
     expect(await cli(['migrate', '--store', store])).toMatch(/schema up to date/);
     const key = lastLine(

@@ -262,3 +262,19 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await cluster.start();
   return cluster;
 }
+
+/** Drops `schemas` and everything in them on the PostgreSQL server at `url`: a suite's cleanup. */
+export async function dropSchemas(url: string, schemas: Iterable<string>): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The store URL of one schema: `url` with `schema=<schema>` added to its query string. */
+export function withSchema(url: string, schema: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`;
+}
