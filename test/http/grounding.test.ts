@@ -47,6 +47,12 @@ function sourceNumber(body: ChatRequestBody, url: string): number {
   return Number(match?.[1] ?? 0);
 }
 
+/** The chat completion every OpenAI-route check asks. */
+const GLACIER_CHAT = {
+  model: 'citewise',
+  messages: [{ role: 'user', content: 'How do glaciers move?' }],
+};
+
 describe('grounding over HTTP', () => {
   let web: ListeningServer;
   let webUrl: string;
@@ -195,8 +201,7 @@ describe('grounding over HTTP', () => {
     );
     expect(events).not.toMatch(/event: done/);
     // The chat route refuses it in OpenAI's shape, plain (422) and streamed (an error frame, no [DONE]).
-    const chatBody = { model: 'citewise', messages: [{ role: 'user', content: 'How do glaciers move?' }] };
-    const chat = await api.post('/v1/chat/completions', chatBody);
+    const chat = await api.post('/v1/chat/completions', GLACIER_CHAT);
     expect(chat.status).toBe(422);
     expect(await chat.json()).toEqual({
       error: {
@@ -206,7 +211,9 @@ describe('grounding over HTTP', () => {
         code: 'ungrounded_answer',
       },
     });
-    const chatStream = await (await api.post('/v1/chat/completions', { ...chatBody, stream: true })).text();
+    const chatStream = await (
+      await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
+    ).text();
     expect(chatStream).toContain(
       'data: {"error":{"message":"Unprocessable: no source supports an answer to this question","type":"invalid_request_error","param":null,"code":"ungrounded_answer"}}',
     );
@@ -260,18 +267,11 @@ describe('grounding over HTTP', () => {
       const streamed = await (await api.post('/v1/search', { prompt: 'glaciers', stream: true })).text();
       expect(streamed).toMatch(/event: error/);
       expect(streamed).not.toMatch(/event: delta/);
-      const chat = await api.post('/v1/chat/completions', {
-        model: 'citewise',
-        messages: [{ role: 'user', content: 'How do glaciers move?' }],
-      });
+      const chat = await api.post('/v1/chat/completions', GLACIER_CHAT);
       expect(chat.status).toBe(500);
       expect(await chat.json()).toMatchObject({ error: { type: 'server_error', code: 'server_error' } });
       const chatStream = await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-          stream: true,
-        })
+        await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
       ).text();
       // No assistant text and no [DONE]: an OpenAI-shaped error frame ends the stream.
       expect(chatStream).toMatch(/^data: \{"error":\{"message":"Server Error","type":"server_error"/m);
@@ -315,20 +315,14 @@ describe('grounding over HTTP', () => {
       });
 
       // The compatible routes say so too: the chat answer (plain and streamed) and Tavily's include_answer.
-      const chat = (await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-        })
-      ).json()) as { choices: { message: { content: string } }[]; citations: string[] };
+      const chat = (await (await api.post('/v1/chat/completions', GLACIER_CHAT)).json()) as {
+        choices: { message: { content: string } }[];
+        citations: string[];
+      };
       expect(chat.choices[0]!.message.content).toMatch(/do not contain an answer/);
       expect(chat.citations).toEqual([]);
       const chatStream = await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-          stream: true,
-        })
+        await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
       ).text();
       const deltas = chatStream
         .split('\n\n')

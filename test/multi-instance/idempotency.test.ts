@@ -77,6 +77,20 @@ async function chargedOnce(
   expect(await stores.credits.balance('acct')).toBe(18);
 }
 
+/** {@link chargedOnce} on instances that were just started; stops them and closes `stores` afterwards. */
+async function chargedOnceThenStop(
+  instances: readonly Instance[],
+  stores: { keys: KeyStore; credits: CreditStore; close(): Promise<void> },
+): Promise<void> {
+  running.push(...instances);
+  try {
+    await chargedOnce(instances, stores);
+  } finally {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    await stores.close();
+  }
+}
+
 describe.runIf(withRedis)(`Idempotency-Key across ${INSTANCES} instances on one Redis`, () => {
   it('the same key and body is charged once; every retry replays the first response', async () => {
     const prefix = `mi-${RUN}-idem:`;
@@ -86,13 +100,7 @@ describe.runIf(withRedis)(`Idempotency-Key across ${INSTANCES} instances on one 
       `${redisUrl}?prefix=${prefix}`,
       ...NO_LIMIT,
     ]);
-    running.push(...instances);
-    try {
-      await chargedOnce(instances, admin);
-    } finally {
-      await Promise.all(instances.map((instance) => instance.stop()));
-      await admin.close();
-    }
+    await chargedOnceThenStop(instances, admin);
   });
 });
 
@@ -113,12 +121,6 @@ describe.runIf(withPostgres)(`Idempotency-Key across ${INSTANCES} instances on o
       'memory:',
       ...NO_LIMIT,
     ]);
-    running.push(...instances);
-    try {
-      await chargedOnce(instances, admin);
-    } finally {
-      await Promise.all(instances.map((instance) => instance.stop()));
-      await admin.close();
-    }
+    await chargedOnceThenStop(instances, admin);
   });
 });
