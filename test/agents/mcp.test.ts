@@ -17,6 +17,9 @@ import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { postMcpToolsList } from '../support/mcp-request.ts';
 import { startTestService, type TestService } from './support.ts';
 
+/** The tools the MCP server lists, sorted by name. */
+const TOOL_NAMES = ['add_document', 'extract', 'get_balance', 'research', 'web_search'];
+
 interface SearchStructured {
   answer: string;
   response_type: string;
@@ -49,13 +52,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -338,13 +335,7 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },
