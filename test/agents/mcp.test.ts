@@ -14,11 +14,8 @@ import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { CLI, runCli } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
-import { postMcpToolsList } from '../support/mcp-request.ts';
+import { MCP_TOOL_NAMES, postMcpToolsList } from '../support/mcp-request.ts';
 import { startTestService, type TestService } from './support.ts';
-
-/** The tools the MCP server lists, sorted by name. */
-const TOOL_NAMES = ['add_document', 'extract', 'get_balance', 'research', 'web_search'];
 
 interface SearchStructured {
   answer: string;
@@ -52,7 +49,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+      expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOL_NAMES);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -335,7 +332,7 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+      expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOL_NAMES);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },
