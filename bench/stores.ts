@@ -23,8 +23,6 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { Pool } from 'undici';
 import { createNodeHandler } from '../adapters/node-http.ts';
 import { createSearchEngine } from '../src/engine/index.ts';
@@ -50,6 +48,7 @@ import {
   type UsageStore,
 } from '../src/console/index.ts';
 import { withConsoleKeys } from '../src/console/keys.ts';
+import { postgresAnswers, redisAnswers } from '../test/multi-instance/servers.ts';
 
 interface LoadSpec {
   readonly origin: string;
@@ -193,36 +192,6 @@ interface StoreSetup {
 
 const NO_LIMIT = { limit: 1_000_000_000, windowMs: 60_000 };
 
-async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 async function setups(): Promise<(StoreSetup | { name: string; skipped: string })[]> {
   const out: (StoreSetup | { name: string; skipped: string })[] = [];
   out.push({
@@ -249,7 +218,7 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
       rmSync(dir, { recursive: true, force: true });
     },
   });
-  if (await redisReachable()) {
+  if (await redisAnswers(REDIS_URL)) {
     const prefix = `bench-${RUN}:`;
     const redis = createRedisStores({ url: REDIS_URL, prefix });
     out.push({
@@ -268,7 +237,7 @@ async function setups(): Promise<(StoreSetup | { name: string; skipped: string }
       },
     });
   } else out.push({ name: 'Redis', skipped: `unreachable at ${REDIS_URL}` });
-  if (await postgresReachable()) {
+  if (await postgresAnswers(DATABASE_URL)) {
     const schema = `bench_${RUN}`;
     const postgres = createPostgresStores({ connectionString: DATABASE_URL, schema });
     await postgres.migrate();

@@ -8,36 +8,20 @@
 import { DOCUMENT_FORMATS, type AddDocumentRequest, type DocumentView } from '../documents/service.ts';
 import { toCitewiseError } from '../errors.ts';
 import { dataTable, html, type Html } from './html.ts';
-import { activeKeys } from './organization.ts';
-import {
-  ConsoleError,
-  htmlReply,
-  redirect,
-  type ConsoleRuntime,
-  type OrgContext,
-  type Reply,
-} from './runtime.ts';
-import { csrfField, orgPage } from './views/layout.ts';
+import { organizationApiKey, orgPageReply } from './org-api.ts';
+import { ConsoleError, redirect, type ConsoleRuntime, type OrgContext, type Reply } from './runtime.ts';
+import { csrfField } from './views/layout.ts';
 
 /** Documents on one page of the list. */
 const PAGE_SIZE = 20;
 
-/** A short-lived key of the organization: documents are the account's, whichever of its keys reads them. */
-async function apiKey(rt: ConsoleRuntime, org: OrgContext): Promise<string | null> {
-  const [record] = activeKeys(await rt.keys.list(org.organization.id));
-  return record ? rt.keys.mintPlaygroundKey(record) : null;
-}
-
 const page = (rt: ConsoleRuntime, org: OrgContext, body: Html) =>
-  htmlReply(
-    200,
-    orgPage(
-      rt,
-      org,
-      'Documents',
-      html`<h1>Documents</h1>
-        ${body}`,
-    ),
+  orgPageReply(
+    rt,
+    org,
+    'Documents',
+    html`<h1>Documents</h1>
+      ${body}`,
   );
 
 /** An API failure as the console's error page: the API's status and description, a 5xx as it is. */
@@ -104,7 +88,7 @@ function addForm(rt: ConsoleRuntime, org: OrgContext): Html {
 
 /** `GET /documents`: the organization's documents, a page at a time, and the form that adds one. */
 export async function documentsPage(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key)
     return page(
       rt,
@@ -146,7 +130,7 @@ export async function documentsPage(rt: ConsoleRuntime, org: OrgContext): Promis
 
 /** `POST /documents`: adds the pasted (or read) document. */
 export async function addDocument(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key) throw new ConsoleError(400, 'Create an API key first.');
   const title = (org.form.get('title') ?? '').trim();
   const format = org.form.get('format') ?? 'markdown';
@@ -165,7 +149,7 @@ export async function addDocument(rt: ConsoleRuntime, org: OrgContext): Promise<
 
 /** `POST /documents/{id}/delete`. */
 export async function deleteDocument(rt: ConsoleRuntime, org: OrgContext, id: string): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key) throw new ConsoleError(400, 'Create an API key first.');
   await rt.engine.documents.remove(id, { apiKey: key }).catch((thrown: unknown) => consoleError(thrown));
   return redirect(rt, '/documents');

@@ -7,16 +7,9 @@
 import { toCitewiseError } from '../errors.ts';
 import type { ResearchJob } from '../contract/research.ts';
 import { dataTable, html, type Html } from './html.ts';
-import { activeKeys } from './organization.ts';
-import {
-  ConsoleError,
-  htmlReply,
-  redirect,
-  type ConsoleRuntime,
-  type OrgContext,
-  type Reply,
-} from './runtime.ts';
-import { csrfField, orgPage } from './views/layout.ts';
+import { organizationApiKey, orgPageReply } from './org-api.ts';
+import { ConsoleError, redirect, type ConsoleRuntime, type OrgContext, type Reply } from './runtime.ts';
+import { csrfField } from './views/layout.ts';
 
 const STATUS_TEXT: Readonly<Record<string, string>> = {
   queued: 'Waiting for a worker',
@@ -26,19 +19,8 @@ const STATUS_TEXT: Readonly<Record<string, string>> = {
   cancelled: 'Cancelled',
 };
 
-/** A short-lived key of the organization: jobs are the account's, whichever of its keys reads them. */
-async function apiKey(rt: ConsoleRuntime, org: OrgContext, keyId?: string): Promise<string | null> {
-  const active = activeKeys(await rt.keys.list(org.organization.id));
-  const record = keyId === undefined ? active[0] : active.find((k) => k.id === keyId);
-  return record ? rt.keys.mintPlaygroundKey(record) : null;
-}
-
-/** A page of the Research section; `scripts`: with the Markdown renderer (a job's answer). */
-const page = (rt: ConsoleRuntime, org: OrgContext, title: string, body: Html, scripts = false) =>
-  htmlReply(200, orgPage(rt, org, title, body, scripts));
-
 const noKey = (rt: ConsoleRuntime, org: OrgContext) =>
-  page(
+  orgPageReply(
     rt,
     org,
     'Research',
@@ -123,7 +105,7 @@ function notFound(thrown: unknown): never {
 
 /** `GET /research`: the organization's jobs, newest first. */
 export async function researchPage(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key) return noKey(rt, org);
   const { data } = await rt.engine.research.list({ limit: 50 }, { apiKey: key });
   const rows = data.map(
@@ -135,7 +117,7 @@ export async function researchPage(rt: ConsoleRuntime, org: OrgContext): Promise
         <td>${job.credits_used}</td>
       </tr>`,
   );
-  return page(
+  return orgPageReply(
     rt,
     org,
     'Research',
@@ -150,15 +132,15 @@ export async function researchPage(rt: ConsoleRuntime, org: OrgContext): Promise
 
 /** `GET /research/{id}`: one job. */
 export async function researchJobPage(rt: ConsoleRuntime, org: OrgContext, id: string): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key) return noKey(rt, org);
   const job = await rt.engine.research.get(id, { apiKey: key }).catch(notFound);
-  return page(rt, org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(rt, org, job), true);
+  return orgPageReply(rt, org, `Research: ${job.prompt.slice(0, 60)}`, jobBody(rt, org, job), true);
 }
 
 /** `POST /research`: the playground's question, started as a job with the selected key. */
 export async function startResearch(rt: ConsoleRuntime, org: OrgContext): Promise<Reply> {
-  const key = await apiKey(rt, org, org.form.get('key') ?? '');
+  const key = await organizationApiKey(rt, org, org.form.get('key') ?? '');
   if (!key) throw new ConsoleError(400, 'Pick an active key of this organization.');
   const responseType = org.form.get('response_type');
   try {
@@ -180,7 +162,7 @@ export async function startResearch(rt: ConsoleRuntime, org: OrgContext): Promis
 
 /** `POST /research/{id}/cancel`. */
 export async function cancelResearch(rt: ConsoleRuntime, org: OrgContext, id: string): Promise<Reply> {
-  const key = await apiKey(rt, org);
+  const key = await organizationApiKey(rt, org);
   if (!key) return noKey(rt, org);
   await rt.engine.research.cancel(id, { apiKey: key }).catch(notFound);
   return redirect(rt, `/research/${id}`);

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openedPerTest } from './helpers.ts';
 import type { AccountStore } from '../stores/account-types.ts';
 import { describeAuditLog } from './audit-suite.ts';
 
@@ -13,15 +14,7 @@ const HOUR = 3_600_000;
  */
 export function describeAccountStore(name: string, makeStore: MakeAccountStore): void {
   describe(`AccountStore conformance: ${name}`, () => {
-    const opened: AccountStore[] = [];
-    const open = async (): Promise<AccountStore> => {
-      const store = await makeStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close?.();
-    });
+    const open = openedPerTest(makeStore);
 
     it('creates users with unique, lower-cased emails and finds them', async () => {
       const store = await open();

@@ -12,22 +12,16 @@ export function describeAuditLog(open: () => Promise<AccountStore>): void {
     it('appends entries and lists them newest first, with every field', async () => {
       const store = await open();
       const before = Date.now();
-      const first = await store.appendAudit({
+      const full = {
         actor: 'ada@example.com',
         action: 'key_created',
         organizationId: 'org_a',
         target: 'key_1',
         ip: '127.0.0.1',
         detail: 'support bot, budget 500 credits a day',
-      });
-      expect(first).toMatchObject({
-        actor: 'ada@example.com',
-        action: 'key_created',
-        organizationId: 'org_a',
-        target: 'key_1',
-        ip: '127.0.0.1',
-        detail: 'support bot, budget 500 credits a day',
-      });
+      } as const;
+      const first = await store.appendAudit(full);
+      expect(first).toMatchObject(full);
       expect(first.at).toBeGreaterThanOrEqual(before - 1_000);
       const second = await store.appendAudit({
         actor: 'cli',

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CreditStore } from '../stores/types.ts';
-import { attempt, countSettled, sleep } from './helpers.ts';
+import { attempt, countSettled, openedPerTest, sleep } from './helpers.ts';
 import { describeCreditBudgets, type MakeCreditStorePair } from './credit-budget-suite.ts';
 
 /** Makes a fresh, empty store for one test. The suite closes it after the test. */
@@ -27,15 +27,7 @@ export function describeCreditStore(
   options: DescribeCreditStoreOptions = {},
 ): void {
   describe(`CreditStore conformance: ${name}`, () => {
-    const opened: CreditStore[] = [];
-    const open = async (): Promise<CreditStore> => {
-      const store = await makeStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close?.();
-    });
+    const open = openedPerTest(makeStore);
 
     it('opens an account once: idempotent, never resets the balance', async () => {
       const store = await open();

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openedPerTest } from './helpers.ts';
 import { DocumentQuotaError, type DocumentIndex } from '../documents/types.ts';
 
 /** Makes a fresh, empty document index for one test. The suite closes it after the test. */
@@ -26,15 +27,7 @@ const CHEETAH = {
  */
 export function describeDocumentIndex(name: string, makeIndex: MakeDocumentIndex): void {
   describe(`DocumentIndex conformance: ${name}`, () => {
-    const opened: DocumentIndex[] = [];
-    const open = async (): Promise<DocumentIndex> => {
-      const index = await makeIndex();
-      opened.push(index);
-      return index;
-    };
-    afterEach(async () => {
-      for (const index of opened.splice(0)) await index.close();
-    });
+    const open = openedPerTest(makeIndex);
 
     it('adds documents and finds them by their terms, best section first, with a snippet and heading', async () => {
       const index = await open();

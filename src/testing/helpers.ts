@@ -1,3 +1,5 @@
+import { afterEach } from 'vitest';
+
 /** Runs `fn` so that a synchronous throw becomes a rejected promise (stores may throw either way). */
 export function attempt<T>(fn: () => Promise<T> | T): Promise<T> {
   return Promise.resolve().then(fn);
@@ -20,4 +22,27 @@ export function countSettled(results: readonly PromiseSettledResult<unknown>[]):
     else rejected.push(result.reason);
   }
   return { fulfilled, rejected };
+}
+
+/** What a conformance suite opens for one test: a store, limiter or index, closed after the test. */
+export interface Closable {
+  close?(): Promise<void> | void;
+}
+
+/**
+ * Returns `open`, which makes a fresh store with `make` and remembers it, and registers (vitest
+ * `afterEach`) the closing of every store opened during the test. Call it inside a `describe` block.
+ */
+export function openedPerTest<Args extends unknown[], T extends Closable>(
+  make: (...args: Args) => Promise<T> | T,
+): (...args: Args) => Promise<T> {
+  const opened: T[] = [];
+  afterEach(async () => {
+    for (const item of opened.splice(0)) await item.close?.();
+  });
+  return async (...args: Args): Promise<T> => {
+    const item = await make(...args);
+    opened.push(item);
+    return item;
+  };
 }

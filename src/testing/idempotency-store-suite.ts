@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IdempotencyStore, StoredResponse } from '../stores/types.ts';
-import { attempt, sleep } from './helpers.ts';
+import { attempt, openedPerTest, sleep } from './helpers.ts';
 
 /** Makes a fresh store for one test. The suite closes it after the test. */
 export type MakeIdempotencyStore = () => Promise<IdempotencyStore> | IdempotencyStore;
@@ -25,15 +25,7 @@ const RESPONSE: StoredResponse = {
  */
 export function describeIdempotencyStore(name: string, makeStore: MakeIdempotencyStore): void {
   describe(`IdempotencyStore conformance: ${name}`, () => {
-    const opened: IdempotencyStore[] = [];
-    const open = async (): Promise<IdempotencyStore> => {
-      const store = await makeStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close?.();
-    });
+    const open = openedPerTest(makeStore);
     const scope = (label: string) => `key_${randomBytes(6).toString('hex')}:${label}`;
 
     it('claims a new scope once; later begins see it in progress with the first fingerprint', async () => {

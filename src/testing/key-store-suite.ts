@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateApiKey } from '../stores/keys.ts';
-import { attempt, sleep } from './helpers.ts';
+import { attempt, openedPerTest, sleep } from './helpers.ts';
 import type { KeyStore } from '../stores/types.ts';
 
 /** Makes a fresh, empty store for one test. The suite closes it after the test. */
@@ -13,15 +13,7 @@ export type MakeKeyStore = () => Promise<KeyStore> | KeyStore;
  */
 export function describeKeyStore(name: string, makeStore: MakeKeyStore): void {
   describe(`KeyStore conformance: ${name}`, () => {
-    const opened: KeyStore[] = [];
-    const open = async (): Promise<KeyStore> => {
-      const store = await makeStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close?.();
-    });
+    const open = openedPerTest(makeStore);
 
     it('creates a prefixed key and a record without the raw key', async () => {
       const store = await open();

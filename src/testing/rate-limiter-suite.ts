@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RateLimiter, RateLimitOptions, RateLimitResult } from '../stores/types.ts';
-import { sleep } from './helpers.ts';
+import { openedPerTest, sleep } from './helpers.ts';
 
 /** Makes a fresh limiter with the given limits for one test. The suite closes it after the test. */
 export type MakeRateLimiter = (options: RateLimitOptions) => Promise<RateLimiter> | RateLimiter;
@@ -12,15 +12,7 @@ export type MakeRateLimiter = (options: RateLimitOptions) => Promise<RateLimiter
  */
 export function describeRateLimiter(name: string, makeLimiter: MakeRateLimiter): void {
   describe(`RateLimiter conformance: ${name}`, () => {
-    const opened: RateLimiter[] = [];
-    const open = async (options: RateLimitOptions): Promise<RateLimiter> => {
-      const limiter = await makeLimiter(options);
-      opened.push(limiter);
-      return limiter;
-    };
-    afterEach(async () => {
-      for (const limiter of opened.splice(0)) await limiter.close?.();
-    });
+    const open = openedPerTest(makeLimiter);
 
     it('allows `limit` requests, then denies with a retry time within the window', async () => {
       const windowMs = 600_000;

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openedPerTest } from './helpers.ts';
 import type { UsageRecord, UsageStore } from '../stores/account-types.ts';
 
 /** Makes a fresh, empty usage store for one test. The suite closes it after the test. */
@@ -9,15 +10,7 @@ const DAY = 86_400_000;
 /** Runs the {@link UsageStore} conformance suite (vitest) against `makeStore`. */
 export function describeUsageStore(name: string, makeStore: MakeUsageStore): void {
   describe(`UsageStore conformance: ${name}`, () => {
-    const opened: UsageStore[] = [];
-    const open = async (): Promise<UsageStore> => {
-      const store = await makeStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close?.();
-    });
+    const open = openedPerTest(makeStore);
 
     const day0 = Date.UTC(2026, 0, 10, 12);
     const rec = (

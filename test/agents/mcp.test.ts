@@ -14,7 +14,7 @@ import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { CLI, runCli } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
-import { postMcpToolsList } from '../support/mcp-request.ts';
+import { MCP_TOOL_NAMES, postMcpToolsList } from '../support/mcp-request.ts';
 import { startTestService, type TestService } from './support.ts';
 
 interface SearchStructured {
@@ -49,13 +49,7 @@ describe('MCP over Streamable HTTP at /mcp (beside /v1)', () => {
     const client = await connect(service.apiKey);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOL_NAMES);
       const webSearch = tools.find((t) => t.name === 'web_search')!;
       expect(webSearch.inputSchema.required).toEqual(['prompt']);
       expect(Object.keys(webSearch.inputSchema.properties ?? {}).sort()).toEqual([
@@ -338,13 +332,7 @@ describe('citewise mcp over stdio (the SDK client spawns the CLI)', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOL_NAMES);
       const result = await client.callTool({
         name: 'web_search',
         arguments: { prompt: 'How are credits charged?', response_type: 'text' },

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.ts';
@@ -8,7 +7,7 @@ import { PACKAGE_VERSION } from '../../src/package-info.ts';
 import { parseSearchRequest } from '../../src/contract/search.ts';
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
 import { startTestService, type TestService } from './support.ts';
 
 type Json = Record<string, unknown>;
@@ -273,13 +272,7 @@ describe('OpenAPI 3.1 document', () => {
       <meta property="article:published_time" content="2025-03-04T10:00:00Z"></head><body><main><article>
       <h1>How glaciers move</h1><p>Glaciers move by internal deformation of the ice and by sliding over the rock
       beneath them.</p></article></main></body></html>`;
-    const web = await listenOnLoopback(
-      createServer((req, res) => {
-        if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-        if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-        res.writeHead(404).end();
-      }),
-    );
+    const web = await startFixtureWeb({ '/glaciers': page });
     // The shared service reads no pages; this one reads the loopback web (a first extraction on a busy
     // machine starts the extractor's worker, hence the longer page timeout).
     const reader = await startTestService({

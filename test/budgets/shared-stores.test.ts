@@ -4,14 +4,13 @@
  * nothing. Skipped with a printed reason when the server is missing (required under CI).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import type { CreditStore, KeyStore } from '../../src/stores/types.ts';
 import { fakeFetcher, fakeSearchProvider } from '../../src/testing/index.ts';
-import { reachablePostgres, reachableRedis, serverOrSkip } from '../multi-instance/servers.ts';
+import { dropSchemas, reachablePostgres, reachableRedis, serverOrSkip } from '../multi-instance/servers.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 
 const PAGES = [
@@ -42,10 +41,7 @@ const backends: Array<[string, boolean, () => Shared]> = [
 
 afterAll(async () => {
   if (withPostgres) {
-    const admin = new pg.Client({ connectionString: postgresUrl! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${RUN}" CASCADE`);
-    await admin.end();
+    await dropSchemas(postgresUrl!, [RUN]);
   }
 });
 

@@ -3,6 +3,7 @@
  * headless browser, and the steps every suite takes (sign up with a key, check nothing scrolls sideways).
  */
 import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Console } from '../../src/console/index.ts';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import type { ListeningServer } from '../support/loopback-server.ts';
@@ -37,6 +38,41 @@ export async function startBrowserConsole(made: {
       await app.close();
       await engine.close();
     },
+  };
+}
+
+/**
+ * One browser console for the whole test file: `make` (a `memoryConsole(...)`) is served and Chromium
+ * launched in `beforeAll` when `enabled` (Chromium was found), and all of it closed in `afterAll`. The
+ * returned object stands for it from the first test on.
+ */
+export function useBrowserConsole(
+  enabled: boolean,
+  make: () => { engine: SearchEngine; app: Console },
+): BrowserConsole {
+  let running: BrowserConsole | undefined;
+  beforeAll(async () => {
+    if (enabled) running = await startBrowserConsole(make());
+  }, 60_000);
+  afterAll(() => running?.close());
+  const started = (): BrowserConsole => {
+    if (!running) throw new Error('the browser console starts in beforeAll (is Chromium there?)');
+    return running;
+  };
+  return {
+    get engine() {
+      return started().engine;
+    },
+    get app() {
+      return started().app;
+    },
+    get server() {
+      return started().server;
+    },
+    get browser() {
+      return started().browser;
+    },
+    close: async () => running?.close(),
   };
 }
 

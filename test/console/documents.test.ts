@@ -6,19 +6,13 @@
  * refused; axe-core finds nothing serious and nothing scrolls sideways.
  */
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentIndex } from '../../src/documents/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import type { SearchProvider } from '../../src/pipeline/types.ts';
-import type { ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip, seriousAxeViolations } from './browser.ts';
-import {
-  overflowsSideways,
-  signUpWithKey,
-  startBrowserConsole,
-  type BrowserConsole,
-} from './browser-console.ts';
+import { overflowsSideways, signUpWithKey, useBrowserConsole } from './browser-console.ts';
 import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
@@ -43,23 +37,13 @@ The pottery studio opens at eight in the morning and closes at ten at night.
 
 const noWeb: SearchProvider = { id: 'none', search: async () => [] };
 
-let server: ListeningServer;
-let browser: Browser;
-let running: BrowserConsole | undefined;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  running = await startBrowserConsole(
-    memoryConsole(
-      { search: noWeb, answerer: createExtractiveAnswerer() },
-      {},
-      { documents: { index: createMemoryDocumentIndex() } },
-    ),
-  );
-  ({ server, browser } = running);
-}, 60_000);
-
-afterAll(() => running?.close());
+const running = useBrowserConsole(hasChromium, () =>
+  memoryConsole(
+    { search: noWeb, answerer: createExtractiveAnswerer() },
+    {},
+    { documents: { index: createMemoryDocumentIndex() } },
+  ),
+);
 
 async function openDocuments(page: Page): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
@@ -76,10 +60,15 @@ const rows = (page: Page) => page.getByTestId('document-row');
 describe.runIf(hasChromium)('console Documents page (headless Chromium)', { timeout: 120_000 }, () => {
   for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     it(`adds a pasted document and a PDF file, lists them, deletes one after confirming (${label})`, async () => {
-      const context = await browser.newContext({ viewport });
+      const context = await running.browser.newContext({ viewport });
       const page = await context.newPage();
       try {
-        const key = await signUpWithKey(page, server.baseUrl, `documents-${label}@example.com`, 'documents');
+        const key = await signUpWithKey(
+          page,
+          running.server.baseUrl,
+          `documents-${label}@example.com`,
+          'documents',
+        );
         await openDocuments(page);
         expect(await page.getByText('No documents yet.').count()).toBe(1);
         await checkLayout(page);
@@ -103,17 +92,19 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
 
         // What the page added is the account's, through the API: the PDF's text, the table's rows.
         const listed = (await (
-          await fetch(`${server.baseUrl}/v1/documents`, { headers: { authorization: `Bearer ${key}` } })
+          await fetch(`${running.server.baseUrl}/v1/documents`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
         ).json()) as { data: { id: string; title: string }[] };
         const pdf = listed.data.find((d) => d.title === 'kiln-manual')!;
         const read = (await (
-          await fetch(`${server.baseUrl}/v1/documents/${pdf.id}`, {
+          await fetch(`${running.server.baseUrl}/v1/documents/${pdf.id}`, {
             headers: { authorization: `Bearer ${key}` },
           })
         ).json()) as { content: string };
         expect(read.content).toContain('A full firing of the Kiln K7 takes eleven hours.');
         const asked = (await (
-          await fetch(`${server.baseUrl}/v1/search`, {
+          await fetch(`${running.server.baseUrl}/v1/search`, {
             method: 'POST',
             headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
             body: JSON.stringify({ prompt: 'When does the pottery studio open?', documents: 'own' }),
@@ -157,12 +148,17 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
   }
 
   it('pages through many documents; another organization sees none; no CSRF token, no change', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.phone });
+    const context = await running.browser.newContext({ viewport: VIEWPORTS.phone });
     const page = await context.newPage();
     try {
-      const key = await signUpWithKey(page, server.baseUrl, 'documents-many@example.com', 'documents');
+      const key = await signUpWithKey(
+        page,
+        running.server.baseUrl,
+        'documents-many@example.com',
+        'documents',
+      );
       for (let i = 0; i < 23; i++) {
-        const response = await fetch(`${server.baseUrl}/v1/documents`, {
+        const response = await fetch(`${running.server.baseUrl}/v1/documents`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -196,7 +192,7 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
       expect(
         await page.getByText('Payload Too Large: the content must be at most 1048576 bytes').count(),
       ).toBe(1);
-      await page.goto(`${server.baseUrl}/documents`);
+      await page.goto(`${running.server.baseUrl}/documents`);
 
       // A same-origin form without the CSRF token is refused, and nothing is added.
       const refused = await page.evaluate(async () => {
@@ -209,14 +205,16 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
       });
       expect(refused).toBe(403);
 
-      const stranger = await browser.newContext({ viewport: VIEWPORTS.desktop });
+      const stranger = await running.browser.newContext({ viewport: VIEWPORTS.desktop });
       const other = await stranger.newPage();
-      await signUpWithKey(other, server.baseUrl, 'documents-stranger@example.com', 'documents');
+      await signUpWithKey(other, running.server.baseUrl, 'documents-stranger@example.com', 'documents');
       await openDocuments(other);
       expect(await other.getByText('No documents yet.').count()).toBe(1);
       // Deleting another organization's document answers as an unknown one.
       const listed = (await (
-        await fetch(`${server.baseUrl}/v1/documents?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+        await fetch(`${running.server.baseUrl}/v1/documents?limit=1`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
       ).json()) as { data: { id: string }[] };
       other.once('dialog', () => undefined);
       const deleted = await other.evaluate(async (id) => {
@@ -231,7 +229,7 @@ describe.runIf(hasChromium)('console Documents page (headless Chromium)', { time
       expect(deleted).toBe(404);
       await stranger.close();
       const after = (await (
-        await fetch(`${server.baseUrl}/v1/documents?limit=100`, {
+        await fetch(`${running.server.baseUrl}/v1/documents?limit=100`, {
           headers: { authorization: `Bearer ${key}` },
         })
       ).json()) as { data: unknown[] };

@@ -5,12 +5,11 @@
  * element sticks out of the viewport. The research job page renders the answer's Markdown as the
  * playground does (the same renderer: the same elements for the same answer).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import type { ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip } from './browser.ts';
-import { signUpWithKey, startBrowserConsole, type BrowserConsole } from './browser-console.ts';
+import { signUpWithKey, useBrowserConsole } from './browser-console.ts';
 import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
@@ -53,17 +52,7 @@ const search: SearchProvider = {
 };
 const answerer: Answerer = { answer: async () => ({ answer: ANSWER, sources: URLS }) };
 
-let server: ListeningServer;
-let browser: Browser;
-let running: BrowserConsole | undefined;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  running = await startBrowserConsole(memoryConsole({ search, answerer }));
-  ({ server, browser } = running);
-}, 60_000);
-
-afterAll(() => running?.close());
+const running = useBrowserConsole(hasChromium, () => memoryConsole({ search, answerer }));
 
 interface Layout {
   readonly scrollWidth: number;
@@ -144,19 +133,19 @@ describe.runIf(hasChromium)(
   () => {
     for (const [label, viewport] of Object.entries(VIEWPORTS)) {
       it(`playground, research job and members fit at ${viewport.width} px; the job's answer renders like the playground's`, async () => {
-        const context = await browser.newContext({ viewport });
+        const context = await running.browser.newContext({ viewport });
         const page = await context.newPage();
         try {
           // A long address, as companies give them: it shows in Members and its pending invitations.
           await signUpWithKey(
             page,
-            server.baseUrl,
+            running.server.baseUrl,
             `layout-${label}.platform-engineering@subsidiary.example.com`,
             'layout',
           );
 
           // The playground: a long answer with its sources.
-          await page.goto(`${server.baseUrl}/playground`);
+          await page.goto(`${running.server.baseUrl}/playground`);
           await page.getByLabel('Question').fill(QUESTION);
           await page.getByRole('button', { name: 'Ask', exact: true }).click();
           await page
@@ -191,7 +180,7 @@ describe.runIf(hasChromium)(
           expect(await link.getAttribute('rel')).toBe('noopener noreferrer nofollow');
 
           // Members with a pending invitation: its Cancel button.
-          await page.goto(`${server.baseUrl}/members`);
+          await page.goto(`${running.server.baseUrl}/members`);
           await page.getByRole('button', { name: 'Invite' }).click();
           await page.getByTestId('invite-link').waitFor();
           await expectNoOverflow(page, `Members at ${viewport.width} px`, {

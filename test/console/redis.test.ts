@@ -6,11 +6,16 @@
  * Skipped locally without Redis and PostgreSQL; required under CI.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search, startInstances, type Instance } from '../multi-instance/instances.ts';
-import { reachablePostgres, reachableRedis, serverOrSkip } from '../multi-instance/servers.ts';
+import {
+  dropSchemas,
+  reachablePostgres,
+  reachableRedis,
+  serverOrSkip,
+  withSchema,
+} from '../multi-instance/servers.ts';
 
 const redisUrl = await reachableRedis();
 const databaseUrl = await reachablePostgres();
@@ -49,7 +54,7 @@ describe.runIf(available)('console with --store redis:// and --accounts-store po
   let instances: Instance[] = [];
 
   beforeAll(async () => {
-    const accountsStore = `${databaseUrl}${databaseUrl!.includes('?') ? '&' : '?'}schema=${schema}`;
+    const accountsStore = withSchema(databaseUrl!, schema);
     instances = await startInstances(2, [
       '--store',
       `${redisUrl}?prefix=${prefix}`,
@@ -60,10 +65,7 @@ describe.runIf(available)('console with --store redis:// and --accounts-store po
 
   afterAll(async () => {
     await Promise.all(instances.map((instance) => instance.stop()));
-    const admin = new pg.Client({ connectionString: databaseUrl! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(databaseUrl!, [schema]);
     const redis = new Redis(redisUrl!);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);

@@ -4,17 +4,11 @@
  * shows the organization's jobs (and not another organization's), a running job can be cancelled; axe-core
  * finds nothing serious and nothing scrolls sideways on a phone.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Answerer, SearchProvider } from '../../src/pipeline/types.ts';
-import type { ListeningServer } from '../support/loopback-server.ts';
 import { chromiumOrSkip, seriousAxeViolations } from './browser.ts';
-import {
-  overflowsSideways,
-  signUpWithKey,
-  startBrowserConsole,
-  type BrowserConsole,
-} from './browser-console.ts';
+import { overflowsSideways, signUpWithKey, useBrowserConsole } from './browser-console.ts';
 import { memoryConsole } from './memory-console.ts';
 
 const hasChromium = chromiumOrSkip();
@@ -49,17 +43,7 @@ const answerer: Answerer = {
   }),
 };
 
-let server: ListeningServer;
-let browser: Browser;
-let running: BrowserConsole | undefined;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  running = await startBrowserConsole(memoryConsole({ search, answerer }));
-  ({ server, browser } = running);
-}, 60_000);
-
-afterAll(() => running?.close());
+const running = useBrowserConsole(hasChromium, () => memoryConsole({ search, answerer }));
 
 async function openNav(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
@@ -68,10 +52,10 @@ async function openNav(page: Page, name: string): Promise<void> {
 describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeout: 90_000 }, () => {
   for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     it(`starts a job from the playground and shows its answer and sources (${label})`, async () => {
-      const context = await browser.newContext({ viewport });
+      const context = await running.browser.newContext({ viewport });
       const page = await context.newPage();
       try {
-        await signUpWithKey(page, server.baseUrl, `research-${label}@example.com`, 'research');
+        await signUpWithKey(page, running.server.baseUrl, `research-${label}@example.com`, 'research');
         await openNav(page, 'Playground');
         await page.getByLabel('Question').fill('Where does the Rhône rise?');
         await page.getByRole('button', { name: 'Research in the background' }).click();
@@ -104,12 +88,12 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
   }
 
   it('cancels a running job from its page, and another organization sees none of its jobs', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+    const context = await running.browser.newContext({ viewport: VIEWPORTS.desktop });
     const page = await context.newPage();
     let release: () => void = () => {};
     hold = new Promise<void>((resolve) => (release = resolve));
     try {
-      await signUpWithKey(page, server.baseUrl, 'research-cancel@example.com', 'research');
+      await signUpWithKey(page, running.server.baseUrl, 'research-cancel@example.com', 'research');
       await openNav(page, 'Playground');
       await page.getByLabel('Question').fill('A question that never ends');
       await page.getByRole('button', { name: 'Research in the background' }).click();
@@ -119,9 +103,9 @@ describe.runIf(hasChromium)('console Research page (headless Chromium)', { timeo
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.getByTestId('research-status').filter({ hasText: 'Cancelled' }).waitFor();
 
-      const stranger = await browser.newContext({ viewport: VIEWPORTS.phone });
+      const stranger = await running.browser.newContext({ viewport: VIEWPORTS.phone });
       const other = await stranger.newPage();
-      await signUpWithKey(other, server.baseUrl, 'research-stranger@example.com', 'research');
+      await signUpWithKey(other, running.server.baseUrl, 'research-stranger@example.com', 'research');
       await openNav(other, 'Research');
       expect(await other.getByText('No research jobs yet.').count()).toBe(1);
       const response = await other.goto(jobUrl);

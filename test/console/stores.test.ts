@@ -18,7 +18,7 @@ import {
   createUsageRecorder,
 } from '../../src/console/index.ts';
 import { describeAccountStore, describeUsageStore } from '../../src/testing/index.ts';
-import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
+import { dropSchemas, reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-console-stores-'));
 let counter = 0;
@@ -40,10 +40,7 @@ if (available) {
     return name;
   };
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-    for (const name of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-    await admin.end();
+    await dropSchemas(url!, schemas);
   });
   describeAccountStore('postgres', () =>
     createPostgresAccountStore({ connectionString: url!, schema: schema(), maxConnections: 4 }),

@@ -5,11 +5,10 @@
  * Skipped locally without PostgreSQL; required under CI.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { search, startInstances, type Instance } from '../multi-instance/instances.ts';
-import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
+import { dropSchemas, reachablePostgres, serverOrSkip, withSchema } from '../multi-instance/servers.ts';
 import { chromiumOrSkip, launchBrowser, seriousAxeViolations } from './browser.ts';
 
 const url = await reachablePostgres();
@@ -22,7 +21,7 @@ describe.runIf(available && chromiumOrSkip())('console on two instances sharing 
   let browser: Browser;
 
   beforeAll(async () => {
-    const store = `${url}${url!.includes('?') ? '&' : '?'}schema=${schema}`;
+    const store = withSchema(url!, schema);
     instances = await startInstances(2, ['--store', store]);
     browser = await launchBrowser();
   }, 90_000);
@@ -30,10 +29,7 @@ describe.runIf(available && chromiumOrSkip())('console on two instances sharing 
   afterAll(async () => {
     await browser?.close();
     await Promise.all(instances.map((instance) => instance.stop()));
-    const admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(url!, [schema]);
   });
 
   it('signs up on one instance and sees the same keys, session and usage on the other', async () => {

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll } from 'vitest';
 import {
   createMemoryDocumentIndex,
@@ -11,7 +10,7 @@ import {
   createSqliteDocumentIndex,
 } from '../../src/documents/index.ts';
 import { describeDocumentIndex } from '../../src/testing/index.ts';
-import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
+import { dropSchemas, reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
 
 describeDocumentIndex('memory', () => createMemoryDocumentIndex());
 
@@ -30,10 +29,7 @@ if (serverOrSkip('PostgreSQL', url, 'DATABASE_URL')) {
   const run = `cw_docs_${randomBytes(4).toString('hex')}`;
   const schemas: string[] = [];
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(url!, schemas);
   });
   describeDocumentIndex('postgres', () => {
     const schema = `${run}_${schemas.length}`;

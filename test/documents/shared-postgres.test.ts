@@ -6,10 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, type ServeProcess } from '../support/cli.ts';
-import { reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
+import { dropSchemas, reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
 
 const url = await reachablePostgres();
 const available = serverOrSkip('PostgreSQL', url, 'DATABASE_URL');
@@ -21,10 +20,7 @@ describe.runIf(available)('a document index on PostgreSQL shared by two serve pr
   afterAll(async () => {
     for (const server of servers) await server.stop();
     rmSync(dir, { recursive: true, force: true });
-    const admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(url!, [schema]);
   });
 
   const indexStore = (): string => {

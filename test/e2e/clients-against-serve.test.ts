@@ -7,7 +7,6 @@
  * test/e2e/openai-chat.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -17,7 +16,8 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
+import type { ListeningServer } from '../support/loopback-server.ts';
 
 const GLACIERS = `<!doctype html><html lang="en"><head><title>How glaciers move</title></head><body>
   <nav>Home | News</nav><main><article><h1>How glaciers move</h1>
@@ -27,19 +27,15 @@ const GLACIERS = `<!doctype html><html lang="en"><head><title>How glaciers move<
 const QUESTION = 'How do I revoke an API key?';
 
 describe('the real clients against a running citewise serve', () => {
-  let web: Server;
+  let web: ListeningServer | undefined;
   let webUrl: string;
   let dataDir: string;
   let server: ServeProcess;
   let key: string;
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-      if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(GLACIERS);
-      res.writeHead(404).end();
-    });
-    webUrl = (await listenOnLoopback(web)).baseUrl;
+    web = await startFixtureWeb({ '/glaciers': GLACIERS });
+    webUrl = web.baseUrl;
     dataDir = mkdtempSync(join(tmpdir(), 'citewise-clients-'));
     server = await startServe([
       '--data-dir',
@@ -56,8 +52,7 @@ describe('the real clients against a running citewise serve', () => {
 
   afterAll(async () => {
     await server?.stop();
-    web?.closeAllConnections();
-    web?.close();
+    await web?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

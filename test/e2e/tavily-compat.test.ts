@@ -3,11 +3,12 @@
  * `TavilyExtract` pointed at a running citewise through `apiBaseUrl`, nothing else changed. Also the raw
  * routes: the legacy `api_key` body field, Tavily's error shape, credits as on /v1.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { TavilyExtract, TavilySearch } from '@langchain/tavily';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { parseTavilyExtract, parseTavilySearch } from '../../src/http/compat/tavily.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
@@ -30,21 +31,16 @@ const PAGES: Record<string, string> = {
 };
 
 describe('Tavily-compatible routes', () => {
-  let web: Server;
-  let api: Server;
+  let web: ListeningServer;
+  let api: ListeningServer;
   let webUrl: string;
   let apiUrl: string;
   let engine: SearchEngine;
   let key: string;
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-      const page = PAGES[req.url ?? ''];
-      if (page) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-      res.writeHead(404).end();
-    });
-    webUrl = (await listenOnLoopback(web)).baseUrl;
+    web = await startFixtureWeb(PAGES);
+    webUrl = web.baseUrl;
     const hits = (): SearchHit[] => [
       { url: `${webUrl}/glaciers`, title: 'How glaciers move', snippet: 'Glaciers move by deformation.' },
       { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'An ice age is a long cold period.' },
@@ -55,13 +51,13 @@ describe('Tavily-compatible routes', () => {
       rateLimiter: false,
     });
     ({ key } = await engine.createKey({ credits: 100 }));
-    api = createServer(createNodeHandler(engine));
-    apiUrl = (await listenOnLoopback(api)).baseUrl;
+    api = await listenOnLoopback(createServer(createNodeHandler(engine)));
+    apiUrl = api.baseUrl;
   });
 
   afterAll(async () => {
-    api.close();
-    web.close();
+    await api.close();
+    await web.close();
     await engine.close();
   });
 

@@ -22,6 +22,7 @@ import { createLocalIndexProvider, createSearchEngine, estimateTokens } from '..
 import { CLI, runCli, runScript, type CliResult } from '../support/cli.ts';
 import { MANUAL_CORPUS } from '../support/corpus.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
+import { MCP_TOOL_NAMES } from '../support/mcp-request.ts';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 
@@ -55,13 +56,7 @@ describe('examples', () => {
       expect(await (await fetch(`${server.baseUrl}/health`)).json()).toEqual({ ok: true });
       const client = createClient({ baseUrl: `${server.baseUrl}/api`, apiKey: key });
       expect((await client.search({ prompt: 'How do I revoke a key?' })).sources.length).toBeGreaterThan(0);
-      expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(await mcpToolNames(`${server.baseUrl}/api/mcp`, key)).toEqual(MCP_TOOL_NAMES);
     } finally {
       await server.close();
     }
@@ -89,13 +84,7 @@ describe('examples', () => {
       expect((await client.search({ prompt: 'What is the free allowance?' })).answer.length).toBeGreaterThan(
         0,
       );
-      expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual([
-        'add_document',
-        'extract',
-        'get_balance',
-        'research',
-        'web_search',
-      ]);
+      expect(await mcpToolNames(`${server.baseUrl}/mcp`, key)).toEqual(MCP_TOOL_NAMES);
     } finally {
       await server.close();
     }

@@ -2,10 +2,11 @@
  * POST /v1/extract over real HTTP: pages read by the engine's SSRF-safe fetcher and extractor, one entry
  * per URL in request order, failures with their code, and credits charged per page read only.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/node-http.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
@@ -19,25 +20,21 @@ const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
   </article></main><footer>Copyright Example News.</footer></body></html>`;
 
 describe('POST /v1/extract', () => {
-  let web: Server;
-  let api: Server;
+  let web: ListeningServer;
+  let api: ListeningServer;
   let webUrl: string;
   let apiUrl: string;
   let engine: SearchEngine;
   let key: string;
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-      if (req.url === '/glaciers') return res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE);
+    web = await startFixtureWeb({ '/glaciers': ARTICLE, '/empty': '<html></html>' }, (req, res) => {
       // A chain of redirects: /hop/5 → /hop/4 → … → /hop/0, which is missing.
       const hop = /^\/hop\/(\d+)/.exec(req.url ?? '');
       if (hop && hop[1] !== '0') return res.writeHead(302, { location: `/hop/${Number(hop[1]) - 1}` }).end();
-      if (req.url === '/empty')
-        return res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
-    webUrl = (await listenOnLoopback(web)).baseUrl;
+    webUrl = web.baseUrl;
     engine = createSearchEngine({
       // Extraction needs no search; a provider that finds nothing keeps the engine from indexing a corpus.
       search: fakeSearchProvider([], { id: 'none' }),
@@ -48,13 +45,13 @@ describe('POST /v1/extract', () => {
       pageTimeoutMs: 30_000,
     });
     ({ key } = await engine.createKey({ credits: 100 }));
-    api = createServer(createNodeHandler(engine));
-    apiUrl = (await listenOnLoopback(api)).baseUrl;
+    api = await listenOnLoopback(createServer(createNodeHandler(engine)));
+    apiUrl = api.baseUrl;
   });
 
   afterAll(async () => {
-    api.close();
-    web.close();
+    await api.close();
+    await web.close();
     await engine.close();
   });
 

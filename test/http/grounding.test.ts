@@ -13,7 +13,8 @@ import { resolveModel } from '../../src/models/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import type { SearchHit } from '../../src/pipeline/types.ts';
 import { startOpenAiServer, type ChatRequestBody, type OpenAiServer } from '../answer/openai-server.ts';
-import { listenOnLoopback } from '../support/loopback-server.ts';
+import { startFixtureWeb } from '../support/fixture-web.ts';
+import { listenOnLoopback, type ListeningServer } from '../support/loopback-server.ts';
 import { fakeSearchProvider } from '../../src/testing/index.ts';
 
 const GLACIERS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How glaciers move</title></head>
@@ -46,8 +47,14 @@ function sourceNumber(body: ChatRequestBody, url: string): number {
   return Number(match?.[1] ?? 0);
 }
 
+/** The chat completion every OpenAI-route check asks. */
+const GLACIER_CHAT = {
+  model: 'citewise',
+  messages: [{ role: 'user', content: 'How do glaciers move?' }],
+};
+
 describe('grounding over HTTP', () => {
-  let web: Server;
+  let web: ListeningServer;
   let webUrl: string;
   let llm: OpenAiServer;
   let reply: (body: ChatRequestBody) => string = () => '';
@@ -56,13 +63,8 @@ describe('grounding over HTTP', () => {
   const apis: { server: Server; engine: SearchEngine }[] = [];
 
   beforeAll(async () => {
-    web = createServer((req, res) => {
-      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('');
-      const page = req.url === '/glaciers' ? GLACIERS : req.url === '/ice-ages' ? ICE_AGES : null;
-      if (page) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-      res.writeHead(404).end();
-    });
-    webUrl = (await listenOnLoopback(web)).baseUrl;
+    web = await startFixtureWeb({ '/glaciers': GLACIERS, '/ice-ages': ICE_AGES });
+    webUrl = web.baseUrl;
     hits = () => [
       { url: `${webUrl}/glaciers`, title: 'How glaciers move', snippet: 'Glaciers move by deformation.' },
       { url: `${webUrl}/ice-ages`, title: 'Ice ages', snippet: 'Ice sheets covered North America.' },
@@ -75,7 +77,7 @@ describe('grounding over HTTP', () => {
       server.close();
       await engine.close();
     }
-    web.close();
+    await web.close();
     await llm.close();
   });
 
@@ -199,8 +201,7 @@ describe('grounding over HTTP', () => {
     );
     expect(events).not.toMatch(/event: done/);
     // The chat route refuses it in OpenAI's shape, plain (422) and streamed (an error frame, no [DONE]).
-    const chatBody = { model: 'citewise', messages: [{ role: 'user', content: 'How do glaciers move?' }] };
-    const chat = await api.post('/v1/chat/completions', chatBody);
+    const chat = await api.post('/v1/chat/completions', GLACIER_CHAT);
     expect(chat.status).toBe(422);
     expect(await chat.json()).toEqual({
       error: {
@@ -210,7 +211,9 @@ describe('grounding over HTTP', () => {
         code: 'ungrounded_answer',
       },
     });
-    const chatStream = await (await api.post('/v1/chat/completions', { ...chatBody, stream: true })).text();
+    const chatStream = await (
+      await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
+    ).text();
     expect(chatStream).toContain(
       'data: {"error":{"message":"Unprocessable: no source supports an answer to this question","type":"invalid_request_error","param":null,"code":"ungrounded_answer"}}',
     );
@@ -264,18 +267,11 @@ describe('grounding over HTTP', () => {
       const streamed = await (await api.post('/v1/search', { prompt: 'glaciers', stream: true })).text();
       expect(streamed).toMatch(/event: error/);
       expect(streamed).not.toMatch(/event: delta/);
-      const chat = await api.post('/v1/chat/completions', {
-        model: 'citewise',
-        messages: [{ role: 'user', content: 'How do glaciers move?' }],
-      });
+      const chat = await api.post('/v1/chat/completions', GLACIER_CHAT);
       expect(chat.status).toBe(500);
       expect(await chat.json()).toMatchObject({ error: { type: 'server_error', code: 'server_error' } });
       const chatStream = await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-          stream: true,
-        })
+        await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
       ).text();
       // No assistant text and no [DONE]: an OpenAI-shaped error frame ends the stream.
       expect(chatStream).toMatch(/^data: \{"error":\{"message":"Server Error","type":"server_error"/m);
@@ -319,20 +315,14 @@ describe('grounding over HTTP', () => {
       });
 
       // The compatible routes say so too: the chat answer (plain and streamed) and Tavily's include_answer.
-      const chat = (await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-        })
-      ).json()) as { choices: { message: { content: string } }[]; citations: string[] };
+      const chat = (await (await api.post('/v1/chat/completions', GLACIER_CHAT)).json()) as {
+        choices: { message: { content: string } }[];
+        citations: string[];
+      };
       expect(chat.choices[0]!.message.content).toMatch(/do not contain an answer/);
       expect(chat.citations).toEqual([]);
       const chatStream = await (
-        await api.post('/v1/chat/completions', {
-          model: 'citewise',
-          messages: [{ role: 'user', content: 'How do glaciers move?' }],
-          stream: true,
-        })
+        await api.post('/v1/chat/completions', { ...GLACIER_CHAT, stream: true })
       ).text();
       const deltas = chatStream
         .split('\n\n')

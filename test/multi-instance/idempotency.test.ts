@@ -4,13 +4,12 @@
  * while it still runs), wherever it lands.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
 import type { CreditStore, KeyStore } from '../../src/stores/types.ts';
 import { cli, startInstances, type Instance } from './instances.ts';
-import { reachablePostgres, reachableRedis, serverOrSkip } from './servers.ts';
+import { dropSchemas, reachablePostgres, reachableRedis, serverOrSkip, withSchema } from './servers.ts';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
@@ -78,6 +77,20 @@ async function chargedOnce(
   expect(await stores.credits.balance('acct')).toBe(18);
 }
 
+/** {@link chargedOnce} on instances that were just started; stops them and closes `stores` afterwards. */
+async function chargedOnceThenStop(
+  instances: readonly Instance[],
+  stores: { keys: KeyStore; credits: CreditStore; close(): Promise<void> },
+): Promise<void> {
+  running.push(...instances);
+  try {
+    await chargedOnce(instances, stores);
+  } finally {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    await stores.close();
+  }
+}
+
 describe.runIf(withRedis)(`Idempotency-Key across ${INSTANCES} instances on one Redis`, () => {
   it('the same key and body is charged once; every retry replays the first response', async () => {
     const prefix = `mi-${RUN}-idem:`;
@@ -87,27 +100,18 @@ describe.runIf(withRedis)(`Idempotency-Key across ${INSTANCES} instances on one 
       `${redisUrl}?prefix=${prefix}`,
       ...NO_LIMIT,
     ]);
-    running.push(...instances);
-    try {
-      await chargedOnce(instances, admin);
-    } finally {
-      await Promise.all(instances.map((instance) => instance.stop()));
-      await admin.close();
-    }
+    await chargedOnceThenStop(instances, admin);
   });
 });
 
 describe.runIf(withPostgres)(`Idempotency-Key across ${INSTANCES} instances on one PostgreSQL`, () => {
   const schema = `mi_idem_${RUN}`;
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: postgresUrl! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(postgresUrl!, [schema]);
   });
 
   it('the same key and body is charged once; every retry replays the first response', async () => {
-    const store = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}schema=${schema}`;
+    const store = withSchema(postgresUrl!, schema);
     expect(await cli(['migrate', '--store', store])).toMatch(/applied migrations/);
     const admin = createPostgresStores({ connectionString: postgresUrl!, schema, migrate: false });
     const instances = await startInstances(INSTANCES, [
@@ -117,12 +121,6 @@ describe.runIf(withPostgres)(`Idempotency-Key across ${INSTANCES} instances on o
       'memory:',
       ...NO_LIMIT,
     ]);
-    running.push(...instances);
-    try {
-      await chargedOnce(instances, admin);
-    } finally {
-      await Promise.all(instances.map((instance) => instance.stop()));
-      await admin.close();
-    }
+    await chargedOnceThenStop(instances, admin);
   });
 });

@@ -138,6 +138,26 @@ export function cli(args: readonly string[]): Promise<string> {
   });
 }
 
+/**
+ * Creates a key of a new account holding `credits` with `citewise keys create` (as the README provisions
+ * one) and returns the key.
+ */
+export async function createKeyWithCli(store: string, account: string, credits: number): Promise<string> {
+  return lastLine(
+    await cli([
+      'keys',
+      'create',
+      '--store',
+      store,
+      '--account',
+      account,
+      '--create-account',
+      '--credits',
+      String(credits),
+    ]),
+  );
+}
+
 /** The API key printed as the last line of `keys create`. */
 export function lastLine(text: string): string {
   return text.trim().split('\n').at(-1)!.trim();

@@ -11,15 +11,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reachablePostgres, serverOrSkip } from './servers.ts';
+import { dropSchemas, reachablePostgres, serverOrSkip, withSchema } from './servers.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/citewise.js', import.meta.url));
 const url = await reachablePostgres();
 const available = serverOrSkip('PostgreSQL', url, 'DATABASE_URL');
 const schema = `cw_maint_${randomBytes(4).toString('hex')}`;
-const store = url ? `${url}${url.includes('?') ? '&' : '?'}schema=${schema}` : '';
+const store = url ? withSchema(url, schema) : '';
 const dataDir = mkdtempSync(join(tmpdir(), 'citewise-maintenance-'));
 
 /** Runs a CLI command to completion; its stdout. */
@@ -40,10 +39,7 @@ async function freePort(): Promise<number> {
 afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   if (!url) return;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
+  await dropSchemas(url, [schema]);
 });
 
 describe.runIf(available)('maintenance stored in PostgreSQL, at start', () => {

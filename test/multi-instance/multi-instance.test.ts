@@ -4,18 +4,20 @@
  * the service fails closed (503) while its store is away and recovers by itself.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createRedisStores } from '../../src/stores/redis/index.ts';
-import { balance, cli, lastLine, search, startInstances, tally, type Instance } from './instances.ts';
+import { balance, cli, createKeyWithCli, search, startInstances, tally, type Instance } from './instances.ts';
 import {
   binariesOrSkip,
+  dropSchemas,
   reachablePostgres,
   reachableRedis,
   serverOrSkip,
   startPrivatePostgres,
   startPrivateRedis,
+  withSchema,
 } from './servers.ts';
 
 // Process start-up and hundreds of requests on a shared, busy machine: generous bounds, never timing asserts.
@@ -57,19 +59,7 @@ describe.runIf(withRedis)(`${INSTANCES} instances on one Redis`, () => {
   it('300 concurrent searches against 50 credits: exactly 50 succeed, 250 get 433, balance 0', async () => {
     // Provisioned with the CLI, as the README shows.
     const store = `${redisUrl}?prefix=mi-${RUN}-credits:`;
-    const key = lastLine(
-      await cli([
-        'keys',
-        'create',
-        '--store',
-        store,
-        '--account',
-        'acct',
-        '--create-account',
-        '--credits',
-        '50',
-      ]),
-    );
+    const key = await createKeyWithCli(store, 'acct', 50);
     expect((await cli(['credits', 'balance', 'acct', '--store', store])).trim()).toBe('50');
     const admin = createRedisStores({ url: redisUrl!, prefix: `mi-${RUN}-credits:` });
     const instances = await start(['--store', store, ...NO_LIMIT]);
@@ -157,29 +147,14 @@ async function ledger(pool: pg.Pool, schema: string, account: string): Promise<L
 describe.runIf(withPostgres)(`${INSTANCES} instances on one PostgreSQL`, () => {
   const schema = `mi_${RUN}`;
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: postgresUrl! });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(postgresUrl!, [schema]);
   });
 
   it('300 concurrent searches against 50 credits: exactly 50 succeed, 250 get 433; the ledger adds up', async () => {
-    const store = `${postgresUrl}${postgresUrl!.includes('?') ? '&' : '?'}schema=${schema}`;
+    const store = withSchema(postgresUrl!, schema);
     expect(await cli(['migrate', '--store', store])).toMatch(/applied migrations 1/);
     expect(await cli(['migrate', '--store', store])).toMatch(/schema up to date/);
-    const key = lastLine(
-      await cli([
-        'keys',
-        'create',
-        '--store',
-        store,
-        '--account',
-        'acct',
-        '--create-account',
-        '--credits',
-        '50',
-      ]),
-    );
+    const key = await createKeyWithCli(store, 'acct', 50);
     const admin = createPostgresStores({ connectionString: postgresUrl!, schema, migrate: false });
     // Limits stay per instance in memory here (PostgreSQL keeps no rate limits).
     const instances = await start(['--store', store, '--limits-store', 'memory:', ...NO_LIMIT]);

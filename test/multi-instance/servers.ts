@@ -20,9 +20,8 @@ export const DEFAULT_REDIS_URL = process.env.CITEWISE_TEST_DEFAULT_REDIS_URL || 
 export const DEFAULT_DATABASE_URL =
   process.env.CITEWISE_TEST_DEFAULT_DATABASE_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
-/** The shared Redis URL if a server answers there, else null. */
-export async function reachableRedis(): Promise<string | null> {
-  const url = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+/** Whether a Redis server answers PING at `url` (one connection attempt, no retries). */
+export async function redisAnswers(url: string): Promise<boolean> {
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 1_000,
@@ -32,29 +31,39 @@ export async function reachableRedis(): Promise<string | null> {
   client.on('error', () => {});
   try {
     await client.connect();
-    await client.ping();
-    return url;
+    return (await client.ping()) === 'PONG';
   } catch {
-    return null;
+    return false;
   } finally {
     client.disconnect();
   }
 }
 
-/** The shared PostgreSQL URL if a server answers there, else null. */
-export async function reachablePostgres(): Promise<string | null> {
-  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+/** Whether a PostgreSQL server at `url` accepts a connection and answers `SELECT 1`. */
+export async function postgresAnswers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   client.on('error', () => {});
   try {
     await client.connect();
     await client.query('SELECT 1');
-    return url;
+    return true;
   } catch {
-    return null;
+    return false;
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The shared Redis URL if a server answers there, else null. */
+export async function reachableRedis(): Promise<string | null> {
+  const url = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  return (await redisAnswers(url)) ? url : null;
+}
+
+/** The shared PostgreSQL URL if a server answers there, else null. */
+export async function reachablePostgres(): Promise<string | null> {
+  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  return (await postgresAnswers(url)) ? url : null;
 }
 
 /**
@@ -130,18 +139,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const url = `redis://127.0.0.1:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'citewise-redis-'));
   let child: ChildProcess | null = null;
-  const ping = async () => {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      return (await client.ping()) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  };
+  const ping = () => redisAnswers(url);
   const redis: PrivateRedis = {
     url,
     port,
@@ -228,19 +226,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-  const ready = async () => {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
+  const ready = () => postgresAnswers(url);
   const cluster: PrivatePostgres = {
     url,
     async start() {
@@ -261,4 +247,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   await cluster.start();
   return cluster;
+}
+
+/** Drops `schemas` and everything in them on the PostgreSQL server at `url`: a suite's cleanup. */
+export async function dropSchemas(url: string, schemas: Iterable<string>): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The store URL of one schema: `url` with `schema=<schema>` added to its query string. */
+export function withSchema(url: string, schema: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`;
 }

@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
-import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { describe, expect, it } from 'vitest';
+import { createSearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
+import { ADAPTERS, closedAfterEachTest } from '../support/servers.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const PROMPT = 'How tall is Mount Etna? (prompt-marker-5d1c)';
@@ -29,13 +29,7 @@ function capturingLogger() {
   return { logger: pino({ level: 'info' }, sink), lines, raw };
 }
 
-const running: { engine: SearchEngine; server: RunningServer }[] = [];
-afterEach(async () => {
-  for (const { engine, server } of running.splice(0)) {
-    await server.close();
-    await engine.close();
-  }
-});
+const running = closedAfterEachTest();
 
 for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
   describe(`access log via ${adapterName}`, () => {

@@ -11,13 +11,13 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import Koa from 'koa';
 import { createServer } from 'node:http';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { citewiseKoa } from '../../adapters/koa.ts';
-import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
+import { createSearchEngine } from '../../src/engine/index.ts';
 import { createLocalIndexProvider } from '../../src/pipeline/search/local-index.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
-import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { ADAPTERS, closedAfterEachTest } from '../support/servers.ts';
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-CORPUS';
 const PDF = Buffer.from('%PDF-1.4\n% binary \xff\xfe\x00\x01\n%%EOF\n', 'latin1');
@@ -42,13 +42,7 @@ symlinkSync(path.join(outside, 'secret.md'), path.join(first, 'escape.md'));
 symlinkSync(outside, path.join(first, 'linked'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const running: { engine: SearchEngine; server: RunningServer }[] = [];
-afterEach(async () => {
-  for (const { engine, server } of running.splice(0)) {
-    await server.close();
-    await engine.close();
-  }
-});
+const running = closedAfterEachTest();
 
 /** A GET with the path sent exactly as written (fetch would resolve `..` itself). */
 function rawGet(baseUrl: string, rawPath: string): Promise<{ status: number; body: string }> {

@@ -2,8 +2,8 @@
  * `GET /healthz` and `GET /readyz` through every adapter: no key needed, served in maintenance mode, and
  * `/readyz` answers 503 (in the spec's error shape) naming the stores that do not answer.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
 import { createPostgresStores } from '../../src/stores/postgres/index.ts';
 import { createSqliteStores } from '../../src/stores/sqlite/index.ts';
@@ -16,16 +16,10 @@ import {
   type PrivatePostgres,
   type PrivateRedis,
 } from '../multi-instance/servers.ts';
-import { ADAPTERS, type RunningServer } from '../support/servers.ts';
+import { ADAPTERS, closedAfterEachTest, type RunningServer } from '../support/servers.ts';
 import { request } from '../../src/testing/index.ts';
 
-const running: { engine: SearchEngine; server: RunningServer }[] = [];
-afterEach(async () => {
-  for (const { engine, server } of running.splice(0)) {
-    await server.close();
-    await engine.close();
-  }
-});
+const running = closedAfterEachTest();
 
 async function get(server: RunningServer, path: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${server.baseUrl}${path}`);

@@ -3,20 +3,14 @@
  * nothing relevant was found (JSON and streamed, through every adapter).
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSearchEngine, type SearchEngine } from '../../src/engine/index.ts';
-import { ADAPTERS, apiClient, type RunningServer } from '../support/servers.ts';
+import { describe, expect, it } from 'vitest';
+import { createSearchEngine } from '../../src/engine/index.ts';
+import { ADAPTERS, apiClient, closedAfterEachTest } from '../support/servers.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const NOTHING = 'zqxv frobnicated wibblequux';
 
-const running: { engine: SearchEngine; server: RunningServer }[] = [];
-afterEach(async () => {
-  for (const { engine, server } of running.splice(0)) {
-    await server.close();
-    await engine.close();
-  }
-});
+const running = closedAfterEachTest();
 
 for (const [adapterName, startAdapter] of Object.entries(ADAPTERS)) {
   describe(`no source, no charge via ${adapterName}`, () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBraveProvider } from '../../src/pipeline/search/providers/brave.ts';
 import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, keyedProviderOn, searchError, useServer } from './helpers.ts';
 
 const KEY = 'BSA-test-subscription-token-123';
 
@@ -52,15 +52,9 @@ function errorBody(status: number, code: string, detail: string): unknown {
   };
 }
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
-function provider(options: Partial<Parameters<typeof createBraveProvider>[0]> = {}) {
-  return createBraveProvider({ apiKey: KEY, baseUrl: server.url, ...options });
-}
+const provider = keyedProviderOn(server, createBraveProvider, KEY);
 
 describe('Brave Search provider', () => {
   it('sends the documented GET request with X-Subscription-Token and maps web.results', async () => {
@@ -129,7 +123,7 @@ describe('Brave Search provider', () => {
         errorBody(422, 'SUBSCRIPTION_TOKEN_INVALID', `The provided subscription token ${KEY} is invalid.`),
       ),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e).toBeInstanceOf(SearchProviderError);
     expect(e.kind).toBe('auth');
     expect(e.providerId).toBe('brave');
@@ -143,7 +137,7 @@ describe('Brave Search provider', () => {
     server.handle((_req, res) =>
       json(res, 401, { type: 'ErrorResponse', errors: [{ code: 'UNAUTHORIZED', detail: 'no' }] }),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('auth');
     expect(e.message).toMatch(/^Brave Search rejected the API key \(401\)/);
   });
@@ -156,7 +150,7 @@ describe('Brave Search provider', () => {
         'x-ratelimit-reset': '1, 1419704',
       }),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('rate_limited');
     expect(e.retryable).toBe(true);
     expect(e.retryAfterMs).toBe(1000);
@@ -170,7 +164,7 @@ describe('Brave Search provider', () => {
         'x-ratelimit-reset': '1, 9',
       }),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.retryAfterMs).toBe(7000);
   });
 
@@ -178,23 +172,19 @@ describe('Brave Search provider', () => {
     server.handle((_req, res) =>
       json(res, 429, errorBody(429, 'QUOTA_LIMITED', 'Request quota limit exceeded for plan.')),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('quota');
     expect(e.retryable).toBe(false);
   });
 
   it('maps 5xx and malformed JSON', async () => {
     server.handle((_req, res) => json(res, 503, '<html>upstream down</html>'));
-    const down = (await rejectionOf(
-      provider().search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const down = await searchError(provider());
     expect(down.kind).toBe('server');
     expect(down.retryable).toBe(true);
 
     server.handle((_req, res) => json(res, 200, 'not json'));
-    const bad = (await rejectionOf(
-      provider().search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const bad = await searchError(provider());
     expect(bad.kind).toBe('bad_response');
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createDuckDuckGoProvider,
   parseDuckDuckGoHtml,
@@ -6,7 +6,7 @@ import {
 } from '../../src/pipeline/search/providers/duckduckgo.ts';
 import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
 import { USER_AGENT } from '../../src/package-info.ts';
-import { call, html, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, html, searchError, useServer } from './helpers.ts';
 
 const redirect = (target: string) => `//duckduckgo.com/l/?uddg=${encodeURIComponent(target)}&amp;rut=abc123`;
 
@@ -59,11 +59,7 @@ const NO_RESULTS_PAGE = `<!DOCTYPE html><html><body>
 <div id="links" class="results"><div class="no-results">No results found for <b>zzqxv</b>.</div></div>
 </body></html>`;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
 describe('DuckDuckGo HTML provider', () => {
   it('POSTs the form to /html/ and unwraps result links, skipping ads', async () => {
@@ -119,9 +115,7 @@ describe('DuckDuckGo HTML provider', () => {
   it('throws "blocked" on the anomaly page, also when served with 200', async () => {
     for (const status of [202, 200]) {
       server.handle((_req, res) => html(res, status, ANOMALY_PAGE));
-      const e = (await rejectionOf(
-        createDuckDuckGoProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-      )) as SearchProviderError;
+      const e = await searchError(createDuckDuckGoProvider({ baseUrl: server.url }));
       expect(e).toBeInstanceOf(SearchProviderError);
       expect(e.kind).toBe('blocked');
       expect(e.providerId).toBe('duckduckgo');
@@ -134,9 +128,7 @@ describe('DuckDuckGo HTML provider', () => {
       res.writeHead(429, { 'retry-after': '20' });
       res.end();
     });
-    const e = (await rejectionOf(
-      createDuckDuckGoProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const e = await searchError(createDuckDuckGoProvider({ baseUrl: server.url }));
     expect(e.kind).toBe('blocked');
     expect(e.retryAfterMs).toBe(20_000);
   });
@@ -147,15 +139,13 @@ describe('DuckDuckGo HTML provider', () => {
     expect(await provider.search({ query: 'zzqxv', limit: 5 }, call())).toEqual([]);
 
     server.handle((_req, res) => html(res, 200, '<html><body><p>Maintenance</p></body></html>'));
-    const e = (await rejectionOf(provider.search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider);
     expect(e.kind).toBe('bad_response');
   });
 
   it('maps 5xx to a server error', async () => {
     server.handle((_req, res) => html(res, 500, 'oops'));
-    const e = (await rejectionOf(
-      createDuckDuckGoProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const e = await searchError(createDuckDuckGoProvider({ baseUrl: server.url }));
     expect(e.kind).toBe('server');
   });
 });

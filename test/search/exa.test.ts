@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createExaProvider } from '../../src/pipeline/search/providers/exa.ts';
 import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, keyedProviderOn, searchError, useServer } from './helpers.ts';
 
 const KEY = 'exa-key-0f1e2d3c4b5a';
 
@@ -30,15 +30,9 @@ const SEARCH_RESPONSE = {
   costDollars: { total: 0.005 },
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
-function provider(options: Partial<Parameters<typeof createExaProvider>[0]> = {}) {
-  return createExaProvider({ apiKey: KEY, baseUrl: server.url, ...options });
-}
+const provider = keyedProviderOn(server, createExaProvider, KEY);
 
 describe('Exa provider', () => {
   it('POSTs /search with x-api-key, asks for text when configured, and maps results', async () => {
@@ -107,24 +101,20 @@ describe('Exa provider', () => {
     ];
     for (const [status, body, kind, headers] of cases) {
       server.handle((_req, res) => json(res, status, body, headers));
-      const e = (await rejectionOf(
-        provider().search({ query: 'q', limit: 5 }, call()),
-      )) as SearchProviderError;
+      const e = await searchError(provider());
       expect(e).toBeInstanceOf(SearchProviderError);
       expect(e.kind).toBe(kind);
       expect(e.httpStatus).toBe(status);
       expect(e.message).toContain((body as { error: string }).error);
     }
     server.handle((_req, res) => json(res, 429, {}, { 'retry-after': '2' }));
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.retryAfterMs).toBe(2000);
   });
 
   it('reports malformed JSON', async () => {
     server.handle((_req, res) => json(res, 200, '{"results": [}'));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('bad_response');
+    expect((await searchError(provider())).kind).toBe('bad_response');
   });
 
   it('rejects bad options', () => {

@@ -1,6 +1,8 @@
 /** Loopback HTTP servers that speak a provider's wire format, and small helpers for provider tests. */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { CallOptions } from '../../src/pipeline/types.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
+import type { CallOptions, SearchProvider, SearchQuery } from '../../src/pipeline/types.ts';
 import { listenOnLoopback } from '../support/loopback-server.ts';
 
 /** A request the fake provider received. */
@@ -58,6 +60,32 @@ export async function startServer(initial: Handler = (_req, res) => json(res, 40
   };
 }
 
+/**
+ * One server for the whole test file: started in `beforeAll`, closed in `afterAll`. The returned object
+ * stands for it from the first test on (its `url` is read inside tests, not at the top level).
+ */
+export function useServer(): TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.close());
+  const started = (): TestServer => {
+    if (!server) throw new Error('the test server starts in beforeAll');
+    return server;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get requests() {
+      return started().requests;
+    },
+    handle: (handler) => started().handle(handler),
+    close: () => started().close(),
+  };
+}
+
 /** Sends a JSON body. */
 export function json(
   res: ServerResponse,
@@ -88,4 +116,26 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+/** Searches `provider` (by default for `q`, 5 hits), which must fail, and returns its {@link SearchProviderError}. */
+export async function searchError(
+  provider: SearchProvider,
+  query: SearchQuery = { query: 'q', limit: 5 },
+): Promise<SearchProviderError> {
+  const error = await rejectionOf(provider.search(query, call()));
+  expect(error).toBeInstanceOf(SearchProviderError);
+  return error as SearchProviderError;
+}
+
+/**
+ * A maker of keyed providers pointed at `server`: `create` gets `apiKey`, the server's URL as `baseUrl`,
+ * and the options a test passes.
+ */
+export function keyedProviderOn<Options extends { apiKey: string; baseUrl?: string }>(
+  server: TestServer,
+  create: (options: Options) => SearchProvider,
+  apiKey: string,
+): (options?: Partial<Options>) => SearchProvider {
+  return (options = {}) => create({ apiKey, baseUrl: server.url, ...options } as Options);
 }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
 import { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, rejectionOf, searchError, useServer } from './helpers.ts';
 
 // Response shape of SearXNG's /search?format=json (docs.searxng.org/dev/search_api.html).
 const RESULTS = {
@@ -36,11 +36,7 @@ const RESULTS = {
   unresponsive_engines: [],
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
 describe('SearXNG provider', () => {
   it('sends GET /search?format=json with the configured parameters and maps results', async () => {
@@ -127,9 +123,7 @@ describe('SearXNG provider', () => {
       res.writeHead(429, { 'retry-after': '30', 'content-type': 'text/plain' });
       res.end('Too Many Requests');
     });
-    const e = (await rejectionOf(
-      createSearxngProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const e = await searchError(createSearxngProvider({ baseUrl: server.url }));
     expect(e.kind).toBe('rate_limited');
     expect(e.retryAfterMs).toBe(30_000);
     expect(e.retryable).toBe(true);
@@ -138,9 +132,7 @@ describe('SearXNG provider', () => {
 
   it('maps 5xx to a retryable server error', async () => {
     server.handle((_req, res) => json(res, 502, { error: 'bad gateway' }));
-    const e = (await rejectionOf(
-      createSearxngProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const e = await searchError(createSearxngProvider({ baseUrl: server.url }));
     expect(e.kind).toBe('server');
     expect(e.httpStatus).toBe(502);
     expect(e.retryable).toBe(true);
@@ -149,16 +141,12 @@ describe('SearXNG provider', () => {
   it('reports malformed JSON and a missing result list as bad responses', async () => {
     server.handle((_req, res) => json(res, 200, '{"results": [ {"url": '));
     const provider = createSearxngProvider({ baseUrl: server.url });
-    const malformed = (await rejectionOf(
-      provider.search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const malformed = await searchError(provider);
     expect(malformed.kind).toBe('bad_response');
     expect(malformed.message).toContain('malformed JSON');
 
     server.handle((_req, res) => json(res, 200, { query: 'q' }));
-    const shapeless = (await rejectionOf(
-      provider.search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const shapeless = await searchError(provider);
     expect(shapeless.kind).toBe('bad_response');
   });
 
@@ -173,9 +161,7 @@ describe('SearXNG provider', () => {
         ],
       }),
     );
-    const e = (await rejectionOf(
-      createSearxngProvider({ baseUrl: server.url }).search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const e = await searchError(createSearxngProvider({ baseUrl: server.url }));
     expect(e.kind).toBe('blocked');
     expect(e.message).toContain('google: CAPTCHA');
     expect(e.message).toContain('bing: timeout');

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSerperProvider } from '../../src/pipeline/search/providers/serper.ts';
-import type { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, keyedProviderOn, searchError, useServer } from './helpers.ts';
 
 const KEY = 'serper-key-abcdef123456';
 
@@ -36,15 +35,9 @@ const SEARCH_RESPONSE = {
   relatedSearches: [{ query: 'apple inc stock' }],
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
-function provider(options: Partial<Parameters<typeof createSerperProvider>[0]> = {}) {
-  return createSerperProvider({ apiKey: KEY, baseUrl: server.url, ...options });
-}
+const provider = keyedProviderOn(server, createSerperProvider, KEY);
 
 describe('Serper provider', () => {
   it('POSTs /search with X-API-KEY and maps organic results', async () => {
@@ -101,14 +94,14 @@ describe('Serper provider', () => {
 
   it('maps 403 Unauthorized to a rejected key', async () => {
     server.handle((_req, res) => json(res, 403, { message: 'Unauthorized.', statusCode: 403 }));
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('auth');
     expect(e.message).toBe('Serper rejected the API key (403): Unauthorized.');
   });
 
   it('maps "Not enough credits" to a quota error', async () => {
     server.handle((_req, res) => json(res, 400, { message: 'Not enough credits', statusCode: 400 }));
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('quota');
     expect(e.retryable).toBe(false);
   });
@@ -118,20 +111,14 @@ describe('Serper provider', () => {
     server.handle((_req, res) =>
       json(res, 429, { message: 'Too many requests', statusCode: 429 }, { 'retry-after': later }),
     );
-    const limited = (await rejectionOf(
-      provider().search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const limited = await searchError(provider());
     expect(limited.kind).toBe('rate_limited');
     expect(limited.retryAfterMs).toBeGreaterThan(60_000);
     expect(limited.retryAfterMs).toBeLessThanOrEqual(120_000);
 
     server.handle((_req, res) => json(res, 500, { message: 'Internal error', statusCode: 500 }));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('server');
+    expect((await searchError(provider())).kind).toBe('server');
     server.handle((_req, res) => json(res, 200, '<!doctype html><p>proxy error</p>'));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('bad_response');
+    expect((await searchError(provider())).kind).toBe('bad_response');
   });
 });

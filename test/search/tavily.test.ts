@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTavilyProvider } from '../../src/pipeline/search/providers/tavily.ts';
-import type { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, keyedProviderOn, searchError, useServer } from './helpers.ts';
 
 const KEY = 'tvly-dev-0123456789abcdef';
 
@@ -34,15 +33,9 @@ const SEARCH_RESPONSE = {
 
 const detail = (message: string) => ({ detail: { error: message } });
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
-function provider(options: Partial<Parameters<typeof createTavilyProvider>[0]> = {}) {
-  return createTavilyProvider({ apiKey: KEY, baseUrl: server.url, ...options });
-}
+const provider = keyedProviderOn(server, createTavilyProvider, KEY);
 
 describe('Tavily provider', () => {
   it('POSTs /search with Bearer auth and the documented body, and maps results', async () => {
@@ -117,7 +110,7 @@ describe('Tavily provider', () => {
 
   it('maps 401 to a rejected key', async () => {
     server.handle((_req, res) => json(res, 401, detail('Unauthorized: missing or invalid API key.')));
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('auth');
     expect(e.message).toBe('Tavily rejected the API key (401): Unauthorized: missing or invalid API key.');
     expect(e.message).not.toContain(KEY);
@@ -129,7 +122,7 @@ describe('Tavily provider', () => {
         'retry-after': '12',
       }),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('rate_limited');
     expect(e.retryAfterMs).toBe(12_000);
     expect(e.retryable).toBe(true);
@@ -146,7 +139,7 @@ describe('Tavily provider', () => {
     ],
   ])('maps %i to a non-retryable quota error', async (status, message) => {
     server.handle((_req, res) => json(res, status, detail(message)));
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('quota');
     expect(e.httpStatus).toBe(status);
     expect(e.retryable).toBe(false);
@@ -155,17 +148,11 @@ describe('Tavily provider', () => {
 
   it('maps 400, 500 and malformed JSON', async () => {
     server.handle((_req, res) => json(res, 400, detail('Invalid topic. Must be general, news or finance.')));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('bad_request');
+    expect((await searchError(provider())).kind).toBe('bad_request');
     server.handle((_req, res) => json(res, 500, detail('Internal Server Error')));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('server');
+    expect((await searchError(provider())).kind).toBe('server');
     server.handle((_req, res) => json(res, 200, '{"results": '));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('bad_response');
+    expect((await searchError(provider())).kind).toBe('bad_response');
   });
 
   it('rejects bad options', () => {

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createWikipediaProvider,
   wikipediaArticleUrl,
 } from '../../src/pipeline/search/providers/wikipedia.ts';
-import type { SearchProviderError } from '../../src/pipeline/search/providers/errors.ts';
-import { call, json, rejectionOf, startServer, type TestServer } from './helpers.ts';
+import { call, json, searchError, useServer } from './helpers.ts';
 
 // Shape of action=query&list=search&format=json&formatversion=2 (mediawiki.org API:Search).
 const SEARCH_RESPONSE = {
@@ -33,11 +32,7 @@ const SEARCH_RESPONSE = {
   },
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = useServer();
 
 function provider(options: Parameters<typeof createWikipediaProvider>[0] = {}) {
   return createWikipediaProvider({ apiUrl: `${server.url}/w/api.php`, ...options });
@@ -122,7 +117,7 @@ describe('Wikipedia provider', () => {
         { 'retry-after': '5', 'mediawiki-api-error': 'maxlag' },
       ),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('rate_limited');
     expect(e.retryAfterMs).toBe(5000);
   });
@@ -131,7 +126,7 @@ describe('Wikipedia provider', () => {
     server.handle((_req, res) =>
       json(res, 200, { error: { code: 'badvalue', info: 'Unrecognized value for parameter "srwhat".' } }),
     );
-    const e = (await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError;
+    const e = await searchError(provider());
     expect(e.kind).toBe('bad_request');
     expect(e.message).toContain('badvalue');
   });
@@ -141,20 +136,14 @@ describe('Wikipedia provider', () => {
       res.writeHead(429, { 'retry-after': '60', 'content-type': 'text/html' });
       res.end('<html>Too many requests. Please respect our robot policy https://w.wiki/4wJS</html>');
     });
-    const limited = (await rejectionOf(
-      provider().search({ query: 'q', limit: 5 }, call()),
-    )) as SearchProviderError;
+    const limited = await searchError(provider());
     expect(limited.kind).toBe('rate_limited');
     expect(limited.retryAfterMs).toBe(60_000);
 
     server.handle((_req, res) => json(res, 503, '<html>Wikimedia Error</html>'));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('server');
+    expect((await searchError(provider())).kind).toBe('server');
     server.handle((_req, res) => json(res, 200, '{"query":'));
-    expect(
-      ((await rejectionOf(provider().search({ query: 'q', limit: 5 }, call()))) as SearchProviderError).kind,
-    ).toBe('bad_response');
+    expect((await searchError(provider())).kind).toBe('bad_response');
   });
 
   it('rejects bad options', () => {

@@ -12,22 +12,12 @@ import {
   describeKeyStore,
   describeRateLimiter,
 } from '../../src/testing/index.ts';
+import { manualClock } from './helpers.ts';
 
 describeKeyStore('memory', () => createMemoryKeyStore());
 describeCreditStore('memory', () => createMemoryCreditStore());
 describeRateLimiter('memory', (options) => createMemoryRateLimiter(options));
 describeIdempotencyStore('memory', () => createMemoryIdempotencyStore());
-
-/** A manual clock for exact-time tests. */
-function manualClock(start = 1_700_000_000_000) {
-  let time = start;
-  return {
-    now: () => time,
-    advance: (ms: number) => {
-      time += ms;
-    },
-  };
-}
 
 describe('memory key store', () => {
   it('holds only the SHA-256 hash, never the raw key', async () => {

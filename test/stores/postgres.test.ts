@@ -3,7 +3,7 @@
  * SQL-level guarantees and migrations.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createPostgresStores,
@@ -14,10 +14,12 @@ import {
 import { describeCreditStore, describeIdempotencyStore, describeKeyStore } from '../../src/testing/index.ts';
 import {
   binariesOrSkip,
+  dropSchemas,
   reachablePostgres,
   serverOrSkip,
   startPrivatePostgres,
 } from '../multi-instance/servers.ts';
+import { closing } from './helpers.ts';
 
 const url = await reachablePostgres();
 const available = serverOrSkip('PostgreSQL', url, 'DATABASE_URL');
@@ -30,10 +32,6 @@ function fresh(): PostgresStores {
   const schema = `${RUN}_${counter++}`;
   schemas.push(schema);
   return createPostgresStores({ connectionString: url!, schema, maxConnections: 4 });
-}
-
-function closing<T extends object>(store: T, stores: PostgresStores): T {
-  return Object.assign(Object.create(store) as T, { close: () => stores.close() });
 }
 
 /** Sums of the ledger per account, next to the stored balance. */
@@ -54,10 +52,7 @@ async function ledgerCheck(pool: pg.Pool, schema: string) {
 
 if (available) {
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: url! });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(url!, schemas);
   });
 
   describeKeyStore('postgres', () => {

@@ -18,6 +18,7 @@ import {
   serverOrSkip,
   startPrivateRedis,
 } from '../multi-instance/servers.ts';
+import { closing } from './helpers.ts';
 
 const url = await reachableRedis();
 const available = serverOrSkip('Redis', url, 'REDIS_URL');
@@ -26,11 +27,6 @@ let counter = 0;
 /** Stores under a prefix of their own, so each test starts empty. */
 const fresh = (extra: Parameters<typeof createRedisStores>[0] | object = {}): RedisStores =>
   createRedisStores({ url: url!, prefix: `${RUN}${counter++}:`, ...extra });
-
-/** Wraps a store so that closing it also closes the shared client of its stores. */
-function closing<T extends object>(store: T, stores: RedisStores): T {
-  return Object.assign(Object.create(store) as T, { close: () => stores.close() });
-}
 
 if (available) {
   afterAll(async () => {

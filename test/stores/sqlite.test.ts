@@ -24,6 +24,7 @@ import {
   describeKeyStore,
   describeRateLimiter,
 } from '../../src/testing/index.ts';
+import { manualClock } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'citewise-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,16 +63,6 @@ describeRateLimiter('sqlite (createSqliteStores)', (limits) => {
   const stores = createSqliteStores({ path: freshPath() });
   return { ...stores.rateLimiter(limits), close: () => stores.close() };
 });
-
-function manualClock(start = 1_700_000_000_000) {
-  let time = start;
-  return {
-    now: () => time,
-    advance: (ms: number) => {
-      time += ms;
-    },
-  };
-}
 
 function readAllBytes(path: string): string {
   return ['', '-wal', '-shm']

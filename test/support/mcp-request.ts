@@ -4,6 +4,9 @@
  */
 import { request as httpRequest } from 'node:http';
 
+/** The tools citewise's MCP server lists, sorted by name. */
+export const MCP_TOOL_NAMES = ['add_document', 'extract', 'get_balance', 'research', 'web_search'];
+
 /** POSTs `tools/list` to `${baseUrl}/mcp` with the key and `headers` (which win over the defaults). */
 export function postMcpToolsList(
   baseUrl: string,

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Readable } from 'node:stream';
 import express from 'express';
 import Koa from 'koa';
+import { afterEach } from 'vitest';
 import { citewiseExpress } from '../../adapters/express.ts';
 import { createFetchHandler } from '../../adapters/fetch.ts';
 import { citewiseKoa } from '../../adapters/koa.ts';
@@ -17,6 +18,21 @@ export interface RunningServer {
   /** Base URL including the mount path; append `/v1/search`. */
   readonly baseUrl: string;
   close(): Promise<void>;
+}
+
+/**
+ * The engines (each with its server) a test file starts: push each one, and it is closed after its test
+ * (vitest `afterEach`: the server first, then the engine).
+ */
+export function closedAfterEachTest(): { engine: SearchEngine; server: RunningServer }[] {
+  const running: { engine: SearchEngine; server: RunningServer }[] = [];
+  afterEach(async () => {
+    for (const { engine, server } of running.splice(0)) {
+      await server.close();
+      await engine.close();
+    }
+  });
+  return running;
 }
 
 /** Calls of the /v1 API with one key, for tests that do not assert on the request itself (safe to destructure). */

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { positiveInteger } from '../../options.ts';
 import type { IdempotencyStore, StoredResponse } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
+import { claimedState } from '../idempotency-state.ts';
 import { STORE_DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link createMemoryIdempotencyStore}. */
@@ -29,9 +30,7 @@ export function createMemoryIdempotencyStore(options: MemoryIdempotencyStoreOpti
         entries.set(scope, { fingerprint }, { ttl: Math.ceil(leaseMs) });
         return { state: 'new' };
       }
-      return entry.response
-        ? { state: 'done', fingerprint: entry.fingerprint, response: entry.response }
-        : { state: 'in_progress', fingerprint: entry.fingerprint };
+      return claimedState(entry.fingerprint, entry.response);
     },
     async complete(scope, response, ttlMs) {
       assertId(scope, 'scope');

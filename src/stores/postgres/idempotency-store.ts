@@ -1,5 +1,6 @@
-import type { IdempotencyState, IdempotencyStore, StoredResponse } from '../types.ts';
+import type { IdempotencyState, IdempotencyStore } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
+import { claimedStateFromJson } from '../idempotency-state.ts';
 import {
   openPostgresConnection,
   type PostgresConnection,
@@ -39,9 +40,7 @@ export function buildPostgresIdempotencyStore(
     );
     const row = rows[0];
     if (!row) return undefined;
-    return row.response === null
-      ? { state: 'in_progress', fingerprint: row.fingerprint }
-      : { state: 'done', fingerprint: row.fingerprint, response: JSON.parse(row.response) as StoredResponse };
+    return claimedStateFromJson(row.fingerprint, row.response);
   }
 
   return {

@@ -1,5 +1,6 @@
 import type { IdempotencyState, IdempotencyStore, StoredResponse } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
+import { claimedState } from '../idempotency-state.ts';
 import {
   hashTag,
   openRedisConnection,
@@ -44,9 +45,7 @@ export function buildRedisIdempotencyStore(
       )) as string | null;
       if (current === null) return { state: 'new' };
       const stored = JSON.parse(current) as Stored;
-      return stored.response
-        ? { state: 'done', fingerprint: stored.fingerprint, response: stored.response }
-        : { state: 'in_progress', fingerprint: stored.fingerprint };
+      return claimedState(stored.fingerprint, stored.response);
     },
     async complete(scope, response, ttlMs) {
       assertId(scope, 'scope');

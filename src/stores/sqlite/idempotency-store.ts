@@ -1,5 +1,6 @@
-import type { IdempotencyState, IdempotencyStore, StoredResponse } from '../types.ts';
+import type { IdempotencyState, IdempotencyStore } from '../types.ts';
 import { assertId, assertPositiveMs } from '../validation.ts';
+import { claimedStateFromJson } from '../idempotency-state.ts';
 import { connectSqlite, type SqliteStoreOptions } from './connection.ts';
 import { immediateTransaction } from './database.ts';
 
@@ -49,13 +50,7 @@ export function createSqliteIdempotencyStore(options: SqliteStoreOptions): Idemp
             claim.run(scope, fingerprint, Math.ceil(at + leaseMs));
             return { state: 'new' };
           }
-          return row.response === null
-            ? { state: 'in_progress', fingerprint: row.fingerprint }
-            : {
-                state: 'done',
-                fingerprint: row.fingerprint,
-                response: JSON.parse(row.response) as StoredResponse,
-              };
+          return claimedStateFromJson(row.fingerprint, row.response);
         }),
       );
     },

@@ -12,20 +12,14 @@
  * are 429 with code `RATE_LIMITED` (per-second) or `QUOTA_LIMITED` (monthly) and `X-RateLimit-Reset` giving
  * seconds until each window resets, e.g. `1, 1419704`.
  */
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { SearchProviderError } from './errors.ts';
 import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
 import { parseJsonObject, sendProviderRequest, type ProviderResponse } from './request.ts';
 import { parseRetryAfter } from '../../../text/retry-after.ts';
 import { quotaError, rateLimitedError, redact } from './http-errors.ts';
-import {
-  clampLimit,
-  expectArray,
-  expectObject,
-  filterAndFinalizeHits,
-  mapResults,
-  stringField,
-} from './results.ts';
+import { expectArray, expectObject, mapResultsWithUrl, stringField } from './results.ts';
 import { toDay, toIsoDate } from './dates.ts';
 import { htmlToText } from './html-text.ts';
 import { withSiteOperators } from '../filters.ts';
@@ -117,10 +111,9 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
   requireOneOf(LABEL, 'safesearch', options.safesearch, ['off', 'moderate', 'strict']);
   const extraSnippets = options.extraSnippets ?? true;
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const filters = query.filters;
       const url = joinUrl(baseUrl, 'res/v1/web/search');
       url.searchParams.set('q', withSiteOperators(query.query, filters));
@@ -159,9 +152,7 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
       const web = expectObject(ID, LABEL, body.web);
       const results = expectArray(ID, LABEL, web.results, 'web.results');
 
-      const hits = mapResults(results, (record) => {
-        const url = stringField(record, 'url');
-        if (!url) return undefined;
+      return mapResultsWithUrl(results, 'url', (record, url) => {
         const description = stringField(record, 'description');
         const extras = Array.isArray(record.extra_snippets)
           ? record.extra_snippets.filter((s): s is string => typeof s === 'string')
@@ -179,7 +170,6 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
           provider: ID,
         };
       });
-      return filterAndFinalizeHits(hits, filters, limit);
     },
-  };
+  );
 }

@@ -11,7 +11,8 @@
  * fallback behind an API-backed provider.
  */
 import { parseLiteDocument, type LiteDocument, type LiteElement } from '../../extract/lite-dom.ts';
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchHit, SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { SearchProviderError } from './errors.ts';
 import {
   DEFAULT_USER_AGENT,
@@ -22,7 +23,6 @@ import {
 } from './http-options.ts';
 import { sendProviderRequest } from './request.ts';
 import { parseRetryAfter } from '../../../text/retry-after.ts';
-import { clampLimit, filterAndFinalizeHits } from './results.ts';
 import { recencyOf, type Recency } from './dates.ts';
 import { withSiteOperators } from '../filters.ts';
 
@@ -117,10 +117,9 @@ export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}
   }
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const form = new URLSearchParams({ q: withSiteOperators(query.query, query.filters) });
       if (options.region) form.set('kl', options.region);
       if (options.safesearch) form.set('kp', SAFESEARCH_PARAM[options.safesearch]);
@@ -154,7 +153,7 @@ export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}
             : undefined,
       });
       const hits = parseDuckDuckGoHtml(response.text);
-      return filterAndFinalizeHits(hits, query.filters, limit);
+      return hits;
     },
-  };
+  );
 }

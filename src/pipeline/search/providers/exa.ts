@@ -10,17 +10,11 @@
  * request, 401 missing/invalid key, 402 credits exhausted (`NO_MORE_CREDITS`, `API_KEY_BUDGET_EXCEEDED`),
  * 403 forbidden, 429 rate limited, 5xx server error.
  */
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
 import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
-import {
-  clampLimit,
-  expectArray,
-  filterAndFinalizeHits,
-  mapResults,
-  numberField,
-  stringField,
-} from './results.ts';
+import { expectArray, mapResultsWithUrl, numberField, stringField } from './results.ts';
 import { toIsoDate } from './dates.ts';
 
 /** Options of {@link createExaProvider}. */
@@ -56,10 +50,9 @@ export function createExaProvider(options: ExaProviderOptions): SearchProvider {
   }
   const maxCharacters = typeof includeText === 'number' ? includeText : DEFAULT_TEXT_CHARACTERS;
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const filters = query.filters;
       const body: Record<string, unknown> = { query: query.query, type, numResults: limit };
       if (filters?.includeDomains?.length) body.includeDomains = filters.includeDomains;
@@ -81,9 +74,7 @@ export function createExaProvider(options: ExaProviderOptions): SearchProvider {
       const answer = parseJsonObject(ID, LABEL, response);
       const results = expectArray(ID, LABEL, answer.results, 'results');
 
-      const hits = mapResults(results, (record) => {
-        const url = stringField(record, 'url');
-        if (!url) return undefined;
+      return mapResultsWithUrl(results, 'url', (record, url) => {
         const text = stringField(record, 'text');
         return {
           url,
@@ -95,7 +86,6 @@ export function createExaProvider(options: ExaProviderOptions): SearchProvider {
           provider: ID,
         };
       });
-      return filterAndFinalizeHits(hits, filters, limit);
     },
-  };
+  );
 }

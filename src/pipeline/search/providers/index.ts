@@ -103,6 +103,16 @@ function missing(name: string, what: string, key: string): TypeError {
   return new TypeError(`search provider '${name}' needs ${what}: set ${key} in the search provider config`);
 }
 
+/** A keyed provider's config section, which must hold its API key. */
+function withApiKey<Section extends { readonly apiKey?: string }>(
+  name: string,
+  section: Section | undefined,
+): Section & { readonly apiKey: string } {
+  const apiKey = section?.apiKey;
+  if (!apiKey) throw missing(name, 'an API key', `${name}.apiKey`);
+  return { ...section, apiKey };
+}
+
 function normalizeName(raw: string): string {
   const name = raw.trim().toLowerCase();
   return ALIASES[name] ?? name;
@@ -133,26 +143,14 @@ function createBuiltInProvider(
       if (!section.baseUrl) throw missing('searxng', 'the instance URL', 'searxng.baseUrl');
       return createSearxngProvider({ ...withUserAgent, ...section, baseUrl: section.baseUrl });
     }
-    case 'brave': {
-      const section = config.brave ?? {};
-      if (!section.apiKey) throw missing('brave', 'an API key', 'brave.apiKey');
-      return createBraveProvider({ ...common, ...section, apiKey: section.apiKey });
-    }
-    case 'tavily': {
-      const section = config.tavily ?? {};
-      if (!section.apiKey) throw missing('tavily', 'an API key', 'tavily.apiKey');
-      return createTavilyProvider({ ...common, ...section, apiKey: section.apiKey });
-    }
-    case 'serper': {
-      const section = config.serper ?? {};
-      if (!section.apiKey) throw missing('serper', 'an API key', 'serper.apiKey');
-      return createSerperProvider({ ...common, ...section, apiKey: section.apiKey });
-    }
-    case 'exa': {
-      const section = config.exa ?? {};
-      if (!section.apiKey) throw missing('exa', 'an API key', 'exa.apiKey');
-      return createExaProvider({ ...common, ...section, apiKey: section.apiKey });
-    }
+    case 'brave':
+      return createBraveProvider({ ...common, ...withApiKey('brave', config.brave) });
+    case 'tavily':
+      return createTavilyProvider({ ...common, ...withApiKey('tavily', config.tavily) });
+    case 'serper':
+      return createSerperProvider({ ...common, ...withApiKey('serper', config.serper) });
+    case 'exa':
+      return createExaProvider({ ...common, ...withApiKey('exa', config.exa) });
     case 'wikipedia':
       return createWikipediaProvider({ ...withUserAgent, ...config.wikipedia });
     case 'duckduckgo':

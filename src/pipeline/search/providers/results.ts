@@ -72,6 +72,18 @@ export function mapResults(
   return hits;
 }
 
+/** {@link mapResults} for records that name their page's URL in `urlField`; records without one are skipped. */
+export function mapResultsWithUrl(
+  results: readonly unknown[],
+  urlField: string,
+  toHit: (record: Record<string, unknown>, url: string) => SearchHit,
+): SearchHit[] {
+  return mapResults(results, (record) => {
+    const url = stringField(record, urlField);
+    return url ? toHit(record, url) : undefined;
+  });
+}
+
 /** The last step of every provider: {@link applyDomainFilters}, then {@link finalizeHits}. */
 export function filterAndFinalizeHits(
   hits: readonly SearchHit[],

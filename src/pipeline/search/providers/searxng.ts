@@ -9,6 +9,7 @@
  * not list `json` answers 403 Forbidden to `format=json`.
  */
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { SearchProviderError } from './errors.ts';
 import {
   DEFAULT_USER_AGENT,
@@ -20,14 +21,7 @@ import {
 } from './http-options.ts';
 import { parseJsonObject, sendProviderRequest } from './request.ts';
 import { httpStatusError } from './http-errors.ts';
-import {
-  clampLimit,
-  expectArray,
-  filterAndFinalizeHits,
-  mapResults,
-  numberField,
-  stringField,
-} from './results.ts';
+import { expectArray, mapResultsWithUrl, numberField, stringField } from './results.ts';
 import { recencyOf, toIsoDate } from './dates.ts';
 import { htmlToText } from './html-text.ts';
 import { withSiteOperators } from '../filters.ts';
@@ -88,10 +82,9 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
     ...options.headers,
   };
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const hits = await searchPage(query, 1, call);
       if (hits.length > 0 && hits.length < limit && pages > 1) {
         const more = await Promise.all(
@@ -106,9 +99,9 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
         );
         hits.push(...more.flat());
       }
-      return filterAndFinalizeHits(hits, query.filters, limit);
+      return hits;
     },
-  };
+  );
 
   async function searchPage(query: SearchQuery, page: number, call: CallOptions): Promise<SearchHit[]> {
     const url = joinUrl(baseUrl, 'search');
@@ -146,9 +139,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
     const body = parseJsonObject(ID, LABEL, response);
     const results = expectArray(ID, LABEL, body.results, 'results');
 
-    const hits = mapResults(results, (record) => {
-      const url = stringField(record, 'url');
-      if (!url) return undefined;
+    const hits = mapResultsWithUrl(results, 'url', (record, url) => {
       const content = stringField(record, 'content');
       return {
         url,

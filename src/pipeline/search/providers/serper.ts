@@ -8,11 +8,12 @@
  * Errors are JSON `{ "message": "...", "statusCode": n }`: 401/403 for a missing or invalid key,
  * 400 "Not enough credits" when the balance is used up, 429 when rate limited, 5xx on server errors.
  */
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { joinUrl, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
 import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
 import { extractErrorDetail, quotaError, redact } from './http-errors.ts';
-import { clampLimit, expectArray, filterAndFinalizeHits, mapResults, stringField } from './results.ts';
+import { expectArray, mapResultsWithUrl, stringField } from './results.ts';
 import { toIsoDate } from './dates.ts';
 import { withSiteOperators } from '../filters.ts';
 
@@ -45,10 +46,9 @@ function googleDate(value: string | undefined): string | undefined {
 export function createSerperProvider(options: SerperProviderOptions): SearchProvider {
   const { http, apiKey, baseUrl } = resolveKeyedProvider(LABEL, options, 'https://google.serper.dev');
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const filters = query.filters;
       const body: Record<string, unknown> = { q: withSiteOperators(query.query, filters), num: limit };
       const gl = options.gl ?? filters?.country;
@@ -81,9 +81,7 @@ export function createSerperProvider(options: SerperProviderOptions): SearchProv
           ? []
           : expectArray(ID, LABEL, answer.organic, 'organic');
 
-      const hits = mapResults(organic, (record) => {
-        const url = stringField(record, 'link');
-        if (!url) return undefined;
+      return mapResultsWithUrl(organic, 'link', (record, url) => {
         return {
           url,
           title: stringField(record, 'title') ?? url,
@@ -92,7 +90,6 @@ export function createSerperProvider(options: SerperProviderOptions): SearchProv
           provider: ID,
         };
       });
-      return filterAndFinalizeHits(hits, filters, limit);
     },
-  };
+  );
 }

@@ -10,18 +10,12 @@
  * 432 plan usage limit, 433 pay-as-you-go limit, 500 server error. The key historically also went in the body
  * as `api_key`; that is available through `sendKeyInBody` for old deployments and proxies.
  */
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { joinUrl, requireOneOf, resolveKeyedProvider, type HttpProviderOptions } from './http-options.ts';
 import { jsonPost, parseJsonObject, sendProviderRequest } from './request.ts';
 import { extractErrorDetail, quotaError, redact } from './http-errors.ts';
-import {
-  clampLimit,
-  expectArray,
-  filterAndFinalizeHits,
-  mapResults,
-  numberField,
-  stringField,
-} from './results.ts';
+import { expectArray, mapResultsWithUrl, numberField, stringField } from './results.ts';
 import { toDay, toIsoDate } from './dates.ts';
 
 /** Options of {@link createTavilyProvider}. */
@@ -57,10 +51,9 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
   requireOneOf(LABEL, 'topic', topic, ['general', 'news', 'finance']);
   const includeRawContent = options.includeRawContent ?? false;
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       const filters = query.filters;
       const body: Record<string, unknown> = {
         query: query.query,
@@ -97,9 +90,7 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
       const answer = parseJsonObject(ID, LABEL, response);
       const results = expectArray(ID, LABEL, answer.results, 'results');
 
-      const hits = mapResults(results, (record) => {
-        const url = stringField(record, 'url');
-        if (!url) return undefined;
+      return mapResultsWithUrl(results, 'url', (record, url) => {
         return {
           url,
           title: stringField(record, 'title') ?? url,
@@ -110,7 +101,6 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
           provider: ID,
         };
       });
-      return filterAndFinalizeHits(hits, filters, limit);
     },
-  };
+  );
 }

@@ -11,7 +11,8 @@
  * The Wikimedia User-Agent policy (meta.wikimedia.org/wiki/User-Agent_policy) asks every client for a
  * descriptive User-Agent with contact information: set `userAgent`.
  */
-import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../../types.ts';
+import type { SearchProvider } from '../../types.ts';
+import { defineSearchProvider } from './base.ts';
 import { SearchProviderError } from './errors.ts';
 import {
   DEFAULT_USER_AGENT,
@@ -21,14 +22,7 @@ import {
 } from './http-options.ts';
 import { parseJsonObject, sendProviderRequest } from './request.ts';
 import { parseRetryAfter } from '../../../text/retry-after.ts';
-import {
-  clampLimit,
-  expectArray,
-  expectObject,
-  filterAndFinalizeHits,
-  mapResults,
-  stringField,
-} from './results.ts';
+import { expectArray, expectObject, mapResults, stringField } from './results.ts';
 import { htmlToText } from './html-text.ts';
 import { applyDomainFilters } from '../filters.ts';
 
@@ -78,10 +72,9 @@ export function createWikipediaProvider(options: WikipediaProviderOptions = {}):
   requireBaseUrl(LABEL, 'articleBaseUrl', articleBaseUrl);
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
 
-  return {
-    id: ID,
-    async search(query: SearchQuery, call: CallOptions): Promise<SearchHit[]> {
-      const limit = clampLimit(LABEL, query, MAX_RESULTS);
+  return defineSearchProvider(
+    { id: ID, label: LABEL, maxResults: MAX_RESULTS },
+    async (query, limit, call) => {
       // Domain filters that rule out Wikipedia make the request pointless.
       if (applyDomainFilters([{ url: articleBaseUrl, title: '' }], query.filters).length === 0) return [];
 
@@ -124,7 +117,7 @@ export function createWikipediaProvider(options: WikipediaProviderOptions = {}):
       }
       const results = expectArray(ID, LABEL, expectObject(ID, LABEL, body.query).search, 'query.search');
 
-      const hits = mapResults(results, (record) => {
+      return mapResults(results, (record) => {
         const title = stringField(record, 'title');
         if (!title) return undefined;
         const snippet = stringField(record, 'snippet');
@@ -135,7 +128,6 @@ export function createWikipediaProvider(options: WikipediaProviderOptions = {}):
           provider: ID,
         };
       });
-      return filterAndFinalizeHits(hits, query.filters, limit);
     },
-  };
+  );
 }
