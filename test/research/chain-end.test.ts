@@ -4,10 +4,7 @@
  * opens with the director's birth, then the film's sentence naming the director.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { runPipeline } from '../../src/pipeline/run.ts';
-import { handmadeWeb, type Page } from './web.ts';
+import { type Page, researchOver } from './web.ts';
 
 const PAGES: readonly Page[] = [
   {
@@ -26,18 +23,9 @@ const PAGES: readonly Page[] = [
 
 describe('the chain the answer names', () => {
   it('is not one through a page about the question\'s own words ("Place of birth")', async () => {
-    const web = handmadeWeb(PAGES);
-    const result = await runPipeline(
-      {
-        prompt: 'What is the place of birth of the director of film Winter Orchard?',
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
-      { signal: new AbortController().signal, requestId: 'chain-end', deadline: Date.now() + 20_000 },
+    const result = await researchOver(
+      PAGES,
+      'What is the place of birth of the director of film Winter Orchard?',
     );
     const first = result.answer.split(/\s\[\d+\]/u)[0] ?? '';
     expect(first).toContain('born in Tromso');
@@ -58,19 +46,7 @@ const FATHER_PAGES: readonly Page[] = [
 
 describe("a life's span as the chain's end", () => {
   it('opens "When did X\'s father die?" with the father\'s dates, then the sentence naming him', async () => {
-    const web = handmadeWeb(FATHER_PAGES);
-    const result = await runPipeline(
-      {
-        prompt: "When did Margaret Tallis's father die?",
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
-      { signal: new AbortController().signal, requestId: 'lifespan', deadline: Date.now() + 20_000 },
-    );
+    const result = await researchOver(FATHER_PAGES, "When did Margaret Tallis's father die?");
     const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
     expect(first).toContain('10 September 1859');
     expect(second).toContain('daughter of John Hale Tallis');

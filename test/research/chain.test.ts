@@ -5,27 +5,15 @@
  * each cited.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { runPipeline, type PipelineResult } from '../../src/pipeline/run.ts';
-import { CHAIN_PAGES, handmadeWeb, PAGES, type HandmadeWeb } from './web.ts';
+import type { PipelineResult } from '../../src/pipeline/run.ts';
+import { CHAIN_PAGES, handmadeWeb, PAGES, type HandmadeWeb, researchOver } from './web.ts';
 
 /**
  * Research over a web where each search reads its best results only (the question's own search its first),
  * so that every page past the first is reached by a hop.
  */
 async function research(web: HandmadeWeb, prompt: string): Promise<PipelineResult> {
-  return runPipeline(
-    { prompt, context: [], responseType: 'text', filters: {}, depth: 'research' },
-    { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-    {
-      maxResults: 5,
-      maxPassageTokens: 4000,
-      pageTimeoutMs: 5000,
-      research: { questionResults: 1, entityResults: 2, leadResults: 2 },
-    },
-    { signal: new AbortController().signal, requestId: 'chain-test', deadline: Date.now() + 20_000 },
-  );
+  return researchOver(web, prompt, { questionResults: 1, entityResults: 2, leadResults: 2 });
 }
 
 /** The answer's sentences with the URL each cites. */

@@ -5,10 +5,8 @@
  * that shares more words with the question (a decoy that says nothing of the director's death).
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
-import { runPipeline, type PipelineResult } from '../../src/pipeline/run.ts';
-import { handmadeWeb, type Page } from './web.ts';
+import type { PipelineResult } from '../../src/pipeline/run.ts';
+import { type Page, researchOver } from './web.ts';
 
 const PAGES: readonly Page[] = [
   {
@@ -30,13 +28,7 @@ const PAGES: readonly Page[] = [
 ];
 
 async function research(question: string): Promise<PipelineResult> {
-  const web = handmadeWeb(PAGES);
-  return runPipeline(
-    { prompt: question, context: [], responseType: 'text', filters: {}, depth: 'research' },
-    { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-    { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
-    { signal: new AbortController().signal, requestId: 'comparison-test', deadline: Date.now() + 20_000 },
-  );
+  return researchOver(PAGES, question);
 }
 
 /** The answer's sentences with the page each cites. */

@@ -6,12 +6,10 @@
  * remaining words, which pages about other airports answer better.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { hopOrder, nextHopWords } from '../../src/pipeline/research/hops.ts';
 import { analyzeQuestion } from '../../src/pipeline/research/question.ts';
-import { runPipeline, type PipelineResult } from '../../src/pipeline/run.ts';
-import { handmadeWeb, type Page } from './web.ts';
+import type { PipelineResult } from '../../src/pipeline/run.ts';
+import { type Page, researchOver } from './web.ts';
 
 const order = (question: string) =>
   hopOrder(analyzeQuestion(question)).map((segment) => segment.words.join(' '));
@@ -100,13 +98,7 @@ const THREE_HOPS: readonly Page[] = [
 ];
 
 async function research(question: string): Promise<PipelineResult> {
-  const web = handmadeWeb(THREE_HOPS);
-  return runPipeline(
-    { prompt: question, context: [], responseType: 'text', filters: {}, depth: 'research' },
-    { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-    { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
-    { signal: new AbortController().signal, requestId: 'hops-test', deadline: Date.now() + 20_000 },
-  );
+  return researchOver(THREE_HOPS, question);
 }
 
 describe('a three-hop chain over pages that do not name each other', () => {
@@ -138,19 +130,7 @@ const WHEN_PAGES: readonly Page[] = [
 
 describe("the chain's end by what the question asks", () => {
   it('opens a "when" answer with the sentence of the end that says when', async () => {
-    const web = handmadeWeb(WHEN_PAGES);
-    const result = await runPipeline(
-      {
-        prompt: 'When was the band that recorded Quiet Tide formed?',
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 },
-      { signal: new AbortController().signal, requestId: 'hops-when', deadline: Date.now() + 20_000 },
-    );
+    const result = await researchOver(WHEN_PAGES, 'When was the band that recorded Quiet Tide formed?');
     expect(result.answer.split(/\s\[\d+\]/u)[0]).toContain('formed in 1987');
   });
 });

@@ -3,6 +3,9 @@
  * returns their text as the hit's content, or only a snippet with a fetcher and extractor that read the
  * page (to count fetches). Calls are recorded.
  */
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { runPipeline, type PipelineResult, type PipelineSettings } from '../../src/pipeline/run.ts';
 import { Bm25Index } from '../../src/text/bm25.ts';
 import { tokenize, tokenizeQuery } from '../../src/text/tokenize.ts';
 import type {
@@ -168,3 +171,21 @@ export const CHAIN_PAGES: readonly Page[] = [
     text: 'The team that designed the first company blender was led by an engineer from Lyon in 1979.',
   },
 ];
+
+/**
+ * Research over the web (or over these pages) as a library caller runs it: BM25 ranking, the extractive
+ * answerer, 5 results, passages of 4,000 tokens; `research` overrides research's settings.
+ */
+export async function researchOver(
+  web: HandmadeWeb | readonly Page[],
+  prompt: string,
+  research?: PipelineSettings['research'],
+): Promise<PipelineResult> {
+  const { search } = 'search' in web ? web : handmadeWeb(web);
+  return runPipeline(
+    { prompt, context: [], responseType: 'text', filters: {}, depth: 'research' },
+    { search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+    { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, ...(research ? { research } : {}) },
+    { signal: new AbortController().signal, requestId: 'research-test', deadline: Date.now() + 20_000 },
+  );
+}
