@@ -43,8 +43,12 @@ export interface ChainEnd {
  */
 export function chainEnds(searched: SearchedQuery): ChainEnd[] {
   const lead = searched.planned.lead;
-  if (!lead) return [];
-  const key = nameKey(lead.name);
+  return lead ? unitsAbout(searched, lead.name) : [];
+}
+
+/** The units of the searched documents about `name`: every unit of its own page (titled by it), and the units naming it. */
+export function unitsAbout(searched: SearchedQuery, name: string): ChainEnd[] {
+  const key = nameKey(name);
   return searched.documents.flatMap((doc) => {
     const title = nameKey(doc.title);
     const titled = title === key || title.startsWith(`${key} `);

@@ -8,14 +8,13 @@
  */
 import type { ChainSentence } from '../types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
+import { unitsAbout } from './chain.ts';
 import { stemsHeld } from './coverage.ts';
 import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
-import { leadUnits, unitWords } from './units.ts';
+import { unitWords } from './units.ts';
 
-/** Units of a page read for a side's end. */
-const MAX_UNITS = 40;
 /**
  * Sentences per side: its end and the bridge that names the side ("X is a film directed by D"), so that
  * every side's end fits in an answer of four sentences.
@@ -32,18 +31,6 @@ const TIME_FIT = 0.5;
  */
 const COMPARES_TIME =
   /\b(?:first|earlier|earliest|later|latest|last|older|oldest|younger|youngest|longer|recently|before|after|born|died|released|founded|established|formed|opened)\b/iu;
-
-/** The units of the searched documents about `name`: on its own page (titled by it), or naming it. */
-function unitsAbout(searched: SearchedQuery, name: string): { words: string; text: string; url: string }[] {
-  const key = nameKey(name);
-  return searched.documents.flatMap((doc) => {
-    const title = nameKey(doc.title);
-    const titled = title === key || title.startsWith(`${key} `);
-    return leadUnits(doc.text, doc.markdown, MAX_UNITS)
-      .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
-      .map((unit) => ({ words: unit.words, text: unit.cells ? unit.sentence : unit.words, url: doc.url }));
-  });
-}
 
 interface SideChain {
   readonly sentences: ChainSentence[];
