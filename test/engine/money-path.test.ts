@@ -2,36 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createCreditsService } from '../../src/engine/credits.ts';
 import { createFairScheduler } from '../../src/scheduling/fair-scheduler.ts';
 import { createMoneyPath, type MoneyPathOptions } from '../../src/engine/money-path.ts';
-import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
-import type { CreditStore } from '../../src/stores/types.ts';
-
-/** A memory credit store that counts settlements. */
-function countingCredits(base: CreditStore = createMemoryCreditStore()) {
-  const calls = { reserve: 0, commit: 0, refund: 0 };
-  const store: CreditStore = {
-    ...base,
-    openAccount: (a, n) => base.openAccount(a, n),
-    hasAccount: (a) => base.hasAccount(a),
-    balance: (a) => base.balance(a),
-    grant: (a, n) => base.grant(a, n),
-    reserve: async (input) => {
-      calls.reserve += 1;
-      return base.reserve(input);
-    },
-    commit: async (id, actual) => {
-      calls.commit += 1;
-      return base.commit(id, actual);
-    },
-    refund: async (id) => {
-      calls.refund += 1;
-      return base.refund(id);
-    },
-  };
-  return { store, calls };
-}
+import { recordingCredits } from '../support/recording-credits.ts';
 
 async function setup(overrides: Partial<MoneyPathOptions> = {}, balance = 10) {
-  const { store, calls } = countingCredits();
+  const { store, calls } = recordingCredits();
   await store.openAccount('acct', balance);
   const scheduler = createFairScheduler({ concurrency: 2, maxQueued: 2, maxAccountShare: 1 });
   const settleErrors: string[] = [];
@@ -201,7 +175,7 @@ describe('money path: plain runs', () => {
   });
 
   it('a failed commit is reported, not thrown: the answer is delivered', async () => {
-    const { store } = countingCredits();
+    const { store } = recordingCredits();
     await store.openAccount('acct', 5);
     const settleErrors: string[] = [];
     const path = createMoneyPath({

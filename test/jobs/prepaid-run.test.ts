@@ -17,9 +17,8 @@ import { parseSearchRequest } from '../../src/contract/search.ts';
 import { createSearchEngine, type SearchEngine, type SearchEngineOptions } from '../../src/engine/index.ts';
 import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
 import type { SearchUsage } from '../../src/stores/account-types.ts';
-import { createMemoryCreditStore } from '../../src/stores/memory/credit-store.ts';
-import type { CreditStore, ReserveInput } from '../../src/stores/types.ts';
 import { staticAnswerer } from '../../src/testing/index.ts';
+import { recordingCredits } from '../support/recording-credits.ts';
 import { ADAPTERS, type RunningServer } from '../support/servers.ts';
 import { researchClient, type JobBody } from './support.ts';
 
@@ -32,35 +31,6 @@ afterEach(async () => {
     await engine.close();
   }
 });
-
-/** A memory credit store that records every hold, charge and refund made of it. */
-function recordingCredits(base: CreditStore = createMemoryCreditStore()) {
-  const seen = {
-    holds: [] as ReserveInput[],
-    commits: [] as [string, number | undefined][],
-    refunds: [] as string[],
-  };
-  const store: CreditStore = {
-    ...base,
-    openAccount: (account, credits) => base.openAccount(account, credits),
-    hasAccount: (account) => base.hasAccount(account),
-    balance: (account) => base.balance(account),
-    grant: (account, credits) => base.grant(account, credits),
-    reserve: async (input) => {
-      seen.holds.push(input);
-      return base.reserve(input);
-    },
-    commit: async (id, actual) => {
-      seen.commits.push([id, actual]);
-      return base.commit(id, actual);
-    },
-    refund: async (id) => {
-      seen.refunds.push(id);
-      return base.refund(id);
-    },
-  };
-  return { store, seen };
-}
 
 async function setup(options: SearchEngineOptions = {}) {
   const { store, seen } = recordingCredits();
