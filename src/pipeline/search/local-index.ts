@@ -12,12 +12,12 @@ import { integerOption, positiveInteger } from '../../options.ts';
 import type { CallOptions, SearchHit, SearchProvider, SearchQuery } from '../types.ts';
 import { Bm25Index, type Bm25Options } from '../../text/bm25.ts';
 import { FILE_TYPES, MAX_DOCUMENT_FILE_BYTES, readDocumentFile } from '../extract/read-file.ts';
-import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
+import { OPERATOR_OWNER, type DocumentHit, type DocumentIndex } from '../../documents/types.ts';
 import { tokenizeQuery } from '../../text/tokenize.ts';
 import { analyzeDocument, sectionSnippet, sectionTokens } from '../../documents/analyze.ts';
 import { corpusDocumentUrl, fileDocumentUrl, normalizePublicUrl, relativeToRoot } from './corpus-url.ts';
 import { createIndexFileSync } from './index-files.ts';
-import { withHitFields } from './hits.ts';
+import { documentSearchHit, withHitFields } from './hits.ts';
 
 /** Defaults of the local index and its provider. */
 export const LOCAL_INDEX_DEFAULTS = {
@@ -57,19 +57,7 @@ export interface LocalDocument {
 }
 
 /** One result of {@link LocalIndex.search}: a document, scored by its best section. */
-export interface LocalIndexHit {
-  readonly url: string;
-  readonly title: string;
-  /** Excerpt of the best section, starting at its sentence that shares most terms with the query. */
-  readonly snippet: string;
-  /** The whole document (Markdown for Markdown and HTML files, plain text for text files). */
-  readonly content: string;
-  /** BM25 score of the best section. */
-  readonly score: number;
-  /** Heading of the best section. */
-  readonly heading?: string;
-  readonly publishedAt?: string;
-}
+export type LocalIndexHit = Omit<DocumentHit, 'id' | 'owner'>;
 
 /** Options of {@link LocalIndex}. */
 export interface LocalIndexOptions {
@@ -673,18 +661,7 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
         if (include !== undefined && include.length > 0 && !include.some(matches)) return false;
         return !(exclude ?? []).some(matches);
       });
-      return hits.slice(0, query.limit).map((hit) => ({
-        url: hit.url,
-        title: hit.title,
-        // Read when used: the pipeline reads a hit with content whole, never its snippet.
-        get snippet() {
-          return hit.snippet;
-        },
-        content: hit.content,
-        score: hit.score,
-        provider: 'local',
-        ...(hit.publishedAt === undefined ? {} : { publishedAt: hit.publishedAt }),
-      }));
+      return hits.slice(0, query.limit).map((hit) => documentSearchHit(hit, 'local'));
     },
   };
   return provider;

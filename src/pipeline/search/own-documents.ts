@@ -5,6 +5,7 @@
  */
 import { OPERATOR_OWNER, type DocumentIndex } from '../../documents/types.ts';
 import type { SearchProvider } from '../types.ts';
+import { documentSearchHit } from './hits.ts';
 
 /** A search provider over the calling account's documents in `index` (see the module comment). */
 export function createOwnDocumentsProvider(index: DocumentIndex): SearchProvider {
@@ -16,19 +17,7 @@ export function createOwnDocumentsProvider(index: DocumentIndex): SearchProvider
       // A call for no account (or for the operator) owns no API documents: nothing to read.
       if (account === undefined || account === OPERATOR_OWNER || query.limit <= 0) return [];
       const hits = await index.search(query.query, { owners: [account], limit: query.limit });
-      return hits
-        .filter((hit) => hit.owner === account)
-        .map((hit) => ({
-          url: hit.url,
-          title: hit.title,
-          get snippet() {
-            return hit.snippet;
-          },
-          content: hit.content,
-          score: hit.score,
-          provider: 'documents',
-          ...(hit.publishedAt === undefined ? {} : { publishedAt: hit.publishedAt }),
-        }));
+      return hits.filter((hit) => hit.owner === account).map((hit) => documentSearchHit(hit, 'documents'));
     },
   };
 }
