@@ -22,8 +22,10 @@ export const DOCUMENTS_DEFAULTS = {
   maxDocuments: 1000,
   /** Bytes of content (UTF-8, after HTML extraction) one account may hold: 100 MiB. */
   maxBytes: 100 * 1024 * 1024,
-  /** Documents of one list page, when `limit` is not given (at most 100). */
+  /** Documents of one list page, when `limit` is not given. */
   listLimit: 20,
+  /** The largest `limit` of one list page. */
+  maxListLimit: 100,
 } as const;
 
 /**
@@ -249,8 +251,9 @@ export function createDocumentsService(
       let limit: number = DOCUMENTS_DEFAULTS.listLimit;
       if (query.limit !== undefined) {
         limit = Number(query.limit);
-        if (!/^\d{1,3}$/.test(query.limit) || limit < 1 || limit > 100)
-          throw invalid('limit must be 1 to 100');
+        const max = DOCUMENTS_DEFAULTS.maxListLimit;
+        if (!/^\d{1,6}$/.test(query.limit) || limit < 1 || limit > max)
+          throw invalid(`limit must be 1 to ${max}`);
       }
       if (query.cursor !== undefined && !/^[A-Za-z0-9_-]{1,4000}$/.test(query.cursor))
         throw invalid('cursor is not one this API gave');

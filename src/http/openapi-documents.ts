@@ -2,8 +2,8 @@
  * The documents routes of the OpenAPI document (`/v1/documents…`), merged into it by openapi.ts with the
  * shared pieces it lends the research routes.
  */
-import type { OpenApiPieces } from './openapi-research.ts';
-import { DOCUMENT_FORMATS } from '../documents/service.ts';
+import { CURSOR_PARAMETER, type OpenApiPieces } from './openapi-research.ts';
+import { DOCUMENT_FORMATS, DOCUMENTS_DEFAULTS } from '../documents/service.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -158,15 +158,14 @@ export function documentsPaths(pieces: OpenApiPieces): Record<string, unknown> {
             name: 'limit',
             in: 'query',
             required: false,
-            schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: DOCUMENTS_DEFAULTS.maxListLimit,
+              default: DOCUMENTS_DEFAULTS.listLimit,
+            },
           },
-          {
-            name: 'cursor',
-            in: 'query',
-            required: false,
-            description: 'The `next_cursor` of the previous page.',
-            schema: { type: 'string' },
-          },
+          CURSOR_PARAMETER,
         ],
         responses: {
           '200': {

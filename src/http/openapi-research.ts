@@ -9,6 +9,15 @@ import { JOBS_DEFAULTS } from '../jobs/options.ts';
 import { researchRequestSchema, type ResearchJob } from '../contract/research.ts';
 
 /** What openapi.ts lends: its helpers and the schemas research jobs share with searches. */
+/** The `cursor` query parameter of a list that pages by cursor. */
+export const CURSOR_PARAMETER = {
+  name: 'cursor',
+  in: 'query',
+  required: false,
+  description: 'The `next_cursor` of the previous page.',
+  schema: { type: 'string' },
+} as const;
+
 export interface OpenApiPieces {
   jsonSchema(schema: z.ZodType): Record<string, unknown>;
   errorResponse(
@@ -243,13 +252,7 @@ export function researchPaths(pieces: OpenApiPieces) {
               default: JOBS_DEFAULTS.listLimit,
             },
           },
-          {
-            name: 'cursor',
-            in: 'query',
-            required: false,
-            description: 'The `next_cursor` of the previous page.',
-            schema: { type: 'string' },
-          },
+          CURSOR_PARAMETER,
         ],
         responses: {
           '200': {
