@@ -71,6 +71,24 @@ describe('leads', () => {
     expect(names.filter((name) => NOT_A_THING.test(name))).toEqual([]);
   });
 
+  it('quotes a row in an answer with its code, though its leads hold none', () => {
+    const orgChart = source(
+      'Org chart',
+      [
+        '| Team | Head | Pager |',
+        '|---|---|---|',
+        '| Field Service | Marisol Achebe | `pager-4410` (see `oncall.md`) |',
+      ].join('\n'),
+    );
+    const leads = leadsFor('Who heads the team that handles warranty claims?', [orgChart], ['Field Service']);
+    expect(leads[0]).toMatchObject({ name: 'Marisol Achebe', column: 'Head' });
+    for (const lead of leads) expect(lead.name).not.toMatch(NOT_A_THING);
+    // What an answer quotes of the row: every cell, its code as written, no dash where the code was.
+    expect(leads[0]?.quote).toBe(
+      'Team: Field Service; Head: Marisol Achebe; Pager: pager-4410 (see oncall.md)',
+    );
+  });
+
   it('takes no lead from code: code blocks, code spans, environment variables, flags', () => {
     const page = source(
       'Running the service',

@@ -11,7 +11,7 @@ import { nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { leadUnits, unitWords } from './units.ts';
+import { leadUnits, quoteOf, unitWords } from './units.ts';
 
 /** Share of the question's words a chain must hold to be named by the answer. */
 const MIN_CHAIN_SHARE = 0.5;
@@ -54,7 +54,7 @@ export function unitsAbout(searched: SearchedQuery, name: string): ChainEnd[] {
     const titled = title === key || title.startsWith(`${key} `);
     return leadUnits(doc.text, doc.markdown, MAX_UNITS)
       .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
-      .map((unit) => ({ words: unit.words, text: unit.cells ? unit.sentence : unit.words, url: doc.url }));
+      .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url }));
   });
 }
 

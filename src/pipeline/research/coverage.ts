@@ -10,7 +10,7 @@
 import type { ChainSentence, ExtractedContent } from '../types.ts';
 import { nameKey } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
-import { leadUnits, unitWords } from './units.ts';
+import { leadUnits, quoteOf, unitWords } from './units.ts';
 
 /** Verbs that shape a question without saying what its evidence holds ("which variable sets the port"). */
 const LIGHT_VERBS = new Set(
@@ -146,7 +146,7 @@ export function partSentences(
       // answer by itself.
       .filter((unit) => !/:\s*$/u.test(unit.words) && !PAGE_INTRO.test(unit.words))
       .map((unit) => ({
-        text: unit.cells ? unit.sentence : unit.words,
+        text: quoteOf(unit),
         url: doc.url,
         stems: meaningStems(`${doc.title} ${unit.words}`),
         own: meaningStems(unit.words),

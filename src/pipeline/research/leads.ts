@@ -419,6 +419,7 @@ function rowLeads(
         url: reading.source.url,
         title: reading.source.title,
         sentence: unit.sentence,
+        ...(unit.quote ? { quote: unit.quote } : {}),
         ...(cell.column ? { column: cell.column } : {}),
         related: rowRelated,
       });

@@ -28,6 +28,13 @@ export interface LeadUnit {
   readonly words: string;
   /** Set for a table row. */
   readonly cells?: readonly TableCell[];
+  /** A table row as an answer quotes it: "column: value; …", code kept. */
+  readonly quote?: string;
+}
+
+/** The unit as an answer quotes it: a table row with its columns, a sentence with its code. */
+export function quoteOf(unit: LeadUnit): string {
+  return unit.quote ?? unit.words;
 }
 
 /** Stands for a code span in a sentence: a break that no name runs across. */
@@ -97,7 +104,10 @@ function tableUnits(table: string): LeadUnit[] {
     if (cells.length === 0) continue;
     const sentence = cells.map((c) => (c.column ? `${c.column}: ${c.value}` : c.value)).join('; ');
     const words = all.map((cell, i) => `${header[i] ?? ''} ${cell}`.trim()).join(' ');
-    units.push({ sentence, words, cells });
+    const quote = all
+      .flatMap((cell, i) => (cell ? [header[i] ? `${header[i]}: ${cell}` : cell] : []))
+      .join('; ');
+    units.push({ sentence, words, cells, quote });
   }
   return units;
 }
