@@ -5,7 +5,7 @@
  * Defaults the library also has come from {@link ENGINE_DEFAULTS}.
  */
 import { AUDIT_DEFAULTS } from '../console/audit.ts';
-import { DOCUMENTS_DEFAULTS } from '../documents/service.ts';
+import { DOCUMENTS_DEFAULTS } from '../contract/documents.ts';
 import { normalizeTavilyPrefix } from '../http/compat/tavily.ts';
 import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';

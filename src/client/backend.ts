@@ -7,7 +7,7 @@ import type { ExtractRequest, ExtractResponse } from '../contract/extract.ts';
 import type { BalanceResponse, SearchRequest, SearchResponse } from '../contract/search.ts';
 import type { CitewiseClient } from './client.ts';
 import type { ResearchJob, ResearchRequest } from '../contract/research.ts';
-import type { AddDocumentRequest } from '../documents/service.ts';
+import type { AddDocumentRequest } from '../contract/documents.ts';
 
 /** The research jobs a backend offers (the MCP tool `research` uses them). */
 export interface ResearchBackend {

@@ -2,7 +2,7 @@
  * The documents of the typed client (`client.documents`): `/v1/documents` with the engine's shapes, so a
  * client and an in-process engine (`engine.documents`) are interchangeable.
  */
-import type { AddDocumentRequest, DocumentView } from '../documents/service.ts';
+import type { AddDocumentRequest, DocumentView } from '../contract/documents.ts';
 import type { ResearchClientCallOptions, SendRequest } from './research-jobs.ts';
 
 /** `client.documents`: the documents of the key's account. */

@@ -27,7 +27,7 @@ export { parseRetryAfter } from '../text/retry-after.ts';
 export { readServerSentEvents, type ServerSentEvent } from './sse.ts';
 export type { ResearchClient, ResearchClientCallOptions } from './research-jobs.ts';
 export type { DocumentsClient } from './documents.ts';
-export type { AddDocumentRequest, DocumentView } from '../documents/service.ts';
+export type { AddDocumentRequest, DocumentView } from '../contract/documents.ts';
 export type { ResearchEvent, ResearchJobList, ResearchListQuery } from '../contract/research.ts';
 export type { ResearchJob, ResearchRequest } from '../contract/research.ts';
 export { describeSearchFailure, engineBackend, toBackend, type CitewiseBackend } from './backend.ts';

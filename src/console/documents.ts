@@ -5,7 +5,7 @@
  * base64), and a delete button per document that asks first. Every call goes through `engine.documents`
  * as a key of the organization, so the console sees, and is refused, exactly what the API would.
  */
-import { DOCUMENT_FORMATS, type AddDocumentRequest, type DocumentView } from '../documents/service.ts';
+import { DOCUMENT_FORMATS, type AddDocumentRequest, type DocumentView } from '../contract/documents.ts';
 import { toCitewiseError } from '../errors.ts';
 import { dataTable, html, type Html } from './html.ts';
 import { organizationApiKey, orgPageReply } from './org-api.ts';

@@ -50,7 +50,8 @@ import {
 } from './options.ts';
 import { CitewiseError } from '../errors.ts';
 import { createErrorReporter, createProtocolService } from './protocol.ts';
-import { createDocumentsService, type AddDocumentRequest, type DocumentView } from '../documents/service.ts';
+import type { AddDocumentRequest, DocumentView } from '../contract/documents.ts';
+import { createDocumentsService } from './documents.ts';
 import { extractContent } from '../pipeline/extract/extract.ts';
 import { runSearch, searchPrice, type SearchRuntime } from './search.ts';
 import { createEngineResearch, type ResearchJobsApi } from '../jobs/engine.ts';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { DocumentsServiceOptions } from '../documents/service.ts';
+import type { DocumentsServiceOptions } from './documents.ts';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { ModelTelemetrySettings } from '../pipeline/answer/telemetry.ts';
 import type { ContentCacheOptions } from '../pipeline/extract/content-cache.ts';

@@ -10,7 +10,7 @@
  */
 import { CitewiseError } from '../errors.ts';
 import { admitKeyed } from './admission.ts';
-import type { DocumentsService } from '../documents/service.ts';
+import type { DocumentsService } from '../contract/documents.ts';
 import {
   json,
   readJsonBody,

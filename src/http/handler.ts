@@ -21,7 +21,7 @@ import type {
   RequestInfo,
   SearchService,
 } from '../contract/protocol.ts';
-import type { DocumentsService } from '../documents/service.ts';
+import type { DocumentsService } from '../contract/documents.ts';
 import type { ResearchService } from '../jobs/research-jobs.ts';
 import { openAiErrorBody } from './compat/openai-chat.ts';
 import { tavilyErrorBody } from './compat/tavily.ts';

@@ -3,7 +3,7 @@
  * shared pieces it lends the research routes.
  */
 import { CURSOR_PARAMETER, type OpenApiPieces } from './openapi-research.ts';
-import { DOCUMENT_FORMATS, DOCUMENTS_DEFAULTS } from '../documents/service.ts';
+import { DOCUMENT_FORMATS, DOCUMENTS_DEFAULTS } from '../contract/documents.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -11,7 +11,7 @@ import {
   type DocumentsBackend,
   type ResearchBackend,
 } from '../client/backend.ts';
-import { DOCUMENT_FORMATS } from '../documents/service.ts';
+import { DOCUMENT_FORMATS } from '../contract/documents.ts';
 import { researchRequestSchema } from '../contract/research.ts';
 import { MAX_EXTRACT_URLS, type ExtractResponse } from '../contract/extract.ts';
 import { MAX_PROMPT_CHARS, type SearchResponse } from '../contract/search.ts';

@@ -5,7 +5,7 @@ import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { CONTENT_CACHE_DEFAULTS } from '../../src/pipeline/extract/index.ts';
 import { FETCHER_DEFAULTS } from '../../src/pipeline/fetch/index.ts';
 import { JOBS_DEFAULTS } from '../../src/jobs/options.ts';
-import { DOCUMENTS_DEFAULTS } from '../../src/documents/service.ts';
+import { DOCUMENTS_DEFAULTS } from '../../src/contract/documents.ts';
 import { resolveConsoleTable, resolvePublicUrl, resolveServeConfig } from '../../src/cli/config.ts';
 import {
   formatByteSize,
