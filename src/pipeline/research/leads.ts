@@ -7,7 +7,7 @@
  */
 import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
-import { headingNames, isThing, leadUnits, type LeadUnit, type TableCell } from './units.ts';
+import { headingNames, isThing, leadUnits, quoteOf, type LeadUnit, type TableCell } from './units.ts';
 
 /** A document read for one line of research, with how much its leads count. */
 export interface LeadSource {
@@ -343,7 +343,7 @@ function sentenceLeads(
       url: reading.source.url,
       title: reading.source.title,
       sentence,
-      quote: unit.words,
+      quote: quoteOf(unit),
       related: relationAt.length > 0 || agent >= 1 || ownRelation || place > 0,
     });
   }
@@ -419,7 +419,7 @@ function rowLeads(
         url: reading.source.url,
         title: reading.source.title,
         sentence: unit.sentence,
-        ...(unit.quote ? { quote: unit.quote } : {}),
+        quote: quoteOf(unit),
         ...(cell.column ? { column: cell.column } : {}),
         related: rowRelated,
       });
