@@ -5,12 +5,11 @@
  * ("Brother" → Pearl Jam → Seattle) and a comparison follows each side ("Which film's director was born
  * first, X or Y?" reads X and Y, then X's director and Y's director).
  */
-import { chainEnds } from './chain.ts';
-import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
 import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import { resolveResearchSettings } from './settings.ts';
+import { chainAlreadyRead, covered } from './stop-rule.ts';
 import {
   type PlannedQuery,
   type ResearchPlan,
@@ -159,25 +158,6 @@ function leadQuery(
   return { query: [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ') };
 }
 
-/**
- * Every part of the question is covered by what was read: by one sentence or table row, or by a chain
- * the latest round followed (its bridge sentences and the page of its lead).
- */
-function covered(state: ResearchState): boolean {
-  const parts = questionParts(state.analysis);
-  const documents = state.rounds.flat().flatMap((q) => q.documents);
-  if (coveredByOne(state.analysis.question, parts, documents)) return true;
-  // A comparison needs every side's chain: one side's chain covering the question's words is not enough.
-  if (state.analysis.sides.length > 0) return false;
-  return (state.rounds.at(-1) ?? []).some((searched) =>
-    coveredByChain(
-      parts,
-      (searched.planned.bridges ?? []).map((b) => `${b.title} ${b.text}`),
-      chainEnds(searched).map((end) => end.words),
-    ),
-  );
-}
-
 /** A lead that may be followed, and the query whose pages gave it. */
 interface Candidate {
   readonly lead: Lead;
@@ -260,6 +240,8 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   const found = chosen.map(
     ({ lead }) => `${lead.name} (${lead.column ? `${lead.column}, ` : ''}in ${lead.title})`,
   );
+  const read = chainAlreadyRead(state, queries);
+  if (read) return { queries: [], found, planner: 'rules', stop: 'covered', resolved: [read] };
   const allowed = queries.filter((q) => !state.searched(q.query)).slice(0, Math.max(0, state.queriesLeft));
   if (allowed.length === 0)
     return { queries: [], found, planner: 'rules', stop: queries.length > 0 ? 'query_limit' : 'no_leads' };
