@@ -57,7 +57,7 @@ describe('early stop over HTTP', () => {
     expect(body.steps[0]?.stopped).toBe('covered');
     const sent = web.queries.length - searched;
     expect(sent).toBe(body.steps[0]?.queries.length);
-    expect(sent).toBeLessThanOrEqual(3);
+    expect(sent).toBe(2);
     expect(sent).toBeLessThan(RESEARCH_DEFAULTS.maxQueries);
     expect(body.usage.credits_charged).toBe(sent);
     expect(before - (await balance())).toBe(sent);
