@@ -158,6 +158,20 @@ function leadQuery(
   return { query: [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ') };
 }
 
+/** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
+const UNHELD_WEIGHT = 0.5;
+
+/** True unless `searched` followed a lead and read no page titled by it. */
+function linkHeld(searched: SearchedQuery): boolean {
+  const lead = searched.planned.lead;
+  if (!lead) return true;
+  const key = nameKey(lead.name);
+  return searched.documents.some((doc) => {
+    const title = nameKey(doc.title);
+    return title === key || title.startsWith(`${key} `);
+  });
+}
+
 /** A lead that may be followed, and the query whose pages gave it. */
 interface Candidate {
   readonly lead: Lead;
@@ -190,15 +204,18 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       commonWords,
     });
     const top = leads[0]?.score ?? 0;
+    // A lead's search that did not read the lead's own page has lost its subject: its leads may be
+    // followed, at half their score, but none goes first.
+    const held = linkHeld(searched);
     for (const lead of leads) {
       if (lead.score < top * MIN_LEAD_SHARE) break;
       // Past the first round, only leads tied to the question by a relation are followed: the others
       // (a name that merely stands near the subject) would spend queries without reaching evidence.
       if (state.rounds.length > 1 && !lead.related) continue;
-      candidates.push({ lead, from: searched });
+      candidates.push({ lead: held ? lead : { ...lead, score: lead.score * UNHELD_WEIGHT }, from: searched });
     }
     const best = leads[0];
-    if (best && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
+    if (best && held && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
       firsts.push({ lead: best, from: searched });
   }
   candidates.sort((a, b) => b.lead.score - a.lead.score);
