@@ -11,7 +11,7 @@ import { coveredByRelations } from '../../src/pipeline/research/stop-rule.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { engineWithKey } from '../reliability/helpers.ts';
 import { ADAPTERS, apiClient, type ApiClient, type RunningServer } from '../support/servers.ts';
-import { handmadeWeb, PAGES } from './web.ts';
+import { handmadeWeb, PAGES, researchOver } from './web.ts';
 
 interface Step {
   queries: string[];
@@ -114,5 +114,31 @@ describe('a chain covers the question when it resolves every relation', () => {
         'The Kestrel 500 is our survey drone. It flies for 42 minutes and costs EUR 1,890.',
       ),
     ).toBe(false);
+  });
+});
+
+describe('a lead whose page was already read', () => {
+  it('stops on its own page only, not on a page whose title merely starts with its name', async () => {
+    // The question's own search reads all three pages; none is Kansas's own page, and the district's page
+    // holds a number and the question's words without saying how many districts there are.
+    const result = await researchOver(
+      [
+        {
+          title: 'Henry Worrall (artist)',
+          text: 'Henry Worrall was an American artist and musician. He died in Topeka, Kansas, in 1902.',
+        },
+        {
+          title: "Kansas's 4th congressional district",
+          text: "Kansas's 4th congressional district is a congressional district in the south of the state, represented by Ron Estes since 2017.",
+        },
+        {
+          title: 'Topeka',
+          text: 'Topeka is the capital city of the state of Kansas and the seat of Shawnee County.',
+        },
+      ],
+      'The state where Henry Worrall died has how many congressional districts?',
+    );
+    expect(result.steps?.[0]?.stopped).toBeUndefined();
+    expect(result.steps?.length).toBeGreaterThan(1);
   });
 });

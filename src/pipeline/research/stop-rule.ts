@@ -68,7 +68,7 @@ export function coveredByRelations(
 
 /**
  * The chain of a lead the next round would follow, on a line of research from one of the question's names,
- * whose own page (titled by it) is already among what was read, when that chain resolves each relation ({@link coveredByRelations}): searching it would
+ * whose own page (titled by its very name) is already among what was read, when that chain resolves each relation ({@link coveredByRelations}): searching it would
  * only read again what is there, so it is kept as if searched (its query, no hits, the pages about it) and
  * research stops. "Big Stone Gap is a film directed by Adriana Trigiani", and the question's own search read
  * Adriana Trigiani's page: a question about where the director is based stops after its first round.
@@ -88,9 +88,10 @@ export function chainAlreadyRead(
     const lead = query.lead;
     // A lead made of the question's own words ("Place of birth") is a page about the relation.
     if (!lead?.related || query.origin === undefined || wordsOfQuestion(lead.name, stems)) continue;
-    // Its own page only: a sentence of another page that names it may be about anything.
+    // Its own page only, titled by its very name ("Kansas", not "Kansas's 4th congressional district"): a
+    // sentence of another page that names it may be about anything.
     const key = nameKey(lead.name);
-    const own = documents.filter((d) => nameKey(d.title) === key || nameKey(d.title).startsWith(`${key} `));
+    const own = documents.filter((d) => nameKey(d.title) === key);
     const ends = unitsAbout({ planned: query, hits: [], documents: own }, lead.name);
     const bridges = (query.bridges ?? []).map((b) => `${b.title} ${b.text}`);
     if (
