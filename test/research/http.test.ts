@@ -31,7 +31,13 @@ describe('depth "research" over HTTP', () => {
   let key: string;
 
   beforeAll(async () => {
-    const setup = await engineWithKey({ search: web.search, fetcher: false, extractor: false });
+    // The question's own search reads its best result only, so that the director's page is a hop's.
+    const setup = await engineWithKey({
+      search: web.search,
+      fetcher: false,
+      extractor: false,
+      research: { questionResults: 1 },
+    });
     ({ engine, balance, key } = setup);
     server = await ADAPTERS['node:http']!(engine);
     baseUrl = server.baseUrl;

@@ -19,7 +19,16 @@ function request(prompt: string, extra: Partial<PipelineRequest> = {}): Pipeline
   return { prompt, context: [], responseType: 'text', filters: {}, depth: 'research', ...extra };
 }
 
-const SETTINGS = { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000 };
+/**
+ * The question's own search reads its best result only, so that each page past it is reached by a hop
+ * (a lead whose page that search already read needs no search of its own: see stop-rule.test.ts).
+ */
+const SETTINGS = {
+  maxResults: 5,
+  maxPassageTokens: 4000,
+  pageTimeoutMs: 5000,
+  research: { questionResults: 1 },
+};
 
 async function research(
   web: HandmadeWeb,
@@ -127,7 +136,7 @@ describe('the research loop (model-free)', () => {
 
   it('answers with what it read when the time budget runs out', async () => {
     const web = handmadeWeb(PAGES);
-    const rules = createRulesPlanner();
+    const rules = createRulesPlanner(SETTINGS.research);
     const slow: ResearchPlanner = {
       first: (analysis, signal) => rules.first(analysis, signal),
       next: async (state, signal) => {
@@ -156,7 +165,11 @@ describe('the model planner', () => {
     });
   };
   const plannerWith = (model: MockLanguageModelV4) =>
-    createModelResearchPlanner({ model, fallback: createRulesPlanner() });
+    createModelResearchPlanner({
+      model,
+      fallback: createRulesPlanner(SETTINGS.research),
+      settings: SETTINGS.research,
+    });
 
   it("plans the rounds with the model's queries when they are good", async () => {
     const web = handmadeWeb(PAGES);

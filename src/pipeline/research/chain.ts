@@ -110,7 +110,7 @@ export function chainSentences(
  * A lead made only of the question's own words ("Place" or "Place of birth" for "the place of birth of …")
  * is a page about the relation, not a thing the chain found.
  */
-function wordsOfQuestion(name: string, stems: readonly string[]): boolean {
+export function wordsOfQuestion(name: string, stems: readonly string[]): boolean {
   const own = meaningStems(name);
   return own.length > 0 && own.every((stem) => stems.includes(stem));
 }

@@ -162,6 +162,8 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
         ? undefined
         : await run.planner.next(state(), call.signal);
       // A plan of queries already searched has nothing new: research stops there.
+      // A chain completed by pages already read joins this round as if searched (it sent no query).
+      searched.push(...(next?.resolved ?? []));
       const unseen = next?.queries.filter((q) => !searchedKeys.has(queryKey(q.query))) ?? [];
       if (next && unseen.length === 0) stopped = next.stop ?? 'no_leads';
       const step: ResearchStep = {

@@ -5,12 +5,11 @@
  * ("Brother" → Pearl Jam → Seattle) and a comparison follows each side ("Which film's director was born
  * first, X or Y?" reads X and Y, then X's director and Y's director).
  */
-import { chainEnds } from './chain.ts';
-import { coveredByChain, coveredByOne, questionParts } from './coverage.ts';
 import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import { resolveResearchSettings } from './settings.ts';
+import { chainAlreadyRead, covered } from './stop-rule.ts';
 import {
   type PlannedQuery,
   type ResearchPlan,
@@ -159,23 +158,18 @@ function leadQuery(
   return { query: [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ') };
 }
 
-/**
- * Every part of the question is covered by what was read: by one sentence or table row, or by a chain
- * the latest round followed (its bridge sentences and the page of its lead).
- */
-function covered(state: ResearchState): boolean {
-  const parts = questionParts(state.analysis);
-  const documents = state.rounds.flat().flatMap((q) => q.documents);
-  if (coveredByOne(state.analysis.question, parts, documents)) return true;
-  // A comparison needs every side's chain: one side's chain covering the question's words is not enough.
-  if (state.analysis.sides.length > 0) return false;
-  return (state.rounds.at(-1) ?? []).some((searched) =>
-    coveredByChain(
-      parts,
-      (searched.planned.bridges ?? []).map((b) => `${b.title} ${b.text}`),
-      chainEnds(searched).map((end) => end.words),
-    ),
-  );
+/** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
+const UNHELD_WEIGHT = 0.5;
+
+/** True unless `searched` followed a lead and read no page titled by it. */
+function linkHeld(searched: SearchedQuery): boolean {
+  const lead = searched.planned.lead;
+  if (!lead) return true;
+  const key = nameKey(lead.name);
+  return searched.documents.some((doc) => {
+    const title = nameKey(doc.title);
+    return title === key || title.startsWith(`${key} `);
+  });
 }
 
 /** A lead that may be followed, and the query whose pages gave it. */
@@ -210,15 +204,18 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       commonWords,
     });
     const top = leads[0]?.score ?? 0;
+    // A lead's search that did not read the lead's own page has lost its subject: its leads may be
+    // followed, at half their score, but none goes first.
+    const held = linkHeld(searched);
     for (const lead of leads) {
       if (lead.score < top * MIN_LEAD_SHARE) break;
       // Past the first round, only leads tied to the question by a relation are followed: the others
       // (a name that merely stands near the subject) would spend queries without reaching evidence.
       if (state.rounds.length > 1 && !lead.related) continue;
-      candidates.push({ lead, from: searched });
+      candidates.push({ lead: held ? lead : { ...lead, score: lead.score * UNHELD_WEIGHT }, from: searched });
     }
     const best = leads[0];
-    if (best && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
+    if (best && held && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
       firsts.push({ lead: best, from: searched });
   }
   candidates.sort((a, b) => b.lead.score - a.lead.score);
@@ -260,6 +257,8 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   const found = chosen.map(
     ({ lead }) => `${lead.name} (${lead.column ? `${lead.column}, ` : ''}in ${lead.title})`,
   );
+  const read = chainAlreadyRead(state, queries);
+  if (read) return { queries: [], found, planner: 'rules', stop: 'covered', resolved: [read] };
   const allowed = queries.filter((q) => !state.searched(q.query)).slice(0, Math.max(0, state.queriesLeft));
   if (allowed.length === 0)
     return { queries: [], found, planner: 'rules', stop: queries.length > 0 ? 'query_limit' : 'no_leads' };

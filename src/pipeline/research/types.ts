@@ -126,6 +126,11 @@ export interface ResearchPlan {
   readonly found: readonly string[];
   /** Why there is nothing more to search, when `queries` is empty. */
   readonly stop?: ResearchStopReason;
+  /**
+   * Chains completed by pages already read (a lead whose own page an earlier query read): kept with the
+   * latest round as if searched, for the evidence and the chain the answer names, at no cost.
+   */
+  readonly resolved?: readonly SearchedQuery[];
   readonly planner: 'model' | 'rules';
   readonly fallback?: string;
 }

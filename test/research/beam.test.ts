@@ -1,0 +1,84 @@
+/**
+ * The beam of leads is not filled by a chain that lost its subject: a lead's search that read no page of
+ * the lead's own gives leads that count half and never go first, so the chain whose link held is followed.
+ */
+import { describe, expect, it } from 'vitest';
+import { nameKey } from '../../src/pipeline/research/leads.ts';
+import { analyzeQuestion } from '../../src/pipeline/research/question.ts';
+import { createRulesPlanner } from '../../src/pipeline/research/rules-planner.ts';
+import type { PlannedQuery, ResearchState, SearchedQuery } from '../../src/pipeline/research/types.ts';
+import type { ExtractedContent } from '../../src/pipeline/types.ts';
+
+const QUESTION = 'What is the birth place of the spouse of the director of Glass Harbor?';
+
+const page = (title: string, text: string): ExtractedContent => ({
+  url: `https://wiki.test/${encodeURIComponent(title)}`,
+  title,
+  text,
+  markdown: text,
+});
+
+const FILM = page(
+  'Glass Harbor',
+  'Glass Harbor is a 1961 drama film directed by Orla Vance and shot at Pelican Studios.',
+);
+
+/** A search for a lead of the film's page, and what it read. */
+function followed(name: string, documents: ExtractedContent[]): SearchedQuery {
+  const sentence = FILM.text;
+  const planned: PlannedQuery = {
+    query: `${name} spouse`,
+    thread: 0,
+    kind: 'lead',
+    focus: [name],
+    results: 3,
+    origin: 'Glass Harbor',
+    lead: { name, score: 1, url: FILM.url, title: FILM.title, sentence, related: true },
+    hop: ['spouse'],
+    asked: [['spouse']],
+    bridges: [{ text: sentence, url: FILM.url, title: FILM.title, lead: name }],
+  };
+  return { planned, hits: [], documents };
+}
+
+describe('the beam of leads', () => {
+  it("follows the chain whose search read the lead's own page before one that lost its subject", async () => {
+    const analysis = analyzeQuestion(QUESTION);
+    const first: SearchedQuery = {
+      planned: {
+        query: 'Glass Harbor',
+        thread: 0,
+        kind: 'entity',
+        focus: ['Glass Harbor'],
+        results: 3,
+        origin: 'Glass Harbor',
+      },
+      hits: [],
+      documents: [FILM],
+    };
+    // The director's page names her spouse once; the studio's search never found the studio's page, only
+    // a page busy with spouses and directors of other people.
+    const director = followed('Orla Vance', [
+      page(
+        'Orla Vance',
+        'Orla Vance was an Irish film director. She married the painter Tomas Reyes in 1958.',
+      ),
+    ]);
+    const studio = followed('Pelican Studios', [
+      page(
+        'Harbor films of 1961',
+        'The studio was run by Ada Lark, spouse of the director Ben Lark; her birth place is unknown, and she married the director in 1950.',
+      ),
+    ]);
+    const known = new Set(['glass harbor', 'orla vance', 'pelican studios']);
+    const state: ResearchState = {
+      analysis,
+      rounds: [[first], [studio, director]],
+      searched: () => false,
+      known: (name) => known.has(nameKey(name)),
+      queriesLeft: 8,
+    };
+    const plan = await createRulesPlanner({ leadsPerRound: 1 }).next(state, new AbortController().signal);
+    expect(plan.queries.map((q) => q.query)).toEqual(['Tomas Reyes birth place']);
+  });
+});
