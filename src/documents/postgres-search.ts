@@ -1,9 +1,13 @@
 /**
- * How the PostgreSQL document index ranks sections: our BM25 in SQL over the sections the GIN index
- * matches. Scoring reads each matched section's `tsvector` (stored out of line once a section is long), so
- * a query with a common word would read a large share of the index: the sections holding the query's rarer
- * words are scored first, and they are final when no section holding only its common words could pass
- * the last of them. This is exact: every section holding a rare word is scored with all the query's words.
+ * How the PostgreSQL document index ranks sections: our BM25 in SQL over sections the GIN index matches.
+ * Scoring reads each matched section's `tsvector` (stored out of line once a section is long), so it must
+ * read few of them. A section's score is at most the sum of its query words' upper bounds (each word's idf
+ * times `k1 + 1`): a search first scores only the sections whose bound reaches a high threshold (the GIN
+ * index finds them with a query of AND-groups of words, {@link coveringGroups}), and is done when the
+ * `limit`-th document scores at least that threshold, since no section left out could pass it. Otherwise
+ * the threshold drops to that document's score (or by half) and the sections between the two thresholds
+ * are scored next. This is exact: the best `limit` documents and their scores are those of scoring every
+ * matching section.
  */
 import type pg from 'pg';
 import { BM25_DEFAULTS } from '../text/bm25.ts';
@@ -28,10 +32,16 @@ export interface PostgresRanking {
   readonly stats: { readonly n: number; readonly avgdl: number };
 }
 
+/** A set of sections to score: those holding every word of one of the groups, and none of `except`'s. */
+interface Selection {
+  readonly groups: readonly (readonly string[])[];
+  readonly except?: readonly (readonly string[])[];
+}
+
 /**
  * The best scored sections (up to `window`, best first) for the query's engine terms (`text`, joined by
  * spaces) among the sections of `owners`: the best section of each of the best `limit` documents is
- * among them.
+ * among them, with its exact score.
  */
 export async function rankPostgresSections(
   ranking: PostgresRanking,
@@ -40,36 +50,85 @@ export async function rankPostgresSections(
   limit: number,
   window: number,
 ): Promise<ScoredRow[]> {
-  const { stats } = ranking;
   const df = await documentFrequencies(ranking, text, owners);
-  const lexemes = [...df.keys()];
-  const matched = lexemes.filter((lexeme) => df.get(lexeme)! > 0);
+  const matched = [...df.keys()].filter((lexeme) => df.get(lexeme)! > 0);
   if (matched.length === 0) return [];
   const { k1 } = BM25_DEFAULTS;
-  const idf = (count: number) => Math.log(1 + (stats.n - count + 0.5) / (count + 0.5));
-  let tried = 0;
-  for (const share of DOCUMENT_INDEX_DEFAULTS.sqliteTermShares) {
-    const rare = matched.filter((lexeme) => df.get(lexeme)! <= stats.n * share);
-    if (rare.length === tried || rare.length === matched.length) continue;
-    tried = rare.length;
-    const rows = await scoreSections(ranking, matched, df, rare, owners, window);
-    // What a section holding none of the rare words scores at most (a little more, for rounding).
-    const bound =
-      matched.filter((lexeme) => !rare.includes(lexeme)).reduce((sum, l) => sum + idf(df.get(l)!), 0) *
-      (k1 + 1) *
-      (1 + 1e-9);
-    // Final when the limit-th document's best section scores above what the others could.
-    const documents = new Set<string>();
-    for (const row of rows) {
-      if (documents.has(row.doc)) continue;
-      documents.add(row.doc);
-      if (documents.size === limit) {
-        if (row.score > bound) return rows;
-        break;
-      }
-    }
+  const { n } = ranking.stats;
+  // Each word's most a section can get from it (a little more, for rounding).
+  const bounds = new Map(
+    matched.map((lexeme) => {
+      const count = df.get(lexeme)!;
+      return [lexeme, Math.log(1 + (n - count + 0.5) / (count + 0.5)) * (k1 + 1) * (1 + 1e-9)];
+    }),
+  );
+  const { postgresFirstThreshold, postgresMaxGroups, postgresMaxGroupWords } = DOCUMENT_INDEX_DEFAULTS;
+  let threshold = [...bounds.values()].reduce((sum, bound) => sum + bound, 0) * postgresFirstThreshold;
+  let rows: ScoredRow[] = [];
+  let scored: readonly (readonly string[])[] | undefined;
+  for (;;) {
+    const groups = coveringGroups(bounds, threshold, postgresMaxGroups, postgresMaxGroupWords);
+    const all = groups.every((group) => group.length === 1) && groups.length === matched.length;
+    const fresh = await scoreSections(ranking, matched, df, owners, window, {
+      groups,
+      ...(scored === undefined ? {} : { except: scored }),
+    });
+    rows = mergeRows(rows, fresh).slice(0, window);
+    const last = limitthScore(rows, limit);
+    if (all || (last !== undefined && last >= threshold)) return rows;
+    scored = groups;
+    threshold = last ?? threshold / 2;
   }
-  return scoreSections(ranking, matched, df, undefined, owners, window);
+}
+
+/**
+ * The smallest AND-groups of words (each a set whose bounds sum to at least `threshold`, none with a word
+ * to spare) that every section whose bound reaches `threshold` holds one of. With more than `maxGroups`,
+ * groups are cut to fewer words (a group cut short matches more sections: still every one that can reach
+ * the threshold), down to single words.
+ */
+export function coveringGroups(
+  bounds: ReadonlyMap<string, number>,
+  threshold: number,
+  maxGroups: number,
+  maxWords: number,
+): string[][] {
+  const words = [...bounds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  // What the words from i on add up to, to drop a branch that cannot reach the threshold.
+  const rest = words.map((_, i) => words.slice(i).reduce((sum, [, bound]) => sum + bound, 0));
+  for (let depth = Math.min(maxWords, words.length); depth >= 1; depth--) {
+    const groups: string[][] = [];
+    const walk = (from: number, chosen: string[], sum: number): boolean => {
+      for (let i = from; i < words.length; i++) {
+        if (sum + rest[i]! < threshold) return true;
+        const [word, bound] = words[i]!;
+        const group = [...chosen, word];
+        if (sum + bound >= threshold || group.length === depth) groups.push(group);
+        else if (!walk(i + 1, group, sum + bound)) return false;
+        if (groups.length > maxGroups) return false;
+      }
+      return true;
+    };
+    if (walk(0, [], 0)) return groups;
+  }
+  return words.map(([word]) => [word]);
+}
+
+/** The best score of the `limit`-th document of `rows` (best first), if there are that many documents. */
+function limitthScore(rows: readonly ScoredRow[], limit: number): number | undefined {
+  const documents = new Set<string>();
+  for (const row of rows) {
+    if (documents.has(row.doc)) continue;
+    documents.add(row.doc);
+    if (documents.size === limit) return row.score;
+  }
+  return undefined;
+}
+
+/** Two lists of scored rows (disjoint, each best first) as one, in the order SQL gives them. */
+function mergeRows(a: readonly ScoredRow[], b: readonly ScoredRow[]): ScoredRow[] {
+  const docOrder = (x: string, y: string) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
+  return [...a, ...b].sort((x, y) => y.score - x.score || docOrder(x.doc, y.doc) || x.section - y.section);
 }
 
 /**
@@ -91,27 +150,57 @@ async function documentFrequencies(
 }
 
 /**
- * BM25 of the sections holding one of `among` (all of `lexemes` when undefined), scored with every lexeme
- * of the query; best first, at most `window`.
+ * `tsquery` texts, one for each first word of `groups`, that together match a section holding every word
+ * of one of the groups: the groups that share their first words share them in the query (`a & (b | c)`),
+ * and each query starts with an AND, so the GIN index reads only its first word's sections.
+ */
+export function groupQueries(groups: readonly (readonly string[])[]): string[] {
+  interface Node {
+    readonly next: Map<string, Node>;
+  }
+  const root: Node = { next: new Map() };
+  for (const group of groups) {
+    let node = root;
+    for (const word of group) {
+      let next = node.next.get(word);
+      if (next === undefined) node.next.set(word, (next = { next: new Map() }));
+      node = next;
+    }
+  }
+  const literal = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  const render = (word: string, node: Node): string =>
+    node.next.size === 0
+      ? literal(word)
+      : `${literal(word)} & (${[...node.next].map(([w, n]) => render(w, n)).join(' | ')})`;
+  return [...root.next].map(([word, node]) => render(word, node));
+}
+
+/**
+ * BM25 of the sections of `selection`, scored with every lexeme of the query; best first, at most
+ * `window`.
  */
 async function scoreSections(
   ranking: PostgresRanking,
   lexemes: readonly string[],
   df: ReadonlyMap<string, number>,
-  among: readonly string[] | undefined,
   owners: readonly string[],
   window: number,
+  selection: Selection,
 ): Promise<ScoredRow[]> {
   const { k1, b } = BM25_DEFAULTS;
+  const except = selection.except === undefined ? '' : `AND NOT m.terms @@ ANY($10::tsquery[])`;
   const { rows } = await ranking.query<ScoredRow>(
     `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df)),
+          -- The selected sections, found with the GIN index alone (one bitmap scan for each query).
+          selected AS MATERIALIZED (
+            SELECT m.doc, m.section, m.owner, m.length, m.terms FROM ${ranking.schema}.index_sections m
+            WHERE m.terms @@ ANY($3::tsquery[]) ${except}
+          ),
           matched AS (
             SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
             -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
-            FROM ${ranking.schema}.index_sections m,
-                 unnest(ts_filter(setweight(m.terms, 'A', $1::text[]), '{a}')) u
-            WHERE m.terms @@ to_tsquery('simple', (SELECT string_agg(quote_literal(x), ' | ') FROM unnest($3::text[]) x))
-              AND m.owner = ANY($4) AND u.lexeme = ANY($1::text[])
+            FROM selected m, unnest(ts_filter(setweight(m.terms, 'A', $1::text[]), '{a}')) u
+            WHERE m.owner = ANY($4) AND u.lexeme = ANY($1::text[])
           )
      SELECT matched.doc, matched.section,
             sum(ln(1 + ($5::float8 - d.df + 0.5) / (d.df + 0.5)) * matched.tf * ($6::float8 + 1)
@@ -123,13 +212,14 @@ async function scoreSections(
     [
       lexemes,
       lexemes.map((lexeme) => df.get(lexeme)!),
-      among ?? lexemes,
+      groupQueries(selection.groups),
       owners,
       ranking.stats.n,
       k1,
       b,
       ranking.stats.avgdl,
       window,
+      ...(selection.except === undefined ? [] : [groupQueries(selection.except)]),
     ],
   );
   return rows;

@@ -46,6 +46,9 @@ const SCHEMA_LOCK_KEY = 44_000;
 /** The first key of the advisory lock a put with a quota takes on its owner (the second: the owner's hash). */
 const QUOTA_LOCK_CLASS = 44_001;
 
+/** Starts a search's transaction: one snapshot, read only, and no sequential scan of the sections. */
+const SEARCH_BEGIN = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_seqscan = off';
+
 /** How long BM25's corpus statistics of a set of owners are reused before being counted again. */
 const STATISTICS_TTL_MS = 5_000;
 
@@ -156,12 +159,12 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     await schema();
     return connection.query<R>(text, params);
   };
-  /** Runs `work` in one transaction on one client. */
-  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  /** Runs `work` in one transaction on one client (`begin` starts it). */
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> => {
     await schema();
     const client = await connection.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
@@ -307,21 +310,29 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
       const stats = await statisticsOf([...owners]);
       // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
       // are those owners' sections, as if each search ran on an index of just them.
-      const rows = await rankPostgresSections(
-        { query, schema: s, stats },
-        engine.join(' '),
-        [...owners],
-        limit,
-        limit * 8 + 32,
-      );
-      const best = new Map<string, { section: number; score: number }>();
-      for (const row of rows)
-        if (!best.has(row.doc)) best.set(row.doc, { section: row.section, score: row.score });
-      const chosen = [...best].slice(0, limit);
+      // One snapshot for the search's statements, and the GIN index for its selections (the planner
+      // would read every section for a query of many word groups: it does not count reading the vectors).
+      const { chosen, documents } = await transaction(async (client) => {
+        const rows = await rankPostgresSections(
+          { query: (text, params) => client.query(text, params as unknown[]), schema: s, stats },
+          engine.join(' '),
+          [...owners],
+          limit,
+          limit * 8 + 32,
+        );
+        const best = new Map<string, { section: number; score: number }>();
+        for (const row of rows)
+          if (!best.has(row.doc)) best.set(row.doc, { section: row.section, score: row.score });
+        const chosen = [...best].slice(0, limit);
+        const documents =
+          chosen.length === 0
+            ? { rows: [] }
+            : await client.query<DocumentRow>(`SELECT * FROM ${s}.index_documents WHERE doc = ANY($1)`, [
+                chosen.map(([doc]) => doc),
+              ]);
+        return { chosen, documents };
+      }, SEARCH_BEGIN);
       if (chosen.length === 0) return [];
-      const documents = await query<DocumentRow>(`SELECT * FROM ${s}.index_documents WHERE doc = ANY($1)`, [
-        chosen.map(([doc]) => doc),
-      ]);
       const byDoc = new Map(documents.rows.map((row) => [String(row.doc), row]));
       return chosen.flatMap(([doc, hit]) => {
         const row = byDoc.get(String(doc));
