@@ -179,15 +179,20 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
   // BM25's corpus statistics of a set of owners (sections, average length): counting them is most of a
   // search's time on a large index, and they move slowly, so each is reused for STATISTICS_TTL_MS.
   const statistics = new Map<string, { at: number; value: Promise<{ n: number; avgdl: number }> }>();
-  const statisticsOf = (owners: readonly string[]): Promise<{ n: number; avgdl: number }> => {
+  const statisticsOf = (
+    client: pg.PoolClient,
+    owners: readonly string[],
+  ): Promise<{ n: number; avgdl: number }> => {
     const key = JSON.stringify([...owners].sort());
     const cached = statistics.get(key);
     if (cached !== undefined && Date.now() - cached.at < STATISTICS_TTL_MS) return cached.value;
-    const value = query<{ n: number; avgdl: number }>(
-      `SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
+    const value = client
+      .query<{ n: number; avgdl: number }>(
+        `SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
        FROM ${s}.index_sections WHERE owner = ANY($1)`,
-      [owners],
-    ).then(({ rows }) => ({ n: Math.max(1, rows[0]!.n), avgdl: Math.max(1, rows[0]!.avgdl) }));
+        [owners],
+      )
+      .then(({ rows }) => ({ n: Math.max(1, rows[0]!.n), avgdl: Math.max(1, rows[0]!.avgdl) }));
     value.catch(() => statistics.delete(key));
     if (statistics.size > 1000) statistics.clear();
     statistics.set(key, { at: Date.now(), value });
@@ -307,12 +312,13 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
       const { limit, owners, terms } = searchOptions(text, given);
       const engine = [...new Set(terms.map(engineTerm).filter(Boolean))];
       if (limit === 0 || engine.length === 0) return [];
-      const stats = await statisticsOf([...owners]);
-      // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
-      // are those owners' sections, as if each search ran on an index of just them.
-      // One snapshot for the search's statements, and the GIN index for its selections (the planner
-      // would read every section for a query of many word groups: it does not count reading the vectors).
+      // One snapshot for the search's statements, and the sections read through their indexes only (the
+      // planner would read every section for a query of many word groups or a common word: it does not
+      // count reading the vectors).
       const { chosen, documents } = await transaction(async (client) => {
+        // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average
+        // length) are those owners' sections, as if each search ran on an index of just them.
+        const stats = await statisticsOf(client, [...owners]);
         const rows = await rankPostgresSections(
           { query: (text, params) => client.query(text, params as unknown[]), schema: s, stats },
           engine.join(' '),
