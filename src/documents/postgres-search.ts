@@ -30,7 +30,28 @@ export interface PostgresRanking {
   readonly schema: string;
   /** BM25's corpus statistics of the allowed owners' sections. */
   readonly stats: { readonly n: number; readonly avgdl: number };
+  /** Document frequencies counted recently, reused like the statistics. */
+  readonly frequencies: FrequencyCache;
 }
+
+/**
+ * Each common word's number of sections of a set of owners, as counted at `at` (ms): the common words come
+ * back in many questions and are the dearest to count, and they move as slowly as the corpus statistics.
+ */
+export interface FrequencyCache {
+  readonly entries: Map<string, { readonly at: number; readonly df: number }>;
+  /** How long a count is reused (ms). */
+  readonly ttlMs: number;
+}
+
+/** The most counts a {@link FrequencyCache} holds (the oldest go first). */
+const FREQUENCY_CACHE_SIZE = 10_000;
+
+/**
+ * Only counts of at least this many sections are kept: they are the dear ones, and a document added
+ * elsewhere moves them by a tiny share (a rare word counted again at once is found in a new document).
+ */
+const FREQUENCY_CACHE_MIN = 1_000;
 
 /** A set of sections to score: those holding every word of one of the groups, and none of `except`'s. */
 interface Selection {
@@ -133,20 +154,39 @@ function mergeRows(a: readonly ScoredRow[], b: readonly ScoredRow[]): ScoredRow[
 
 /**
  * The lexemes of the query's engine terms (in the vector's order), each with its number of sections of
- * `owners` holding it (counted with the GIN index), in one round trip.
+ * `owners` holding it (counted with the GIN index unless counted recently), in one round trip.
  */
 async function documentFrequencies(
   ranking: PostgresRanking,
   text: string,
   owners: readonly string[],
 ): Promise<Map<string, number>> {
-  const { rows } = await ranking.query<{ lexeme: string; df: string }>(
-    `SELECT l.lexeme, (SELECT count(*) FROM ${ranking.schema}.index_sections m
-                       WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2)) AS df
+  const { entries, ttlMs } = ranking.frequencies;
+  const prefix = `${JSON.stringify([...owners].sort())}\u0000`;
+  const now = Date.now();
+  const known = new Map<string, number>();
+  for (const [key, entry] of entries)
+    if (now - entry.at >= ttlMs) entries.delete(key);
+    else if (key.startsWith(prefix)) known.set(key.slice(prefix.length), entry.df);
+  const { rows } = await ranking.query<{ lexeme: string; df: string | null }>(
+    `SELECT l.lexeme, CASE WHEN l.lexeme = ANY($3::text[]) THEN NULL ELSE
+                        (SELECT count(*) FROM ${ranking.schema}.index_sections m
+                         WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2))
+                      END AS df
      FROM unnest(to_tsvector('simple', $1)) AS l`,
-    [text, owners],
+    [text, owners, [...known.keys()]],
   );
-  return new Map(rows.map((row) => [row.lexeme, Number(row.df)]));
+  return new Map(
+    rows.map((row) => {
+      if (row.df === null) return [row.lexeme, known.get(row.lexeme)!];
+      const df = Number(row.df);
+      if (df >= FREQUENCY_CACHE_MIN) {
+        if (entries.size >= FREQUENCY_CACHE_SIZE) entries.delete(entries.keys().next().value!);
+        entries.set(prefix + row.lexeme, { at: now, df });
+      }
+      return [row.lexeme, df];
+    }),
+  );
 }
 
 /**

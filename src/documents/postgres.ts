@@ -29,7 +29,7 @@ import {
   urlOf,
 } from './common.ts';
 import { sourceSummaries } from './memory.ts';
-import { rankPostgresSections } from './postgres-search.ts';
+import { rankPostgresSections, type FrequencyCache } from './postgres-search.ts';
 import type {
   DocumentHit,
   DocumentIndex,
@@ -176,8 +176,10 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     }
   };
 
-  // BM25's corpus statistics of a set of owners (sections, average length): counting them is most of a
-  // search's time on a large index, and they move slowly, so each is reused for STATISTICS_TTL_MS.
+  // BM25's corpus statistics of a set of owners (sections, average length) and its words' document
+  // frequencies: counting them is much of a search's time on a large index, and they move slowly, so each
+  // is reused for STATISTICS_TTL_MS.
+  const frequencies: FrequencyCache = { entries: new Map(), ttlMs: STATISTICS_TTL_MS };
   const statistics = new Map<string, { at: number; value: Promise<{ n: number; avgdl: number }> }>();
   const statisticsOf = (
     client: pg.PoolClient,
@@ -320,7 +322,7 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
         // length) are those owners' sections, as if each search ran on an index of just them.
         const stats = await statisticsOf(client, [...owners]);
         const rows = await rankPostgresSections(
-          { query: (text, params) => client.query(text, params as unknown[]), schema: s, stats },
+          { query: (text, params) => client.query(text, params as unknown[]), schema: s, stats, frequencies },
           engine.join(' '),
           [...owners],
           limit,
