@@ -125,6 +125,8 @@ function schemaStatements(s: string): string {
      UNIQUE (owner, url)
    );
    CREATE INDEX IF NOT EXISTS index_documents_by_source ON ${s}.index_documents (owner, source, url);
+   -- The list's order (byte order): without it a page (and a search's check for any document) sorts them all.
+   CREATE INDEX IF NOT EXISTS index_documents_by_url ON ${s}.index_documents (owner, url COLLATE "C");
    CREATE TABLE IF NOT EXISTS ${s}.index_sections (
      doc bigint NOT NULL REFERENCES ${s}.index_documents (doc) ON DELETE CASCADE,
      section integer NOT NULL,
