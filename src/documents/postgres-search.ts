@@ -44,15 +44,6 @@ export interface FrequencyCache {
   readonly ttlMs: number;
 }
 
-/** The most counts a {@link FrequencyCache} holds (the oldest go first). */
-const FREQUENCY_CACHE_SIZE = 10_000;
-
-/**
- * Only counts of at least this many sections are kept: they are the dear ones, and a document added
- * elsewhere moves them by a tiny share (a rare word counted again at once is found in a new document).
- */
-const FREQUENCY_CACHE_MIN = 1_000;
-
 /** A set of sections to score: those holding every word of one of the groups, and none of `except`'s. */
 interface Selection {
   readonly groups: readonly (readonly string[])[];
@@ -180,8 +171,9 @@ async function documentFrequencies(
     rows.map((row) => {
       if (row.df === null) return [row.lexeme, known.get(row.lexeme)!];
       const df = Number(row.df);
-      if (df >= FREQUENCY_CACHE_MIN) {
-        if (entries.size >= FREQUENCY_CACHE_SIZE) entries.delete(entries.keys().next().value!);
+      if (df >= DOCUMENT_INDEX_DEFAULTS.postgresCachedFrequencyMin) {
+        if (entries.size >= DOCUMENT_INDEX_DEFAULTS.postgresCachedFrequencies)
+          entries.delete(entries.keys().next().value!);
         entries.set(prefix + row.lexeme, { at: now, df });
       }
       return [row.lexeme, df];

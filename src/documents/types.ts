@@ -219,4 +219,11 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   postgresMaxGroups: 256,
   /** The most words of one such group (a longer group is cut, selecting more sections, never fewer). */
   postgresMaxGroupWords: 4,
+  /**
+   * A PostgreSQL search reuses (for 5 s, like the corpus statistics) the document frequencies of words in at
+   * least this many sections: the dearest to count, and one document more moves them by a tiny share.
+   */
+  postgresCachedFrequencyMin: 1_000,
+  /** The most document frequencies a PostgreSQL index keeps (the oldest go first). */
+  postgresCachedFrequencies: 10_000,
 } as const;
