@@ -108,14 +108,16 @@ export function coveringGroups(
   const words = [...bounds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   // What the words from i on add up to, to drop a branch that cannot reach the threshold.
   const rest = words.map((_, i) => words.slice(i).reduce((sum, [, bound]) => sum + bound, 0));
+  // Sums taken in another order can differ in the last bits: a set that just reaches the threshold counts.
+  const reach = threshold * (1 - 1e-12);
   for (let depth = Math.min(maxWords, words.length); depth >= 1; depth--) {
     const groups: string[][] = [];
     const walk = (from: number, chosen: string[], sum: number): boolean => {
       for (let i = from; i < words.length; i++) {
-        if (sum + rest[i]! < threshold) return true;
+        if (sum + rest[i]! < reach) return true;
         const [word, bound] = words[i]!;
         const group = [...chosen, word];
-        if (sum + bound >= threshold || group.length === depth) groups.push(group);
+        if (sum + bound >= reach || group.length === depth) groups.push(group);
         else if (!walk(i + 1, group, sum + bound)) return false;
         if (groups.length > maxGroups) return false;
       }
@@ -236,7 +238,9 @@ async function scoreSections(
           )
      SELECT matched.doc, matched.section,
             sum(ln(1 + ($5::float8 - d.df + 0.5) / (d.df + 0.5)) * matched.tf * ($6::float8 + 1)
-                / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1))))::float8 AS score
+                / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1)))
+                -- Summed in the vector's order whatever the plan: a section scores the same in every round.
+                ORDER BY matched.lexeme COLLATE "C")::float8 AS score
      FROM matched JOIN d USING (lexeme)
      GROUP BY matched.doc, matched.section
      ORDER BY score DESC, matched.doc, matched.section

@@ -55,6 +55,13 @@ describe('coveringGroups', () => {
     // Past the most groups, they are cut to fewer words, down to single words.
     expect(coveringGroups(words, 8, 2, 4)).toEqual([['a'], ['b']]);
   });
+
+  it('counts a set whose sum, taken in another order, is the threshold less a rounding', () => {
+    const bounds = [10.891450330657628, 3.5989111743862328, 11.241298797838994, 5.034270486111878];
+    const threshold = bounds.reduce((sum, bound) => sum + bound, 0);
+    const words = new Map(bounds.map((bound, i) => [`w${i}`, bound]));
+    expect(coveringGroups(words, threshold, 256, 4)).toEqual([['w2', 'w0', 'w3', 'w1']]);
+  });
 });
 
 const url = await reachablePostgres();
