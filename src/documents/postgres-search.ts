@@ -11,6 +11,7 @@
  */
 import type pg from 'pg';
 import { BM25_DEFAULTS } from '../text/bm25.ts';
+import { coveringGroups, factoredGroups } from './bound-groups.ts';
 import { DOCUMENT_INDEX_DEFAULTS } from './types.ts';
 
 /** A scored section: its document's row id, its position and its BM25 score. */
@@ -93,41 +94,6 @@ export async function rankPostgresSections(
   }
 }
 
-/**
- * The smallest AND-groups of words (each a set whose bounds sum to at least `threshold`, none with a word
- * to spare) that every section whose bound reaches `threshold` holds one of. With more than `maxGroups`,
- * groups are cut to fewer words (a group cut short matches more sections: still every one that can reach
- * the threshold), down to single words.
- */
-export function coveringGroups(
-  bounds: ReadonlyMap<string, number>,
-  threshold: number,
-  maxGroups: number,
-  maxWords: number,
-): string[][] {
-  const words = [...bounds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  // What the words from i on add up to, to drop a branch that cannot reach the threshold.
-  const rest = words.map((_, i) => words.slice(i).reduce((sum, [, bound]) => sum + bound, 0));
-  // Sums taken in another order can differ in the last bits: a set that just reaches the threshold counts.
-  const reach = threshold * (1 - 1e-12);
-  for (let depth = Math.min(maxWords, words.length); depth >= 1; depth--) {
-    const groups: string[][] = [];
-    const walk = (from: number, chosen: string[], sum: number): boolean => {
-      for (let i = from; i < words.length; i++) {
-        if (sum + rest[i]! < reach) return true;
-        const [word, bound] = words[i]!;
-        const group = [...chosen, word];
-        if (sum + bound >= reach || group.length === depth) groups.push(group);
-        else if (!walk(i + 1, group, sum + bound)) return false;
-        if (groups.length > maxGroups) return false;
-      }
-      return true;
-    };
-    if (walk(0, [], 0)) return groups;
-  }
-  return words.map(([word]) => [word]);
-}
-
 /** The best score of the `limit`-th document of `rows` (best first), if there are that many documents. */
 function limitthScore(rows: readonly ScoredRow[], limit: number): number | undefined {
   const documents = new Set<string>();
@@ -183,30 +149,10 @@ async function documentFrequencies(
   );
 }
 
-/**
- * `tsquery` texts, one for each first word of `groups`, that together match a section holding every word
- * of one of the groups: the groups that share their first words share them in the query (`a & (b | c)`),
- * and each query starts with an AND, so the GIN index reads only its first word's sections.
- */
-export function groupQueries(groups: readonly (readonly string[])[]): string[] {
-  interface Node {
-    readonly next: Map<string, Node>;
-  }
-  const root: Node = { next: new Map() };
-  for (const group of groups) {
-    let node = root;
-    for (const word of group) {
-      let next = node.next.get(word);
-      if (next === undefined) node.next.set(word, (next = { next: new Map() }));
-      node = next;
-    }
-  }
+/** `tsquery` texts that together match a section holding every word of one of `groups`. */
+function groupQueries(groups: readonly (readonly string[])[]): string[] {
   const literal = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-  const render = (word: string, node: Node): string =>
-    node.next.size === 0
-      ? literal(word)
-      : `${literal(word)} & (${[...node.next].map(([w, n]) => render(w, n)).join(' | ')})`;
-  return [...root.next].map(([word, node]) => render(word, node));
+  return factoredGroups(groups, { literal, and: ' & ', or: ' | ' });
 }
 
 /**

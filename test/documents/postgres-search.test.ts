@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryDocumentIndex, createPostgresDocumentIndex } from '../../src/documents/index.ts';
-import { coveringGroups } from '../../src/documents/postgres-search.ts';
+import { coveringGroups } from '../../src/documents/bound-groups.ts';
 import type { DocumentIndex } from '../../src/documents/types.ts';
 import { dropSchemas, reachablePostgres, serverOrSkip } from '../multi-instance/servers.ts';
 
