@@ -56,11 +56,6 @@ export interface SqliteDocumentIndexOptions {
   readonly commitAfterMs?: number;
   /** How long a write waits for another process's write lock. @default 5000 */
   readonly busyTimeoutMs?: number;
-  /**
-   * A search whose terms are held by at most this many sections (summed over its terms) scores them all;
-   * past it, it scores by threshold rounds (both exact). @default 20000
-   */
-  readonly exactSections?: number;
 }
 
 /** Schema version written to `PRAGMA user_version` of an index database. */
@@ -163,11 +158,6 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
   if (typeof options?.path !== 'string' || options.path === '')
     throw new TypeError('path must be a file path');
   const batchSize = positiveInteger('batchSize', options.batchSize, DOCUMENT_INDEX_DEFAULTS.sqliteBatchSize);
-  const exactSections = nonNegativeInteger(
-    'exactSections',
-    options.exactSections,
-    DOCUMENT_INDEX_DEFAULTS.sqliteExactSections,
-  );
   const commitAfterMs = nonNegativeInteger(
     'commitAfterMs',
     options.commitAfterMs,
@@ -346,7 +336,7 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
         }
         return stored;
       };
-      return rankSections(sql, engine, limit, owners, documentOf, exactSections).map(hitOf(terms));
+      return rankSections(sql, engine, limit, owners, documentOf).map(hitOf(terms));
     },
     async list(listGiven) {
       const { owner, source, urlPrefix, after, limit } = listOptions(listGiven);

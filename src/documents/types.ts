@@ -203,15 +203,11 @@ export const DOCUMENT_INDEX_DEFAULTS = {
    */
   sqliteExactSections: 20_000,
   /**
-   * Past `sqliteExactSections`, a SQLite search first scores the sections whose terms' upper bounds sum to
-   * at least this share of all the query's terms' bounds, then lowers the threshold until the best
-   * documents are final (and scores every section when more than `sqliteExactSections` are selected).
+   * Otherwise it first looks for the query's terms found in at most the first share of the sections, then
+   * in the next (ranking every section that holds a common word is what costs); the other terms decide only
+   * when they could change the best documents, and then all sections holding a term are scored exactly.
    */
-  sqliteFirstThreshold: 0.5,
-  /** The most AND-groups of terms in the FTS5 query that selects a SQLite search's sections. */
-  sqliteMaxGroups: 256,
-  /** The most terms of one such group (a longer group is cut, selecting more sections, never fewer). */
-  sqliteMaxGroupWords: 4,
+  sqliteTermShares: [0.05, 0.25],
   /** How long a SQLite write waits for another process's write lock (ms). */
   sqliteBusyTimeoutMs: 5000,
   /**
