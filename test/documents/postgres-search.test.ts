@@ -160,3 +160,55 @@ describe.runIf(available)('PostgreSQL search', () => {
     }
   });
 });
+
+describe.runIf(available)('PostgreSQL documents list', () => {
+  const schema = `cw_pglist_${randomBytes(4).toString('hex')}`;
+  afterAll(() => dropSchemas(url!, [schema]));
+
+  it('reads a page in URL order from an index, without reading every document (a search checks one each time)', async () => {
+    let index = createPostgresDocumentIndex({ connectionString: url!, schema, maxConnections: 4 });
+    const urls = Array.from(
+      { length: 1500 },
+      (_, i) => `https://example.test/d-${String(i).padStart(4, '0')}`,
+    );
+    for (let i = 0; i < urls.length; i += 50)
+      await Promise.all(
+        urls.slice(i, i + 50).map((page) => index.put({ url: page, content: `# ${page}\n\nword.` })),
+      );
+    await index.close();
+    const admin = new pg.Client({ connectionString: url! });
+    await admin.connect();
+    try {
+      await admin.query(`ANALYZE "${schema}".index_documents`);
+      // Table statistics are written when a connection ends: each count is read after the index closed.
+      const scans = async () =>
+        (
+          await admin.query<{ seq: string; idx: string }>(
+            `SELECT seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables
+             WHERE schemaname = $1 AND relname = 'index_documents'`,
+            [schema],
+          )
+        ).rows[0]!;
+      let before = await scans();
+      for (let wait = 0; wait < 3_000; wait += 200) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const now = await scans();
+        if (now.seq === before.seq && now.idx === before.idx) break;
+        before = now;
+      }
+      index = createPostgresDocumentIndex({ connectionString: url!, schema, maxConnections: 2 });
+      const page = await index.list({ limit: 1 });
+      expect(page.documents.map((document) => document.url)).toEqual([urls[0]]);
+      await index.close();
+      let after = before;
+      for (let wait = 0; wait < 10_000 && after.idx === before.idx && after.seq === before.seq; wait += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await scans();
+      }
+      expect(Number(after.seq) - Number(before.seq)).toBe(0);
+      expect(Number(after.idx)).toBeGreaterThan(Number(before.idx));
+    } finally {
+      await admin.end();
+    }
+  });
+});
