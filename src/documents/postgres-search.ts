@@ -1,12 +1,17 @@
 /**
- * How the PostgreSQL document index ranks sections: our BM25 in SQL over the sections the GIN index
- * matches. Scoring reads each matched section's `tsvector` (stored out of line once a section is long), so
- * a query with a common word would read a large share of the index: the sections holding the query's rarer
- * words are scored first, and they are final when no section holding only its common words could pass
- * the last of them. This is exact: every section holding a rare word is scored with all the query's words.
+ * How the PostgreSQL document index ranks sections: our BM25 in SQL over sections the GIN index matches.
+ * Scoring reads each matched section's `tsvector` (stored out of line once a section is long), so it must
+ * read few of them. A section's score is at most the sum of its query words' upper bounds (each word's idf
+ * times `k1 + 1`): a search first scores only the sections whose bound reaches a high threshold (the GIN
+ * index finds them with a query of AND-groups of words, {@link coveringGroups}), and is done when the
+ * `limit`-th document scores at least that threshold, since no section left out could pass it. Otherwise
+ * the threshold drops to that document's score (or by half) and the sections between the two thresholds
+ * are scored next. This is exact: the best `limit` documents and their scores are those of scoring every
+ * matching section.
  */
 import type pg from 'pg';
 import { BM25_DEFAULTS } from '../text/bm25.ts';
+import { coveringGroups, factoredGroups } from './bound-groups.ts';
 import { DOCUMENT_INDEX_DEFAULTS } from './types.ts';
 
 /** A scored section: its document's row id, its position and its BM25 score. */
@@ -26,12 +31,30 @@ export interface PostgresRanking {
   readonly schema: string;
   /** BM25's corpus statistics of the allowed owners' sections. */
   readonly stats: { readonly n: number; readonly avgdl: number };
+  /** Document frequencies counted recently, reused like the statistics. */
+  readonly frequencies: FrequencyCache;
+}
+
+/**
+ * Each common word's number of sections of a set of owners, as counted at `at` (ms): the common words come
+ * back in many questions and are the dearest to count, and they move as slowly as the corpus statistics.
+ */
+export interface FrequencyCache {
+  readonly entries: Map<string, { readonly at: number; readonly df: number }>;
+  /** How long a count is reused (ms). */
+  readonly ttlMs: number;
+}
+
+/** A set of sections to score: those holding every word of one of the groups, and none of `except`'s. */
+interface Selection {
+  readonly groups: readonly (readonly string[])[];
+  readonly except?: readonly (readonly string[])[];
 }
 
 /**
  * The best scored sections (up to `window`, best first) for the query's engine terms (`text`, joined by
  * spaces) among the sections of `owners`: the best section of each of the best `limit` documents is
- * among them.
+ * among them, with its exact score.
  */
 export async function rankPostgresSections(
   ranking: PostgresRanking,
@@ -40,82 +63,130 @@ export async function rankPostgresSections(
   limit: number,
   window: number,
 ): Promise<ScoredRow[]> {
-  const { stats } = ranking;
   const df = await documentFrequencies(ranking, text, owners);
-  const lexemes = [...df.keys()];
-  const matched = lexemes.filter((lexeme) => df.get(lexeme)! > 0);
+  const matched = [...df.keys()].filter((lexeme) => df.get(lexeme)! > 0);
   if (matched.length === 0) return [];
   const { k1 } = BM25_DEFAULTS;
-  const idf = (count: number) => Math.log(1 + (stats.n - count + 0.5) / (count + 0.5));
-  let tried = 0;
-  for (const share of DOCUMENT_INDEX_DEFAULTS.sqliteTermShares) {
-    const rare = matched.filter((lexeme) => df.get(lexeme)! <= stats.n * share);
-    if (rare.length === tried || rare.length === matched.length) continue;
-    tried = rare.length;
-    const rows = await scoreSections(ranking, matched, df, rare, owners, window);
-    // What a section holding none of the rare words scores at most (a little more, for rounding).
-    const bound =
-      matched.filter((lexeme) => !rare.includes(lexeme)).reduce((sum, l) => sum + idf(df.get(l)!), 0) *
-      (k1 + 1) *
-      (1 + 1e-9);
-    // Final when the limit-th document's best section scores above what the others could.
-    const documents = new Set<string>();
-    for (const row of rows) {
-      if (documents.has(row.doc)) continue;
-      documents.add(row.doc);
-      if (documents.size === limit) {
-        if (row.score > bound) return rows;
-        break;
-      }
-    }
+  const { n } = ranking.stats;
+  // Each word's most a section can get from it (a little more, for rounding).
+  const bounds = new Map(
+    matched.map((lexeme) => {
+      const count = df.get(lexeme)!;
+      return [lexeme, Math.log(1 + (n - count + 0.5) / (count + 0.5)) * (k1 + 1) * (1 + 1e-9)];
+    }),
+  );
+  const { postgresFirstThreshold, postgresMaxGroups, postgresMaxGroupWords } = DOCUMENT_INDEX_DEFAULTS;
+  let threshold = [...bounds.values()].reduce((sum, bound) => sum + bound, 0) * postgresFirstThreshold;
+  let rows: ScoredRow[] = [];
+  let scored: readonly (readonly string[])[] | undefined;
+  for (;;) {
+    const groups = coveringGroups(bounds, threshold, postgresMaxGroups, postgresMaxGroupWords);
+    const all = groups.every((group) => group.length === 1) && groups.length === matched.length;
+    const fresh = await scoreSections(ranking, matched, df, owners, window, {
+      groups,
+      ...(scored === undefined ? {} : { except: scored }),
+    });
+    rows = mergeRows(rows, fresh).slice(0, window);
+    const last = limitthScore(rows, limit);
+    if (all || (last !== undefined && last >= threshold)) return rows;
+    scored = groups;
+    threshold = last ?? threshold / 2;
   }
-  return scoreSections(ranking, matched, df, undefined, owners, window);
+}
+
+/** The best score of the `limit`-th document of `rows` (best first), if there are that many documents. */
+function limitthScore(rows: readonly ScoredRow[], limit: number): number | undefined {
+  const documents = new Set<string>();
+  for (const row of rows) {
+    if (documents.has(row.doc)) continue;
+    documents.add(row.doc);
+    if (documents.size === limit) return row.score;
+  }
+  return undefined;
+}
+
+/** Two lists of scored rows (disjoint, each best first) as one, in the order SQL gives them. */
+function mergeRows(a: readonly ScoredRow[], b: readonly ScoredRow[]): ScoredRow[] {
+  const docOrder = (x: string, y: string) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
+  return [...a, ...b].sort((x, y) => y.score - x.score || docOrder(x.doc, y.doc) || x.section - y.section);
 }
 
 /**
  * The lexemes of the query's engine terms (in the vector's order), each with its number of sections of
- * `owners` holding it (counted with the GIN index), in one round trip.
+ * `owners` holding it (counted with the GIN index unless counted recently), in one round trip.
  */
 async function documentFrequencies(
   ranking: PostgresRanking,
   text: string,
   owners: readonly string[],
 ): Promise<Map<string, number>> {
-  const { rows } = await ranking.query<{ lexeme: string; df: string }>(
-    `SELECT l.lexeme, (SELECT count(*) FROM ${ranking.schema}.index_sections m
-                       WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2)) AS df
+  const { entries, ttlMs } = ranking.frequencies;
+  const prefix = `${JSON.stringify([...owners].sort())}\u0000`;
+  const now = Date.now();
+  const known = new Map<string, number>();
+  for (const [key, entry] of entries)
+    if (now - entry.at >= ttlMs) entries.delete(key);
+    else if (key.startsWith(prefix)) known.set(key.slice(prefix.length), entry.df);
+  const { rows } = await ranking.query<{ lexeme: string; df: string | null }>(
+    `SELECT l.lexeme, CASE WHEN l.lexeme = ANY($3::text[]) THEN NULL ELSE
+                        (SELECT count(*) FROM ${ranking.schema}.index_sections m
+                         WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2))
+                      END AS df
      FROM unnest(to_tsvector('simple', $1)) AS l`,
-    [text, owners],
+    [text, owners, [...known.keys()]],
   );
-  return new Map(rows.map((row) => [row.lexeme, Number(row.df)]));
+  return new Map(
+    rows.map((row) => {
+      if (row.df === null) return [row.lexeme, known.get(row.lexeme)!];
+      const df = Number(row.df);
+      if (df >= DOCUMENT_INDEX_DEFAULTS.postgresCachedFrequencyMin) {
+        if (entries.size >= DOCUMENT_INDEX_DEFAULTS.postgresCachedFrequencies)
+          entries.delete(entries.keys().next().value!);
+        entries.set(prefix + row.lexeme, { at: now, df });
+      }
+      return [row.lexeme, df];
+    }),
+  );
+}
+
+/** `tsquery` texts that together match a section holding every word of one of `groups`. */
+function groupQueries(groups: readonly (readonly string[])[]): string[] {
+  const literal = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return factoredGroups(groups, { literal, and: ' & ', or: ' | ' });
 }
 
 /**
- * BM25 of the sections holding one of `among` (all of `lexemes` when undefined), scored with every lexeme
- * of the query; best first, at most `window`.
+ * BM25 of the sections of `selection`, scored with every lexeme of the query; best first, at most
+ * `window`.
  */
 async function scoreSections(
   ranking: PostgresRanking,
   lexemes: readonly string[],
   df: ReadonlyMap<string, number>,
-  among: readonly string[] | undefined,
   owners: readonly string[],
   window: number,
+  selection: Selection,
 ): Promise<ScoredRow[]> {
   const { k1, b } = BM25_DEFAULTS;
+  const except = selection.except === undefined ? '' : `AND NOT m.terms @@ ANY($10::tsquery[])`;
   const { rows } = await ranking.query<ScoredRow>(
     `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df)),
+          -- The selected sections, found with the GIN index alone (one bitmap scan for each query).
+          selected AS MATERIALIZED (
+            SELECT m.doc, m.section, m.owner, m.length, m.terms FROM ${ranking.schema}.index_sections m
+            WHERE m.terms @@ ANY($3::tsquery[]) ${except}
+          ),
           matched AS (
             SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
             -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
-            FROM ${ranking.schema}.index_sections m,
-                 unnest(ts_filter(setweight(m.terms, 'A', $1::text[]), '{a}')) u
-            WHERE m.terms @@ to_tsquery('simple', (SELECT string_agg(quote_literal(x), ' | ') FROM unnest($3::text[]) x))
-              AND m.owner = ANY($4) AND u.lexeme = ANY($1::text[])
+            FROM selected m, unnest(ts_filter(setweight(m.terms, 'A', $1::text[]), '{a}')) u
+            WHERE m.owner = ANY($4) AND u.lexeme = ANY($1::text[])
           )
      SELECT matched.doc, matched.section,
             sum(ln(1 + ($5::float8 - d.df + 0.5) / (d.df + 0.5)) * matched.tf * ($6::float8 + 1)
-                / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1))))::float8 AS score
+                / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1)))
+                -- Summed in the vector's order whatever the plan: a section scores the same in every round.
+                ORDER BY matched.lexeme COLLATE "C")::float8 AS score
      FROM matched JOIN d USING (lexeme)
      GROUP BY matched.doc, matched.section
      ORDER BY score DESC, matched.doc, matched.section
@@ -123,13 +194,14 @@ async function scoreSections(
     [
       lexemes,
       lexemes.map((lexeme) => df.get(lexeme)!),
-      among ?? lexemes,
+      groupQueries(selection.groups),
       owners,
       ranking.stats.n,
       k1,
       b,
       ranking.stats.avgdl,
       window,
+      ...(selection.except === undefined ? [] : [groupQueries(selection.except)]),
     ],
   );
   return rows;

@@ -29,7 +29,7 @@ import {
   urlOf,
 } from './common.ts';
 import { sourceSummaries } from './memory.ts';
-import { rankPostgresSections } from './postgres-search.ts';
+import { rankPostgresSections, type FrequencyCache } from './postgres-search.ts';
 import type {
   DocumentHit,
   DocumentIndex,
@@ -45,6 +45,9 @@ const SCHEMA_LOCK_KEY = 44_000;
 
 /** The first key of the advisory lock a put with a quota takes on its owner (the second: the owner's hash). */
 const QUOTA_LOCK_CLASS = 44_001;
+
+/** Starts a search's transaction: one snapshot, read only, and no sequential scan of the sections. */
+const SEARCH_BEGIN = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL enable_seqscan = off';
 
 /** How long BM25's corpus statistics of a set of owners are reused before being counted again. */
 const STATISTICS_TTL_MS = 5_000;
@@ -122,6 +125,8 @@ function schemaStatements(s: string): string {
      UNIQUE (owner, url)
    );
    CREATE INDEX IF NOT EXISTS index_documents_by_source ON ${s}.index_documents (owner, source, url);
+   -- The list's order (byte order): without it a page (and a search's check for any document) sorts them all.
+   CREATE INDEX IF NOT EXISTS index_documents_by_url ON ${s}.index_documents (owner, url COLLATE "C");
    CREATE TABLE IF NOT EXISTS ${s}.index_sections (
      doc bigint NOT NULL REFERENCES ${s}.index_documents (doc) ON DELETE CASCADE,
      section integer NOT NULL,
@@ -156,12 +161,12 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     await schema();
     return connection.query<R>(text, params);
   };
-  /** Runs `work` in one transaction on one client. */
-  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  /** Runs `work` in one transaction on one client (`begin` starts it). */
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> => {
     await schema();
     const client = await connection.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       return result;
@@ -173,18 +178,25 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
     }
   };
 
-  // BM25's corpus statistics of a set of owners (sections, average length): counting them is most of a
-  // search's time on a large index, and they move slowly, so each is reused for STATISTICS_TTL_MS.
+  // BM25's corpus statistics of a set of owners (sections, average length) and its words' document
+  // frequencies: counting them is much of a search's time on a large index, and they move slowly, so each
+  // is reused for STATISTICS_TTL_MS.
+  const frequencies: FrequencyCache = { entries: new Map(), ttlMs: STATISTICS_TTL_MS };
   const statistics = new Map<string, { at: number; value: Promise<{ n: number; avgdl: number }> }>();
-  const statisticsOf = (owners: readonly string[]): Promise<{ n: number; avgdl: number }> => {
+  const statisticsOf = (
+    client: pg.PoolClient,
+    owners: readonly string[],
+  ): Promise<{ n: number; avgdl: number }> => {
     const key = JSON.stringify([...owners].sort());
     const cached = statistics.get(key);
     if (cached !== undefined && Date.now() - cached.at < STATISTICS_TTL_MS) return cached.value;
-    const value = query<{ n: number; avgdl: number }>(
-      `SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
+    const value = client
+      .query<{ n: number; avgdl: number }>(
+        `SELECT count(*)::float8 AS n, coalesce(avg(length), 1)::float8 AS avgdl
        FROM ${s}.index_sections WHERE owner = ANY($1)`,
-      [owners],
-    ).then(({ rows }) => ({ n: Math.max(1, rows[0]!.n), avgdl: Math.max(1, rows[0]!.avgdl) }));
+        [owners],
+      )
+      .then(({ rows }) => ({ n: Math.max(1, rows[0]!.n), avgdl: Math.max(1, rows[0]!.avgdl) }));
     value.catch(() => statistics.delete(key));
     if (statistics.size > 1000) statistics.clear();
     statistics.set(key, { at: Date.now(), value });
@@ -304,24 +316,33 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
       const { limit, owners, terms } = searchOptions(text, given);
       const engine = [...new Set(terms.map(engineTerm).filter(Boolean))];
       if (limit === 0 || engine.length === 0) return [];
-      const stats = await statisticsOf([...owners]);
-      // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average length)
-      // are those owners' sections, as if each search ran on an index of just them.
-      const rows = await rankPostgresSections(
-        { query, schema: s, stats },
-        engine.join(' '),
-        [...owners],
-        limit,
-        limit * 8 + 32,
-      );
-      const best = new Map<string, { section: number; score: number }>();
-      for (const row of rows)
-        if (!best.has(row.doc)) best.set(row.doc, { section: row.section, score: row.score });
-      const chosen = [...best].slice(0, limit);
+      // One snapshot for the search's statements, and the sections read through their indexes only (the
+      // planner would read every section for a query of many word groups or a common word: it does not
+      // count reading the vectors).
+      const { chosen, documents } = await transaction(async (client) => {
+        // BM25 over the matching sections of the allowed owners: the corpus statistics (N, average
+        // length) are those owners' sections, as if each search ran on an index of just them.
+        const stats = await statisticsOf(client, [...owners]);
+        const rows = await rankPostgresSections(
+          { query: (text, params) => client.query(text, params as unknown[]), schema: s, stats, frequencies },
+          engine.join(' '),
+          [...owners],
+          limit,
+          limit * 8 + 32,
+        );
+        const best = new Map<string, { section: number; score: number }>();
+        for (const row of rows)
+          if (!best.has(row.doc)) best.set(row.doc, { section: row.section, score: row.score });
+        const chosen = [...best].slice(0, limit);
+        const documents =
+          chosen.length === 0
+            ? { rows: [] }
+            : await client.query<DocumentRow>(`SELECT * FROM ${s}.index_documents WHERE doc = ANY($1)`, [
+                chosen.map(([doc]) => doc),
+              ]);
+        return { chosen, documents };
+      }, SEARCH_BEGIN);
       if (chosen.length === 0) return [];
-      const documents = await query<DocumentRow>(`SELECT * FROM ${s}.index_documents WHERE doc = ANY($1)`, [
-        chosen.map(([doc]) => doc),
-      ]);
       const byDoc = new Map(documents.rows.map((row) => [String(row.doc), row]));
       return chosen.flatMap(([doc, hit]) => {
         const row = byDoc.get(String(doc));

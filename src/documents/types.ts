@@ -210,4 +210,20 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   sqliteTermShares: [0.05, 0.25],
   /** How long a SQLite write waits for another process's write lock (ms). */
   sqliteBusyTimeoutMs: 5000,
+  /**
+   * A PostgreSQL search first scores the sections whose words' upper bounds sum to at least this share of
+   * all the query's words' bounds, then lowers the threshold until the best documents are final.
+   */
+  postgresFirstThreshold: 0.5,
+  /** The most AND-groups of words in the GIN query that selects a PostgreSQL search's sections. */
+  postgresMaxGroups: 256,
+  /** The most words of one such group (a longer group is cut, selecting more sections, never fewer). */
+  postgresMaxGroupWords: 4,
+  /**
+   * A PostgreSQL search reuses (for 5 s, like the corpus statistics) the document frequencies of words in at
+   * least this many sections: the dearest to count, and one document more moves them by a tiny share.
+   */
+  postgresCachedFrequencyMin: 1_000,
+  /** The most document frequencies a PostgreSQL index keeps (the oldest go first). */
+  postgresCachedFrequencies: 10_000,
 } as const;
