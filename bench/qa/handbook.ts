@@ -59,6 +59,8 @@ export interface HandbookBenchmarkOptions {
   readonly synonymsFile?: string | false;
   /** Progress lines go here. @default none */
   readonly log?: (line: string) => void;
+  /** The depth every question is asked at (`research` follows a two-page question's second page). @default 'standard' */
+  readonly depth?: 'standard' | 'deep' | 'research';
 }
 
 const CITATION = /\s*\[\d+\]/g;
@@ -118,7 +120,7 @@ export async function runHandbookBenchmark(
       const response = await fetch(`http://127.0.0.1:${port}/v1/search`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: question.question }),
+        body: JSON.stringify({ prompt: question.question, depth: options.depth ?? 'standard' }),
       });
       const body = (await response.json()) as { answer?: string; sources?: string[] };
       const answer = body.answer ?? '';
@@ -144,7 +146,10 @@ export async function runHandbookBenchmark(
 }
 
 /** The benchmark's Markdown table: overall and per kind. */
-export function formatHandbookReport(results: readonly HandbookResult[]): string {
+export function formatHandbookReport(
+  results: readonly HandbookResult[],
+  depth: HandbookBenchmarkOptions['depth'] = 'standard',
+): string {
   const groups: [string, readonly HandbookResult[]][] = [
     ['all', results],
     ...(['table', 'code', 'prose', 'list'] as const).map(
@@ -154,7 +159,7 @@ export function formatHandbookReport(results: readonly HandbookResult[]): string
   ];
   const share = (n: number, d: number) => (d === 0 ? '–' : (n / d).toFixed(3));
   const lines = [
-    '### Handbook questions (extractive answerer, handbook as corpus)',
+    `### Handbook questions (extractive answerer, handbook as corpus, depth ${depth})`,
     '',
     '| questions | n | answered right | answers with another row’s value | answer sentences | off the question |',
     '|---|---:|---:|---:|---:|---:|',

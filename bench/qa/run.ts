@@ -898,6 +898,7 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
 Handbook mode (test/fixtures/handbook/ as the corpus, test/fixtures/handbook-questions.json):
   --handbook              answered right, answers with another row's value, answer sentences off the question
   --verbose               with --handbook: print each question and its answer
+  --depths LIST           with --handbook: the depths asked, one table each (default standard)
   --no-synonyms           with --handbook: ask without the operator's synonym rules (test/fixtures/handbook-synonyms.txt)
 `;
 
@@ -950,12 +951,22 @@ async function main(): Promise<void> {
     return;
   }
   if (values.handbook) {
-    const results = await runHandbookBenchmark({
-      ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
-      ...(values['no-synonyms'] ? { synonymsFile: false as const } : {}),
-    });
-    if (values.dump) writeFileSync(values.dump, JSON.stringify(results, null, 2));
-    process.stdout.write(`${formatHandbookReport(results)}\n`);
+    const depths = (values.depths ?? 'standard').split(',').map((d) => d.trim());
+    const dumped: Record<string, unknown> = {};
+    for (const depth of depths) {
+      if (depth !== 'standard' && depth !== 'deep' && depth !== 'research') {
+        throw new Error(`--depths: unknown depth ${depth} (standard, deep or research)`);
+      }
+      const results = await runHandbookBenchmark({
+        depth,
+        ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+        ...(values['no-synonyms'] ? { synonymsFile: false as const } : {}),
+      });
+      dumped[depth] = results;
+      process.stdout.write(`${formatHandbookReport(results, depth)}\n\n`);
+    }
+    if (values.dump)
+      writeFileSync(values.dump, JSON.stringify(depths.length === 1 ? dumped[depths[0]!] : dumped, null, 2));
     return;
   }
   const datasetsDir = resolveDatasetsDir(values.data, [SQUAD_DIR, ...(values.hotpot ? [HOTPOT_DIR] : [])]);
