@@ -202,19 +202,28 @@ function chainOpening(
     .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
 }
 
-/** The answer: the chain's sentences first, then the chosen ones, each followed by its source's `[n]`. */
+/**
+ * The answer: research's verdict first (cited by the pages of the sentences it rests on), then the chain's
+ * sentences, then the chosen ones, each followed by its source's `[n]`.
+ */
 function compose(
   opening: readonly { text: string; url: string }[],
   chosen: readonly Candidate[],
-  responseType: AnswerInput['responseType'],
+  input: Pick<AnswerInput, 'responseType' | 'verdict'>,
 ): AnswerOutput {
+  const { responseType, verdict } = input;
   const sources: string[] = [];
-  const citeFrom = (url: string, sentence: string) => {
-    let n = sources.indexOf(url) + 1;
-    if (n === 0) n = sources.push(url);
-    return cite(sentence, n);
+  const numberOf = (url: string) => {
+    const n = sources.indexOf(url) + 1;
+    return n === 0 ? sources.push(url) : n;
   };
+  const citeFrom = (url: string, sentence: string) => cite(sentence, numberOf(url));
+  const verdictLine =
+    verdict && verdict.urls.length > 0
+      ? [`${verdict.text} ${[...new Set(verdict.urls.map(numberOf))].map((n) => `[${n}]`).join('')}.`]
+      : [];
   const parts = [
+    ...verdictLine,
     ...opening.map((link) => citeFrom(link.url, link.text)),
     ...chosen.map((candidate) =>
       citeFrom(
@@ -289,7 +298,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       const queryTerms = topical.length > 0 ? topical : allTerms;
       // Research that followed a chain opens the answer with it (its end, then its bridges).
       const opening = chainOpening(input, maxSentences);
-      const chainOnly = (): AnswerOutput => compose(opening, [], input.responseType);
+      const chainOnly = (): AnswerOutput => compose(opening, [], input);
       if (queryTerms.length === 0 || input.passages.length === 0)
         return opening.length > 0 ? chainOnly() : noAnswer;
 
@@ -549,7 +558,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           ),
         )
         .slice(0, Math.max(0, maxSentences - opening.length));
-      return compose(opening, rest, input.responseType);
+      return compose(opening, rest, input);
     },
   };
 }
