@@ -75,7 +75,7 @@ describe('a yes/no question about two things opens with a grounded verdict', () 
     expect(cites).toHaveLength(2);
   });
 
-  it('says it is not decided when one side\'s sentence does not say it, and quotes both', async () => {
+  it("says it is not decided when one side's sentence does not say it, and quotes both", async () => {
     const result = await researchOver(PAINTERS, 'Are Pell Dorran and Kiri Vasse both sculptors?');
     expect(opening(result).text).toBe('Not decided: the sentences below do not settle it');
     expect(result.answer).not.toMatch(/\b(?:Yes|No):/u);
@@ -97,7 +97,7 @@ describe('"which of the two" questions of time name the side', () => {
     expect(opening(result).text).toBe('Kiri Vasse — 9 June 1962, later than 4 April 1950 for Pell Dorran');
   });
 
-  it('gives no verdict from a date of another thing on the side\'s page', async () => {
+  it("gives no verdict from a date of another thing on the side's page", async () => {
     // Quiet Mill's page dates only its star's birth: nothing says when the film came out.
     const pages: readonly Page[] = [
       FILMS[0]!,
