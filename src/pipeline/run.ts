@@ -440,6 +440,7 @@ async function researchPassages(
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
     ...(result.chain.length > 0 ? { chain: result.chain } : {}),
     ...(result.verdict ? { verdict: result.verdict } : {}),
+    researched: true,
   };
   return {
     input,

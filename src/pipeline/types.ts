@@ -246,6 +246,8 @@ export interface AnswerInput {
    * they do not. The extractive answerer opens with it, cited by the pages of those sentences.
    */
   readonly verdict?: AnswerVerdict;
+  /** Set by `depth: "research"`: the passages are what research gathered for every part of the question. */
+  readonly researched?: boolean;
 }
 
 /** A verdict read from a research chain's end sentences, and the pages of those sentences, in order. */
