@@ -92,6 +92,11 @@ describe('"which of the two" questions of time name the side', () => {
     expect(cites.map((url) => url.replace(/.*\//u, ''))).toEqual(['Harbor_Lights', 'Quiet_Mill']);
   });
 
+  it('"Which film is older, X or Y?" reads the films\' years (an age of things, not of people)', async () => {
+    const result = await researchOver(FILMS, 'Which film is older, Harbor Lights or Quiet Mill?');
+    expect(opening(result).text).toBe('Quiet Mill — 1935, earlier than 1940 for Harbor Lights');
+  });
+
   it('"Who was born later, X or Y?" compares the births', async () => {
     const result = await researchOver(PAINTERS, 'Who was born later, Pell Dorran or Kiri Vasse?');
     expect(opening(result).text).toBe('Kiri Vasse — 9 June 1962, later than 4 April 1950 for Pell Dorran');

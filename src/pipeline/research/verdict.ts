@@ -40,8 +40,10 @@ const SAME_COUNTRY = /\bsame\s+(?:country|nationality|citizenship)\b/iu;
 /** Which of two came earlier ("first", "older", "earlier") or later ("younger", "more recently"). */
 const EARLIER = /\b(?:first|earlier|earliest|older|oldest|before|sooner)\b/iu;
 const LATER = /\b(?:later|latest|last|younger|youngest|recently|newer|newest|after)\b/iu;
-/** The question compares people's lives ("older", "born first", "died later", "lived longer"). */
-const PERSON_TIME = /\b(?:older|oldest|younger|youngest|born|died|die|death|lived)\b/iu;
+/** The question compares people's lives ("born first", "died later", "lived longer"). */
+const LIFE_WORD = /\b(?:born|died|die|death|lived)\b/iu;
+/** Age words, of people when the question asks "who" or about a related person ("the director who is older"). */
+const AGE_WORD = /\b(?:older|oldest|younger|youngest)\b/iu;
 /** A sentence about a life: a birth, a death, or a span of years ("(3 March 1902 – 9 May 1961)"). */
 const LIFE = /\b(?:born|died)\b|\d{3,4}\s*[–—-]\s*(?:\d|\p{L}+\s+\d)/u;
 /** The question asks about deaths ("died first", "the director who died later"). */
@@ -54,7 +56,7 @@ const DEATH = /\b(?:died|die|dies|death|dead)\b/iu;
 export const RELATED_THING =
   /\b(?:director|producer|composer|author|writer|performer|singer|founder|creator|father|mother|spouse|husband|wife|son|daughter|child)s?\b/iu;
 /** Words of a yes/no question that say how, not what ("both", "also", "same"). */
-const NOT_A_CLASS = new Set(['same', 'also', 'too', 'each', 'genera'].flatMap((w) => meaningStems(w)));
+const NOT_A_CLASS = new Set(['same', 'also', 'too', 'each'].flatMap((w) => meaningStems(w)));
 
 const MONTHS = [
   'january',
@@ -143,7 +145,9 @@ function timeVerdict(question: string, ends: readonly SideEnd[], yesNo: boolean)
   if (earlier === LATER.test(question) || ends.length !== 2) return undefined;
   const death = DEATH.test(question);
   // A person's age or death is read from a sentence about a life, not from a film's year.
-  const life = PERSON_TIME.test(question);
+  const life =
+    LIFE_WORD.test(question) ||
+    (AGE_WORD.test(question) && (/^\s*who\b/iu.test(question) || RELATED_THING.test(question)));
   const [a, b] = ends as [SideEnd, SideEnd];
   const da = comparedDate(a.end.text, death, life);
   const db = comparedDate(b.end.text, death, life);
