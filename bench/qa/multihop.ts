@@ -19,7 +19,7 @@ import { createExtractiveAnswerer, createModelAnswerer } from '../../src/pipelin
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
-import type { PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
+import type { Answerer, PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
 import { createRandom } from './corpus.ts';
 import { createFakeLlm, type RecordedRequest } from './fake-llm.ts';
 import { containsAnswer, mean, percentile } from './metrics.ts';
@@ -120,6 +120,24 @@ function answerPromptOf(requests: readonly RecordedRequest[], question: string):
   );
 }
 
+/**
+ * `answerer`, keeping the text it was given (passages and research chain) by the prompt it answered, so
+ * that "answer in context" is measured for an answerer without a prompt.
+ */
+function readingAnswerer(answerer: Answerer, contexts: Map<string, string>): Answerer {
+  return {
+    ...answerer,
+    answer(input, call) {
+      const texts = [
+        ...input.passages.map((p) => `${p.title}\n${p.text}`),
+        ...(input.chain ?? []).map((c) => c.text),
+      ];
+      contexts.set(input.prompt, texts.join('\n'));
+      return answerer.answer(input, call);
+    },
+  };
+}
+
 /** Runs the benchmark. */
 export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): Promise<MultihopReport> {
   const started = performance.now();
@@ -146,6 +164,8 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
   const searches = new Map<string, number>();
   const fetches = new Map<string, number>();
   const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
+  // With the extractive answerer: what it was given (passages and chain), by the prompt it answered.
+  const extractiveContexts = new Map<string, string>();
   try {
     const provider = createSearxngProvider({ baseUrl: endpoint.origin, pages: 1 });
     const search: SearchProvider = {
@@ -174,7 +194,9 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
       // The stand-in model records what the answerer is given; it cannot plan, so queries are planned
       // without a model (as the research depth's targets are measured) unless `planWithModel` is set.
       model,
-      answerer: options.extractive ? createExtractiveAnswerer() : createModelAnswerer({ model }),
+      answerer: options.extractive
+        ? readingAnswerer(createExtractiveAnswerer(), extractiveContexts)
+        : createModelAnswerer({ model }),
       ...(options.planWithModel ? {} : { queryModel: false as const }),
       rateLimiter: false,
       maxConcurrentSearches: concurrency,
@@ -219,7 +241,9 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
         const latencyMs = performance.now() - start;
         const prompt = answerPromptOf(llm.requests, question.question);
         // The question line itself does not count as context.
-        const context = (prompt?.promptText ?? '').split(question.question.trim()).join('\n');
+        const context = options.extractive
+          ? (extractiveContexts.get(question.question) ?? '')
+          : (prompt?.promptText ?? '').split(question.question.trim()).join('\n');
         const compact = compactText(context);
         const facts = factsInPrompt(question.facts, compact);
         results.push({
@@ -278,13 +302,14 @@ const fmt = (value: number, digits = 0) => (Number.isNaN(value) ? 'n/a' : value.
 /** The report as Markdown tables: one row per depth and benchmark, then per question type. */
 export function formatMultihopReport(report: MultihopReport): string {
   const depths = [...new Set(report.results.map((r) => r.depth))];
-  // With the extractive answerer no prompt is recorded: the prompt's columns say n/a, not 0.
+  // With the extractive answerer no prompt is recorded: the prompt's columns say n/a, not 0 (answer in
+  // context is what the extractive answerer was given).
   const fromPrompt = (value: string) => (report.extractive ? 'n/a' : value);
   const row = (label: string, rows: readonly MultihopResult[]) => {
     const facts = rows.flatMap((r) => r.facts);
     const prompts = rows.map((r) => r.promptChars);
     const latency = rows.map((r) => r.latencyMs);
-    return `| ${label} | ${rows.length} | **${fromPrompt(share(rows.map((r) => r.evidenceComplete)))}** | ${fromPrompt(share(facts))} | ${fromPrompt(share(rows.map((r) => r.answerInContext)))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fromPrompt(`${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))}`)} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
+    return `| ${label} | ${rows.length} | **${fromPrompt(share(rows.map((r) => r.evidenceComplete)))}** | ${fromPrompt(share(facts))} | ${share(rows.map((r) => r.answerInContext))} | ${share(rows.map((r) => r.answerInAnswer))} | ${fromPrompt(`${fmt(percentile(prompts, 50))} / ${fmt(percentile(prompts, 95))}`)} | ${fmt(mean(rows.map((r) => r.pages)), 1)} | ${fmt(mean(rows.map((r) => r.searches)), 1)} | ${fmt(mean(rows.map((r) => r.modelCalls)), 1)} | ${fmt(percentile(latency, 50))} / ${fmt(percentile(latency, 95))} |`;
   };
   const header = [
     '| depth · questions | n | evidence complete | facts covered | answer in context | answer in answer | prompt chars p50 / p95 | pages | searches | model calls | latency ms p50 / p95 |',

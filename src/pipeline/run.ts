@@ -439,6 +439,8 @@ async function researchPassages(
     passages: result.passages,
     ...(request.jsonSchema ? { jsonSchema: request.jsonSchema } : {}),
     ...(result.chain.length > 0 ? { chain: result.chain } : {}),
+    ...(result.verdict ? { verdict: result.verdict } : {}),
+    researched: true,
   };
   return {
     input,

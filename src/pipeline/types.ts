@@ -240,6 +240,20 @@ export interface AnswerInput {
    * extractive answerer opens its answer with them; a model reads them among the passages.
    */
   readonly chain?: readonly ChainSentence[];
+  /**
+   * Set by `depth: "research"` for a yes/no question about two things, or "which of X or Y came first",
+   * when the chain's end sentences decide it ("No: Chile for X, United States for Y"), or say that
+   * they do not. The extractive answerer opens with it, cited by the pages of those sentences.
+   */
+  readonly verdict?: AnswerVerdict;
+  /** Set by `depth: "research"`: the passages are what research gathered for every part of the question. */
+  readonly researched?: boolean;
+}
+
+/** A verdict read from a research chain's end sentences, and the pages of those sentences, in order. */
+export interface AnswerVerdict {
+  readonly text: string;
+  readonly urls: readonly string[];
 }
 
 /** A sentence of a research chain and the page it stands on. */

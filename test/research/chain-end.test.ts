@@ -54,3 +54,31 @@ describe("a life's span as the chain's end", () => {
     expect(result.steps?.at(-1)?.stopped).toBe('covered');
   });
 });
+
+const PLACE_PAGES: readonly Page[] = [
+  {
+    title: 'Winter Orchard',
+    text: 'Winter Orchard is a 1973 mystery film directed by Halvard Strom. It was shot in Oslo.',
+  },
+  {
+    title: 'Halvard Strom',
+    text: 'Halvard Strom (2 May 1911 – 8 June 1980) was a Norwegian film director. Strom was born in Tromso and died at his farm in Lofoten. He made eleven films.',
+  },
+];
+
+describe('the end of a chain asking where', () => {
+  it("is the sentence naming the place, not the life's span (which says when, not where)", async () => {
+    const result = await researchOver(PLACE_PAGES, 'Where did the director of film Winter Orchard die?');
+    const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
+    expect(first).toContain('died at his farm in Lofoten');
+    expect(second).toContain('directed by Halvard Strom');
+  });
+
+  it('reads "the place of birth of" as asking where', async () => {
+    const result = await researchOver(
+      PLACE_PAGES,
+      'What is the place of birth of the director of film Winter Orchard?',
+    );
+    expect(result.answer.split(/\s\[\d+\]/u)[0]).toContain('born in Tromso');
+  });
+});

@@ -42,7 +42,10 @@ function cited(result: PipelineResult): { text: string; url: string }[] {
 describe("a comparison's answer names each side's end", () => {
   it("opens with each director's life, each followed by the film naming its director, each cited", async () => {
     const result = await research('Which film has the director who died later, Salt Roads or Paper Kites?');
-    const sentences = cited(result);
+    // First the verdict the two deaths decide (verdict.test.ts), cited by both directors' pages.
+    const verdict = /^(.+?) \[1\]\[2\]\. /u.exec(result.answer);
+    expect(verdict?.[1]).toBe('Paper Kites — 2 October 1977, later than 9 May 1961 for Salt Roads');
+    const sentences = cited({ ...result, answer: result.answer.slice(verdict![0].length) });
     expect(sentences.slice(0, 4).map((s) => s.text.slice(0, 24))).toEqual([
       'Ilse Marrow (3 March 190',
       'Salt Roads is a 1951 dra',

@@ -34,6 +34,15 @@ export interface ExtractiveAnswererOptions {
    */
   readonly minCoverage?: number;
   /**
+   * `minCoverage` for an answer after research ({@link AnswerInput.researched}): research searched and read
+   * for every part of the question, and its query holds the names the chain led to besides the question's
+   * words, so a sentence covers a smaller share of it. Below it, the answer says that the sources do not
+   * answer. On 300 multi-hop questions (`bench:qa --multihop --extractive`), 28 research answers said "no
+   * answer" at 0.4; at 0.2, 8 of them hold the gold answer (docs/benchmarks.md).
+   * @default 0.2
+   */
+  readonly researchMinCoverage?: number;
+  /**
    * Sentences scoring below this fraction of the best sentence's score are not used (beyond `minSentences`).
    * @default 0.5
    */
@@ -202,19 +211,28 @@ function chainOpening(
     .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
 }
 
-/** The answer: the chain's sentences first, then the chosen ones, each followed by its source's `[n]`. */
+/**
+ * The answer: research's verdict first (cited by the pages of the sentences it rests on), then the chain's
+ * sentences, then the chosen ones, each followed by its source's `[n]`.
+ */
 function compose(
   opening: readonly { text: string; url: string }[],
   chosen: readonly Candidate[],
-  responseType: AnswerInput['responseType'],
+  input: Pick<AnswerInput, 'responseType' | 'verdict'>,
 ): AnswerOutput {
+  const { responseType, verdict } = input;
   const sources: string[] = [];
-  const citeFrom = (url: string, sentence: string) => {
-    let n = sources.indexOf(url) + 1;
-    if (n === 0) n = sources.push(url);
-    return cite(sentence, n);
+  const numberOf = (url: string) => {
+    const n = sources.indexOf(url) + 1;
+    return n === 0 ? sources.push(url) : n;
   };
+  const citeFrom = (url: string, sentence: string) => cite(sentence, numberOf(url));
+  const verdictLine =
+    verdict && verdict.urls.length > 0
+      ? [`${verdict.text} ${[...new Set(verdict.urls.map(numberOf))].map((n) => `[${n}]`).join('')}.`]
+      : [];
   const parts = [
+    ...verdictLine,
     ...opening.map((link) => citeFrom(link.url, link.text)),
     ...chosen.map((candidate) =>
       citeFrom(
@@ -231,12 +249,33 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   maxSentences: 4,
   minSentences: 2,
   minCoverage: 0.4,
+  researchMinCoverage: 0.2,
   relativeThreshold: 0.5,
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
   synonymWeight: 0.5,
   synonymRuleWeight: 0.8,
 } as const;
+
+/** The answerer's numeric options with their defaults, checked. */
+function extractiveSettings(options: ExtractiveAnswererOptions) {
+  const settings = numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
+    maxSentences: positiveInteger,
+    minSentences: positiveInteger,
+    minCoverage: fraction,
+    researchMinCoverage: fraction,
+    relativeThreshold: fraction,
+    duplicateThreshold: fraction,
+    minSourceWeight: fraction,
+    synonymWeight: fraction,
+    synonymRuleWeight: fraction,
+  });
+  const { maxSentences, minSentences } = settings;
+  if (minSentences > maxSentences) {
+    throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
+  }
+  return settings;
+}
 
 /**
  * Creates the extractive answerer.
@@ -258,38 +297,28 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
   const {
     maxSentences,
     minSentences,
-    minCoverage,
+    minCoverage: plainMinCoverage,
+    researchMinCoverage,
     relativeThreshold,
     duplicateThreshold,
     minSourceWeight,
     synonymWeight,
     synonymRuleWeight,
-  } = numberOptions(options, EXTRACTIVE_ANSWERER_DEFAULTS, {
-    maxSentences: positiveInteger,
-    minSentences: positiveInteger,
-    minCoverage: fraction,
-    relativeThreshold: fraction,
-    duplicateThreshold: fraction,
-    minSourceWeight: fraction,
-    synonymWeight: fraction,
-    synonymRuleWeight: fraction,
-  });
+  } = extractiveSettings(options);
   const noAnswerText = noAnswerTextOf(options.noAnswerText);
-  if (minSentences > maxSentences) {
-    throw new RangeError(`minSentences must be ≤ maxSentences (${maxSentences}), got ${minSentences}`);
-  }
 
   return {
     async answer(input: AnswerInput, callOptions: CallOptions): Promise<AnswerOutput> {
       callOptions.signal.throwIfAborted();
       const noAnswer: AnswerOutput = { answer: noAnswerText(), sources: [] };
+      const minCoverage = input.researched ? researchMinCoverage : plainMinCoverage;
       const queryText = input.query.trim().length > 0 ? input.query : input.prompt;
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
       const queryTerms = topical.length > 0 ? topical : allTerms;
       // Research that followed a chain opens the answer with it (its end, then its bridges).
       const opening = chainOpening(input, maxSentences);
-      const chainOnly = (): AnswerOutput => compose(opening, [], input.responseType);
+      const chainOnly = (): AnswerOutput => compose(opening, [], input);
       if (queryTerms.length === 0 || input.passages.length === 0)
         return opening.length > 0 ? chainOnly() : noAnswer;
 
@@ -549,7 +578,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           ),
         )
         .slice(0, Math.max(0, maxSentences - opening.length));
-      return compose(opening, rest, input.responseType);
+      return compose(opening, rest, input);
     },
   };
 }

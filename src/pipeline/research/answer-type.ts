@@ -14,7 +14,9 @@ const NUMBER_QUESTION =
   /\bhow\s+(?:many|much|long|old|tall|far|big|large)\b|^what\s+(?:is|was)\s+the\s+(?:number|population|percentage)\b/iu;
 const PERSON_QUESTION = /^(?:who|whom)\b/iu;
 const PLACE_QUESTION =
-  /^(?:where\b|(?:in|at|from|to)?\s*(?:what|which)\s+(?:country|city|state|town|county|continent|region|province|place|nation)\b)/iu;
+  /^(?:where\b|(?:in|at|from|to)?\s*(?:what|which)\s+(?:country|city|state|town|county|continent|region|province|place|nation)\b)|\bplace\s+of\s+(?:birth|death|burial)\b|\bwhere\s*\?\s*$/iu;
+/** A place named after "in", "at", "near" or "on" ("born in Spokane", "died at his home on Fårö"). */
+const PLACE_MENTION = /\b(?:in|at|near|on)\s+(?:the\s+)?\p{Lu}[\p{L}\p{M}'’.-]+/u;
 
 const MONTH =
   /\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b/iu;
@@ -30,9 +32,10 @@ export function answerTypeOf(question: string): AnswerType | undefined {
   return undefined;
 }
 
-/** True when `text` holds a thing of kind `type`: a year or month, a number, or a name. */
+/** True when `text` holds a thing of kind `type`: a year or month, a number, a place after "in" or "at", or a name. */
 export function holdsAnswerType(text: string, type: AnswerType): boolean {
   if (type === 'time') return YEAR.test(text) || MONTH.test(text);
   if (type === 'number') return /\d/u.test(text.replace(YEAR, ' ')) || /\d/u.test(text);
+  if (type === 'place') return PLACE_MENTION.test(text);
   return mentionsOf(text).some((mention) => !mention.initial || mention.name.includes(' '));
 }

@@ -84,7 +84,11 @@ export function chainSentences(
     // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
     let end: (ChainEnd & { held: number; fit: number }) | undefined;
     for (const unit of chainEnds(searched)) {
-      const held = stemsHeld(missing, unitWords(unit.words)).length;
+      // A life's span says when someone was born and died, and where only when it names the places
+      // ("(6 June 1906, Graz – 2 November 1994, Le Plessis-Bouchard)").
+      const words =
+        answerType === 'place' && !spanNamesPlaces(unit.words) ? unit.words : unitWords(unit.words);
+      const held = stemsHeld(missing, words).length;
       if (held === 0) continue;
       const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? TYPE_FIT : 0);
       if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };
@@ -104,6 +108,15 @@ export function chainSentences(
       best = candidate;
   }
   return best && best.held >= stems.length * MIN_CHAIN_SHARE ? dedupe(best.sentences) : [];
+}
+
+const MONTHS =
+  /\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b/gu;
+
+/** A life's span in brackets that names a place beside its dates ("(Fomboni, 1 November 1874 – Pesmes, …)"). */
+function spanNamesPlaces(words: string): boolean {
+  const span = /\(([^()]*\d{3,4}[^()]*[–—-][^()]*)\)/u.exec(words)?.[1];
+  return span !== undefined && /\p{Lu}/u.test(span.replace(MONTHS, ''));
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { createPageReader, type PageRead } from '../read.ts';
 import type {
+  AnswerVerdict,
   CallOptions,
   ChainSentence,
   ExtractedContent,
@@ -77,6 +78,8 @@ export interface ResearchResult {
   readonly followed: readonly string[];
   /** The chain the answer names: its end first, then its bridges (see chain.ts); empty when none. */
   readonly chain: readonly ChainSentence[];
+  /** A comparison's verdict when its sides' ends decide it (see verdict.ts). */
+  readonly verdict?: AnswerVerdict;
 }
 
 /** Runs the research loop. Throws only when the request is aborted or the search provider fails at once. */
@@ -193,7 +196,7 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
     queries: searchedKeys.size,
     pages: reads.size,
     followed: followedLeads(rounds),
-    chain: answerChain(analysis, rounds, documents),
+    ...answerChain(analysis, rounds, documents),
   };
 }
 
@@ -234,10 +237,16 @@ function answerChain(
   analysis: QuestionAnalysis,
   rounds: readonly (readonly SearchedQuery[])[],
   documents: readonly ExtractedContent[],
-): ChainSentence[] {
-  const chain =
-    analysis.sides.length > 0 ? sideSentences(analysis, rounds) : chainSentences(analysis, rounds);
-  return chain.length > 0 ? chain : partSentences(analysis.question, questionParts(analysis), documents);
+): { chain: ChainSentence[]; verdict?: AnswerVerdict } {
+  if (analysis.sides.length > 0) {
+    const sides = sideSentences(analysis, rounds);
+    if (sides.sentences.length > 0)
+      return { chain: sides.sentences, ...(sides.verdict ? { verdict: sides.verdict } : {}) };
+  } else {
+    const chain = chainSentences(analysis, rounds);
+    if (chain.length > 0) return { chain };
+  }
+  return { chain: partSentences(analysis.question, questionParts(analysis), documents) };
 }
 
 /** The documents of a round, each once. */
