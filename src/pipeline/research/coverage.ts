@@ -150,21 +150,33 @@ export function partSentences(
         url: doc.url,
         stems: meaningStems(`${doc.title} ${unit.words}`),
         own: meaningStems(unit.words),
+        heading: meaningStems(unit.heading ?? ''),
       })),
   );
   const chosen: ChainSentence[] = [];
   for (const part of parts) {
-    // All of the part's words, most of them in the sentence itself (not only in its page's title).
+    // All of the part's words, most of them in the sentence itself (not only in its page's title), then
+    // most of them in the heading it stands under ("back it up with PostgreSQL's tools" under "PostgreSQL
+    // and Redis" rather than a table row that names PostgreSQL in passing), then the shortest.
     let best: (typeof units)[number] | undefined;
-    let bestOwn = -1;
+    let bestRank: readonly number[] = [];
     for (const unit of units) {
       if (!enough(part, stemsHeld(part.stems, unit.stems).length)) continue;
-      const own = stemsHeld(part.stems, unit.own).length;
-      if (own > bestOwn || (own === bestOwn && best !== undefined && unit.text.length < best.text.length))
-        [best, bestOwn] = [unit, own];
+      const rank = [
+        stemsHeld(part.stems, unit.own).length,
+        stemsHeld(part.stems, unit.heading).length,
+        -unit.text.length,
+      ];
+      if (best === undefined || isAhead(rank, bestRank)) [best, bestRank] = [unit, rank];
     }
     if (!best) return [];
     if (!chosen.some((c) => c.text === best.text)) chosen.push({ text: best.text, url: best.url });
   }
   return chosen;
+}
+
+/** True when `a` comes before `b`, compared entry by entry. */
+function isAhead(a: readonly number[], b: readonly number[]): boolean {
+  const at = a.findIndex((value, i) => value !== b[i]);
+  return at >= 0 && a[at]! > b[at]!;
 }

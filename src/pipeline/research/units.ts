@@ -30,6 +30,8 @@ export interface LeadUnit {
   readonly cells?: readonly TableCell[];
   /** A table row as an answer quotes it: "column: value; …", code kept. */
   readonly quote?: string;
+  /** The heading the unit stands under (Markdown only): what its section is about. */
+  readonly heading?: string;
 }
 
 /** The unit as an answer quotes it: a table row with its columns, a sentence with its code. */
@@ -123,14 +125,17 @@ export function leadUnits(text: string, markdown: string | undefined, max: numbe
     ).slice(0, max);
   }
   const units: LeadUnit[] = [];
+  let heading: string | undefined;
   for (const block of parseMarkdownBlocks(markdown)) {
     if (units.length >= max) break;
-    if (block.kind === 'table') units.push(...tableUnits(block.text));
+    const under = (unit: LeadUnit): LeadUnit => (heading === undefined ? unit : { ...unit, heading });
+    if (block.kind === 'heading') heading = block.text;
+    else if (block.kind === 'table') units.push(...tableUnits(block.text).map(under));
     else if (block.kind === 'paragraph' || block.kind === 'quote') {
-      units.push(...withPronounSentences(splitSentences(block.text).map(proseUnit)));
+      units.push(...withPronounSentences(splitSentences(block.text).map(proseUnit)).map(under));
     } else if (block.kind === 'list') {
       for (const item of block.items ?? [])
-        for (const sentence of splitSentences(item)) units.push(proseUnit(sentence));
+        for (const sentence of splitSentences(item)) units.push(under(proseUnit(sentence)));
     }
   }
   return units.filter((unit) => /\p{L}/u.test(unit.sentence)).slice(0, max);
