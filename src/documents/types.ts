@@ -202,8 +202,11 @@ export const DOCUMENT_INDEX_DEFAULTS = {
    * fewer, larger FTS5 segments to merge (a quarter less write CPU than 500).
    */
   sqliteBulkBatchSize: 5000,
-  /** A build's SQLite write transaction is committed after this long at most (ms). */
-  sqliteBulkCommitAfterMs: 10_000,
+  /**
+   * A build's SQLite write transaction is committed after this long (ms): well within the busy timeout, so
+   * that a documents API write waiting for the lock meanwhile gets its turn.
+   */
+  sqliteBulkCommitAfterMs: 2000,
   /**
    * Bytes of new postings FTS5 holds in memory before writing them out as a segment (its `hashsize`;
    * SQLite's default is 1 MiB): a large write transaction is written in fewer segments.
