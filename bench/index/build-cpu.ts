@@ -28,7 +28,7 @@ if (existsSync(file)) throw new Error(`${file} exists already: give a new --data
 const started = performance.now();
 const cpu = process.cpuUsage();
 const main = process.threadCpuUsage();
-const store = await IndexStore.open(file, { bulk: true });
+const store = await IndexStore.open(file);
 const summary = await buildIndex({ store, sources: [values.folder] });
 await store.close();
 const seconds = ({ user, system }: { user: number; system: number }) => ((user + system) / 1e6).toFixed(1);

@@ -205,15 +205,14 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
     .action(async (sources: string[], flags: IndexFlags) => {
       const dataDir = resolveDataDir(flags.dataDir, env);
       const indexStore = flags.indexStore ?? env.CITEWISE_INDEX_STORE;
-      const open = (fresh: boolean, bulk: boolean) =>
+      const open = (fresh: boolean) =>
         openDataDirIndex(dataDir, {
           fresh,
-          bulk,
           ...(indexStore === undefined ? {} : { indexStore }),
           log: (message) => stderr.write(`citewise: ${message}\n`),
         });
       if (flags.list) {
-        const store = await open(false, false);
+        const store = await open(false);
         try {
           const listed = await store.sources();
           const total = await store.size();
@@ -233,7 +232,7 @@ export function registerIndexCommand(program: Command, io: IndexCommandIO = {}):
       const lock = await acquireIndexLock(indexFilePath(dataDir));
       let store: IndexStore | undefined;
       try {
-        store = await open(flags.rebuild === true, true);
+        store = await open(flags.rebuild === true);
         const file = store.file;
         if (flags.remove !== undefined) {
           const removed = await store.removeByPrefix(await removalPrefix(flags.remove));

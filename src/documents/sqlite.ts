@@ -15,7 +15,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
 import { analyzeDocument } from './analyze.ts';
 import {
@@ -147,18 +147,6 @@ function storedOf(row: DocumentRow): StoredDocument {
   return { ...summary, content: row.content, sections: analyzed.sections };
 }
 
-/**
- * Sets FTS5's `hashsize` ({@link DOCUMENT_INDEX_DEFAULTS}`.sqliteFtsHashSize`, kept in the index's
- * `sections_config`) when the index does not have it yet, as an index an earlier version wrote.
- */
-function setFtsHashSize(db: DatabaseSync): void {
-  const size = DOCUMENT_INDEX_DEFAULTS.sqliteFtsHashSize;
-  const row = db.prepare("SELECT v FROM sections_config WHERE k = 'hashsize'").get() as
-    { v: number } | undefined;
-  // FTS5 takes the value as an integer: a bound JavaScript number would be a real.
-  if (row?.v !== size) db.exec(`INSERT INTO sections (sections, rank) VALUES ('hashsize', ${size})`);
-}
-
 /** The hit of a scored section. */
 const hitOf =
   (terms: readonly string[]) =>
@@ -193,7 +181,6 @@ export function createSqliteDocumentIndex(options: SqliteDocumentIndexOptions): 
     if (version > SQLITE_DOCUMENT_INDEX_VERSION)
       throw new Error(`${options.path} was written by a newer citewise (index schema ${version})`);
     db.exec(SCHEMA);
-    setFtsHashSize(db);
     db.exec(`PRAGMA user_version = ${SQLITE_DOCUMENT_INDEX_VERSION}`);
   } catch (error) {
     db.close();

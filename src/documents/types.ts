@@ -198,21 +198,6 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   /** A SQLite write transaction left open is committed after this long (ms). */
   sqliteCommitAfterMs: 1000,
   /**
-   * Writes grouped into one transaction by a build (`citewise index`, the index store's `bulk` option):
-   * fewer, larger FTS5 segments to merge (a quarter less write CPU than 500).
-   */
-  sqliteBulkBatchSize: 5000,
-  /**
-   * A build's SQLite write transaction is committed after this long (ms): well within the busy timeout, so
-   * that a documents API write waiting for the lock meanwhile gets its turn.
-   */
-  sqliteBulkCommitAfterMs: 2000,
-  /**
-   * Bytes of new postings FTS5 holds in memory before writing them out as a segment (its `hashsize`;
-   * SQLite's default is 1 MiB): a large write transaction is written in fewer segments.
-   */
-  sqliteFtsHashSize: 8 * 1024 * 1024,
-  /**
    * A SQLite search whose terms are held by at most this many sections (summed over the terms) scores them
    * all exactly.
    */

@@ -13,7 +13,6 @@ import { createPostgresDocumentIndex } from '../documents/postgres.ts';
 import { withAnalysis, type DocumentAnalysis } from '../documents/common.ts';
 import { createSqliteDocumentIndex } from '../documents/sqlite.ts';
 import {
-  DOCUMENT_INDEX_DEFAULTS,
   OPERATOR_OWNER,
   type DocumentHit,
   type DocumentIndex,
@@ -35,18 +34,10 @@ const PRIVATE_FILE_MODE = 0o600;
  * Opens the SQLite index at `file`, creating its folder 0700 and the file 0600 first when missing: the index
  * holds the text of private documents. SQLite gives its `-wal` and `-shm` files the database file's mode.
  */
-async function openPrivateSqliteIndex(file: string, bulk: boolean): Promise<DocumentIndex> {
+async function openPrivateSqliteIndex(file: string): Promise<DocumentIndex> {
   await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   await writeFile(file, '', { flag: 'a', mode: PRIVATE_FILE_MODE });
-  return createSqliteDocumentIndex({
-    path: file,
-    ...(bulk
-      ? {
-          batchSize: DOCUMENT_INDEX_DEFAULTS.sqliteBulkBatchSize,
-          commitAfterMs: DOCUMENT_INDEX_DEFAULTS.sqliteBulkCommitAfterMs,
-        }
-      : {}),
-  });
+  return createSqliteDocumentIndex({ path: file });
 }
 
 /** Name of the index database inside the data directory. */
@@ -105,13 +96,6 @@ function postgresIndex(target: string): DocumentIndex {
 export interface IndexStoreOpenOptions {
   /** Start empty: every document and source of the operator is removed first. */
   readonly fresh?: boolean;
-  /**
-   * The index is opened to build (`citewise index`): a SQLite index groups its writes in larger
-   * transactions (`DOCUMENT_INDEX_DEFAULTS.sqliteBulkBatchSize`), committed by {@link IndexStore.save} (the
-   * build's checkpoints) or after `sqliteBulkCommitAfterMs`. Readers see the writes when committed.
-   * @default false
-   */
-  readonly bulk?: boolean;
 }
 
 /** The operator's documents of a data directory's index, as the builder writes and lists them. */
@@ -141,11 +125,7 @@ export class IndexStore {
       if (target.length === 0) throw new TypeError('file must be a path');
       store = isPostgresUrl(target)
         ? new IndexStore(redactedUrl(target), postgresIndex(target), true)
-        : new IndexStore(
-            path.resolve(target),
-            await openPrivateSqliteIndex(path.resolve(target), options.bulk === true),
-            true,
-          );
+        : new IndexStore(path.resolve(target), await openPrivateSqliteIndex(path.resolve(target)), true);
     } else if (target !== null && typeof target === 'object' && typeof target.search === 'function') {
       store = new IndexStore('(document index)', target, false);
     } else throw new TypeError('target must be a path, a postgres:// URL or a DocumentIndex');
