@@ -2,11 +2,12 @@
  * Reading many files into documents at once, for `citewise index` on a folder: each file is read
  * ({@link readDocumentFile}) and analysed for indexing ({@link analyzeForIndex}: sections, hash, terms) on
  * worker threads, so that a build uses the machine's other cores while its main thread writes the index.
- * Files go to the workers in batches ({@link DOCUMENT_READER_DEFAULTS}): one message per batch, and a
- * worker has work left while the main thread is busy committing. With no workers the same steps run in
+ * Files go to the workers in batches ({@link DOCUMENT_READER_DEFAULTS}): one message per batch, and each
+ * worker holds its next batches already (`read-pool.ts`), so it has work left while the main thread is
+ * busy writing and committing. With no workers the same steps run in
  * the calling thread, one file at a time.
  */
-import { createWorkerPool, type WorkerPool } from '../scheduling/worker-pool.ts';
+import { createReadPool } from './read-pool.ts';
 import { readFileTask, type ReadFileTask, type ReadFileTaskResult } from './read-task.ts';
 
 export type { ReadFileTask, ReadFileTaskResult } from './read-task.ts';
@@ -20,8 +21,11 @@ const WORKER_URL = new URL(
 export const DOCUMENT_READER_DEFAULTS = {
   /** Files one message to a worker reads (fewer messages, and work queued while the main thread writes). */
   batchSize: 64,
-  /** Batches in flight per worker: one being read, the next waiting. */
-  batchesPerWorker: 2,
+  /**
+   * Batches in flight per worker: one being read, the others posted to it already, so that it reads on
+   * through the main thread's longest write (a commit).
+   */
+  batchesPerWorker: 8,
 } as const;
 
 /** What a worker sends back for one file of a batch. */
@@ -52,13 +56,7 @@ export function createDocumentFileReader(workers: number): DocumentFileReader {
       close: async () => {},
     };
   const { batchSize, batchesPerWorker } = DOCUMENT_READER_DEFAULTS;
-  const pool: WorkerPool<readonly ReadFileTask[], ReadBatchOutcome[]> = createWorkerPool({
-    workerUrl: WORKER_URL,
-    size: workers,
-    maxQueue: workers * batchesPerWorker,
-    maxAccountShare: 1,
-    signalsReady: true,
-  });
+  const pool = createReadPool<readonly ReadFileTask[], ReadBatchOutcome[]>(WORKER_URL, workers);
   return {
     read(tasks) {
       const batch = pool.run(tasks);

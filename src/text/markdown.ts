@@ -281,6 +281,9 @@ export function stripLinksAndHtml(text: string): string {
   );
 }
 
+/** What collapsing white space changes: a tab or two spaces in a row (most lines have neither). */
+const SPACE_RUN = /\t| {2}/;
+
 /** A character that inline Markdown syntax, a link, an HTML tag or an escape needs. */
 const INLINE_SYNTAX = /[[\]<>`*~_\\]/;
 
@@ -291,7 +294,7 @@ const INLINE_SYNTAX = /[[\]<>`*~_\\]/;
  */
 export function stripInlineMarkdown(text: string): string {
   // Without any of these characters no rule below applies (most sentences of prose): only spaces change.
-  if (!INLINE_SYNTAX.test(text)) return text.replace(/[ \t]+/g, ' ').trim();
+  if (!INLINE_SYNTAX.test(text)) return (SPACE_RUN.test(text) ? text.replace(/[ \t]+/g, ' ') : text).trim();
   return mapOutsideCode(
     stripLinksAndHtml(text),
     (prose) =>
