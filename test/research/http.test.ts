@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchEngine } from '../../src/engine/index.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
 import { engineWithKey } from '../reliability/helpers.ts';
-import { ADAPTERS, apiClient, type ApiClient, type RunningServer } from '../support/servers.ts';
-import { handmadeWeb, PAGES } from './web.ts';
+import { ADAPTERS, apiClient, type ApiClient } from '../support/servers.ts';
+import { askCounted, handmadeWeb, PAGES, researchServer, type ResearchServer } from './web.ts';
 
 const QUESTION = 'Who is the child of the director of Love Affair?';
 
@@ -24,29 +24,19 @@ interface Step {
 describe('depth "research" over HTTP', () => {
   const web = handmadeWeb(PAGES);
   let engine: SearchEngine;
-  let server: RunningServer;
   let api: ApiClient;
   let balance: () => Promise<number>;
   let baseUrl: string;
   let key: string;
+  let served: ResearchServer;
 
   beforeAll(async () => {
     // The question's own search reads its best result only, so that the director's page is a hop's.
-    const setup = await engineWithKey({
-      search: web.search,
-      fetcher: false,
-      extractor: false,
-      research: { questionResults: 1 },
-    });
-    ({ engine, balance, key } = setup);
-    server = await ADAPTERS['node:http']!(engine);
-    baseUrl = server.baseUrl;
-    api = apiClient(baseUrl, key);
+    served = await researchServer(web, { questionResults: 1 });
+    ({ engine, api, balance, key } = served);
+    baseUrl = served.server.baseUrl;
   });
-  afterAll(async () => {
-    await server.close();
-    await engine.close();
-  });
+  afterAll(() => served.close());
 
   it('answers with each round as a step, charged one credit per query it sent', async () => {
     const before = await balance();
@@ -69,25 +59,20 @@ describe('depth "research" over HTTP', () => {
   });
 
   it('stops after its first round when it finds nothing, charged only the queries it sent', async () => {
-    const before = await balance();
-    const searched = web.queries.length;
     // The web shares a word with the question (snowfall) but knows nothing of the observatory.
-    const response = await api.post({
-      prompt: 'Who owns the snowfall gauge of the Qwertz Observatory?',
-      depth: 'research',
-      include: ['steps', 'usage'],
-    });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { steps: Step[]; usage: { credits_charged: number } };
+    const { body, sent, spent } = await askCounted(
+      served,
+      web,
+      'Who owns the snowfall gauge of the Qwertz Observatory?',
+    );
     expect(body.steps).toHaveLength(1);
     expect(body.steps[0]?.stopped).toBe('nothing_found');
     expect(body.steps[0]?.pages.length).toBeGreaterThan(0);
-    const sent = web.queries.length - searched;
     expect(sent).toBe(body.steps[0]?.queries.length);
     expect(sent).toBeLessThan(RESEARCH_DEFAULTS.maxQueries / 2);
     expect(body.usage.credits_charged).toBe(sent);
     // The rest of the hold came back: the balance lost exactly the queries sent.
-    expect(before - (await balance())).toBe(sent);
+    expect(spent).toBe(sent);
   });
 
   it('shows the spec body only, unless steps are asked for', async () => {

@@ -5,62 +5,34 @@
  * outermost relation and the kind of thing asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SearchEngine } from '../../src/engine/index.ts';
 import { analyzeQuestion } from '../../src/pipeline/research/question.ts';
 import { coveredByRelations } from '../../src/pipeline/research/stop-rule.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
-import { engineWithKey } from '../reliability/helpers.ts';
-import { ADAPTERS, apiClient, type ApiClient, type RunningServer } from '../support/servers.ts';
-import { handmadeWeb, PAGES, researchOver } from './web.ts';
-
-interface Step {
-  queries: string[];
-  pages: string[];
-  stopped?: string;
-}
+import { askCounted, handmadeWeb, PAGES, researchOver, researchServer, type ResearchServer } from './web.ts';
 
 describe('early stop over HTTP', () => {
   const web = handmadeWeb(PAGES);
-  let engine: SearchEngine;
-  let server: RunningServer;
-  let api: ApiClient;
-  let balance: () => Promise<number>;
+  let served: ResearchServer;
 
   beforeAll(async () => {
-    const setup = await engineWithKey({ search: web.search, fetcher: false, extractor: false });
-    ({ engine, balance } = setup);
-    server = await ADAPTERS['node:http']!(engine);
-    api = apiClient(server.baseUrl, setup.key);
+    served = await researchServer(web);
   });
-  afterAll(async () => {
-    await server.close();
-    await engine.close();
-  });
+  afterAll(() => served.close());
 
   it("stops after the first round when the lead's own page was already read, charged only the queries it sent", async () => {
-    const before = await balance();
-    const searched = web.queries.length;
     // The question's own search reads Leo McCarey's page; the film's page names him as its director.
-    const response = await api.post({
-      prompt: 'Who is the child of the director of Love Affair?',
-      depth: 'research',
-      include: ['steps', 'usage'],
-    });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as {
-      answer: string;
-      sources: string[];
-      steps: Step[];
-      usage: { credits_charged: number };
-    };
+    const { body, sent, spent } = await askCounted(
+      served,
+      web,
+      'Who is the child of the director of Love Affair?',
+    );
     expect(body.steps).toHaveLength(1);
     expect(body.steps[0]?.stopped).toBe('covered');
-    const sent = web.queries.length - searched;
     expect(sent).toBe(body.steps[0]?.queries.length);
     expect(sent).toBe(2);
     expect(sent).toBeLessThan(RESEARCH_DEFAULTS.maxQueries);
     expect(body.usage.credits_charged).toBe(sent);
-    expect(before - (await balance())).toBe(sent);
+    expect(spent).toBe(sent);
     // The chain is the answer's: the child (the end), then the film naming its director, each cited.
     expect(body.answer).toContain('Mary McCarey');
     expect(body.answer).toContain('directed by Leo McCarey');

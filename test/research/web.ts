@@ -3,11 +3,14 @@
  * returns their text as the hit's content, or only a snippet with a fetcher and extractor that read the
  * page (to count fetches). Calls are recorded.
  */
+import type { SearchEngine } from '../../src/engine/index.ts';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
 import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
 import { runPipeline, type PipelineResult, type PipelineSettings } from '../../src/pipeline/run.ts';
 import { Bm25Index } from '../../src/text/bm25.ts';
 import { tokenize, tokenizeQuery } from '../../src/text/tokenize.ts';
+import { engineWithKey } from '../reliability/helpers.ts';
+import { ADAPTERS, apiClient, type ApiClient, type RunningServer } from '../support/servers.ts';
 import type {
   ContentExtractor,
   ExtractedContent,
@@ -188,4 +191,66 @@ export async function researchOver(
     { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, ...(research ? { research } : {}) },
     { signal: new AbortController().signal, requestId: 'research-test', deadline: Date.now() + 20_000 },
   );
+}
+
+/** An engine over a handmade web, served over HTTP (node:http adapter), with a key and its balance. */
+export interface ResearchServer {
+  readonly engine: SearchEngine;
+  readonly server: RunningServer;
+  readonly api: ApiClient;
+  readonly key: string;
+  readonly balance: () => Promise<number>;
+  readonly close: () => Promise<void>;
+}
+
+/** Serves an engine searching `web` (no fetcher, no extractor: pages are the hits), with `research` settings. */
+export async function researchServer(
+  web: HandmadeWeb,
+  research?: NonNullable<Parameters<typeof engineWithKey>[0]['research']>,
+): Promise<ResearchServer> {
+  const setup = await engineWithKey({
+    search: web.search,
+    fetcher: false,
+    extractor: false,
+    ...(research ? { research } : {}),
+  });
+  const server = await ADAPTERS['node:http']!(setup.engine);
+  return {
+    ...setup,
+    server,
+    api: apiClient(server.baseUrl, setup.key),
+    close: async () => {
+      await server.close();
+      await setup.engine.close();
+    },
+  };
+}
+
+/** A research answer with its steps and charge, as `include: ["steps", "usage"]` gives it. */
+export interface CountedResearch {
+  readonly body: {
+    answer: string;
+    sources: string[];
+    steps: { queries: string[]; pages: string[]; stopped?: string }[];
+    usage: { credits_charged: number };
+  };
+  /** Queries the web received for it. */
+  readonly sent: number;
+  /** Credits the account lost for it. */
+  readonly spent: number;
+}
+
+/** Asks `prompt` at `depth: "research"` over HTTP: the answer, and what it sent and cost. */
+export async function askCounted(
+  served: ResearchServer,
+  web: HandmadeWeb,
+  prompt: string,
+): Promise<CountedResearch> {
+  const before = await served.balance();
+  const searched = web.queries.length;
+  const response = await served.api.post({ prompt, depth: 'research', include: ['steps', 'usage'] });
+  if (response.status !== 200)
+    throw new Error(`research answered ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as CountedResearch['body'];
+  return { body, sent: web.queries.length - searched, spent: before - (await served.balance()) };
 }
