@@ -127,14 +127,7 @@ describe.runIf(available)('PostgreSQL search', () => {
     await admin.connect();
     try {
       // Table statistics are written when a connection ends: each count is read after the index closed.
-      const scans = async () =>
-        (
-          await admin.query<{ seq: string; idx: string }>(
-            `SELECT seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables
-             WHERE schemaname = $1 AND relname = 'index_sections'`,
-            [schema],
-          )
-        ).rows[0]!;
+      const scans = () => tableScans(admin, schema, 'index_sections');
       const settled = async (previous?: { seq: string; idx: string }) => {
         for (let wait = 0; ; wait += 100) {
           const now = await scans();
@@ -161,6 +154,20 @@ describe.runIf(available)('PostgreSQL search', () => {
   });
 });
 
+/** A table's sequential and index scans so far, from PostgreSQL's statistics. */
+async function tableScans(
+  admin: pg.Client,
+  schema: string,
+  table: string,
+): Promise<{ seq: string; idx: string }> {
+  const { rows } = await admin.query<{ seq: string; idx: string }>(
+    `SELECT seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables
+     WHERE schemaname = $1 AND relname = $2`,
+    [schema, table],
+  );
+  return rows[0]!;
+}
+
 describe.runIf(available)('PostgreSQL documents list', () => {
   const schema = `cw_pglist_${randomBytes(4).toString('hex')}`;
   afterAll(() => dropSchemas(url!, [schema]));
@@ -181,14 +188,7 @@ describe.runIf(available)('PostgreSQL documents list', () => {
     try {
       await admin.query(`ANALYZE "${schema}".index_documents`);
       // Table statistics are written when a connection ends: each count is read after the index closed.
-      const scans = async () =>
-        (
-          await admin.query<{ seq: string; idx: string }>(
-            `SELECT seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables
-             WHERE schemaname = $1 AND relname = 'index_documents'`,
-            [schema],
-          )
-        ).rows[0]!;
+      const scans = () => tableScans(admin, schema, 'index_documents');
       let before = await scans();
       for (let wait = 0; wait < 3_000; wait += 200) {
         await new Promise((resolve) => setTimeout(resolve, 200));
