@@ -5,9 +5,9 @@
  * Affair?": the end is "their only child, Mary McCarey, was born in 1923" (Leo McCarey's page), the bridge
  * "Love Affair is a 1939 film directed by Leo McCarey".
  */
-import type { ChainSentence } from '../types.ts';
+import type { ChainSentence, ExtractedContent } from '../types.ts';
 import { stemsHeld } from './coverage.ts';
-import { nameKey } from './leads.ts';
+import { nameKey, titledBy } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
@@ -50,8 +50,7 @@ export function chainEnds(searched: SearchedQuery): ChainEnd[] {
 export function unitsAbout(searched: SearchedQuery, name: string): ChainEnd[] {
   const key = nameKey(name);
   return searched.documents.flatMap((doc) => {
-    const title = nameKey(doc.title);
-    const titled = title === key || title.startsWith(`${key} `);
+    const titled = titledBy(doc.title, key);
     return leadUnits(doc.text, doc.markdown, MAX_UNITS)
       .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
       .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url }));
@@ -78,7 +77,7 @@ export function chainSentences(
       { text: lead.quote ?? lead.sentence, url: lead.url, title: lead.title },
     ];
     if (!coherent(bridges)) continue;
-    const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
+    const along = new Set(stemsHeld(stems, bridges.map(bridgeText).join(' ')));
     const missing = stems.filter((stem) => !along.has(stem));
     // The end holds most of what the bridges do not; of two that hold as much, the one that holds the kind
     // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
@@ -138,8 +137,7 @@ function coherent(bridges: readonly { text: string; title: string; lead?: string
     const previous = i === 0 ? undefined : bridges[i - 1]!.lead;
     if (previous === undefined) return true;
     const key = nameKey(previous);
-    const title = nameKey(bridge.title);
-    return title === key || title.startsWith(`${key} `) || ` ${nameKey(bridge.text)} `.includes(` ${key} `);
+    return titledBy(bridge.title, key) || ` ${nameKey(bridge.text)} `.includes(` ${key} `);
   });
 }
 
@@ -151,4 +149,22 @@ function dedupe(sentences: readonly ChainSentence[]): ChainSentence[] {
     seen.add(key);
     return true;
   });
+}
+
+/** True when `searched` followed a lead and read that lead's own page (titled by its name). */
+export function readLeadPage(searched: SearchedQuery): boolean {
+  const lead = searched.planned.lead;
+  if (!lead) return false;
+  const key = nameKey(lead.name);
+  return searched.documents.some((doc) => titledBy(doc.title, key));
+}
+
+/** The documents of searched queries (a round, or every round), each once. */
+export function documentsOf(searched: readonly SearchedQuery[]): ExtractedContent[] {
+  return [...new Map(searched.flatMap((q) => q.documents.map((d) => [d.url, d] as const))).values()];
+}
+
+/** A bridge sentence as its words are counted: its page's title, then the sentence. */
+export function bridgeText(bridge: { readonly title: string; readonly text: string }): string {
+  return `${bridge.title} ${bridge.text}`;
 }

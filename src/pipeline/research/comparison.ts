@@ -8,7 +8,7 @@
  */
 import type { AnswerVerdict, ChainSentence } from '../types.ts';
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { unitsAbout } from './chain.ts';
+import { bridgeText, unitsAbout } from './chain.ts';
 import { countriesIn } from './countries.ts';
 import { stemsHeld } from './coverage.ts';
 import { nameKey } from './leads.ts';
@@ -71,7 +71,7 @@ function sideChain(
     const name = searched.planned.lead?.name ?? searched.planned.focus[0];
     if (name === undefined) continue;
     const bridges = searched.planned.bridges ?? [];
-    const along = new Set(stemsHeld(stems, bridges.map((b) => `${b.title} ${b.text}`).join(' ')));
+    const along = new Set(stemsHeld(stems, bridges.map(bridgeText).join(' ')));
     // A lead's page is a side's end only through a bridge that holds part of the question (the side's
     // director): a name that merely stands on the side's page is another thing.
     if (bridges.length > 0 && along.size === 0) continue;

@@ -98,6 +98,15 @@ export function nameKey(name: string): string {
     .trim();
 }
 
+/**
+ * True when `title` is the title of the page about the name whose {@link nameKey} is `key`: the name itself,
+ * or the name then a qualifier ("Seattle, Washington" for "seattle").
+ */
+export function titledBy(title: string, key: string): boolean {
+  const titleKey = nameKey(title);
+  return titleKey === key || titleKey.startsWith(`${key} `);
+}
+
 const TOKEN = /[\p{L}\p{N}][\p{L}\p{M}\p{N}'’.-]*[\p{L}\p{M}\p{N}]|[\p{L}\p{N}]|&/gu;
 
 interface Token {

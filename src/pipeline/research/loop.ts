@@ -18,8 +18,8 @@ import type {
 import type { PipelineStages } from '../run.ts';
 import { applyDomainFilters } from '../search/filters.ts';
 import type { SearchFilters } from '../types.ts';
-import { nameKey } from './leads.ts';
-import { chainSentences } from './chain.ts';
+import { nameKey, titledBy } from './leads.ts';
+import { chainSentences, documentsOf, readLeadPage } from './chain.ts';
 import { sideSentences } from './comparison.ts';
 import { foundNothing, partSentences, questionParts } from './coverage.ts';
 import { analyzeQuestion, type QuestionAnalysis } from './question.ts';
@@ -207,25 +207,14 @@ export async function runResearch(run: ResearchRun): Promise<ResearchResult> {
 function titleMatchesFirst(hits: readonly SearchHit[], planned: PlannedQuery): SearchHit[] {
   if (planned.kind === 'question') return [...hits];
   const names = planned.focus.map(nameKey).filter(Boolean);
-  const titled = (hit: SearchHit) => {
-    const title = nameKey(hit.title);
-    return names.some((name) => title === name || title.startsWith(`${name} `));
-  };
+  const titled = (hit: SearchHit) => names.some((name) => titledBy(hit.title, name));
   return [...hits.filter(titled), ...hits.filter((hit) => !titled(hit))];
 }
 
 /** The names of the leads searched whose own page (titled by the name) was among what was read. */
 function followedLeads(rounds: readonly (readonly SearchedQuery[])[]): string[] {
   const names: string[] = [];
-  for (const searched of rounds.flat()) {
-    const lead = searched.planned.lead;
-    if (!lead) continue;
-    const key = nameKey(lead.name);
-    if (
-      searched.documents.some((doc) => nameKey(doc.title) === key || nameKey(doc.title).startsWith(`${key} `))
-    )
-      names.push(lead.name);
-  }
+  for (const searched of rounds.flat()) if (readLeadPage(searched)) names.push(searched.planned.lead!.name);
   return [...new Set(names)];
 }
 
@@ -247,11 +236,6 @@ function answerChain(
     if (chain.length > 0) return { chain };
   }
   return { chain: partSentences(analysis.question, questionParts(analysis), documents) };
-}
-
-/** The documents of a round, each once. */
-function documentsOf(round: readonly SearchedQuery[]): ExtractedContent[] {
-  return [...new Map(round.flatMap((q) => q.documents.map((d) => [d.url, d] as const))).values()];
 }
 
 /** How queries are compared: lower-case, single spaces. */

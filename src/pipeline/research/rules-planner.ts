@@ -5,6 +5,7 @@
  * ("Brother" → Pearl Jam → Seattle) and a comparison follows each side ("Which film's director was born
  * first, X or Y?" reads X and Y, then X's director and Y's director).
  */
+import { bridgeText, readLeadPage } from './chain.ts';
 import { nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
@@ -141,12 +142,7 @@ function leadQuery(
   origin: string | undefined,
   asked: readonly (readonly string[])[],
 ): { query: string; hop?: string[]; asked?: readonly (readonly string[])[] } {
-  const hop = nextHopWords(
-    state.analysis,
-    bridges.map((b) => `${b.title} ${b.text}`),
-    origin,
-    asked,
-  );
+  const hop = nextHopWords(state.analysis, bridges.map(bridgeText), origin, asked);
   if (hop.length > 0) return { query: [lead.name, ...hop].join(' '), hop, asked: [...asked, hop] };
   const onPage = meaningStems(sourceText);
   const missing = state.analysis.relationWords.filter((word) => {
@@ -160,17 +156,6 @@ function leadQuery(
 
 /** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
 const UNHELD_WEIGHT = 0.5;
-
-/** True unless `searched` followed a lead and read no page titled by it. */
-function linkHeld(searched: SearchedQuery): boolean {
-  const lead = searched.planned.lead;
-  if (!lead) return true;
-  const key = nameKey(lead.name);
-  return searched.documents.some((doc) => {
-    const title = nameKey(doc.title);
-    return title === key || title.startsWith(`${key} `);
-  });
-}
 
 /** A lead that may be followed, and the query whose pages gave it. */
 interface Candidate {
@@ -206,7 +191,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
     const top = leads[0]?.score ?? 0;
     // A lead's search that did not read the lead's own page has lost its subject: its leads may be
     // followed, at half their score, but none goes first.
-    const held = linkHeld(searched);
+    const held = !searched.planned.lead || readLeadPage(searched);
     for (const lead of leads) {
       if (lead.score < top * MIN_LEAD_SHARE) break;
       // Past the first round, only leads tied to the question by a relation are followed: the others

@@ -8,7 +8,7 @@
  * director and the spouse are each resolved, and the end names a person.
  */
 import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
-import { chainEnds, unitsAbout, wordsOfQuestion } from './chain.ts';
+import { bridgeText, chainEnds, documentsOf, unitsAbout, wordsOfQuestion } from './chain.ts';
 import { coveredByChain, coveredByOne, questionParts, stemsHeld } from './coverage.ts';
 import { hopOrder } from './hops.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
@@ -29,7 +29,7 @@ export function covered(state: ResearchState): boolean {
   // A comparison needs every side's chain: one side's chain covering the question's words is not enough.
   if (analysis.sides.length > 0) return false;
   return (state.rounds.at(-1) ?? []).some((searched) => {
-    const bridges = (searched.planned.bridges ?? []).map((b) => `${b.title} ${b.text}`);
+    const bridges = (searched.planned.bridges ?? []).map(bridgeText);
     const ends = chainEnds(searched).map((end) => end.words);
     return (
       coveredByChain(parts, bridges, ends) ||
@@ -80,9 +80,7 @@ export function chainAlreadyRead(
 ): SearchedQuery | undefined {
   const { analysis } = state;
   if (analysis.sides.length > 0) return undefined;
-  const documents = [
-    ...new Map(state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d] as const))).values(),
-  ];
+  const documents = documentsOf(state.rounds.flat());
   const stems = meaningStems(analysis.question);
   for (const query of planned) {
     const lead = query.lead;
@@ -93,7 +91,7 @@ export function chainAlreadyRead(
     const key = nameKey(lead.name);
     const own = documents.filter((d) => nameKey(d.title) === key);
     const ends = unitsAbout({ planned: query, hits: [], documents: own }, lead.name);
-    const bridges = (query.bridges ?? []).map((b) => `${b.title} ${b.text}`);
+    const bridges = (query.bridges ?? []).map(bridgeText);
     if (
       !coveredByRelations(
         analysis,
