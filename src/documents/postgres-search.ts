@@ -6,8 +6,10 @@
  * index finds them with a query of AND-groups of words, {@link coveringGroups}), and is done when the
  * `limit`-th document scores at least that threshold, since no section left out could pass it. Otherwise
  * the threshold drops to that document's score (or by half) and the sections between the two thresholds
- * are scored next. This is exact: the best `limit` documents and their scores are those of scoring every
- * matching section.
+ * are scored next. A round that would read more vectors than the query's postings are worth (a common
+ * word alone reaching the threshold) scores every matching section from the postings' B-tree instead
+ * (`postgres-postings.ts`), and is the last. This is exact: the best `limit` documents and their scores
+ * are those of scoring every matching section.
  */
 import type pg from 'pg';
 import { BM25_DEFAULTS } from '../text/bm25.ts';
@@ -49,6 +51,8 @@ export interface FrequencyCache {
 interface Selection {
   readonly groups: readonly (readonly string[])[];
   readonly except?: readonly (readonly string[])[];
+  /** The most sections to score: with more, none is scored. */
+  readonly most: number;
 }
 
 /**
@@ -75,17 +79,24 @@ export async function rankPostgresSections(
       return [lexeme, Math.log(1 + (n - count + 0.5) / (count + 0.5)) * (k1 + 1) * (1 + 1e-9)];
     }),
   );
-  const { postgresFirstThreshold, postgresMaxGroups, postgresMaxGroupWords } = DOCUMENT_INDEX_DEFAULTS;
+  const { postgresFirstThreshold, postgresMaxGroups, postgresMaxGroupWords, postgresVectorCost } =
+    DOCUMENT_INDEX_DEFAULTS;
   let threshold = [...bounds.values()].reduce((sum, bound) => sum + bound, 0) * postgresFirstThreshold;
   let rows: ScoredRow[] = [];
   let scored: readonly (readonly string[])[] | undefined;
+  const postings = matched.reduce((sum, lexeme) => sum + df.get(lexeme)!, 0);
   for (;;) {
     const groups = coveringGroups(bounds, threshold, postgresMaxGroups, postgresMaxGroupWords);
     const all = groups.every((group) => group.length === 1) && groups.length === matched.length;
+    // A round that would read more sections' vectors than the query's postings are worth does not: every
+    // section is scored from the postings instead.
     const fresh = await scoreSections(ranking, matched, df, owners, window, {
       groups,
       ...(scored === undefined ? {} : { except: scored }),
+      most: Math.floor(postings / postgresVectorCost),
     });
+    if (fresh === undefined)
+      return mergeRows(rows, await scoreAllSections(ranking, matched, df, owners, window)).slice(0, window);
     rows = mergeRows(rows, fresh).slice(0, window);
     const last = limitthScore(rows, limit);
     if (all || (last !== undefined && last >= threshold)) return rows;
@@ -105,10 +116,16 @@ function limitthScore(rows: readonly ScoredRow[], limit: number): number | undef
   return undefined;
 }
 
-/** Two lists of scored rows (disjoint, each best first) as one, in the order SQL gives them. */
+/**
+ * Two lists of scored rows (each best first; a section in both counts once, as `b` scores it) as one, in the
+ * order SQL gives them.
+ */
 function mergeRows(a: readonly ScoredRow[], b: readonly ScoredRow[]): ScoredRow[] {
   const docOrder = (x: string, y: string) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
-  return [...a, ...b].sort((x, y) => y.score - x.score || docOrder(x.doc, y.doc) || x.section - y.section);
+  const seen = new Set(b.map((row) => `${row.doc}:${row.section}`));
+  return [...a.filter((row) => !seen.has(`${row.doc}:${row.section}`)), ...b].sort(
+    (x, y) => y.score - x.score || docOrder(x.doc, y.doc) || x.section - y.section,
+  );
 }
 
 /**
@@ -129,8 +146,8 @@ async function documentFrequencies(
     else if (key.startsWith(prefix)) known.set(key.slice(prefix.length), entry.df);
   const { rows } = await ranking.query<{ lexeme: string; df: string | null }>(
     `SELECT l.lexeme, CASE WHEN l.lexeme = ANY($3::text[]) THEN NULL ELSE
-                        (SELECT count(*) FROM ${ranking.schema}.index_sections m
-                         WHERE m.terms @@ to_tsquery('simple', quote_literal(l.lexeme)) AND m.owner = ANY($2))
+                        (SELECT count(*) FROM ${ranking.schema}.index_postings p
+                         WHERE p.lexeme = l.lexeme AND p.owner = ANY($2))
                       END AS df
      FROM unnest(to_tsvector('simple', $1)) AS l`,
     [text, owners, [...known.keys()]],
@@ -157,7 +174,7 @@ function groupQueries(groups: readonly (readonly string[])[]): string[] {
 
 /**
  * BM25 of the sections of `selection`, scored with every lexeme of the query; best first, at most
- * `window`.
+ * `window`. Undefined when the selection holds more than `selection.most` sections (then none is read).
  */
 async function scoreSections(
   ranking: PostgresRanking,
@@ -166,23 +183,25 @@ async function scoreSections(
   owners: readonly string[],
   window: number,
   selection: Selection,
-): Promise<ScoredRow[]> {
+): Promise<ScoredRow[] | undefined> {
   const { k1, b } = BM25_DEFAULTS;
-  const except = selection.except === undefined ? '' : `AND NOT m.terms @@ ANY($10::tsquery[])`;
-  const { rows } = await ranking.query<ScoredRow>(
+  const except = selection.except === undefined ? '' : `AND NOT m.terms @@ ANY($11::tsquery[])`;
+  const { rows } = await ranking.query<ScoredRow | { doc: null }>(
     `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df)),
           -- The selected sections, found with the GIN index alone (one bitmap scan for each query).
           selected AS MATERIALIZED (
             SELECT m.doc, m.section, m.owner, m.length, m.terms FROM ${ranking.schema}.index_sections m
             WHERE m.terms @@ ANY($3::tsquery[]) ${except}
+            LIMIT $10::int + 1
           ),
+          too_many AS (SELECT count(*) > $10::int AS yes FROM selected),
           matched AS (
             SELECT m.doc, m.section, m.length, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
             -- Only the query's lexemes of each vector: weighted A, kept by ts_filter, then unnested.
             FROM selected m, unnest(ts_filter(setweight(m.terms, 'A', $1::text[]), '{a}')) u
-            WHERE m.owner = ANY($4) AND u.lexeme = ANY($1::text[])
+            WHERE m.owner = ANY($4) AND u.lexeme = ANY($1::text[]) AND NOT (SELECT yes FROM too_many)
           )
-     SELECT matched.doc, matched.section,
+     (SELECT matched.doc, matched.section,
             sum(ln(1 + ($5::float8 - d.df + 0.5) / (d.df + 0.5)) * matched.tf * ($6::float8 + 1)
                 / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1)))
                 -- Summed in the vector's order whatever the plan: a section scores the same in every round.
@@ -190,7 +209,9 @@ async function scoreSections(
      FROM matched JOIN d USING (lexeme)
      GROUP BY matched.doc, matched.section
      ORDER BY score DESC, matched.doc, matched.section
-     LIMIT $9`,
+     LIMIT $9)
+     -- A row without a section says there were too many.
+     UNION ALL SELECT NULL, NULL, NULL FROM too_many WHERE yes`,
     [
       lexemes,
       lexemes.map((lexeme) => df.get(lexeme)!),
@@ -201,7 +222,47 @@ async function scoreSections(
       b,
       ranking.stats.avgdl,
       window,
+      selection.most,
       ...(selection.except === undefined ? [] : [groupQueries(selection.except)]),
+    ],
+  );
+  return rows.some((row) => row.doc === null) ? undefined : (rows as ScoredRow[]);
+}
+
+/**
+ * BM25 of every section of `owners` holding a query term, from the postings' index alone (each term's
+ * postings read once, summed per section); best first, at most `window`.
+ */
+async function scoreAllSections(
+  ranking: PostgresRanking,
+  lexemes: readonly string[],
+  df: ReadonlyMap<string, number>,
+  owners: readonly string[],
+  window: number,
+): Promise<ScoredRow[]> {
+  const { k1, b } = BM25_DEFAULTS;
+  const { rows } = await ranking.query<ScoredRow>(
+    `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df))
+     SELECT p.doc, p.section,
+            sum(ln(1 + ($4::float8 - d.df + 0.5) / (d.df + 0.5)) * p.tf * ($5::float8 + 1)
+                / (p.tf + $5::float8 * (1 - $6::float8 + $6::float8 * p.length / greatest($7::float8, 1)))
+            )::float8 AS score
+     FROM d CROSS JOIN LATERAL (
+       SELECT p.doc, p.section, p.lexeme, p.tf, p.length FROM ${ranking.schema}.index_postings p
+       WHERE p.lexeme = d.lexeme AND p.owner = ANY($3)
+     ) p
+     GROUP BY p.doc, p.section
+     ORDER BY score DESC, p.doc, p.section
+     LIMIT $8`,
+    [
+      lexemes,
+      lexemes.map((lexeme) => df.get(lexeme)!),
+      owners,
+      ranking.stats.n,
+      k1,
+      b,
+      ranking.stats.avgdl,
+      window,
     ],
   );
   return rows;

@@ -29,6 +29,7 @@ import {
   urlOf,
 } from './common.ts';
 import { sourceSummaries } from './memory.ts';
+import { backfillPostings, postingsStatements } from './postgres-postings.ts';
 import { rankPostgresSections, type FrequencyCache } from './postgres-search.ts';
 import type {
   DocumentHit,
@@ -137,6 +138,7 @@ function schemaStatements(s: string): string {
    );
    CREATE INDEX IF NOT EXISTS index_sections_terms ON ${s}.index_sections USING gin (terms);
    CREATE INDEX IF NOT EXISTS index_sections_by_owner ON ${s}.index_sections (owner);
+   ${postingsStatements(s)}
    CREATE TABLE IF NOT EXISTS ${s}.index_sources (
      source text PRIMARY KEY,
      kind text NOT NULL,
@@ -151,10 +153,13 @@ export function createPostgresDocumentIndex(options: PostgresDocumentIndexOption
   const s = connection.schema;
   let ready: Promise<unknown> | undefined;
   const schema = (): Promise<unknown> => {
-    ready ??= connection.query(schemaStatements(s)).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
+    ready ??= connection
+      .query(schemaStatements(s))
+      .then(() => backfillPostings(connection.pool, s))
+      .catch((error: unknown) => {
+        ready = undefined;
+        throw error;
+      });
     return ready;
   };
   const query = async <R extends pg.QueryResultRow>(text: string, params: readonly unknown[] = []) => {

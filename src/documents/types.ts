@@ -220,6 +220,11 @@ export const DOCUMENT_INDEX_DEFAULTS = {
   /** The most words of one such group (a longer group is cut, selecting more sections, never fewer). */
   postgresMaxGroupWords: 4,
   /**
+   * What reading one section's vector costs against one posting (PostgreSQL): a search scores every section
+   * from the postings once a round would read more than this many postings' worth of vectors.
+   */
+  postgresVectorCost: 20,
+  /**
    * A PostgreSQL search reuses (for 5 s, like the corpus statistics) the document frequencies of words in at
    * least this many sections: the dearest to count, and one document more moves them by a tiny share.
    */
