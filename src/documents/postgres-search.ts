@@ -5,8 +5,8 @@
  * times `k1 + 1`): a search first scores only the sections whose bound reaches a high threshold (the GIN
  * index finds them with a query of AND-groups of words, {@link coveringGroups}), and is done when the
  * `limit`-th document scores at least that threshold, since no section left out could pass it. Otherwise
- * the threshold drops to that document's score (or by half) and the sections between the two thresholds
- * are scored next. A round that would read more vectors than the query's postings are worth (a common
+ * the threshold drops to that document's score (or by half) and the sections reaching it are scored next
+ * (those of earlier rounds again: leaving them out would read their vectors as well). A round that would read more vectors than the query's postings are worth (a common
  * word alone reaching the threshold) scores every matching section from the postings' B-tree instead
  * (`postgres-postings.ts`), and is the last. This is exact: the best `limit` documents and their scores
  * are those of scoring every matching section.
@@ -47,10 +47,12 @@ export interface FrequencyCache {
   readonly ttlMs: number;
 }
 
-/** A set of sections to score: those holding every word of one of the groups, and none of `except`'s. */
+/**
+ * A set of sections to score: those holding every word of one of the groups (those of earlier rounds among
+ * them: telling them apart would read each one's vector, which is what costs).
+ */
 interface Selection {
   readonly groups: readonly (readonly string[])[];
-  readonly except?: readonly (readonly string[])[];
   /** The most sections to score: with more, none is scored. */
   readonly most: number;
 }
@@ -83,7 +85,6 @@ export async function rankPostgresSections(
     DOCUMENT_INDEX_DEFAULTS;
   let threshold = [...bounds.values()].reduce((sum, bound) => sum + bound, 0) * postgresFirstThreshold;
   let rows: ScoredRow[] = [];
-  let scored: readonly (readonly string[])[] | undefined;
   const postings = matched.reduce((sum, lexeme) => sum + df.get(lexeme)!, 0);
   for (;;) {
     const groups = coveringGroups(bounds, threshold, postgresMaxGroups, postgresMaxGroupWords);
@@ -92,7 +93,6 @@ export async function rankPostgresSections(
     // section is scored from the postings instead.
     const fresh = await scoreSections(ranking, matched, df, owners, window, {
       groups,
-      ...(scored === undefined ? {} : { except: scored }),
       most: Math.floor(postings / postgresVectorCost),
     });
     if (fresh === undefined)
@@ -100,7 +100,6 @@ export async function rankPostgresSections(
     rows = mergeRows(rows, fresh).slice(0, window);
     const last = limitthScore(rows, limit);
     if (all || (last !== undefined && last >= threshold)) return rows;
-    scored = groups;
     threshold = last ?? threshold / 2;
   }
 }
@@ -185,13 +184,12 @@ async function scoreSections(
   selection: Selection,
 ): Promise<ScoredRow[] | undefined> {
   const { k1, b } = BM25_DEFAULTS;
-  const except = selection.except === undefined ? '' : `AND NOT m.terms @@ ANY($11::tsquery[])`;
   const { rows } = await ranking.query<ScoredRow | { doc: null }>(
     `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df)),
           -- The selected sections, found with the GIN index alone (one bitmap scan for each query).
           selected AS MATERIALIZED (
             SELECT m.doc, m.section, m.owner, m.length, m.terms FROM ${ranking.schema}.index_sections m
-            WHERE m.terms @@ ANY($3::tsquery[]) ${except}
+            WHERE m.terms @@ ANY($3::tsquery[])
             LIMIT $10::int + 1
           ),
           too_many AS (SELECT count(*) > $10::int AS yes FROM selected),
@@ -223,7 +221,6 @@ async function scoreSections(
       ranking.stats.avgdl,
       window,
       selection.most,
-      ...(selection.except === undefined ? [] : [groupQueries(selection.except)]),
     ],
   );
   return rows.some((row) => row.doc === null) ? undefined : (rows as ScoredRow[]);
