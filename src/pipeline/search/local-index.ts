@@ -568,12 +568,14 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
     storeHasDocuments = (await documentIndex.list({ owner: OPERATOR_OWNER, limit: 1 })).documents.length > 0;
   };
 
-  const hasOwnDocuments = (): boolean => {
-    if (storeHasDocuments) return true;
+  /** Whether every document of the in-memory index is one of the fallback folders'. */
+  const onlyFallbackInMemory = (): boolean => {
     let fallbackIndexed = 0;
     for (const url of fallbackUrls) if (index.has(url)) fallbackIndexed++;
-    return index.size > fallbackIndexed;
+    return index.size === fallbackIndexed;
   };
+
+  const hasOwnDocuments = (): boolean => storeHasDocuments || !onlyFallbackInMemory();
 
   /** Hits of the document index, with served URLs (documents the service cannot serve are left out). */
   const storedHits = async (
@@ -645,7 +647,11 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       );
       const hideFallback = fallbackUrls.size > 0 && (accountAnswers || hasOwnDocuments());
       const filtering = byDomain || hideFallback;
-      const memoryHits = index.search(query.query, filtering ? index.size : query.limit);
+      // Hidden fallback folders alone in memory: nothing there could be kept, so nothing is searched.
+      const memoryHits =
+        hideFallback && onlyFallbackInMemory()
+          ? []
+          : index.search(query.query, filtering ? index.size : query.limit);
       const merged =
         fromStore.length === 0
           ? memoryHits
