@@ -302,6 +302,9 @@ async function openEngine(
     // Documents are served by the engine at <publicUrl>/docs/…; their sources are those URLs.
     publicUrl,
   });
+  // The corpus folders are read, and the document index opened, now rather than in the first search (a
+  // failure is left to that search, which tries again and answers with the error).
+  await local.load().catch(() => undefined);
   const models = await modelsFor(config);
   const noAnswerText = noAnswerTextFor(config.search, local);
   const stores = openStores({
