@@ -23,6 +23,8 @@ export interface SupportingFact {
   readonly title: string;
   /** Alternatives (MuSiQue: every sentence of the hop's paragraph that holds the hop's answer). */
   readonly sentences: readonly string[];
+  /** MuSiQue: the hop this fact answers, as "question → answer" (for traces). */
+  readonly hop?: string;
 }
 
 /** One multi-hop question. */
@@ -150,7 +152,13 @@ function loadMusique(dir: string, pool: PagePool): MultihopQuestion[] {
       // The hop's evidence is a sentence of its paragraph that holds the hop's answer (any sentence when
       // none spells it out, e.g. an answer given in other words).
       const holding = sentences.filter((s) => containsAnswer(s, [hop.answer]));
-      return [{ title: paragraph.title, sentences: holding.length > 0 ? holding : sentences }];
+      return [
+        {
+          title: paragraph.title,
+          sentences: holding.length > 0 ? holding : sentences,
+          hop: `${hop.question} → ${hop.answer}`,
+        },
+      ];
     });
     const hops = record.question_decomposition.length;
     return {

@@ -87,6 +87,10 @@ export interface MultihopResult {
   readonly latencyMs: number;
   /** The research steps, when the response carried them. */
   readonly steps?: unknown;
+  /** With steps: per supporting fact, whether research read its page (a fact missed on a page read was not selected). */
+  readonly factPagesRead?: readonly boolean[];
+  /** Per supporting fact: its page's title and, for MuSiQue, its hop ("question → answer"). */
+  readonly factLabels: readonly string[];
 }
 
 /** Result of {@link runMultihopBenchmark}. */
@@ -136,6 +140,15 @@ function readingAnswerer(answerer: Answerer, contexts: Map<string, string>): Ans
       return answerer.answer(input, call);
     },
   };
+}
+
+/** The URLs a research search read, from its steps; undefined without steps. */
+function pagesReadOf(steps: unknown): Set<string> | undefined {
+  if (!Array.isArray(steps)) return undefined;
+  const urls = (steps as { pages?: unknown }[]).flatMap((step) =>
+    Array.isArray(step.pages) ? step.pages.filter((url): url is string => typeof url === 'string') : [],
+  );
+  return new Set(urls);
 }
 
 /** Runs the benchmark. */
@@ -246,6 +259,7 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
           : (prompt?.promptText ?? '').split(question.question.trim()).join('\n');
         const compact = compactText(context);
         const facts = factsInPrompt(question.facts, compact);
+        const read = pagesReadOf(body.steps);
         results.push({
           id: question.id,
           benchmark: question.benchmark,
@@ -265,6 +279,8 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
           modelCalls: llm.requests.filter((r) => r.promptText.includes(question.question.trim())).length,
           latencyMs,
           ...(body.steps ? { steps: body.steps } : {}),
+          ...(read ? { factPagesRead: question.facts.map((fact) => read.has(web.urlFor(fact.title))) } : {}),
+          factLabels: question.facts.map((fact) => (fact.hop ? `${fact.title}: ${fact.hop}` : fact.title)),
         });
       };
       await Promise.all(
@@ -336,10 +352,65 @@ export function formatMultihopReport(report: MultihopReport): string {
       if (rows.length > 0) lines.push(row(`${type} · ${depth}`, rows));
     }
   }
+  const traced = report.results.filter((r) => r.factPagesRead);
+  if (traced.length > 0) {
+    lines.push('', 'Supporting facts missing from the prompt, by whether research read their page:', '');
+    lines.push('| depth · questions | facts missed | on a page read (not selected) | on a page never read |');
+    lines.push('|---|---|---|---|');
+    for (const depth of depths)
+      for (const benchmark of MULTIHOP_BENCHMARKS) {
+        const rows = traced.filter((r) => r.depth === depth && r.benchmark === benchmark);
+        const missed = rows.flatMap((r) =>
+          r.facts.flatMap((inPrompt, i) => (inPrompt ? [] : [r.factPagesRead![i]!])),
+        );
+        if (rows.length > 0)
+          lines.push(
+            `| ${depth} · ${benchmark} | ${missed.length} | ${missed.filter(Boolean).length} | ${missed.filter((read) => !read).length} |`,
+          );
+      }
+  }
   const failed = report.results.filter((r) => r.status !== 200);
   lines.push(
     '',
     `HTTP 200: ${report.results.length - failed.length} / ${report.results.length}; wall ${fmt(report.wallSeconds)} s.`,
   );
+  return lines.join('\n');
+}
+
+/** One research step as the response reports it (the fields a trace shows). */
+interface TracedStep {
+  readonly hop?: number;
+  readonly queries?: readonly string[];
+  readonly found?: readonly string[];
+  readonly stopped?: string;
+}
+
+/**
+ * The trace of each question whose evidence is incomplete (`--trace FILE`), as Markdown: the question, each
+ * supporting fact (its page, its MuSiQue hop, whether it reached the prompt and whether its page was read),
+ * then each research round's queries, what it found and why research stopped.
+ */
+export function formatMultihopTrace(report: MultihopReport): string {
+  const lines = ['# bench:qa --multihop: questions whose evidence is incomplete', ''];
+  for (const result of report.results) {
+    if (result.evidenceComplete || report.extractive) continue;
+    lines.push(`## ${result.id} (${result.type}, ${result.depth})`, '', result.question, '');
+    result.factLabels.forEach((label, i) => {
+      const state = result.facts[i]
+        ? 'in prompt'
+        : result.factPagesRead?.[i]
+          ? 'MISSED, page read'
+          : 'MISSED';
+      const unread = !result.facts[i] && result.factPagesRead?.[i] === false ? ', page never read' : '';
+      lines.push(`- ${state}${unread}: ${label}`);
+    });
+    const steps = Array.isArray(result.steps) ? (result.steps as TracedStep[]) : [];
+    for (const step of steps) {
+      lines.push(`- round ${step.hop ?? '?'}: ${(step.queries ?? []).map((q) => `\`${q}\``).join(', ')}`);
+      if (step.found && step.found.length > 0) lines.push(`  - found: ${step.found.join('; ')}`);
+      if (step.stopped) lines.push(`  - stopped: ${step.stopped}`);
+    }
+    lines.push('');
+  }
   return lines.join('\n');
 }

@@ -54,7 +54,7 @@ import { DATA_OPTION, resolveDatasetsDir } from '../lib/datasets.ts';
 import { HOTPOT_DIR, loadDevQuestions, sampleQuestions, SQUAD_DIR, type Question } from './corpus.ts';
 import { createFakeLlm, type FakeLlm } from './fake-llm.ts';
 import { formatHandbookReport, runHandbookBenchmark } from './handbook.ts';
-import { formatMultihopReport, runMultihopBenchmark } from './multihop.ts';
+import { formatMultihopReport, formatMultihopTrace, runMultihopBenchmark } from './multihop.ts';
 import { MULTIHOP_DIR } from './multihop-data.ts';
 import {
   containsAnswer,
@@ -894,6 +894,8 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
   --concurrency C         with --multihop: default 2
   --max-latency MS        with --multihop: max_latency_ms of every request (default 15000)
   --extractive            with --multihop: answer with the extractive answerer (measures answers only)
+  --trace FILE            with --multihop: write each question whose evidence is incomplete (its facts, pages
+                          read, research rounds) as Markdown
 
 Handbook mode (test/fixtures/handbook/ as the corpus, test/fixtures/handbook-questions.json):
   --handbook              answered right, answers with another row's value, answer sentences off the question
@@ -934,6 +936,7 @@ async function main(): Promise<void> {
       plot: { type: 'string' },
       multihop: { type: 'boolean', default: false },
       extractive: { type: 'boolean', default: false },
+      trace: { type: 'string' },
       depths: { type: 'string' },
       ids: { type: 'string' },
       handbook: { type: 'boolean', default: false },
@@ -1041,6 +1044,7 @@ async function runMultihopMode(values: {
   ids?: string | undefined;
   extractive?: boolean | undefined;
   dump?: string | undefined;
+  trace?: string | undefined;
   'max-latency'?: string | undefined;
 }): Promise<void> {
   const given = (name: string) =>
@@ -1058,6 +1062,7 @@ async function runMultihopMode(values: {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   if (values.dump) writeFileSync(values.dump, JSON.stringify(report, null, 2));
+  if (values.trace) writeFileSync(values.trace, `${formatMultihopTrace(report)}\n`);
   process.stdout.write(`${formatMultihopReport(report)}\n`);
 }
 

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { formatMultihopReport, runMultihopBenchmark } from '../../bench/qa/multihop.ts';
+import { formatMultihopReport, formatMultihopTrace, runMultihopBenchmark } from '../../bench/qa/multihop.ts';
 import { compactText, factsInPrompt, loadMultihop } from '../../bench/qa/multihop-data.ts';
 
 const DATA = fileURLToPath(new URL('../fixtures/datasets/', import.meta.url));
@@ -51,5 +51,16 @@ describe('runMultihopBenchmark', () => {
     const table = formatMultihopReport(report);
     expect(table).toContain('| **research** · all | 4 |');
     expect(table).toContain('hotpotqa comparison · standard');
+    // Research results say, per fact, whether its page was read; the report counts the facts missed by it.
+    expect(research.every((r) => r.factPagesRead?.length === r.facts.length)).toBe(true);
+    expect(report.results.filter((r) => r.depth === 'standard').every((r) => !r.factPagesRead)).toBe(true);
+    expect(table).toContain('| on a page read (not selected) | on a page never read |');
+    // The trace shows each incomplete question's facts (a MuSiQue fact with its hop) and research rounds.
+    const musique = research.find((r) => r.benchmark === 'musique')!;
+    const trace = formatMultihopTrace({ ...report, results: [{ ...musique, evidenceComplete: false }] });
+    expect(trace).toContain(`## ${musique.id} (2hop, research)`);
+    expect(trace).toMatch(/: Pearl Jam: .* → Seattle/u);
+    expect(trace).toMatch(/- round 1: `[^`]+`/u);
+    expect(formatMultihopTrace(report)).not.toContain('## hotpotqa:h1 (bridge, research)');
   }, 60_000);
 });

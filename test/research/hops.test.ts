@@ -134,3 +134,35 @@ describe("the chain's end by what the question asks", () => {
     expect(result.answer.split(/\s\[\d+\]/u)[0]).toContain('formed in 1987');
   });
 });
+
+/** A site's page names its county before its state; the question names the United States besides. */
+const STATE_PAGES: readonly Page[] = [
+  {
+    title: 'Kessel Mounds',
+    text: 'Kessel Mounds is an archaeological site of the Woodland period in Tarrant County, Oklahoma, dating from 800 CE.',
+  },
+  { title: 'Tarrant County', text: 'Tarrant County has a courthouse, a county fair and two lakes.' },
+  {
+    title: 'History of Oklahoma',
+    text: 'Oklahoma became the 46th state of the United States on November 16, 1907.',
+  },
+  { title: 'United States', text: 'The United States is a federal republic of fifty states and a district.' },
+];
+
+describe('a relation word that a name of the question also holds', () => {
+  const question = 'When did the state where Kessel Mounds is located become part of the United States?';
+
+  it('stays a relation of the question ("the state where …" beside "the United States")', () => {
+    const analysis = analyzeQuestion(question);
+    expect(analysis.entities).toContain('United States');
+    expect(analysis.relationWords).toContain('state');
+    expect(hopOrder(analysis, 'Kessel Mounds')[0]?.words).toEqual(['state']);
+  });
+
+  it('makes the state, not the county, the first lead of the site', async () => {
+    const result = await researchOver(STATE_PAGES, question);
+    const [first] = result.steps ?? [];
+    expect(first?.found[0]).toMatch(/^Oklahoma \(in Kessel Mounds\)/u);
+    expect(result.passages.map((p) => p.text).join('\n')).toContain('Oklahoma became the 46th state');
+  });
+});

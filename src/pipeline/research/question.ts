@@ -169,8 +169,15 @@ export function analyzeQuestion(question: string): QuestionAnalysis {
   const trimmed = question.trim();
   const entities = questionEntities(trimmed);
   const sides = comparisonSides(trimmed, entities);
-  const nameStems = new Set(entities.flatMap((name) => meaningStems(name)));
-  const relations = meaningStems(trimmed).filter((s) => !nameStems.has(s));
+  // A name's words are not relations, but the same word outside it is: "the state where …" keeps "state"
+  // beside "the United States". A name not written as such (a title's period dropped) removes its words.
+  let unnamed = trimmed;
+  const unplaced: string[] = [];
+  for (const name of [...entities].sort((a, b) => b.length - a.length)) {
+    if (unnamed.includes(name)) unnamed = unnamed.split(name).join(' , ');
+    else unplaced.push(...meaningStems(name));
+  }
+  const relations = meaningStems(unnamed).filter((s) => !unplaced.includes(s));
   const relationWords = [
     ...new Set(
       (trimmed.match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => {

@@ -23,7 +23,7 @@ export const RESEARCH_DEFAULTS = {
   /** Leads followed per round (each side of a comparison gets its best one first). */
   leadsPerRound: 4,
   /** Token budget of the passages handed to the answerer, shared by every hop's evidence. */
-  maxPassageTokens: 8_000,
+  maxPassageTokens: 10_000,
   /** Time after the request arrived by which research stops and the answer is written, in ms. */
   maxLatencyMs: 20_000,
   /** Credits charged per search query a research search sends (the first included). */
@@ -46,7 +46,7 @@ export interface ResearchSettings {
   readonly leadResults?: number;
   /** @default RESEARCH_DEFAULTS.leadsPerRound (4) */
   readonly leadsPerRound?: number;
-  /** @default RESEARCH_DEFAULTS.maxPassageTokens (8000) */
+  /** @default RESEARCH_DEFAULTS.maxPassageTokens (10000) */
   readonly maxPassageTokens?: number;
 }
 
