@@ -14,6 +14,12 @@ import type { SearchedQuery } from './types.ts';
 import { leadUnits, quoteOf, unitWords } from './units.ts';
 import { askedFor, endFit } from './chain-end.ts';
 
+/**
+ * What an end on the lead's own page adds to its fit: it is about the thing the bridges led to, where a
+ * page that names the lead in passing is about something else ("Kansas's 4th congressional district" for
+ * the lead "Kansas").
+ */
+const TITLED_FIT = 0.5;
 /** Share of the question's words a chain must hold to be named by the answer. */
 const MIN_CHAIN_SHARE = 0.5;
 /** Units of a lead's page read for its end. */
@@ -34,6 +40,8 @@ export interface ChainEnd {
   /** As an answer quotes it (a table row as "column: value; …"). */
   readonly text: string;
   readonly url: string;
+  /** It stands on the page titled by the name (the page about it), not on a page that names it in passing. */
+  readonly titled: boolean;
 }
 
 /**
@@ -53,7 +61,7 @@ export function unitsAbout(searched: SearchedQuery, name: string): ChainEnd[] {
     const titled = titledBy(doc.title, key);
     return leadUnits(doc.text, doc.markdown, MAX_UNITS)
       .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
-      .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url }));
+      .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url, titled }));
   });
 }
 
@@ -90,7 +98,7 @@ export function chainSentences(
         asked.type === 'place' && !spanNamesPlaces(unit.words) ? unit.words : unitWords(unit.words);
       const held = stemsHeld(missing, words).length;
       if (held === 0) continue;
-      const fit = endFit(held, unit.words, asked);
+      const fit = endFit(held, unit.words, asked) + (unit.titled ? TITLED_FIT : 0);
       if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };
     }
     if (!end) continue;
