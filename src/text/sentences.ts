@@ -34,7 +34,7 @@ function endsShort(text: string): boolean {
  * Splits text into sentences using `Intl.Segmenter` with sentence granularity for the given locale
  * (BCP 47 tag such as `en` or `de-CH`; invalid tags fall back to the runtime default).
  * Sentences are trimmed, empty ones dropped, and a split after a common abbreviation ("e.g.", "Dr.")
- * is undone, and so is a split before a lower-case letter (ICU ends a sentence after `?"` even when the
+ * or a name's middle initial ("James K. Polk") is undone, and so is a split before a lower-case letter (ICU ends a sentence after `?"` even when the
  * sentence goes on). Line breaks inside a paragraph do not end a sentence; blank lines do.
  */
 export function splitSentences(text: string, locale?: string): string[] {
