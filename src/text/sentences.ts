@@ -21,13 +21,20 @@ function sentenceSegmenter(locale: string | undefined): Intl.Segmenter {
 
 // Abbreviations after which Intl.Segmenter (ICU) wrongly ends a sentence in English text.
 const ABBREVIATION =
-  /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|Prof|St|No|Fig|Inc|Ltd|Jr|Sr)\.$/i;
+  /(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|Prof|St|No|Fig|Inc|Ltd|Jr|Sr|Hon)\.$/i;
+/** A name's middle initial ("James K. Polk", "Nathan H. Juran"), not a Roman numeral ("World War I."). */
+const INITIAL = /(?:^|\s)\p{Lu}\p{Ll}+\s+(?![IVX]\.)\p{Lu}\.$/u;
+
+/** Whether `text` ends with an abbreviation or a name's initial, after which ICU wrongly ends a sentence. */
+function endsShort(text: string): boolean {
+  return ABBREVIATION.test(text) || INITIAL.test(text);
+}
 
 /**
  * Splits text into sentences using `Intl.Segmenter` with sentence granularity for the given locale
  * (BCP 47 tag such as `en` or `de-CH`; invalid tags fall back to the runtime default).
  * Sentences are trimmed, empty ones dropped, and a split after a common abbreviation ("e.g.", "Dr.")
- * is undone, and so is a split before a lower-case letter (ICU ends a sentence after `?"` even when the
+ * or a name's middle initial ("James K. Polk") is undone, and so is a split before a lower-case letter (ICU ends a sentence after `?"` even when the
  * sentence goes on). Line breaks inside a paragraph do not end a sentence; blank lines do.
  */
 export function splitSentences(text: string, locale?: string): string[] {
@@ -66,7 +73,7 @@ export function sentenceSpans(text: string, locale?: string): { start: number; e
       pending === null && /^\p{Ll}/u.test(piece) ? spans.pop() : undefined;
     if (previous) pending = { start: previous.start, end };
     else pending = pending === null ? { start, end } : { start: pending.start, end };
-    if (!ABBREVIATION.test(text.slice(pending.start, pending.end)) && !insideInline(pending.end)) {
+    if (!endsShort(text.slice(pending.start, pending.end)) && !insideInline(pending.end)) {
       spans.push(pending);
       pending = null;
     }
@@ -95,7 +102,7 @@ function splitBeforeCode(
     const next = span.start + match.index + match[0].length;
     const inside = inline.some(([from, to]) => from < stop && stop < to);
     const opensCode = inline.some(([from]) => from === next) && text[next + 1] !== '`';
-    if (inside || !opensCode || ABBREVIATION.test(text.slice(start, stop))) continue;
+    if (inside || !opensCode || endsShort(text.slice(start, stop))) continue;
     parts.push({ start, end: stop });
     start = next;
   }

@@ -144,6 +144,19 @@ describe('stem', () => {
 });
 
 describe('splitSentences', () => {
+  it("does not end a sentence at a name's middle initial, but does after a Roman numeral", () => {
+    expect(
+      splitSentences(
+        'Iowa became a state when President James K. Polk signed the act. He served in World War I. The Hon. Mary Lee spoke.',
+        'en',
+      ),
+    ).toEqual([
+      'Iowa became a state when President James K. Polk signed the act.',
+      'He served in World War I.',
+      'The Hon. Mary Lee spoke.',
+    ]);
+  });
+
   it('splits with Intl.Segmenter and undoes splits after abbreviations', () => {
     expect(splitSentences('Run it, e.g. now. Dr. Smith agreed! Is it done? Yes.', 'en')).toEqual([
       'Run it, e.g. now.',

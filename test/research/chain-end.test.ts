@@ -82,3 +82,30 @@ describe('the end of a chain asking where', () => {
     expect(result.answer.split(/\s\[\d+\]/u)[0]).toContain('born in Tromso');
   });
 });
+
+const SUBJECT_PAGES: readonly Page[] = [
+  {
+    title: 'Tarn Records',
+    text: 'Tarn Records is a folk music label founded by Orla Benn in Cork.',
+  },
+  {
+    title: 'Orla Benn',
+    text: 'Orla Benn was an Irish folk singer. Benn first played the fiddle at the age of nine, taught by her uncle.',
+  },
+  {
+    title: 'Dublin Folk Club',
+    text: 'The Dublin Folk Club opened in 1962 on Capel Street. Orla Benn played the fiddle there on Fridays in 1969.',
+  },
+];
+
+describe("the end on the lead's own page", () => {
+  it('wins over a sentence of another page that names the lead in passing', async () => {
+    const result = await researchOver(
+      SUBJECT_PAGES,
+      'When did the founder of Tarn Records first play the fiddle?',
+    );
+    const [first, second] = result.answer.split(/\s\[\d+\][.!?]?\s*/u);
+    expect(first).toContain('at the age of nine');
+    expect(second).toContain('founded by Orla Benn');
+  });
+});

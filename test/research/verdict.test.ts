@@ -116,3 +116,21 @@ describe('"which of the two" questions of time name the side', () => {
     expect(result.answer).not.toContain('1901,');
   });
 });
+
+const GENERA: readonly Page[] = [
+  {
+    title: 'Orvella',
+    text: 'Orvella is a genus of flowering plants in the daisy family. It grows on rocky slopes in Chile.',
+  },
+  {
+    title: 'Tamsinia',
+    text: 'Tamsinia is a genus of small succulent plants native to Namibia. Its leaves store water.',
+  },
+];
+
+describe('what a yes/no verdict reads past', () => {
+  it('"described as a genus?": Yes when both sentences say genus (no sentence says "described")', async () => {
+    const result = await researchOver(GENERA, 'Are both Orvella and Tamsinia described as a genus?');
+    expect(opening(result).text).toBe('Yes: the sources say it of both');
+  });
+});

@@ -91,6 +91,8 @@ export interface ExtractiveAnswererOptions {
 interface Candidate {
   readonly id: string;
   readonly url: string;
+  /** Its passage's page title. */
+  readonly title: string;
   readonly kind: UnitKind;
   /** Sentences of the passage it quotes (`passageRank:number`). */
   readonly sentences: readonly string[];
@@ -178,6 +180,49 @@ function namedIn(text: string, cell: string): boolean {
   if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
   const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
+}
+
+/** The query's terms that none of `said` holds, nor a synonym of them. */
+function queryTermsLacking(
+  weights: ReadonlyMap<string, number>,
+  said: readonly { readonly tokens: ReadonlySet<string> }[],
+  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
+): string[] {
+  return [...weights.keys()].filter((term) =>
+    said.every((s) => !s.tokens.has(term) && !hasSynonym(s.tokens, term)),
+  );
+}
+
+/** The page title without its qualifier ("Iron Maiden (band)" → "Iron Maiden"). */
+function titleName(title: string): string {
+  return title.replace(/\s*\([^()]*\)\s*$/u, '').trim();
+}
+
+/**
+ * The next hop after research: the sentence of a page that a chosen sentence or a chain sentence of another
+ * page names by its title, holding the most of the query's words that no chosen or chain sentence holds
+ * (the best-scored of those holding as many); undefined when none holds one.
+ */
+function nextHop(
+  chosen: readonly Candidate[],
+  candidates: readonly Candidate[],
+  opening: readonly { text: string; url: string }[],
+  lacking: readonly string[],
+  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
+): Candidate | undefined {
+  if (lacking.length === 0) return undefined;
+  const naming = [...chosen.map((c) => ({ text: c.plain, url: c.url })), ...opening];
+  let hop: Candidate | undefined;
+  let hopHeld = 0;
+  for (const c of candidates) {
+    if (chosen.includes(c) || c.namesOther || c.intro) continue;
+    const name = titleName(c.title);
+    if (name.split(/\s+/u).length > 6) continue;
+    if (!naming.some((said) => said.url !== c.url && namedIn(said.text, name))) continue;
+    const held = lacking.filter((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)).length;
+    if (held > hopHeld || (held === hopHeld && held > 0 && c.score > hop!.score)) [hop, hopHeld] = [c, held];
+  }
+  return hop;
 }
 
 /** Inline Markdown kept in `markdown` answers: emphasis and code; links and images become their text, HTML tags go. */
@@ -369,6 +414,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           candidates.push({
             id,
             url: passage.url,
+            title: passage.title,
             kind,
             sentences: unit.sentences.map((n) => `${passageRank}:${n}`),
             namesCell: (unit.cells ?? []).some((cell) => {
@@ -554,6 +600,20 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
         if (bridge !== undefined) chosen.push(bridge);
       }
 
+      // After research, the next hop through prose: the best sentence (or the chain) names a thing whose own
+      // page was read ("… by the British heavy metal band Iron Maiden"), and that page's sentence holding a
+      // word of the question the answer still lacks ("Iron Maiden are an English heavy metal band formed in
+      // Leyton" for "Where did the band form…") is quoted.
+      const hop = input.researched
+        ? nextHop(
+            chosen,
+            candidates,
+            opening,
+            queryTermsLacking(weights, [...chosen, ...opening], hasSynonym),
+            hasSynonym,
+          )
+        : undefined;
+
       // Sources in order of their best sentence; within a source, passages in order of their best sentence;
       // within a passage, document order, so that sentences read as they were written.
       const sourceOrder = new Map<string, number>();
@@ -578,6 +638,15 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           ),
         )
         .slice(0, Math.max(0, maxSentences - opening.length));
+      // The next hop is quoted when the answer has room for it.
+      if (
+        hop !== undefined &&
+        opening.length + rest.length < maxSentences &&
+        [...opening, ...rest].every(
+          (said) => jaccard(said.tokens, hop.tokens) < duplicateThreshold && !within(hop.tokens, said.tokens),
+        )
+      )
+        rest.push(hop);
       return compose(opening, rest, input);
     },
   };

@@ -1,7 +1,8 @@
 /**
  * The chain an answer names: of the chains research followed (a lead, the sentences that led to it, and its
  * own page), the one that resolves most of the question; its last page's sentence (or table row) that
- * holds most of what the bridges do not is the chain's end. "Who is the child of the director of Love
+ * holds most of what the bridges do not, with the kind and class of thing asked (chain-end.ts), is the
+ * chain's end. Chains are ranked by the words they hold with that fit of their end. "Who is the child of the director of Love
  * Affair?": the end is "their only child, Mary McCarey, was born in 1923" (Leo McCarey's page), the bridge
  * "Love Affair is a 1939 film directed by Leo McCarey".
  */
@@ -10,19 +11,24 @@ import { stemsHeld } from './coverage.ts';
 import { nameKey, titledBy } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import type { SearchedQuery } from './types.ts';
-import { answerTypeOf, holdsAnswerType } from './answer-type.ts';
 import { leadUnits, quoteOf, unitWords } from './units.ts';
+import { askedFor, endFit } from './chain-end.ts';
 
+/**
+ * What an end on the lead's own page adds to its fit: it is about the thing the bridges led to, where a
+ * page that names the lead in passing is about something else ("Kansas's 4th congressional district" for
+ * the lead "Kansas").
+ */
+const TITLED_FIT = 0.5;
 /** Share of the question's words a chain must hold to be named by the answer. */
 const MIN_CHAIN_SHARE = 0.5;
 /** Units of a lead's page read for its end. */
 const MAX_UNITS = 40;
-/** What an end holding the kind of thing asked (a year for "when") adds to the words it holds. */
-const TYPE_FIT = 0.5;
 
 interface Candidate {
   readonly sentences: ChainSentence[];
   readonly held: number;
+  readonly fit: number;
   readonly depth: number;
   readonly score: number;
 }
@@ -34,6 +40,8 @@ export interface ChainEnd {
   /** As an answer quotes it (a table row as "column: value; …"). */
   readonly text: string;
   readonly url: string;
+  /** It stands on the page titled by the name (the page about it), not on a page that names it in passing. */
+  readonly titled: boolean;
 }
 
 /**
@@ -53,7 +61,7 @@ export function unitsAbout(searched: SearchedQuery, name: string): ChainEnd[] {
     const titled = titledBy(doc.title, key);
     return leadUnits(doc.text, doc.markdown, MAX_UNITS)
       .filter((unit) => titled || ` ${nameKey(unit.words)} `.includes(` ${key} `))
-      .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url }));
+      .map((unit) => ({ words: unit.words, text: quoteOf(unit), url: doc.url, titled }));
   });
 }
 
@@ -68,7 +76,7 @@ export function chainSentences(
 ): ChainSentence[] {
   if (analysis.sides.length > 0) return [];
   const stems = meaningStems(analysis.question);
-  const answerType = answerTypeOf(analysis.question);
+  const asked = askedFor(analysis.question);
   let best: Candidate | undefined;
   for (const searched of rounds.flat()) {
     const lead = searched.planned.lead;
@@ -79,30 +87,32 @@ export function chainSentences(
     if (!coherent(bridges)) continue;
     const along = new Set(stemsHeld(stems, bridges.map(bridgeText).join(' ')));
     const missing = stems.filter((stem) => !along.has(stem));
-    // The end holds most of what the bridges do not; of two that hold as much, the one that holds the kind
-    // of thing asked for (a year for "when", a number for "how many", a name for "who" and "where").
+    // The end holds most of what the bridges do not, and the kind of thing asked for (a year for "when", a
+    // number for "how many", a name for "who" and "where"), above all a name of the class asked ("North
+    // Canadian River" for "What river…": chain-end.ts).
     let end: (ChainEnd & { held: number; fit: number }) | undefined;
     for (const unit of chainEnds(searched)) {
       // A life's span says when someone was born and died, and where only when it names the places
       // ("(6 June 1906, Graz – 2 November 1994, Le Plessis-Bouchard)").
       const words =
-        answerType === 'place' && !spanNamesPlaces(unit.words) ? unit.words : unitWords(unit.words);
+        asked.type === 'place' && !spanNamesPlaces(unit.words) ? unit.words : unitWords(unit.words);
       const held = stemsHeld(missing, words).length;
       if (held === 0) continue;
-      const fit = held + (answerType !== undefined && holdsAnswerType(unit.words, answerType) ? TYPE_FIT : 0);
+      const fit = endFit(held, unit.words, asked) + (unit.titled ? TITLED_FIT : 0);
       if (fit > (end?.fit ?? 0)) end = { ...unit, held, fit };
     }
     if (!end) continue;
     const candidate: Candidate = {
       sentences: [{ text: end.text, url: end.url }, ...bridges.map(({ text, url }) => ({ text, url }))],
       held: along.size + end.held,
+      fit: along.size + end.fit,
       depth: bridges.length,
       score: lead.score,
     };
     if (
       !best ||
-      candidate.held > best.held ||
-      (candidate.held === best.held && (candidate.depth > best.depth || candidate.score > best.score))
+      candidate.fit > best.fit ||
+      (candidate.fit === best.fit && (candidate.depth > best.depth || candidate.score > best.score))
     )
       best = candidate;
   }

@@ -55,8 +55,12 @@ const DEATH = /\b(?:died|die|dies|death|dead)\b/iu;
  */
 export const RELATED_THING =
   /\b(?:director|producer|composer|author|writer|performer|singer|founder|creator|father|mother|spouse|husband|wife|son|daughter|child)s?\b/iu;
-/** Words of a yes/no question that say how, not what ("both", "also", "same"). */
-const NOT_A_CLASS = new Set(['same', 'also', 'too', 'each'].flatMap((w) => meaningStems(w)));
+/** Words of a yes/no question that say how, not what ("both", "also", "same", "described as a genus"). */
+const NOT_A_CLASS = new Set(
+  ['same', 'also', 'too', 'each', 'described', 'considered', 'regarded', 'classified', 'known'].flatMap((w) =>
+    meaningStems(w),
+  ),
+);
 
 const MONTHS = [
   'january',
