@@ -614,40 +614,59 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           )
         : undefined;
 
-      // Sources in order of their best sentence; within a source, passages in order of their best sentence;
-      // within a passage, document order, so that sentences read as they were written.
-      const sourceOrder = new Map<string, number>();
-      const passageOrder = new Map<number, number>();
-      for (const candidate of chosen) {
-        if (!sourceOrder.has(candidate.url)) sourceOrder.set(candidate.url, sourceOrder.size);
-        if (!passageOrder.has(candidate.passageRank))
-          passageOrder.set(candidate.passageRank, passageOrder.size);
-      }
-      chosen.sort(
-        (a, b) =>
-          (sourceOrder.get(a.url) ?? 0) - (sourceOrder.get(b.url) ?? 0) ||
-          (passageOrder.get(a.passageRank) ?? 0) - (passageOrder.get(b.passageRank) ?? 0) ||
-          a.position - b.position,
-      );
-      const rest = chosen
-        .filter((candidate) =>
-          opening.every(
-            (link) =>
-              jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
-              !within(candidate.tokens, link.tokens),
-          ),
-        )
-        .slice(0, Math.max(0, maxSentences - opening.length));
-      // The next hop is quoted when the answer has room for it.
-      if (
-        hop !== undefined &&
-        opening.length + rest.length < maxSentences &&
-        [...opening, ...rest].every(
-          (said) => jaccard(said.tokens, hop.tokens) < duplicateThreshold && !within(hop.tokens, said.tokens),
-        )
-      )
-        rest.push(hop);
+      sortInReadingOrder(chosen);
+      const rest = restOfAnswer(chosen, opening, hop, maxSentences, duplicateThreshold);
       return compose(opening, rest, input);
     },
   };
+}
+
+/**
+ * Sources in order of their best sentence; within a source, passages in order of their best sentence;
+ * within a passage, document order, so that sentences read as they were written.
+ */
+function sortInReadingOrder(chosen: Candidate[]): void {
+  const sourceOrder = new Map<string, number>();
+  const passageOrder = new Map<number, number>();
+  for (const candidate of chosen) {
+    if (!sourceOrder.has(candidate.url)) sourceOrder.set(candidate.url, sourceOrder.size);
+    if (!passageOrder.has(candidate.passageRank)) passageOrder.set(candidate.passageRank, passageOrder.size);
+  }
+  chosen.sort(
+    (a, b) =>
+      (sourceOrder.get(a.url) ?? 0) - (sourceOrder.get(b.url) ?? 0) ||
+      (passageOrder.get(a.passageRank) ?? 0) - (passageOrder.get(b.passageRank) ?? 0) ||
+      a.position - b.position,
+  );
+}
+
+/**
+ * The chosen sentences the opening does not already say, as many as `maxSentences` leaves room for, then the
+ * next hop when there is room for it and nothing said holds it.
+ */
+function restOfAnswer(
+  chosen: readonly Candidate[],
+  opening: readonly { readonly tokens: ReadonlySet<string> }[],
+  hop: Candidate | undefined,
+  maxSentences: number,
+  duplicateThreshold: number,
+): Candidate[] {
+  const rest = chosen
+    .filter((candidate) =>
+      opening.every(
+        (link) =>
+          jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
+          !within(candidate.tokens, link.tokens),
+      ),
+    )
+    .slice(0, Math.max(0, maxSentences - opening.length));
+  if (
+    hop !== undefined &&
+    opening.length + rest.length < maxSentences &&
+    [...opening, ...rest].every(
+      (said) => jaccard(said.tokens, hop.tokens) < duplicateThreshold && !within(hop.tokens, said.tokens),
+    )
+  )
+    rest.push(hop);
+  return rest;
 }
