@@ -55,3 +55,39 @@ describe('the next hop through prose after research', () => {
     expect(output.answer).not.toContain('formed in Wexham');
   });
 });
+
+/**
+ * The hop's sentence for "the place of birth of the performer of …": the performer's page says "Born in
+ * Wexham", in the words the evidence uses for a birth, not "birth" itself; a sentence holding only a
+ * synonym of the performer ("singer") does not outweigh it.
+ */
+const BIRTH_QUESTION = 'What is the place of birth of the performer of song Coldmoor Lament?';
+const BIRTH_INPUT: AnswerInput = {
+  prompt: BIRTH_QUESTION,
+  context: [],
+  query: BIRTH_QUESTION,
+  responseType: 'text',
+  researched: true,
+  passages: [
+    {
+      url: 'https://wiki.test/Coldmoor_Lament',
+      title: 'Coldmoor Lament',
+      text: 'Coldmoor Lament is a song by the Irish folk musician Tam Reilly from his 1979 album Harrow. The song Coldmoor Lament closes the album with a long fiddle solo.',
+      score: 1,
+    },
+    {
+      url: 'https://wiki.test/Tam_Reilly',
+      title: 'Tam Reilly',
+      text: 'Born in Wexham, Tam Reilly learned the fiddle from his uncle as a boy. Reilly was voted the finest folk singer of the decade by the readers of Folk Weekly.',
+      score: 0.6,
+    },
+  ],
+};
+
+describe("the next hop for a relation the page words in its evidence's words", () => {
+  it("quotes the performer's birth sentence, cited by the performer's page", async () => {
+    const output = await answer(BIRTH_INPUT);
+    expect(output.answer).toContain('Born in Wexham');
+    expect(output.sources).toContain('https://wiki.test/Tam_Reilly');
+  });
+});

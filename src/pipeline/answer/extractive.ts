@@ -11,6 +11,9 @@ import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import type { SynonymSet } from '../../text/synonym-rules.ts';
 import { querySynonymMatcher } from './synonyms.ts';
+import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
+import { answerTypeOf, holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
+import { TYPE_FIT } from '../research/chain-end.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -208,10 +211,13 @@ function nextHop(
   candidates: readonly Candidate[],
   opening: readonly { text: string; url: string }[],
   lacking: readonly string[],
-  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
+  synonymShare: (tokens: ReadonlySet<string>, term: string) => number,
+  asked: AnswerType | undefined,
 ): Candidate | undefined {
   if (lacking.length === 0) return undefined;
   const naming = [...chosen.map((c) => ({ text: c.plain, url: c.url })), ...opening];
+  // A relation is held by the words its evidence uses too ("born in Liverpool" for "place of birth").
+  const related = lacking.map((term) => relationVocabulary([term]));
   let hop: Candidate | undefined;
   let hopHeld = 0;
   for (const c of candidates) {
@@ -219,8 +225,18 @@ function nextHop(
     const name = titleName(c.title);
     if (name.split(/\s+/u).length > 6) continue;
     if (!naming.some((said) => said.url !== c.url && namedIn(said.text, name))) continue;
-    const held = lacking.filter((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)).length;
-    if (held > hopHeld || (held === hopHeld && held > 0 && c.score > hop!.score)) [hop, hopHeld] = [c, held];
+    // A word or the words its evidence uses count whole, a synonym its share ("rank" is not "place").
+    const held = lacking.reduce(
+      (sum, term, i) =>
+        sum +
+        (c.tokens.has(term) || [...c.tokens].some((token) => matchesVocabulary(token, related[i]!))
+          ? 1
+          : synonymShare(c.tokens, term)),
+      0,
+    );
+    if (held === 0) continue;
+    const fit = held + (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIT : 0);
+    if (fit > hopHeld || (fit === hopHeld && c.score > hop!.score)) [hop, hopHeld] = [c, fit];
   }
   return hop;
 }
@@ -610,7 +626,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
             candidates,
             opening,
             queryTermsLacking(weights, [...chosen, ...opening], hasSynonym),
-            hasSynonym,
+            (tokens, term) => synonyms.share(tokens, term),
+            answerTypeOf(queryText),
           )
         : undefined;
 
