@@ -265,11 +265,15 @@ function chainOpening(
   input: AnswerInput,
   max: number,
 ): { text: string; url: string; tokens: ReadonlySet<string> }[] {
-  return (input.chain ?? [])
-    .map((link) => ({ ...link, text: link.text.replace(/\s+/gu, ' ').trim() }))
-    .filter((link) => link.text.length > 0)
-    .slice(0, max)
-    .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
+  const links: { text: string; url: string; tokens: ReadonlySet<string> }[] = [];
+  for (const link of input.chain ?? []) {
+    const text = link.text.replace(/\s+/gu, ' ').trim();
+    const tokens = new Set(tokenize(text));
+    // A link an earlier one already quotes (a bridge that is the end's own sentence) is said once.
+    if (text.length > 0 && links.every((said) => !within(tokens, said.tokens)))
+      links.push({ ...link, text, tokens });
+  }
+  return links.slice(0, max);
 }
 
 /**
