@@ -91,3 +91,38 @@ describe("the next hop for a relation the page words in its evidence's words", (
     expect(output.sources).toContain('https://wiki.test/Tam_Reilly');
   });
 });
+
+/**
+ * A page titled without the middle initial its mention uses ("Tomas Verlaine" named "Tomas K. Verlaine"):
+ * the hop is taken all the same.
+ */
+const DIED_QUESTION = 'Where did the director of film The Grey Orchard die?';
+const DIED_INPUT: AnswerInput = {
+  prompt: DIED_QUESTION,
+  context: [],
+  query: DIED_QUESTION,
+  responseType: 'text',
+  researched: true,
+  passages: [
+    {
+      url: 'https://wiki.test/The_Grey_Orchard',
+      title: 'The Grey Orchard',
+      text: 'The Grey Orchard is a 1961 drama film directed by Tomas K. Verlaine. The film The Grey Orchard was shot in one summer.',
+      score: 1,
+    },
+    {
+      url: 'https://wiki.test/Tomas_Verlaine',
+      title: 'Tomas Verlaine',
+      text: 'Tomas Verlaine made nine films for the Harrow studio. Verlaine died in Wexham at the age of 80.',
+      score: 0.6,
+    },
+  ],
+};
+
+describe('the next hop to a page titled without the middle initial', () => {
+  it("quotes the director's death sentence, cited by his page", async () => {
+    const output = await answer(DIED_INPUT);
+    expect(output.answer).toContain('died in Wexham');
+    expect(output.sources).toContain('https://wiki.test/Tomas_Verlaine');
+  });
+});

@@ -185,6 +185,15 @@ function namedIn(text: string, cell: string): boolean {
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
+/** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
+function namedWithInitials(text: string, name: string): boolean {
+  if (namedIn(text, name)) return true;
+  const words = name.split(/\s+/u).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (words.length < 2 || !/^\p{Lu}/u.test(name)) return false;
+  const pattern = words.join(String.raw`\s+(?:\p{Lu}\.\s+)?`);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'u').test(text);
+}
+
 /** The query's terms that none of `said` holds, nor a synonym of them. */
 function queryTermsLacking(
   weights: ReadonlyMap<string, number>,
@@ -224,7 +233,7 @@ function nextHop(
     if (chosen.includes(c) || c.namesOther || c.intro) continue;
     const name = titleName(c.title);
     if (name.split(/\s+/u).length > 6) continue;
-    if (!naming.some((said) => said.url !== c.url && namedIn(said.text, name))) continue;
+    if (!naming.some((said) => said.url !== c.url && namedWithInitials(said.text, name))) continue;
     // A word or the words its evidence uses count whole, a synonym its share ("rank" is not "place").
     const held = lacking.reduce(
       (sum, term, i) =>
