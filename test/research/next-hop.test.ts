@@ -55,3 +55,74 @@ describe('the next hop through prose after research', () => {
     expect(output.answer).not.toContain('formed in Wexham');
   });
 });
+
+/**
+ * The hop's sentence for "the place of birth of the performer of …": the performer's page says "Born in
+ * Wexham", in the words the evidence uses for a birth, not "birth" itself; a sentence holding only a
+ * synonym of the performer ("singer") does not outweigh it.
+ */
+const BIRTH_QUESTION = 'What is the place of birth of the performer of song Coldmoor Lament?';
+const BIRTH_INPUT: AnswerInput = {
+  prompt: BIRTH_QUESTION,
+  context: [],
+  query: BIRTH_QUESTION,
+  responseType: 'text',
+  researched: true,
+  passages: [
+    {
+      url: 'https://wiki.test/Coldmoor_Lament',
+      title: 'Coldmoor Lament',
+      text: 'Coldmoor Lament is a song by the Irish folk musician Tam Reilly from his 1979 album Harrow. The song Coldmoor Lament closes the album with a long fiddle solo.',
+      score: 1,
+    },
+    {
+      url: 'https://wiki.test/Tam_Reilly',
+      title: 'Tam Reilly',
+      text: 'Born in Wexham, Tam Reilly learned the fiddle from his uncle as a boy. Reilly was voted the finest folk singer of the decade by the readers of Folk Weekly.',
+      score: 0.6,
+    },
+  ],
+};
+
+describe("the next hop for a relation the page words in its evidence's words", () => {
+  it("quotes the performer's birth sentence, cited by the performer's page", async () => {
+    const output = await answer(BIRTH_INPUT);
+    expect(output.answer).toContain('Born in Wexham');
+    expect(output.sources).toContain('https://wiki.test/Tam_Reilly');
+  });
+});
+
+/**
+ * A page titled without the middle initial its mention uses ("Tomas Verlaine" named "Tomas K. Verlaine"):
+ * the hop is taken all the same.
+ */
+const DIED_QUESTION = 'Where did the director of film The Grey Orchard die?';
+const DIED_INPUT: AnswerInput = {
+  prompt: DIED_QUESTION,
+  context: [],
+  query: DIED_QUESTION,
+  responseType: 'text',
+  researched: true,
+  passages: [
+    {
+      url: 'https://wiki.test/The_Grey_Orchard',
+      title: 'The Grey Orchard',
+      text: 'The Grey Orchard is a 1961 drama film directed by Tomas K. Verlaine. The film The Grey Orchard was shot in one summer.',
+      score: 1,
+    },
+    {
+      url: 'https://wiki.test/Tomas_Verlaine',
+      title: 'Tomas Verlaine',
+      text: 'Tomas Verlaine made nine films for the Harrow studio. Verlaine died in Wexham at the age of 80.',
+      score: 0.6,
+    },
+  ],
+};
+
+describe('the next hop to a page titled without the middle initial', () => {
+  it("quotes the director's death sentence, cited by his page", async () => {
+    const output = await answer(DIED_INPUT);
+    expect(output.answer).toContain('died in Wexham');
+    expect(output.sources).toContain('https://wiki.test/Tomas_Verlaine');
+  });
+});

@@ -11,6 +11,9 @@ import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import type { SynonymSet } from '../../text/synonym-rules.ts';
 import { querySynonymMatcher } from './synonyms.ts';
+import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
+import { answerTypeOf, holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
+import { TYPE_FIT } from '../research/chain-end.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -182,6 +185,15 @@ function namedIn(text: string, cell: string): boolean {
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
+/** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
+function namedWithInitials(text: string, name: string): boolean {
+  if (namedIn(text, name)) return true;
+  const words = name.split(/\s+/u).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (words.length < 2 || !/^\p{Lu}/u.test(name)) return false;
+  const pattern = words.join(String.raw`\s+(?:\p{Lu}\.\s+)?`);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'u').test(text);
+}
+
 /** The query's terms that none of `said` holds, nor a synonym of them. */
 function queryTermsLacking(
   weights: ReadonlyMap<string, number>,
@@ -208,19 +220,32 @@ function nextHop(
   candidates: readonly Candidate[],
   opening: readonly { text: string; url: string }[],
   lacking: readonly string[],
-  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
+  synonymShare: (tokens: ReadonlySet<string>, term: string) => number,
+  asked: AnswerType | undefined,
 ): Candidate | undefined {
   if (lacking.length === 0) return undefined;
   const naming = [...chosen.map((c) => ({ text: c.plain, url: c.url })), ...opening];
+  // A relation is held by the words its evidence uses too ("born in Liverpool" for "place of birth").
+  const related = lacking.map((term) => relationVocabulary([term]));
   let hop: Candidate | undefined;
   let hopHeld = 0;
   for (const c of candidates) {
     if (chosen.includes(c) || c.namesOther || c.intro) continue;
     const name = titleName(c.title);
     if (name.split(/\s+/u).length > 6) continue;
-    if (!naming.some((said) => said.url !== c.url && namedIn(said.text, name))) continue;
-    const held = lacking.filter((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)).length;
-    if (held > hopHeld || (held === hopHeld && held > 0 && c.score > hop!.score)) [hop, hopHeld] = [c, held];
+    if (!naming.some((said) => said.url !== c.url && namedWithInitials(said.text, name))) continue;
+    // A word or the words its evidence uses count whole, a synonym its share ("rank" is not "place").
+    const held = lacking.reduce(
+      (sum, term, i) =>
+        sum +
+        (c.tokens.has(term) || [...c.tokens].some((token) => matchesVocabulary(token, related[i]!))
+          ? 1
+          : synonymShare(c.tokens, term)),
+      0,
+    );
+    if (held === 0) continue;
+    const fit = held + (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIT : 0);
+    if (fit > hopHeld || (fit === hopHeld && c.score > hop!.score)) [hop, hopHeld] = [c, fit];
   }
   return hop;
 }
@@ -249,11 +274,15 @@ function chainOpening(
   input: AnswerInput,
   max: number,
 ): { text: string; url: string; tokens: ReadonlySet<string> }[] {
-  return (input.chain ?? [])
-    .map((link) => ({ ...link, text: link.text.replace(/\s+/gu, ' ').trim() }))
-    .filter((link) => link.text.length > 0)
-    .slice(0, max)
-    .map((link) => ({ ...link, tokens: new Set(tokenize(link.text)) }));
+  const links: { text: string; url: string; tokens: ReadonlySet<string> }[] = [];
+  for (const link of input.chain ?? []) {
+    const text = link.text.replace(/\s+/gu, ' ').trim();
+    const tokens = new Set(tokenize(text));
+    // A link an earlier one already quotes (a bridge that is the end's own sentence) is said once.
+    if (text.length > 0 && links.every((said) => !within(tokens, said.tokens)))
+      links.push({ ...link, text, tokens });
+  }
+  return links.slice(0, max);
 }
 
 /**
@@ -610,7 +639,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
             candidates,
             opening,
             queryTermsLacking(weights, [...chosen, ...opening], hasSynonym),
-            hasSynonym,
+            (tokens, term) => synonyms.share(tokens, term),
+            answerTypeOf(queryText),
           )
         : undefined;
 
