@@ -165,6 +165,16 @@ async function documentFrequencies(
   );
 }
 
+/**
+ * The SQL of one query term's BM25 in a section: `row`'s `tf` and `length`, the term's `d.df`, and the
+ * corpus's N, k1, b and average length in the parameters `$first` to `$first + 3`.
+ */
+function termBm25(row: string, first: number): string {
+  const [n, k1, b, avgdl] = [0, 1, 2, 3].map((i) => `$${first + i}::float8`);
+  return `ln(1 + (${n} - d.df + 0.5) / (d.df + 0.5)) * ${row}.tf * (${k1} + 1)
+                / (${row}.tf + ${k1} * (1 - ${b} + ${b} * ${row}.length / greatest(${avgdl}, 1)))`;
+}
+
 /** `tsquery` texts that together match a section holding every word of one of `groups`. */
 function groupQueries(groups: readonly (readonly string[])[]): string[] {
   const literal = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -200,8 +210,7 @@ async function scoreSections(
             WHERE m.owner = ANY($4) AND u.lexeme = ANY($1::text[]) AND NOT (SELECT yes FROM too_many)
           )
      (SELECT matched.doc, matched.section,
-            sum(ln(1 + ($5::float8 - d.df + 0.5) / (d.df + 0.5)) * matched.tf * ($6::float8 + 1)
-                / (matched.tf + $6::float8 * (1 - $7::float8 + $7::float8 * matched.length / greatest($8::float8, 1)))
+            sum(${termBm25('matched', 5)}
                 -- Summed in the vector's order whatever the plan: a section scores the same in every round.
                 ORDER BY matched.lexeme COLLATE "C")::float8 AS score
      FROM matched JOIN d USING (lexeme)
@@ -241,9 +250,7 @@ async function scoreAllSections(
   const { rows } = await ranking.query<ScoredRow>(
     `WITH d AS (SELECT * FROM unnest($1::text[], $2::float8[]) AS d(lexeme, df))
      SELECT p.doc, p.section,
-            sum(ln(1 + ($4::float8 - d.df + 0.5) / (d.df + 0.5)) * p.tf * ($5::float8 + 1)
-                / (p.tf + $5::float8 * (1 - $6::float8 + $6::float8 * p.length / greatest($7::float8, 1)))
-            )::float8 AS score
+            sum(${termBm25('p', 4)})::float8 AS score
      FROM d CROSS JOIN LATERAL (
        SELECT p.doc, p.section, p.lexeme, p.tf, p.length FROM ${ranking.schema}.index_postings p
        WHERE p.lexeme = d.lexeme AND p.owner = ANY($3)

@@ -645,13 +645,12 @@ export function createLocalIndexProvider(options: LocalIndexProviderOptions): Lo
       const accountAnswers = fromStore.some(
         (hit) => call.account !== undefined && hit.owner === call.account && hit.owner !== OPERATOR_OWNER,
       );
-      const hideFallback = fallbackUrls.size > 0 && (accountAnswers || hasOwnDocuments());
+      const fallbackOnly = onlyFallbackInMemory();
+      const hideFallback = fallbackUrls.size > 0 && (accountAnswers || storeHasDocuments || !fallbackOnly);
       const filtering = byDomain || hideFallback;
       // Hidden fallback folders alone in memory: nothing there could be kept, so nothing is searched.
       const memoryHits =
-        hideFallback && onlyFallbackInMemory()
-          ? []
-          : index.search(query.query, filtering ? index.size : query.limit);
+        hideFallback && fallbackOnly ? [] : index.search(query.query, filtering ? index.size : query.limit);
       const merged =
         fromStore.length === 0
           ? memoryHits
