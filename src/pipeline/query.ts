@@ -72,13 +72,19 @@ function isCapitalised(word: string): boolean {
   return /^\p{Lu}/u.test(word) || /^\p{N}+\p{Lu}/u.test(word);
 }
 
+/**
+ * Where a message's sentences end: at ".", "!", "?", ";", ":" or a line break, but not at the period of an
+ * initial or a title inside a name ("Hyman B. Samuels", "Mr. Smith", "St. Louis").
+ */
+const SENTENCE_END = /(?<!(?:^|[\s.])(?:\p{Lu}|Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt))[.!?;:\n]+/u;
+
 /** Quoted phrases and capitalised names in a message, in order of appearance. */
 export function salientEntities(message: string): string[] {
   const entities: string[] = [];
   for (const match of message.matchAll(/["“”«»]([^"“”«»]{2,80})["“”«»]/gu))
     entities.push((match[1] ?? '').trim());
   const unquoted = message.replace(/["“”«»][^"“”«»]{2,80}["“”«»]/gu, ' ');
-  for (const sentence of unquoted.split(/[.!?;:\n]+/)) {
+  for (const sentence of unquoted.split(SENTENCE_END)) {
     const tokens = words(sentence);
     let phrase: string[] = [];
     const flush = (): void => {

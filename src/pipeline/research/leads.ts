@@ -5,6 +5,7 @@
  * page about the thing being followed, close to the relation word. The research loop searches the best
  * leads next.
  */
+import { ENGLISH_STOP_WORDS } from '../../text/tokenize.ts';
 import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
 import { headingNames, isThing, leadUnits, quoteOf, type LeadUnit, type TableCell } from './units.ts';
@@ -141,6 +142,15 @@ function tokensOf(sentence: string): Token[] {
  */
 const DEMONYM = /(?:an|ans|ese|ish|ic|i|ch|sh)$/u;
 
+/**
+ * Words an adjective is not followed by: a verb's participle ("Missouri designed by …", "Delhi using …"),
+ * so the word before them is a name.
+ */
+const NOT_AFTER_ADJECTIVE = /^\p{Ll}+(?:ed|ing)$/u;
+
+/** Words of {@link NOT_NAMES} that open names when a capitalised word follows ("New York"). */
+const NAME_OPENERS = new Set(['New']);
+
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) || /^\p{N}+\p{Lu}/u.test(word);
 
 /** A name found in a sentence: its words and where they stand. */
@@ -164,9 +174,11 @@ export function mentionsOf(sentence: string): Mention[] {
   const flush = () => {
     while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
     // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
+    // "New" opens names ("New York", "New Jersey"): it is kept when a capitalised word follows.
     while (
       run.length > 1 &&
-      (NOT_NAMES.has(run[0]!.text.toLowerCase()) || CONNECTORS.has(run[0]!.text.toLowerCase()))
+      ((NOT_NAMES.has(run[0]!.text.toLowerCase()) && !NAME_OPENERS.has(run[0]!.text)) ||
+        CONNECTORS.has(run[0]!.text.toLowerCase()))
     )
       run.shift();
     if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
@@ -180,13 +192,25 @@ export function mentionsOf(sentence: string): Mention[] {
         DEMONYM.test(first.text) &&
         next !== undefined &&
         !next.breakBefore &&
-        /^\p{Ll}/u.test(next.text);
+        /^\p{Ll}/u.test(next.text) &&
+        !NOT_AFTER_ADJECTIVE.test(next.text) &&
+        !ENGLISH_STOP_WORDS.has(next.text) &&
+        !afterPlace(first);
       const common = single && NOT_NAMES.has(first.text.toLowerCase());
       if (!adjective && !common && !/^\d+$/u.test(name)) {
         mentions.push({ name, first: first.index, last: last.index, initial: first.index === 0 });
       }
     }
     run = [];
+  };
+  // A name right after "Kirkwood," is the next place of a list ("Kirkwood, Missouri"), not an adjective.
+  const afterPlace = (token: Token) => {
+    const before = tokens[token.index - 1];
+    return (
+      before !== undefined &&
+      isCapitalised(before.text) &&
+      /^,\s*$/u.test(sentence.slice(before.at + before.text.length, token.at))
+    );
   };
   for (const token of tokens) {
     if (token.breakBefore) flush();
@@ -251,6 +275,31 @@ export const LEADS_DEFAULTS = {
 /** Words that introduce the maker or holder of something ("directed by X", "a single by X"). */
 const AGENT_MARKERS = new Set(['by', 'of', 'for', 'in', 'from', 'to', 'at']);
 
+/** Most words of a description between an agent marker and the name ("by the Norwegian playwright X"). */
+const MAX_DESCRIPTION_WORDS = 4;
+
+/**
+ * The agent marker ({@link AGENT_MARKERS}) a name follows, directly ("directed by X") or across a short
+ * description of it ("by the Norwegian playwright Henrik Ibsen", "by saxophonist Sonny Stitt"): articles,
+ * lower-case words and nationalities, with no punctuation between.
+ */
+function agentMarker(tokens: readonly Token[], first: number): string | undefined {
+  for (let i = first - 1; i >= 0 && first - 1 - i <= MAX_DESCRIPTION_WORDS; i--) {
+    const token = tokens[i]!;
+    const lower = token.text.toLowerCase();
+    if (AGENT_MARKERS.has(lower)) return lower;
+    if (tokens[i + 1]!.breakBefore) return undefined;
+    const describes =
+      ARTICLES.has(lower) ||
+      (/^\p{Ll}/u.test(token.text) && !ENGLISH_STOP_WORDS.has(lower)) ||
+      DEMONYM.test(token.text);
+    if (!describes) return undefined;
+  }
+  return undefined;
+}
+
+const ARTICLES = new Set(['the', 'a', 'an']);
+
 /** A lead as it is scored: its best sighting, and the sum over every sighting. */
 type Scored = Lead & { total: number };
 
@@ -293,6 +342,28 @@ function relationPositions(tokens: readonly Token[], vocabulary: ReadonlySet<str
   });
 }
 
+const BORN = new Set(['born', 'birth']);
+const DIED = new Set(['died', 'death', 'die']);
+
+/**
+ * The years of a biography's opening parenthesis that stand for "born" and "died" ("Steven Blankaart (24
+ * October 1650, Middelburg – 23 February 1704, Amsterdam)": 1650 is the birth, 1704 the death), when the
+ * question asks for either: the place after each year is then as near the relation as written words.
+ */
+function lifeDates(sentence: string, tokens: readonly Token[], vocabulary: ReadonlySet<string>): number[] {
+  const born = [...BORN].some((word) => vocabulary.has(word));
+  const died = [...DIED].some((word) => vocabulary.has(word));
+  const open = sentence.indexOf('(');
+  const close = sentence.indexOf(')', open);
+  if ((!born && !died) || open < 0 || close < 0) return [];
+  const dash = sentence.slice(open, close).search(/\s[–—-]\s/u) + open;
+  if (dash < open) return [];
+  const years = tokens.filter((t) => t.at > open && t.at < close && /^\d{3,4}$/u.test(t.text));
+  const birth = years.find((t) => t.at < dash);
+  const death = years.find((t) => t.at > dash);
+  return [...(born && birth ? [birth.index] : []), ...(died && death ? [death.index] : [])];
+}
+
 /** A sentence-opening name without its first word when the question writes that word in lower case. */
 function withoutCommonStart(
   mention: Mention,
@@ -322,7 +393,10 @@ function sentenceLeads(
 ): void {
   const sentence = unit.sentence;
   const tokens = tokensOf(sentence);
-  const relationAt = relationPositions(tokens, query.vocabulary);
+  const relationAt = [
+    ...relationPositions(tokens, query.vocabulary),
+    ...lifeDates(sentence, tokens, query.vocabulary),
+  ];
   const sentenceKey = nameKey(sentence);
   const mentionsFocus = reading.aboutFocus || reading.focusKeys.some((key) => sentenceKey.includes(key));
   const sentenceWeight =
@@ -343,8 +417,8 @@ function sentenceLeads(
     );
     const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
     const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
-    const before = tokens[mention.first - 1]?.text.toLowerCase();
-    const agent = before !== undefined && AGENT_MARKERS.has(before) ? (before === 'by' ? 1 : 0.3) : 0;
+    const before = agentMarker(tokens, mention.first);
+    const agent = before !== undefined ? (before === 'by' ? 1 : 0.3) : 0;
     const place = places.get(mention) ?? 0;
     record(best, key, {
       name: mention.name,
@@ -481,7 +555,30 @@ export function findLeads(sources: readonly LeadSource[], query: LeadQuery): Lea
       else sentenceLeads(unit, index, reading, query, best);
     });
   }
-  return [...best.values()]
+  return [...foldShortNames(best).values()]
     .map(({ total, ...lead }) => ({ ...lead, score: total }))
     .sort((a, b) => b.score - a.score);
+}
+
+/** A name of capitalised words only ("Neil Young"), no "of" or "the" inside ("Head of Aftercare"). */
+const isPersonal = (name: string) => name.split(/\s+/u).every((word) => isCapitalised(word));
+
+/**
+ * A one-word name that is the last word of a longer name of capitalised words found too ("Young" after "Neil
+ * Young") is how the text goes on to call that thing: its sightings count for the longer name (the best scored, when several
+ * end with it), and it is no lead of its own.
+ */
+function foldShortNames(best: Map<string, Scored>): Map<string, Scored> {
+  const folded = new Map(best);
+  for (const [key, short] of best) {
+    if (key.includes(' ')) continue;
+    let into: [string, Scored] | undefined;
+    for (const [longKey, long] of folded)
+      if (longKey.endsWith(` ${key}`) && isPersonal(long.name) && (!into || long.total > into[1].total))
+        into = [longKey, long];
+    if (!into) continue;
+    folded.delete(key);
+    folded.set(into[0], { ...into[1], total: into[1].total + short.total });
+  }
+  return folded;
 }

@@ -208,7 +208,15 @@ function titleMatchesFirst(hits: readonly SearchHit[], planned: PlannedQuery): S
   if (planned.kind === 'question') return [...hits];
   const names = planned.focus.map(nameKey).filter(Boolean);
   const titled = (hit: SearchHit) => names.some((name) => titledBy(hit.title, name));
-  return [...hits.filter(titled), ...hits.filter((hit) => !titled(hit))];
+  const whole = (hit: SearchHit) => {
+    const text = ` ${nameKey(`${hit.title} ${hit.snippet ?? ''}`)} `;
+    return names.some((name) => name.includes(' ') && text.includes(` ${name} `));
+  };
+  const rank = (hit: SearchHit) => (titled(hit) ? 0 : whole(hit) ? 1 : 2);
+  return hits
+    .map((hit, i) => ({ hit, i, r: rank(hit) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.hit);
 }
 
 /** The names of the leads searched whose own page (titled by the name) was among what was read. */

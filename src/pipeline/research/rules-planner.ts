@@ -111,18 +111,22 @@ function sourcesOf(searched: SearchedQuery): LeadSource[] {
 
 /** Names that stand on too many of the pages read to be about any of them (a site's name, a byline). */
 function commonNames(state: ResearchState): (name: string) => boolean {
-  const documents = new Map(
-    state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d.text] as const)),
-  );
+  const documents = new Map(state.rounds.flat().flatMap((q) => q.documents.map((d) => [d.url, d] as const)));
   if (documents.size < MIN_COMMON_PAGES) return () => false;
-  const texts = [...documents.values()].map((text) => nameKey(text));
+  const texts = [...documents.values()].map((document) => ` ${nameKey(document.text)} `);
+  // A name that titles a page read ("History of Mississippi") is what those pages are about, not a site's.
+  const titles = [...documents.values()].map((document) => ` ${nameKey(document.title)} `);
   const cache = new Map<string, boolean>();
   return (name) => {
-    const key = nameKey(name);
+    const key = ` ${nameKey(name)} `;
     let common = cache.get(key);
     if (common === undefined) {
       const holding = texts.filter((text) => text.includes(key)).length;
-      cache.set(key, (common = holding >= MIN_COMMON_PAGES && holding / texts.length > COMMON_SHARE));
+      common =
+        holding >= MIN_COMMON_PAGES &&
+        holding / texts.length > COMMON_SHARE &&
+        !titles.some((title) => title.includes(key));
+      cache.set(key, common);
     }
     return common;
   };

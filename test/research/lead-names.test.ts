@@ -1,0 +1,182 @@
+/**
+ * How research reads names off a page and a question: a place after a comma is a place, not an adjective
+ * ("Kirkwood, Missouri designed by …"); "New York" keeps its "New"; "by the Norwegian playwright Henrik
+ * Ibsen" ties the name to "by"; "Young" after "Neil Young" is Neil Young; a biography's opening dates stand
+ * for "born" and "died"; a name that titles a page read is no site's name; initials do not cut a
+ * question's names; and a search for a name reads the pages that hold the whole name first.
+ */
+import { describe, expect, it } from 'vitest';
+import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { salientEntities } from '../../src/pipeline/query.ts';
+import { createBm25Ranker } from '../../src/pipeline/rank/index.ts';
+import { findLeads, mentionsOf, type LeadSource } from '../../src/pipeline/research/leads.ts';
+import { analyzeQuestion, relationVocabulary } from '../../src/pipeline/research/question.ts';
+import { createRulesPlanner } from '../../src/pipeline/research/rules-planner.ts';
+import type { ResearchState, SearchedQuery } from '../../src/pipeline/research/types.ts';
+import { runPipeline } from '../../src/pipeline/run.ts';
+import type { ExtractedContent } from '../../src/pipeline/types.ts';
+import { handmadeWeb } from './web.ts';
+
+const source = (title: string, text: string): LeadSource => ({
+  url: `https://wiki.test/${encodeURIComponent(title)}`,
+  title,
+  text,
+  weight: 1,
+});
+
+const leadsFor = (question: string, sources: LeadSource[], focus: string[]) =>
+  findLeads(sources, {
+    focus,
+    vocabulary: relationVocabulary(analyzeQuestion(question).relations),
+    known: () => false,
+    containers: true,
+  });
+
+const names = (sentence: string) => mentionsOf(sentence).map((mention) => mention.name);
+
+describe('names in sentences', () => {
+  it('reads a place after a comma as a place, though it ends like "Pakistani" and a verb follows', () => {
+    expect(
+      names('The Lund House is a house in Kirkwood, Missouri designed by Frank Lloyd Wright.'),
+    ).toContain('Missouri');
+    expect(names('The museum in Helsinki, Uusimaa opened in 1901.')).toContain('Uusimaa');
+    // A nationality before its noun is still no name.
+    expect(names('Ahmed Rashid is a Pakistani journalist.')).not.toContain('Pakistani');
+  });
+
+  it('keeps "New" in a name it opens', () => {
+    expect(names("He is stuck in New York's airport.")).toContain('New York');
+    expect(names('The team moved to New Jersey in 1977.')).toContain('New Jersey');
+  });
+});
+
+describe('lead scores', () => {
+  it('ties a name to "by" across its description ("by the Norwegian playwright Henrik Ibsen")', () => {
+    const play = source(
+      'Brand (play)',
+      'Brand is a play by the Norwegian playwright Henrik Ibsen. It was first staged in Stockholm, Sweden.',
+    );
+    const ibsen = leadsFor('What country was the author of Brand a citizen of?', [play], ['Brand']).find(
+      (lead) => lead.name === 'Henrik Ibsen',
+    );
+    expect(ibsen?.related).toBe(true);
+  });
+
+  it('counts a surname written alone for the full name, not as a lead of its own', () => {
+    const album = source(
+      'Decade (album)',
+      'Decade is an album by the Canadian musician Neil Young. In 1976 Young chose its songs, and later ' +
+        'Young wrote its notes; with David Briggs, Young sequenced it.',
+    );
+    const leads = leadsFor('Who is the sibling of the performer of Decade?', [album], ['Decade']);
+    expect(leads.map((lead) => lead.name)).not.toContain('Young');
+    expect(leads[0]?.name).toBe('Neil Young');
+  });
+
+  it("reads a biography's opening dates as its birth and death", () => {
+    const life = source(
+      'Steven Blankaart',
+      'Steven Blankaart (24 October 1650, Middelburg – 23 February 1704, Amsterdam) was a Dutch physician.',
+    );
+    const question = 'In which country is the city where Steven Blankaart was born?';
+    const leads = leadsFor(question, [life], ['Steven Blankaart']);
+    expect(leads.find((lead) => lead.name === 'Middelburg')?.related).toBe(true);
+    const death = leadsFor('Where did Steven Blankaart die?', [life], ['Steven Blankaart']);
+    expect(death[0]?.name).toBe('Amsterdam');
+  });
+});
+
+describe('the names of a question', () => {
+  it('are not cut at an initial or a title', () => {
+    expect(salientEntities('Where was Hyman B. Samuels born?')).toEqual(['Hyman B Samuels']);
+    expect(salientEntities('What did Mr. Smith see in St. Louis?')).toEqual(['Mr Smith', 'St Louis']);
+    expect(salientEntities('Who is Ada Lind? Where is Bo Park.')).toEqual(['Ada Lind', 'Bo Park']);
+  });
+});
+
+const page = (title: string, text: string): ExtractedContent => ({
+  url: `https://wiki.test/${encodeURIComponent(title)}`,
+  title,
+  text,
+  markdown: text,
+});
+
+describe('site names', () => {
+  it('are not a name that titles one of the pages read', async () => {
+    const question =
+      'When did the state where Pocahontas Mounds is located become part of the United States?';
+    const analysis = analyzeQuestion(question);
+    const mounds = page(
+      'Pocahontas Mounds',
+      'Pocahontas Mounds is an archaeological site in Hinds County, Mississippi.',
+    );
+    // The question's own search read pages about the state: its name stands on most of them.
+    const others = [
+      page('History of Mississippi', 'Mississippi became a state in 1817.'),
+      page('Jackson, Mississippi', 'Jackson is the capital of Mississippi.'),
+      page('Natchez', 'Natchez was the first capital of Mississippi.'),
+      page('Gulf Coast', 'The Gulf Coast of Mississippi has many beaches.'),
+    ];
+    const round: SearchedQuery[] = [
+      {
+        planned: { query: question, thread: 0, kind: 'question', focus: [], results: 8 },
+        hits: [],
+        documents: others,
+      },
+      {
+        planned: {
+          query: 'Pocahontas Mounds',
+          thread: 0,
+          kind: 'entity',
+          focus: ['Pocahontas Mounds'],
+          results: 3,
+          origin: 'Pocahontas Mounds',
+        },
+        hits: [],
+        documents: [mounds],
+      },
+    ];
+    const state: ResearchState = {
+      analysis,
+      rounds: [round],
+      searched: () => false,
+      known: (name) => name === 'Pocahontas Mounds',
+      queriesLeft: 10,
+    };
+    const plan = await createRulesPlanner().next(state, new AbortController().signal);
+    expect(plan.queries[0]?.lead?.name).toBe('Mississippi');
+  });
+});
+
+describe('a search for a name', () => {
+  it('reads the pages that hold the whole name before those that share one of its words', async () => {
+    const web = handmadeWeb(
+      [
+        { title: 'Glass Harbor', text: 'Glass Harbor is a 1961 drama film directed by Orla Vance.' },
+        // Pages busy with "Orla", "Vance" and spouses, but of other people: no page holds "Orla Vance".
+        ...['Quinn', 'Marsh', 'Hale', 'Doyle', 'Frey', 'Lund', 'Moss', 'Reed'].map((last) => ({
+          title: `Orla ${last}`,
+          text: `Orla ${last} was a singer; her spouse was Sam Vance. Orla and Vance toured, spouse and Vance.`,
+        })),
+        {
+          title: 'Tidewater (film)',
+          text: 'Tidewater is directed by Orla Vance and stars Tomas Reyes, her spouse since 1955.',
+        },
+      ],
+      { fetched: false },
+    );
+    const result = await runPipeline(
+      {
+        prompt: 'Who is the spouse of the director of Glass Harbor?',
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
+      { signal: new AbortController().signal, requestId: 'lead-names', deadline: Date.now() + 20_000 },
+    );
+    expect(result.passages.map((p) => p.text).join('\n')).toContain('Tomas Reyes');
+  });
+});
