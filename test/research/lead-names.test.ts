@@ -3,7 +3,9 @@
  * ("Kirkwood, Missouri designed by …"); "New York" keeps its "New"; "by the Norwegian playwright Henrik
  * Ibsen" ties the name to "by"; "Young" after "Neil Young" is Neil Young; a biography's opening dates stand
  * for "born" and "died"; a name that titles a page read is no site's name; initials do not cut a
- * question's names; and a search for a name reads the pages that hold the whole name first.
+ * question's names; a search for a name reads the pages that hold the whole name first; and a name the
+ * question completes with another hop ("the Margraviate of the country where …") is searched with that hop's
+ * answer.
  */
 import { describe, expect, it } from 'vitest';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -178,5 +180,46 @@ describe('a search for a name', () => {
       { signal: new AbortController().signal, requestId: 'lead-names', deadline: Date.now() + 20_000 },
     );
     expect(result.passages.map((p) => p.text).join('\n')).toContain('Tomas Reyes');
+  });
+});
+
+describe('a name that another hop completes', () => {
+  it('is searched with the country that hop found ("Margraviate of Austria")', async () => {
+    const margraviates = ['Baden', 'Meissen', 'Brandenburg', 'Moravia', 'Istria', 'Verona'].map((place) => ({
+      title: `Margraviate of ${place}`,
+      text: `The Margraviate of ${place} was a margraviate of the Holy Roman Empire, ruled by a margrave.`,
+    }));
+    const web = handmadeWeb([
+      ...margraviates,
+      {
+        title: 'Margraviate of Austria',
+        text: 'The Margraviate of Austria was a march, a frontier county of the Duchy of Bavaria.',
+      },
+      {
+        title: 'Lindenhof Garden',
+        text: 'The Lindenhof Garden is a botanical garden located in Graz, Austria.',
+      },
+      { title: 'Graz', text: 'Graz is the second city of Austria. Austria holds Graz. Austria, Austria.' },
+      // Pages about the country that its search reads first.
+      ...['Austria', 'Economy of Austria', 'Politics of Austria', 'Geography of Austria'].map((title) => ({
+        title,
+        text: `${title} : Austria is a country in Central Europe. The country of Austria is a federal country.`,
+      })),
+    ]);
+    const result = await runPipeline(
+      {
+        prompt:
+          'What is the Margraviate of the country where the Lindenhof Garden is located an instance of?',
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
+      { signal: new AbortController().signal, requestId: 'composite', deadline: Date.now() + 20_000 },
+    );
+    expect(web.queries).toContain('Margraviate of Austria');
+    expect(result.passages.map((p) => p.text).join('\n')).toContain('was a march');
   });
 });

@@ -159,3 +159,35 @@ export function hopOrder(analysis: QuestionAnalysis, origin?: string): RelationS
   }
   return ordered;
 }
+
+/** Words that join a name to the thing it is of or in ("the Botanical Garden *of* the school where …"). */
+const COMPOSITE_CONNECTORS = new Set(['of', 'in']);
+
+/** A question's name that another hop completes, and the relation that hop resolves. */
+export interface CompositeName {
+  /** The name with its joining word ("Margraviate of"). */
+  readonly prefix: string;
+  /** Stems of the relation written after it ("country" in "of the country where …"). */
+  readonly stems: readonly string[];
+}
+
+/**
+ * The question's names that another hop completes: a name followed by "of the" or "in the" and a relation
+ * ("the Margraviate of the country where …"): the page asked for is titled by the name and what that
+ * relation resolves to ("Margraviate of Austria").
+ */
+export function compositeNames(analysis: QuestionAnalysis): CompositeName[] {
+  const words = wordsOf(analysis.question);
+  const segments = relationSegments(analysis);
+  const composites: CompositeName[] = [];
+  for (const name of [...analysis.entities, ...analysis.sides]) {
+    const [, last] = nameRanges(words, [name])[0] ?? [];
+    if (last === undefined) continue;
+    const connector = words[last + 1]?.text.toLowerCase();
+    if (!connector || !COMPOSITE_CONNECTORS.has(connector) || words[last + 2]?.text.toLowerCase() !== 'the')
+      continue;
+    const segment = segments.find((s) => s.first === last + 3);
+    if (segment) composites.push({ prefix: `${name} ${connector}`, stems: segment.stems });
+  }
+  return composites;
+}

@@ -6,7 +6,8 @@
  * first, X or Y?" reads X and Y, then X's director and Y's director).
  */
 import { bridgeText, readLeadPage } from './chain.ts';
-import { nextHopWords } from './hops.ts';
+import { countriesIn } from './countries.ts';
+import { compositeNames, nextHopWords } from './hops.ts';
 import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import { resolveResearchSettings } from './settings.ts';
@@ -45,6 +46,9 @@ const CONTAINER_WORDS = new Set(
     'territory',
   ].map((word) => meaningStems(word)[0]!),
 );
+
+/** Stems of the words for a country. */
+const COUNTRY_WORDS = new Set(['country', 'nation'].map((word) => meaningStems(word)[0]!));
 
 /**
  * Creates the model-free planner.
@@ -158,6 +162,51 @@ function leadQuery(
   return { query: [lead.name, ...missing.slice(0, MAX_ADDED_WORDS)].join(' ') };
 }
 
+/**
+ * Queries for the question's names that another hop completes ({@link compositeNames}): "Margraviate of
+ * Austria" for "What is the Margraviate of the country where …" once "Austria" is a lead that resolves that
+ * relation (a country for "country"; for another relation, a lead whose sentence speaks of it), unless
+ * that page was read. One a round.
+ */
+function compositeQueries(
+  state: ResearchState,
+  chosen: readonly Candidate[],
+  planned: number,
+  results: number,
+): PlannedQuery[] {
+  if (planned >= state.queriesLeft) return [];
+  const read = state.rounds.flat().flatMap((searched) => searched.documents.map((d) => nameKey(d.title)));
+  for (const { prefix, stems } of compositeNames(state.analysis)) {
+    const countries = stems.some((stem) => COUNTRY_WORDS.has(stem));
+    const vocabulary = relationVocabulary(stems);
+    const resolves = (lead: Lead) =>
+      countries
+        ? countriesIn(lead.name).length > 0 && nameKey(countriesIn(lead.name)[0]!) === nameKey(lead.name)
+        : meaningStems(lead.sentence).some((stem) => matchesVocabulary(stem, vocabulary));
+    const candidate = chosen.find(
+      ({ lead }) =>
+        lead.related &&
+        resolves(lead) &&
+        !state.searched(`${prefix} ${lead.name}`) &&
+        !read.includes(nameKey(`${prefix} ${lead.name}`)),
+    );
+    if (!candidate) continue;
+    const { lead, from } = candidate;
+    const query = `${prefix} ${lead.name}`;
+    return [
+      {
+        query,
+        thread: from.planned.thread,
+        kind: 'lead',
+        focus: [query],
+        results,
+        ...(from.planned.origin === undefined ? {} : { origin: from.planned.origin }),
+      },
+    ];
+  }
+  return [];
+}
+
 /** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
 const UNHELD_WEIGHT = 0.5;
 
@@ -243,6 +292,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       lead,
     };
   });
+  queries.push(...compositeQueries(state, chosen, queries.length, leadResults));
   const found = chosen.map(
     ({ lead }) => `${lead.name} (${lead.column ? `${lead.column}, ` : ''}in ${lead.title})`,
   );
