@@ -223,3 +223,19 @@ describe('a name that another hop completes', () => {
     expect(result.passages.map((p) => p.text).join('\n')).toContain('was a march');
   });
 });
+
+describe('the first round', () => {
+  it('searches each of four names a question gives', async () => {
+    const question =
+      'What part of the state, in which the character played by the actor who played Captain Vale in ' +
+      'Iron Coast is stuck in The Gate, is Rochford in?';
+    const plan = await createRulesPlanner().first(analyzeQuestion(question), new AbortController().signal);
+    expect(plan.queries.map((q) => q.query)).toEqual([
+      question,
+      'Captain Vale',
+      'Iron Coast',
+      'The Gate',
+      'Rochford',
+    ]);
+  });
+});

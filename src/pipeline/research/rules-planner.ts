@@ -24,7 +24,7 @@ import {
 /** A lead counts only if it scores at least this share of the best lead of the same query's pages. */
 const MIN_LEAD_SHARE = 0.35;
 /** Most names of a question searched on their own in the first round (besides comparison sides). */
-const MAX_ENTITY_QUERIES = 3;
+const MAX_ENTITY_QUERIES = 4;
 /** Most relation words added to a lead's name in its query. */
 const MAX_ADDED_WORDS = 5;
 /** A name on more than this share of the pages read (with at least 4 pages) is a site's, not a lead. */
