@@ -224,6 +224,31 @@ describe('a name that another hop completes', () => {
   });
 });
 
+describe('a name that another hop completes, with a lead named by the relation', () => {
+  it('is not searched with "United States" for "the state where …"', async () => {
+    const web = handmadeWeb([
+      {
+        title: 'Hollis Chapel',
+        text: 'Hollis Chapel is a church in Hollis, Ohio, United States, built in 1841.',
+      },
+      { title: 'Dunmore', text: 'Dunmore is a city in Ohio. Its area code is 513.' },
+    ]);
+    await runPipeline(
+      {
+        prompt: 'What is the area code for Dunmore in the state where the Hollis Chapel is?',
+        context: [],
+        responseType: 'text',
+        filters: {},
+        depth: 'research',
+      },
+      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
+      { signal: new AbortController().signal, requestId: 'composite-us', deadline: Date.now() + 20_000 },
+    );
+    expect(web.queries).not.toContain('Dunmore in United States');
+  });
+});
+
 describe('the first round', () => {
   it('searches each of four names a question gives', async () => {
     const question =

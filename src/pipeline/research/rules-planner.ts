@@ -165,7 +165,8 @@ function leadQuery(
 /**
  * Queries for the question's names that another hop completes ({@link compositeNames}): "Margraviate of
  * Austria" for "What is the Margraviate of the country where …" once "Austria" is a lead that resolves that
- * relation (a country for "country"; for another relation, a lead whose sentence speaks of it), unless
+ * relation (a country for "country"; for another relation, a lead whose sentence speaks of it besides the
+ * lead's own name: not "United States" for "the state where …"), unless
  * that page was read. One a round.
  */
 function compositeQueries(
@@ -182,7 +183,9 @@ function compositeQueries(
     const resolves = (lead: Lead) =>
       countries
         ? countriesIn(lead.name).length > 0 && nameKey(countriesIn(lead.name)[0]!) === nameKey(lead.name)
-        : meaningStems(lead.sentence).some((stem) => matchesVocabulary(stem, vocabulary));
+        : meaningStems(lead.sentence.replaceAll(lead.name, ' ')).some((stem) =>
+            matchesVocabulary(stem, vocabulary),
+          );
     const candidate = chosen.find(
       ({ lead }) =>
         lead.related &&
