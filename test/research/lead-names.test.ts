@@ -75,6 +75,20 @@ describe('lead scores', () => {
     expect(leads[0]?.name).toBe('Neil Young');
   });
 
+  it('takes the name, not the abbreviation in brackets after it', () => {
+    const mounds = source(
+      'Pocahontas Mounds',
+      'The mounds were added to the National Register Information System (NRIS) in 1969, near Jackson ' +
+        'International Airport (JAN).',
+    );
+    const names = leadsFor('When were the Pocahontas Mounds listed?', [mounds], ['Pocahontas Mounds']).map(
+      (lead) => lead.name,
+    );
+    expect(names).toContain('National Register Information System');
+    expect(names).not.toContain('NRIS');
+    expect(names).not.toContain('JAN');
+  });
+
   it("reads a biography's opening dates as its birth and death", () => {
     const life = source(
       'Steven Blankaart',

@@ -342,6 +342,19 @@ function relationPositions(tokens: readonly Token[], vocabulary: ReadonlySet<str
   });
 }
 
+/**
+ * An abbreviation given in brackets after the name it shortens ("the National Register Information System
+ * (NRIS)", "Arlanda Airport (ARN)"): the name is the lead, not its letters.
+ */
+function isAbbreviation(mention: Mention, tokens: readonly Token[], sentence: string): boolean {
+  if (mention.first !== mention.last || !/^\p{Lu}{2,6}$/u.test(mention.name)) return false;
+  const token = tokens[mention.first]!;
+  return (
+    /\(\s*$/u.test(sentence.slice(0, token.at)) &&
+    /^\s*[)/,;]/u.test(sentence.slice(token.at + token.text.length))
+  );
+}
+
 const BORN = new Set(['born', 'birth']);
 const DIED = new Set(['died', 'death', 'die']);
 
@@ -409,6 +422,7 @@ function sentenceLeads(
     const key = nameKey(mention.name);
     if (excluded(mention.name, key, reading, query)) continue;
     if (mention.initial && mention.first === mention.last && !reading.midSentence.has(key)) continue;
+    if (isAbbreviation(mention, tokens, sentence)) continue;
     const distance = Math.min(
       Infinity,
       ...relationAt.map((r) =>
