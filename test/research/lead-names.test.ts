@@ -17,7 +17,7 @@ import { createRulesPlanner } from '../../src/pipeline/research/rules-planner.ts
 import type { ResearchState, SearchedQuery } from '../../src/pipeline/research/types.ts';
 import { runPipeline } from '../../src/pipeline/run.ts';
 import type { ExtractedContent } from '../../src/pipeline/types.ts';
-import { handmadeWeb } from './web.ts';
+import { handmadeWeb, type HandmadeWeb } from './web.ts';
 
 const source = (title: string, text: string): LeadSource => ({
   url: `https://wiki.test/${encodeURIComponent(title)}`,
@@ -164,6 +164,16 @@ describe('site names', () => {
   });
 });
 
+/** Asks `prompt` at the research depth over a handmade web, reading one result of the question's search. */
+function research(web: HandmadeWeb, prompt: string) {
+  return runPipeline(
+    { prompt, context: [], responseType: 'text', filters: {}, depth: 'research' },
+    { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
+    { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
+    { signal: new AbortController().signal, requestId: 'lead-names', deadline: Date.now() + 20_000 },
+  );
+}
+
 describe('a search for a name', () => {
   it('reads the pages that hold the whole name before those that share one of its words', async () => {
     const web = handmadeWeb(
@@ -181,18 +191,7 @@ describe('a search for a name', () => {
       ],
       { fetched: false },
     );
-    const result = await runPipeline(
-      {
-        prompt: 'Who is the spouse of the director of Glass Harbor?',
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
-      { signal: new AbortController().signal, requestId: 'lead-names', deadline: Date.now() + 20_000 },
-    );
+    const result = await research(web, 'Who is the spouse of the director of Glass Harbor?');
     expect(result.passages.map((p) => p.text).join('\n')).toContain('Tomas Reyes');
   });
 });
@@ -220,18 +219,9 @@ describe('a name that another hop completes', () => {
         text: `${title} : Austria is a country in Central Europe. The country of Austria is a federal country.`,
       })),
     ]);
-    const result = await runPipeline(
-      {
-        prompt:
-          'What is the Margraviate of the country where the Lindenhof Garden is located an instance of?',
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
-      { signal: new AbortController().signal, requestId: 'composite', deadline: Date.now() + 20_000 },
+    const result = await research(
+      web,
+      'What is the Margraviate of the country where the Lindenhof Garden is located an instance of?',
     );
     expect(web.queries).toContain('Margraviate of Austria');
     expect(result.passages.map((p) => p.text).join('\n')).toContain('was a march');
@@ -247,18 +237,7 @@ describe('a name that another hop completes, with a lead named by the relation',
       },
       { title: 'Dunmore', text: 'Dunmore is a city in Ohio. Its area code is 513.' },
     ]);
-    await runPipeline(
-      {
-        prompt: 'What is the area code for Dunmore in the state where the Hollis Chapel is?',
-        context: [],
-        responseType: 'text',
-        filters: {},
-        depth: 'research',
-      },
-      { search: web.search, ranker: createBm25Ranker(), answerer: createExtractiveAnswerer() },
-      { maxResults: 5, maxPassageTokens: 4000, pageTimeoutMs: 5000, research: { questionResults: 1 } },
-      { signal: new AbortController().signal, requestId: 'composite-us', deadline: Date.now() + 20_000 },
-    );
+    await research(web, 'What is the area code for Dunmore in the state where the Hollis Chapel is?');
     expect(web.queries).not.toContain('Dunmore in United States');
   });
 });
