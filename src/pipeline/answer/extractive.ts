@@ -644,7 +644,6 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           )
         : undefined;
 
-      sortInReadingOrder(chosen);
       const rest = restOfAnswer(chosen, opening, hop, maxSentences, duplicateThreshold);
       return compose(opening, rest, input);
     },
@@ -671,8 +670,11 @@ function sortInReadingOrder(chosen: Candidate[]): void {
 }
 
 /**
- * The chosen sentences the opening does not already say, as many as `maxSentences` leaves room for, then the
- * next hop when there is room for it and nothing said holds it.
+ * The chosen sentences the opening does not already say, as many as `maxSentences` leaves room for, in
+ * reading order, then the next hop when there is room for it and nothing said holds it. `chosen` is in the
+ * order the sentences were chosen (the best first): when the chain's sentences leave room for only some of
+ * them, the answer keeps the best-scored, not the first in reading order (a weaker sentence of the best
+ * sentence's page had taken the place of a stronger one of another page).
  */
 function restOfAnswer(
   chosen: readonly Candidate[],
@@ -690,6 +692,7 @@ function restOfAnswer(
       ),
     )
     .slice(0, Math.max(0, maxSentences - opening.length));
+  sortInReadingOrder(rest);
   if (
     hop !== undefined &&
     opening.length + rest.length < maxSentences &&
