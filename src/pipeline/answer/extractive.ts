@@ -671,7 +671,11 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           )
         : undefined;
 
-      const rest = restOfAnswer(chosen, opening, hop, maxSentences, duplicateThreshold);
+      const rest = restOfAnswer(chosen, opening, hop, {
+        maxSentences,
+        duplicateThreshold,
+        yieldsToHop: (c) => c.url !== best.url && c.passageWeight < minSourceWeight,
+      });
       // After research, room the chain, the chosen sentences and the next hop leave is filled with the best
       // of the rest: the last hop's sentence often scores below `relativeThreshold` against the whole question.
       if (input.researched)
@@ -710,15 +714,21 @@ function sortInReadingOrder(chosen: Candidate[]): void {
  * reading order, then the next hop when there is room for it and nothing said holds it. `chosen` is in the
  * order the sentences were chosen (the best first): when the chain's sentences leave room for only some of
  * them, the answer keeps the best-scored, not the first in reading order (a weaker sentence of the best
- * sentence's page had taken the place of a stronger one of another page).
+ * sentence's page had taken the place of a stronger one of another page). When the answer is full, the hop
+ * takes the place of the last-ranked sentence that `yieldsToHop` (a sentence of a weak passage of another
+ * page): the hop is the sentence the chain names, that one only scored against the whole question.
  */
 function restOfAnswer(
   chosen: readonly Candidate[],
   opening: readonly { readonly tokens: ReadonlySet<string> }[],
   hop: Candidate | undefined,
-  maxSentences: number,
-  duplicateThreshold: number,
+  limits: {
+    readonly maxSentences: number;
+    readonly duplicateThreshold: number;
+    readonly yieldsToHop: (c: Candidate) => boolean;
+  },
 ): Candidate[] {
+  const { maxSentences, duplicateThreshold } = limits;
   const rest = chosen
     .filter((candidate) =>
       opening.every(
@@ -728,15 +738,17 @@ function restOfAnswer(
       ),
     )
     .slice(0, Math.max(0, maxSentences - opening.length));
-  sortInReadingOrder(rest);
-  if (
-    hop !== undefined &&
-    opening.length + rest.length < maxSentences &&
+  const adds = (c: Candidate): boolean =>
     [...opening, ...rest].every(
-      (said) => jaccard(said.tokens, hop.tokens) < duplicateThreshold && !within(hop.tokens, said.tokens),
-    )
-  )
-    rest.push(hop);
+      (said) =>
+        said === c || (jaccard(said.tokens, c.tokens) < duplicateThreshold && !within(c.tokens, said.tokens)),
+    );
+  if (hop !== undefined && opening.length + rest.length >= maxSentences && adds(hop)) {
+    const weakest = rest.findLastIndex(limits.yieldsToHop);
+    if (weakest >= 0) rest.splice(weakest, 1);
+  }
+  sortInReadingOrder(rest);
+  if (hop !== undefined && opening.length + rest.length < maxSentences && adds(hop)) rest.push(hop);
   return rest;
 }
 
