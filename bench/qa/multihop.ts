@@ -11,6 +11,7 @@
  *   node bench/qa/multihop.ts [--data DIR] [--sample N] [--seed S] [--concurrency 2]
  *                             [--depths standard,deep,research] [--max-latency 15000] [--dump FILE]
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler } from '../../adapters/node-http.ts';
@@ -19,7 +20,7 @@ import { createExtractiveAnswerer, createModelAnswerer } from '../../src/pipelin
 import { createContentExtractor } from '../../src/pipeline/extract/index.ts';
 import { createPageFetcher } from '../../src/pipeline/fetch/index.ts';
 import { createSearxngProvider } from '../../src/pipeline/search/providers/searxng.ts';
-import type { Answerer, PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
+import type { AnswerInput, Answerer, PageFetcher, SearchProvider } from '../../src/pipeline/types.ts';
 import { createRandom } from './corpus.ts';
 import { createFakeLlm, type RecordedRequest } from './fake-llm.ts';
 import { containsAnswer, mean, percentile } from './metrics.ts';
@@ -60,6 +61,12 @@ export interface MultihopBenchmarkOptions {
    * the answers are measured). @default false
    */
   readonly extractive?: boolean;
+  /**
+   * With `extractive`: write what the answerer was given for each question (one JSON `AnswerInput` a line)
+   * to this file, for `node bench/qa/multihop-reanswer.ts` to answer the same inputs again with other
+   * answering code. @default none
+   */
+  readonly answerInputs?: string;
   /** Only questions whose id is listed (for looking at a few). @default all */
   readonly ids?: readonly string[];
   readonly log?: (line: string) => void;
@@ -126,9 +133,9 @@ function answerPromptOf(requests: readonly RecordedRequest[], question: string):
 
 /**
  * `answerer`, keeping the text it was given (passages and research chain) by the prompt it answered, so
- * that "answer in context" is measured for an answerer without a prompt.
+ * that "answer in context" is measured for an answerer without a prompt, and each input it was given.
  */
-function readingAnswerer(answerer: Answerer, contexts: Map<string, string>): Answerer {
+function readingAnswerer(answerer: Answerer, contexts: Map<string, string>, inputs: AnswerInput[]): Answerer {
   return {
     ...answerer,
     answer(input, call) {
@@ -137,6 +144,7 @@ function readingAnswerer(answerer: Answerer, contexts: Map<string, string>): Ans
         ...(input.chain ?? []).map((c) => c.text),
       ];
       contexts.set(input.prompt, texts.join('\n'));
+      inputs.push(input);
       return answerer.answer(input, call);
     },
   };
@@ -179,6 +187,7 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
   const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id) ?? 0) + 1);
   // With the extractive answerer: what it was given (passages and chain), by the prompt it answered.
   const extractiveContexts = new Map<string, string>();
+  const answerInputs: AnswerInput[] = [];
   try {
     const provider = createSearxngProvider({ baseUrl: endpoint.origin, pages: 1 });
     const search: SearchProvider = {
@@ -208,7 +217,7 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
       // without a model (as the research depth's targets are measured) unless `planWithModel` is set.
       model,
       answerer: options.extractive
-        ? readingAnswerer(createExtractiveAnswerer(), extractiveContexts)
+        ? readingAnswerer(createExtractiveAnswerer(), extractiveContexts, answerInputs)
         : createModelAnswerer({ model }),
       ...(options.planWithModel ? {} : { queryModel: false as const }),
       rateLimiter: false,
@@ -293,6 +302,8 @@ export async function runMultihopBenchmark(options: MultihopBenchmarkOptions): P
       );
     }
     await engine.close();
+    if (options.answerInputs !== undefined)
+      writeFileSync(options.answerInputs, answerInputs.map((input) => `${JSON.stringify(input)}\n`).join(''));
     return {
       pages: data.articles.length,
       questions: questions.length,

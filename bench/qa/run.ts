@@ -14,6 +14,7 @@
  *                        [--min-deeper-snippet-coverage F]
  *                        [--model-base-url URL|fake] [--hotpot] [--dump results.json]
  *   node bench/qa/run.ts --handbook [--verbose] [--no-synonyms] [--dump results.json]
+ *   node bench/qa/run.ts --multihop [--extractive [--answer-inputs FILE]] [--trace FILE] [--dump FILE]
  *
  * `--real-web` makes the local web answer like the real web: one host per article, a log-normal latency
  * per URL, a share of pages that never answer, and `Cache-Control: no-store`. `--hosts N` spreads the pages
@@ -896,6 +897,8 @@ Multi-hop mode (HotpotQA, 2WikiMultiHopQA and MuSiQue over one local web of thei
   --extractive            with --multihop: answer with the extractive answerer (measures answers only)
   --trace FILE            with --multihop: write each question whose evidence is incomplete (its facts, pages
                           read, research rounds) as Markdown
+  --answer-inputs FILE    with --multihop --extractive: write what the answerer was given for each question
+                          (JSON lines) for node bench/qa/multihop-reanswer.ts
 
 Handbook mode (test/fixtures/handbook/ as the corpus, test/fixtures/handbook-questions.json):
   --handbook              answered right, answers with another row's value, answer sentences off the question
@@ -937,6 +940,7 @@ async function main(): Promise<void> {
       multihop: { type: 'boolean', default: false },
       extractive: { type: 'boolean', default: false },
       trace: { type: 'string' },
+      'answer-inputs': { type: 'string' },
       depths: { type: 'string' },
       ids: { type: 'string' },
       handbook: { type: 'boolean', default: false },
@@ -1045,6 +1049,7 @@ async function runMultihopMode(values: {
   extractive?: boolean | undefined;
   dump?: string | undefined;
   trace?: string | undefined;
+  'answer-inputs'?: string | undefined;
   'max-latency'?: string | undefined;
 }): Promise<void> {
   const given = (name: string) =>
@@ -1058,6 +1063,7 @@ async function runMultihopMode(values: {
     ...(values.depths ? { depths: values.depths.split(',').map((d) => d.trim()) } : {}),
     ...(values.ids ? { ids: values.ids.split(',') } : {}),
     ...(values.extractive ? { extractive: true } : {}),
+    ...(values['answer-inputs'] ? { answerInputs: values['answer-inputs'] } : {}),
     ...(values['max-latency'] ? { maxLatencyMs: Number(values['max-latency']) } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   });

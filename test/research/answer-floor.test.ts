@@ -5,7 +5,7 @@
  * The same passages without `researched` still say that the sources do not answer.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { answer } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Who made the lamp of the harbour light on the island where Mira Selden was born?';
@@ -30,13 +30,6 @@ const INPUT: AnswerInput = {
     },
   ],
 };
-
-async function answer(input: AnswerInput) {
-  return createExtractiveAnswerer().answer(input, {
-    signal: new AbortController().signal,
-    requestId: 'answer-floor',
-  });
-}
 
 describe("research's answer floor", () => {
   it('quotes the sentence that answers after research', async () => {

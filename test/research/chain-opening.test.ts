@@ -4,7 +4,7 @@
  * goes to a sentence of the answer's own choice.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { answer } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Where was the father of Lord Aldric Venmoor born?';
@@ -36,13 +36,6 @@ const INPUT: AnswerInput = {
     },
   ],
 };
-
-async function answer(input: AnswerInput) {
-  return createExtractiveAnswerer().answer(input, {
-    signal: new AbortController().signal,
-    requestId: 'chain-opening',
-  });
-}
 
 describe("the research chain's sentences in the extractive answer", () => {
   it('quotes a bridge that the end already holds once', async () => {

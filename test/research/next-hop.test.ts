@@ -5,7 +5,7 @@
  * form…") is quoted, cited by its page. The same passages without `researched` give the answer as before.
  */
 import { describe, expect, it } from 'vitest';
-import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
+import { answer } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Where did the band form that made the live album Night at Coldmoor?';
@@ -35,13 +35,6 @@ const INPUT: AnswerInput = {
     },
   ],
 };
-
-async function answer(input: AnswerInput) {
-  return createExtractiveAnswerer().answer(input, {
-    signal: new AbortController().signal,
-    requestId: 'next-hop',
-  });
-}
 
 describe('the next hop through prose after research', () => {
   it("quotes the named band's sentence holding the word the answer lacks, cited by its page", async () => {

