@@ -6,7 +6,7 @@
  * name research followed. Without research the answer is as before.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from './extractive-answer.ts';
+import { answer, page } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION =
@@ -19,24 +19,13 @@ const INPUT: AnswerInput = {
   responseType: 'text',
   researched: true,
   passages: [
-    {
-      url: 'https://wiki.test/Sonata_No._3_(Orlo)',
-      title: 'Sonata No. 3 (Orlo)',
-      text: 'Sonata No. 3 in G, Hess 40 is an unfinished piano sonata by the Danish composer Tavin Orlo.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Tavin_Orlo',
-      title: 'Tavin Orlo',
-      text: 'Tavin Orlo (4 May 1801 – 9 June 1857) was a Danish composer and organist.',
-      score: 0.9,
-    },
-    {
-      url: 'https://wiki.test/Vedby_Manor',
-      title: 'Vedby Manor',
-      text: 'Bees are kept in the garden of Vedby Manor.',
-      score: 0.9,
-    },
+    page(
+      'Sonata No. 3 (Orlo)',
+      'Sonata No. 3 in G, Hess 40 is an unfinished piano sonata by the Danish composer Tavin Orlo.',
+      1,
+    ),
+    page('Tavin Orlo', 'Tavin Orlo (4 May 1801 – 9 June 1857) was a Danish composer and organist.', 0.9),
+    page('Vedby Manor', 'Bees are kept in the garden of Vedby Manor.', 0.9),
   ],
 };
 

@@ -4,16 +4,12 @@
  * painter's own page outscores a second sentence of the best sentence's page, and is kept in its place.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from './extractive-answer.ts';
+import { answer, page, researchInput } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'In which harbour town was the painter of Blue Fennel born?';
 const INPUT: AnswerInput = {
-  prompt: QUESTION,
-  context: [],
-  query: QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(QUESTION),
   chain: [
     {
       text: 'Blue Fennel is an oil painting by Odran Vell, shown at the Mirren Gallery since 1930.',
@@ -25,18 +21,12 @@ const INPUT: AnswerInput = {
     },
   ],
   passages: [
-    {
-      url: 'https://wiki.test/Fennel_series',
-      title: 'Fennel series',
-      text: 'Odran Vell was the painter of Blue Fennel and of many harbour scenes of the north coast. Critics praised the colours of the series. Vell also painted a harbour wall in grey for a town hall.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Odran_Vell',
-      title: 'Odran Vell',
-      text: 'Odran Vell was born in the harbour town of Kestwick in 1862.',
-      score: 0.9,
-    },
+    page(
+      'Fennel series',
+      'Odran Vell was the painter of Blue Fennel and of many harbour scenes of the north coast. Critics praised the colours of the series. Vell also painted a harbour wall in grey for a town hall.',
+      1,
+    ),
+    page('Odran Vell', 'Odran Vell was born in the harbour town of Kestwick in 1862.', 0.9),
   ],
 };
 

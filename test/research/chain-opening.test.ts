@@ -4,7 +4,7 @@
  * goes to a sentence of the answer's own choice.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from './extractive-answer.ts';
+import { answer, page, researchInput } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Where was the father of Lord Aldric Venmoor born?';
@@ -12,11 +12,7 @@ const FATHER = 'Her paternal grandfather was Lord Aldric Venmoor, the first Lord
 const END = `Maud Venmoor was a noble lady of Ashgrove and the daughter of Lord Corwin Venmoor. ${FATHER}`;
 
 const INPUT: AnswerInput = {
-  prompt: QUESTION,
-  context: [],
-  query: QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(QUESTION),
   chain: [
     { text: END, url: 'https://wiki.test/Maud_Venmoor' },
     { text: FATHER, url: 'https://wiki.test/Maud_Venmoor' },
@@ -28,12 +24,11 @@ const INPUT: AnswerInput = {
       text: END,
       score: 1,
     },
-    {
-      url: 'https://wiki.test/Aldric_Venmoor',
-      title: 'Aldric Venmoor',
-      text: 'Lord Aldric Venmoor was the son of Lord Hamond Venmoor, who was born in Ferrowgate Castle. Aldric was born in Ashgrove and held the lordship of Ashgrove for forty years.',
-      score: 0.8,
-    },
+    page(
+      'Aldric Venmoor',
+      'Lord Aldric Venmoor was the son of Lord Hamond Venmoor, who was born in Ferrowgate Castle. Aldric was born in Ashgrove and held the lordship of Ashgrove for forty years.',
+      0.8,
+    ),
   ],
 };
 

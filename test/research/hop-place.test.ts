@@ -4,35 +4,28 @@
  * name leads to, that one only scored against the whole question.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from './extractive-answer.ts';
+import { answer, page, researchInput } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Where did the band form that made the live album Night at Coldmoor?';
 const INPUT: AnswerInput = {
-  prompt: QUESTION,
-  context: [],
-  query: QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(QUESTION),
   passages: [
-    {
-      url: 'https://wiki.test/Night_at_Coldmoor',
-      title: 'Night at Coldmoor',
-      text: 'Night at Coldmoor is a live album by the English rock band Harrow Gate, recorded at Coldmoor Hall. The live album was made in one night.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Live_albums_of_1981',
-      title: 'Live albums of 1981',
-      text: 'Many a band made a live album at Coldmoor that year. The night at Coldmoor became a live album for a band from each town.',
-      score: 0.3,
-    },
-    {
-      url: 'https://wiki.test/Harrow_Gate_(band)',
-      title: 'Harrow Gate (band)',
-      text: 'Harrow Gate played over two hundred concerts in Europe. Harrow Gate are an English rock group formed in Wexham in 1979 by the guitarist Tam Reilly.',
-      score: 0.6,
-    },
+    page(
+      'Night at Coldmoor',
+      'Night at Coldmoor is a live album by the English rock band Harrow Gate, recorded at Coldmoor Hall. The live album was made in one night.',
+      1,
+    ),
+    page(
+      'Live albums of 1981',
+      'Many a band made a live album at Coldmoor that year. The night at Coldmoor became a live album for a band from each town.',
+      0.3,
+    ),
+    page(
+      'Harrow Gate (band)',
+      'Harrow Gate played over two hundred concerts in Europe. Harrow Gate are an English rock group formed in Wexham in 1979 by the guitarist Tam Reilly.',
+      0.6,
+    ),
   ],
 };
 

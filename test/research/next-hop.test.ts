@@ -5,7 +5,7 @@
  * form…") is quoted, cited by its page. The same passages without `researched` give the answer as before.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from './extractive-answer.ts';
+import { answer, page, researchInput } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'Where did the band form that made the live album Night at Coldmoor?';
@@ -15,24 +15,21 @@ const INPUT: AnswerInput = {
   query: QUESTION,
   responseType: 'text',
   passages: [
-    {
-      url: 'https://wiki.test/Night_at_Coldmoor',
-      title: 'Night at Coldmoor',
-      text: 'Night at Coldmoor is a live album by the English rock band Harrow Gate, recorded at Coldmoor Hall. The live album was made in one night.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Harrow_Gate_(band)',
-      title: 'Harrow Gate (band)',
-      text: 'Harrow Gate played over two hundred concerts in Europe. Harrow Gate are an English rock group formed in Wexham in 1979 by the guitarist Tam Reilly.',
-      score: 0.6,
-    },
-    {
-      url: 'https://wiki.test/Coldmoor_Hall',
-      title: 'Coldmoor Hall',
-      text: 'Coldmoor Hall is a concert venue in Leeds, opened in 1902 for the live music of the city.',
-      score: 0.5,
-    },
+    page(
+      'Night at Coldmoor',
+      'Night at Coldmoor is a live album by the English rock band Harrow Gate, recorded at Coldmoor Hall. The live album was made in one night.',
+      1,
+    ),
+    page(
+      'Harrow Gate (band)',
+      'Harrow Gate played over two hundred concerts in Europe. Harrow Gate are an English rock group formed in Wexham in 1979 by the guitarist Tam Reilly.',
+      0.6,
+    ),
+    page(
+      'Coldmoor Hall',
+      'Coldmoor Hall is a concert venue in Leeds, opened in 1902 for the live music of the city.',
+      0.5,
+    ),
   ],
 };
 
@@ -56,24 +53,18 @@ describe('the next hop through prose after research', () => {
  */
 const BIRTH_QUESTION = 'What is the place of birth of the performer of song Coldmoor Lament?';
 const BIRTH_INPUT: AnswerInput = {
-  prompt: BIRTH_QUESTION,
-  context: [],
-  query: BIRTH_QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(BIRTH_QUESTION),
   passages: [
-    {
-      url: 'https://wiki.test/Coldmoor_Lament',
-      title: 'Coldmoor Lament',
-      text: 'Coldmoor Lament is a song by the Irish folk musician Tam Reilly from his 1979 album Harrow. The song Coldmoor Lament closes the album with a long fiddle solo.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Tam_Reilly',
-      title: 'Tam Reilly',
-      text: 'Born in Wexham, Tam Reilly learned the fiddle from his uncle as a boy. Reilly was voted the finest folk singer of the decade by the readers of Folk Weekly.',
-      score: 0.6,
-    },
+    page(
+      'Coldmoor Lament',
+      'Coldmoor Lament is a song by the Irish folk musician Tam Reilly from his 1979 album Harrow. The song Coldmoor Lament closes the album with a long fiddle solo.',
+      1,
+    ),
+    page(
+      'Tam Reilly',
+      'Born in Wexham, Tam Reilly learned the fiddle from his uncle as a boy. Reilly was voted the finest folk singer of the decade by the readers of Folk Weekly.',
+      0.6,
+    ),
   ],
 };
 
@@ -91,24 +82,18 @@ describe("the next hop for a relation the page words in its evidence's words", (
  */
 const DIED_QUESTION = 'Where did the director of film The Grey Orchard die?';
 const DIED_INPUT: AnswerInput = {
-  prompt: DIED_QUESTION,
-  context: [],
-  query: DIED_QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(DIED_QUESTION),
   passages: [
-    {
-      url: 'https://wiki.test/The_Grey_Orchard',
-      title: 'The Grey Orchard',
-      text: 'The Grey Orchard is a 1961 drama film directed by Tomas K. Verlaine. The film The Grey Orchard was shot in one summer.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Tomas_Verlaine',
-      title: 'Tomas Verlaine',
-      text: 'Tomas Verlaine made nine films for the Harrow studio. Verlaine died in Wexham at the age of 80.',
-      score: 0.6,
-    },
+    page(
+      'The Grey Orchard',
+      'The Grey Orchard is a 1961 drama film directed by Tomas K. Verlaine. The film The Grey Orchard was shot in one summer.',
+      1,
+    ),
+    page(
+      'Tomas Verlaine',
+      'Tomas Verlaine made nine films for the Harrow studio. Verlaine died in Wexham at the age of 80.',
+      0.6,
+    ),
   ],
 };
 

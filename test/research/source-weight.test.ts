@@ -5,29 +5,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
-import { answer } from './extractive-answer.ts';
+import { answer, page, researchInput } from './extractive-answer.ts';
 import type { AnswerInput } from '../../src/pipeline/types.ts';
 
 const QUESTION = 'How many congressional districts does the state where Orla Penwick died have?';
 const INPUT: AnswerInput = {
-  prompt: QUESTION,
-  context: [],
-  query: QUESTION,
-  responseType: 'text',
-  researched: true,
+  ...researchInput(QUESTION),
   passages: [
-    {
-      url: 'https://wiki.test/Orla_Penwick',
-      title: 'Orla Penwick',
-      text: 'Orla Penwick died in the state of Tarrow in 1902, after drawing maps of its congressional districts.',
-      score: 1,
-    },
-    {
-      url: 'https://wiki.test/Tarrow_congressional_districts',
-      title: "Tarrow's congressional districts",
-      text: 'The state of Tarrow is divided into 6 congressional districts, each electing one member.',
-      score: 0.3,
-    },
+    page(
+      'Orla Penwick',
+      'Orla Penwick died in the state of Tarrow in 1902, after drawing maps of its congressional districts.',
+      1,
+    ),
+    page(
+      "Tarrow's congressional districts",
+      'The state of Tarrow is divided into 6 congressional districts, each electing one member.',
+      0.3,
+      'https://wiki.test/Tarrow_congressional_districts',
+    ),
   ],
 };
 
