@@ -242,6 +242,34 @@ function extractiveSettings(options: ExtractiveAnswererOptions) {
 }
 
 /**
+ * The next hop through a table: the best sentence names a team or a product ("The Platform team runs the
+ * ingest service") and a row of another page holds that name as a cell and a word of the question the answer
+ * still lacks ("Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the best such row.
+ */
+function tableBridge(
+  best: Candidate,
+  chosen: readonly Candidate[],
+  candidates: readonly Candidate[],
+  terms: readonly string[],
+  hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
+): Candidate | undefined {
+  const lacking = terms.filter((term) =>
+    chosen.every((c) => !c.tokens.has(term) && !hasSynonym(c.tokens, term)),
+  );
+  if (lacking.length === 0) return undefined;
+  return candidates
+    .filter(
+      (c) =>
+        c.kind === 'row' &&
+        c.url !== best.url &&
+        !c.namesOther &&
+        c.cells.some((cell) => namedIn(best.plain, cell)) &&
+        lacking.some((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)),
+    )
+    .sort((a, b) => b.score - a.score)[0];
+}
+
+/**
  * Creates the extractive answerer.
  *
  * Every sentence of the passages (prose and list items; headings, tables, code and images are skipped) is
@@ -502,23 +530,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
           chosen.push(candidate);
       }
 
-      // The next hop through a table: the best sentence names a team or a product ("The Platform team runs
-      // the ingest service") and a row of another page holds that name as a cell and the word of the question
-      // the answer still lacks ("Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the row.
-      const lacking = [...weights.keys()].filter((term) =>
-        chosen.every((c) => !c.tokens.has(term) && !hasSynonym(c.tokens, term)),
-      );
-      if (lacking.length > 0 && chosen.length < maxSentences) {
-        const bridge = candidates
-          .filter(
-            (c) =>
-              c.kind === 'row' &&
-              c.url !== best.url &&
-              !c.namesOther &&
-              c.cells.some((cell) => namedIn(best.plain, cell)) &&
-              lacking.some((term) => c.tokens.has(term) || hasSynonym(c.tokens, term)),
-          )
-          .sort((a, b) => b.score - a.score)[0];
+      if (chosen.length < maxSentences) {
+        const bridge = tableBridge(best, chosen, candidates, [...weights.keys()], hasSynonym);
         if (bridge !== undefined) chosen.push(bridge);
       }
 
