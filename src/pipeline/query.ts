@@ -4,6 +4,7 @@
  * entity of the most recent earlier user message that names one; any other prompt is searched as-is.
  */
 import type { ChatMessage } from './types.ts';
+import { endsShort } from '../text/sentences.ts';
 import { ENGLISH_STOP_WORDS } from '../text/tokenize.ts';
 
 /** Words that refer back to something said before. */
@@ -73,10 +74,20 @@ function isCapitalised(word: string): boolean {
 }
 
 /**
- * Where a message's sentences end: at ".", "!", "?", ";", ":" or a line break, but not at the period of an
- * initial or a title inside a name ("Hyman B. Samuels", "Mr. Smith", "St. Louis").
+ * A message's sentences: they end at ".", "!", "?", ";", ":" or a line break, but not at the period of an
+ * abbreviation or a middle initial ({@link endsShort}: "Hyman B. Samuels", "Mr. Smith", "St. Louis").
  */
-const SENTENCE_END = /(?<!(?:^|[\s.])(?:\p{Lu}|Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt))[.!?;:\n]+/u;
+function messageSentences(message: string): string[] {
+  const sentences: string[] = [];
+  let sentence = '';
+  for (const [piece, end] of message.matchAll(/[^.!?;:\n]*([.!?;:\n]+|$)/gu)) {
+    sentence += piece;
+    if (end === '.' && endsShort(sentence)) continue;
+    if (sentence) sentences.push(sentence);
+    sentence = '';
+  }
+  return sentences;
+}
 
 /** Quoted phrases and capitalised names in a message, in order of appearance. */
 export function salientEntities(message: string): string[] {
@@ -84,7 +95,7 @@ export function salientEntities(message: string): string[] {
   for (const match of message.matchAll(/["“”«»]([^"“”«»]{2,80})["“”«»]/gu))
     entities.push((match[1] ?? '').trim());
   const unquoted = message.replace(/["“”«»][^"“”«»]{2,80}["“”«»]/gu, ' ');
-  for (const sentence of unquoted.split(SENTENCE_END)) {
+  for (const sentence of messageSentences(unquoted)) {
     const tokens = words(sentence);
     let phrase: string[] = [];
     const flush = (): void => {

@@ -25,8 +25,11 @@ const ABBREVIATION =
 /** A name's middle initial ("James K. Polk", "Nathan H. Juran"), not a Roman numeral ("World War I."). */
 const INITIAL = /(?:^|\s)\p{Lu}\p{Ll}+\s+(?![IVX]\.)\p{Lu}\.$/u;
 
-/** Whether `text` ends with an abbreviation or a name's initial, after which ICU wrongly ends a sentence. */
-function endsShort(text: string): boolean {
+/**
+ * Whether `text` ends with an abbreviation ("Dr.", "St.", "e.g.") or a name's middle initial ("Hyman B."):
+ * a period there does not end a sentence, though ICU ends one.
+ */
+export function endsShort(text: string): boolean {
   return ABBREVIATION.test(text) || INITIAL.test(text);
 }
 

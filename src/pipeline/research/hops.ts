@@ -8,7 +8,7 @@
  * bridge sentences hold); its words, not the whole question's, are what the next query adds to the name
  * found ("Daniel Alfredson birth place", not "Daniel Alfredson main international airport birth place").
  */
-import { nameKey } from './leads.ts';
+import { ARTICLES, nameKey } from './leads.ts';
 import { meaningStems, type QuestionAnalysis } from './question.ts';
 import { stemsHeld } from './coverage.ts';
 
@@ -19,8 +19,6 @@ const CLAUSE_WORDS = new Set(
     'into onto about near under over after before during while since'
   ).split(' '),
 );
-
-const ARTICLES = new Set(['the', 'a', 'an']);
 
 /**
  * Words that place a thing without naming a relation of their own ("the state where X is *located*"): the

@@ -8,7 +8,15 @@
 import { ENGLISH_STOP_WORDS } from '../../text/tokenize.ts';
 import { NAME_CONNECTORS } from '../query.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
-import { headingNames, isThing, leadUnits, quoteOf, type LeadUnit, type TableCell } from './units.ts';
+import {
+  headingNames,
+  isThing,
+  leadUnits,
+  lifespanIn,
+  quoteOf,
+  type LeadUnit,
+  type TableCell,
+} from './units.ts';
 
 /** A document read for one line of research, with how much its leads count. */
 export interface LeadSource {
@@ -298,7 +306,8 @@ function agentMarker(tokens: readonly Token[], first: number): string | undefine
   return undefined;
 }
 
-const ARTICLES = new Set(['the', 'a', 'an']);
+/** The articles: words a name's description or a relation's gap may hold without counting. */
+export const ARTICLES: ReadonlySet<string> = new Set(['the', 'a', 'an']);
 
 /** A lead as it is scored: its best sighting, and the sum over every sighting. */
 type Scored = Lead & { total: number };
@@ -366,12 +375,10 @@ const DIED = new Set(['died', 'death', 'die']);
 function lifeDates(sentence: string, tokens: readonly Token[], vocabulary: ReadonlySet<string>): number[] {
   const born = [...BORN].some((word) => vocabulary.has(word));
   const died = [...DIED].some((word) => vocabulary.has(word));
-  const open = sentence.indexOf('(');
-  const close = sentence.indexOf(')', open);
-  if ((!born && !died) || open < 0 || close < 0) return [];
-  const dash = sentence.slice(open, close).search(/\s[–—-]\s/u) + open;
-  if (dash < open) return [];
-  const years = tokens.filter((t) => t.at > open && t.at < close && /^\d{3,4}$/u.test(t.text));
+  const span = born || died ? lifespanIn(sentence) : undefined;
+  if (!span) return [];
+  const { start, end, dash } = span;
+  const years = tokens.filter((t) => t.at > start && t.at < end && /^\d{3,4}$/u.test(t.text));
   const birth = years.find((t) => t.at < dash);
   const death = years.find((t) => t.at > dash);
   return [...(born && birth ? [birth.index] : []), ...(died && death ? [death.index] : [])];

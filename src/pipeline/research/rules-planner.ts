@@ -166,8 +166,7 @@ function leadQuery(
  * Queries for the question's names that another hop completes ({@link compositeNames}): "Margraviate of
  * Austria" for "What is the Margraviate of the country where …" once "Austria" is a lead that resolves that
  * relation (a country for "country"; for another relation, a lead whose sentence speaks of it besides the
- * lead's own name: not "United States" for "the state where …"), unless
- * that page was read. One a round.
+ * lead's own name: not "United States" for "the state where …"), unless that page was read. One a round.
  */
 function compositeQueries(
   state: ResearchState,
@@ -180,9 +179,13 @@ function compositeQueries(
   for (const { prefix, stems } of compositeNames(state.analysis)) {
     const countries = stems.some((stem) => COUNTRY_WORDS.has(stem));
     const vocabulary = relationVocabulary(stems);
+    const isCountry = (name: string) => {
+      const [country] = countriesIn(name);
+      return country !== undefined && nameKey(country) === nameKey(name);
+    };
     const resolves = (lead: Lead) =>
       countries
-        ? countriesIn(lead.name).length > 0 && nameKey(countriesIn(lead.name)[0]!) === nameKey(lead.name)
+        ? isCountry(lead.name)
         : meaningStems(lead.sentence.replaceAll(lead.name, ' ')).some((stem) =>
             matchesVocabulary(stem, vocabulary),
           );

@@ -175,3 +175,14 @@ const LIFESPAN = /\([^()]*\b\d{3,4}\b[^()]*?\s[–—-]\s[^()]*\b\d{3,4}\b[^()]*
 export function unitWords(words: string): string {
   return LIFESPAN.test(words) ? `${words} born died` : words;
 }
+
+/**
+ * Where the life's span of `text` stands (its brackets, `text.slice(start, end)`), and the offset of the dash
+ * between birth and death; undefined when `text` opens no life's span.
+ */
+export function lifespanIn(text: string): { start: number; end: number; dash: number } | undefined {
+  const match = LIFESPAN.exec(text);
+  if (!match) return undefined;
+  const start = match.index;
+  return { start, end: start + match[0].length, dash: start + match[0].search(/\s[–—-]\s/u) };
+}
