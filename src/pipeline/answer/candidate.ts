@@ -41,6 +41,18 @@ export function within(part: ReadonlySet<string>, whole: ReadonlySet<string>): b
   return part.size > 0 && shared / part.size >= 0.8;
 }
 
+/**
+ * Whether `candidate` would say again what `said` says: nearly the same words (Jaccard at least `threshold`)
+ * or most of its words among them ({@link within}).
+ */
+export function repeats(
+  said: { readonly tokens: ReadonlySet<string> },
+  candidate: { readonly tokens: ReadonlySet<string> },
+  threshold: number,
+): boolean {
+  return jaccard(said.tokens, candidate.tokens) >= threshold || within(candidate.tokens, said.tokens);
+}
+
 /** Share of words two units have in common (Jaccard similarity of their word sets). */
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;

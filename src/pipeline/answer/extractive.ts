@@ -244,18 +244,14 @@ function extractiveSettings(options: ExtractiveAnswererOptions) {
 /**
  * The next hop through a table: the best sentence names a team or a product ("The Platform team runs the
  * ingest service") and a row of another page holds that name as a cell and a word of the question the answer
- * still lacks ("Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the best such row.
+ * still lacks (`lacking`: "Role: Head of Platform; Name: Mateusz Kowal" for "Who leads…"): the best such row.
  */
 function tableBridge(
   best: Candidate,
-  chosen: readonly Candidate[],
   candidates: readonly Candidate[],
-  terms: readonly string[],
+  lacking: readonly string[],
   hasSynonym: (tokens: ReadonlySet<string>, term: string) => boolean,
 ): Candidate | undefined {
-  const lacking = terms.filter((term) =>
-    chosen.every((c) => !c.tokens.has(term) && !hasSynonym(c.tokens, term)),
-  );
   if (lacking.length === 0) return undefined;
   return candidates
     .filter(
@@ -531,7 +527,8 @@ export function createExtractiveAnswerer(options: ExtractiveAnswererOptions = {}
       }
 
       if (chosen.length < maxSentences) {
-        const bridge = tableBridge(best, chosen, candidates, [...weights.keys()], hasSynonym);
+        const lacking = queryTermsLacking(weights, chosen, hasSynonym);
+        const bridge = tableBridge(best, candidates, lacking, hasSynonym);
         if (bridge !== undefined) chosen.push(bridge);
       }
 

@@ -9,7 +9,7 @@ import { tokenize } from '../../text/tokenize.ts';
 import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
 import { holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
 import { TYPE_FIT } from '../research/chain-end.ts';
-import { jaccard, namedIn, sortInReadingOrder, within, type Candidate } from './candidate.ts';
+import { namedIn, repeats, sortInReadingOrder, within, type Candidate } from './candidate.ts';
 
 /** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
 function namedWithInitials(text: string, name: string): boolean {
@@ -116,19 +116,10 @@ export function restOfAnswer(
 ): Candidate[] {
   const { maxSentences, duplicateThreshold } = limits;
   const rest = chosen
-    .filter((candidate) =>
-      opening.every(
-        (link) =>
-          jaccard(link.tokens, candidate.tokens) < duplicateThreshold &&
-          !within(candidate.tokens, link.tokens),
-      ),
-    )
+    .filter((candidate) => opening.every((link) => !repeats(link, candidate, duplicateThreshold)))
     .slice(0, Math.max(0, maxSentences - opening.length));
   const adds = (c: Candidate): boolean =>
-    [...opening, ...rest].every(
-      (said) =>
-        said === c || (jaccard(said.tokens, c.tokens) < duplicateThreshold && !within(c.tokens, said.tokens)),
-    );
+    [...opening, ...rest].every((said) => said === c || !repeats(said, c, duplicateThreshold));
   if (hop !== undefined && opening.length + rest.length >= maxSentences && adds(hop)) {
     const weakest = rest.findLastIndex(limits.yieldsToHop);
     if (weakest >= 0) rest.splice(weakest, 1);
@@ -159,14 +150,7 @@ export function fillRoom(
     if (candidate.score < limits.minScore || candidate.intro || !limits.allowed(candidate)) continue;
     if (rest.some((s) => s === candidate || s.sentences.some((n) => candidate.sentences.includes(n))))
       continue;
-    const said = [...opening, ...rest];
-    if (
-      said.every(
-        (s) =>
-          jaccard(s.tokens, candidate.tokens) < limits.duplicateThreshold &&
-          !within(candidate.tokens, s.tokens),
-      )
-    )
+    if ([...opening, ...rest].every((said) => !repeats(said, candidate, limits.duplicateThreshold)))
       rest.push(candidate);
   }
 }
