@@ -14,8 +14,11 @@ export const RESEARCH_DEFAULTS = {
   maxQueries: 12,
   /** Most pages read (fetched and extracted, or taken from the provider) in one research search. */
   maxPages: 60,
-  /** Results read for the question's own query. */
-  questionResults: 8,
+  /**
+   * Results read for the question's own query: a search engine's whole first page (SearXNG and most web
+   * search APIs give 10). Reading them costs no query; the last two of ten held evidence that no lead reached.
+   */
+  questionResults: 10,
   /** Results read for each side of a comparison and each name the question gives. */
   entityResults: 3,
   /** Results read for each lead followed. */
@@ -38,7 +41,7 @@ export interface ResearchSettings {
   readonly maxQueries?: number;
   /** @default RESEARCH_DEFAULTS.maxPages (60) */
   readonly maxPages?: number;
-  /** @default RESEARCH_DEFAULTS.questionResults (8) */
+  /** @default RESEARCH_DEFAULTS.questionResults (10) */
   readonly questionResults?: number;
   /** @default RESEARCH_DEFAULTS.entityResults (3) */
   readonly entityResults?: number;
