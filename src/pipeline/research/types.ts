@@ -23,8 +23,8 @@ export const RESEARCH_DEFAULTS = {
   entityResults: 3,
   /** Results read for each lead followed. */
   leadResults: 3,
-  /** Leads followed per round (each side of a comparison gets its best one first). */
-  leadsPerRound: 4,
+  /** Leads followed per round (each side of a comparison gets its best one first); the query budget (`maxQueries`) still bounds them. */
+  leadsPerRound: 5,
   /** Token budget of the passages handed to the answerer, shared by every hop's evidence. */
   maxPassageTokens: 10_000,
   /** Time after the request arrived by which research stops and the answer is written, in ms. */
@@ -47,7 +47,7 @@ export interface ResearchSettings {
   readonly entityResults?: number;
   /** @default RESEARCH_DEFAULTS.leadResults (3) */
   readonly leadResults?: number;
-  /** @default RESEARCH_DEFAULTS.leadsPerRound (4) */
+  /** @default RESEARCH_DEFAULTS.leadsPerRound (5) */
   readonly leadsPerRound?: number;
   /** @default RESEARCH_DEFAULTS.maxPassageTokens (10000) */
   readonly maxPassageTokens?: number;
