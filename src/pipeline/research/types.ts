@@ -23,7 +23,10 @@ export const RESEARCH_DEFAULTS = {
   entityResults: 3,
   /** Results read for each lead followed. */
   leadResults: 3,
-  /** Leads followed per round (each side of a comparison gets its best one first); the query budget (`maxQueries`) still bounds them. */
+  /**
+   * Leads followed per round (each side of a comparison gets its best one first); the query budget
+   * (`maxQueries`) still bounds them.
+   */
   leadsPerRound: 5,
   /** Token budget of the passages handed to the answerer, shared by every hop's evidence. */
   maxPassageTokens: 10_000,
