@@ -22,14 +22,14 @@ export const RESEARCH_DEFAULTS = {
   /** Results read for each side of a comparison and each name the question gives. */
   entityResults: 3,
   /** Results read for each lead followed. */
-  leadResults: 3,
+  leadResults: 4,
   /**
    * Leads followed per round (each side of a comparison gets its best one first); the query budget
    * (`maxQueries`) still bounds them.
    */
   leadsPerRound: 5,
   /** Token budget of the passages handed to the answerer, shared by every hop's evidence. */
-  maxPassageTokens: 10_000,
+  maxPassageTokens: 12_000,
   /** Time after the request arrived by which research stops and the answer is written, in ms. */
   maxLatencyMs: 20_000,
   /** Credits charged per search query a research search sends (the first included). */
@@ -48,11 +48,11 @@ export interface ResearchSettings {
   readonly questionResults?: number;
   /** @default RESEARCH_DEFAULTS.entityResults (3) */
   readonly entityResults?: number;
-  /** @default RESEARCH_DEFAULTS.leadResults (3) */
+  /** @default RESEARCH_DEFAULTS.leadResults (4) */
   readonly leadResults?: number;
   /** @default RESEARCH_DEFAULTS.leadsPerRound (5) */
   readonly leadsPerRound?: number;
-  /** @default RESEARCH_DEFAULTS.maxPassageTokens (10000) */
+  /** @default RESEARCH_DEFAULTS.maxPassageTokens (12000) */
   readonly maxPassageTokens?: number;
 }
 
