@@ -179,10 +179,6 @@ function compositeQueries(
   for (const { prefix, stems } of compositeNames(state.analysis)) {
     const countries = stems.some((stem) => COUNTRY_WORDS.has(stem));
     const vocabulary = relationVocabulary(stems);
-    const isCountry = (name: string) => {
-      const [country] = countriesIn(name);
-      return country !== undefined && nameKey(country) === nameKey(name);
-    };
     const resolves = (lead: Lead) =>
       countries
         ? isCountry(lead.name)
@@ -211,6 +207,12 @@ function compositeQueries(
     ];
   }
   return [];
+}
+
+/** Whether `name` is a country's own name ("Austria"), not a longer name holding one ("Austrian Airlines"). */
+function isCountry(name: string): boolean {
+  const [country] = countriesIn(name);
+  return country !== undefined && nameKey(country) === nameKey(name);
 }
 
 /** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
