@@ -1,6 +1,8 @@
 /**
  * The beam of leads is not filled by a chain that lost its subject: a lead's search that read no page of
  * the lead's own gives leads that count half and never go first, so the chain whose link held is followed.
+ * Nor by one long page: each query's leads are ranked against that query's best, so the second lead of a
+ * short page is followed before the third of a page that names its things again and again.
  */
 import { describe, expect, it } from 'vitest';
 import { nameKey } from '../../src/pipeline/research/leads.ts';
@@ -80,5 +82,44 @@ describe('the beam of leads', () => {
     };
     const plan = await createRulesPlanner({ leadsPerRound: 1 }).next(state, new AbortController().signal);
     expect(plan.queries.map((q) => q.query)).toEqual(['Tomas Reyes birth place']);
+  });
+
+  it("ranks each name's leads against that name's best, so one long page does not fill the beam", async () => {
+    const analysis = analyzeQuestion(
+      'When did the country containing Kohala Park leave the Northern Commonwealth?',
+    );
+    const searchedName = (name: string, document: ExtractedContent): SearchedQuery => ({
+      planned: { query: name, thread: 0, kind: 'entity', focus: [name], results: 3, origin: name },
+      hits: [],
+      documents: [document],
+    });
+    const suburb = searchedName(
+      'Kohala Park',
+      page(
+        'Kohala Park',
+        'Kohala Park is a suburb in Veridia City, Lorania. It lies in the east of Veridia City, near the harbour of Veridia City.',
+      ),
+    );
+    // The union's page names its own things many times: each of them outscores the country of the suburb.
+    const union = searchedName(
+      'Northern Commonwealth',
+      page(
+        'Northern Commonwealth',
+        'The Northern Commonwealth was a union of countries led by Arvenland. Arvenland left the Northern ' +
+          'Commonwealth in 1931, and Governor Hale of Arvenland signed the Treaty of Skell. Governor Hale later ' +
+          'led the Northern Commonwealth council. The Treaty of Skell let each country leave. Arvenland and ' +
+          'Governor Hale kept the Skell Canal. The Skell Canal joined the countries of the Northern Commonwealth.',
+      ),
+    );
+    const known = new Set(['kohala park', 'northern commonwealth']);
+    const state: ResearchState = {
+      analysis,
+      rounds: [[suburb, union]],
+      searched: () => false,
+      known: (name) => known.has(nameKey(name)),
+      queriesLeft: 8,
+    };
+    const plan = await createRulesPlanner({ leadsPerRound: 3 }).next(state, new AbortController().signal);
+    expect(plan.queries.map((q) => q.lead?.name)).toEqual(['Arvenland', 'Veridia City', 'Lorania']);
   });
 });

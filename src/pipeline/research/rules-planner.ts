@@ -218,10 +218,24 @@ function isCountry(name: string): boolean {
 /** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
 const UNHELD_WEIGHT = 0.5;
 
-/** A lead that may be followed, and the query whose pages gave it. */
+/**
+ * What the leads of the question's own search count against those of a name's search: its pages merely
+ * share the question's words.
+ */
+const QUESTION_LEAD_WEIGHT = 0.5;
+/** What a first-round lead that nothing ties to the question (no relation word, no "by") counts. */
+const UNRELATED_LEAD_WEIGHT = 0.5;
+
+/** A lead that may be followed, the query whose pages gave it, and how the beam ranks it. */
 interface Candidate {
   readonly lead: Lead;
   readonly from: SearchedQuery;
+  /**
+   * For the beam: the lead's score as a share of the best lead of the same query's pages (so that one long
+   * page about a name, naming many things many times, does not crowd out the leads of another name's
+   * search), weighed by where it came from; for a query's first lead, its score.
+   */
+  readonly rank: number;
 }
 
 /** The next round: the best leads of the latest round's queries (a beam of `leadsPerRound`). */
@@ -235,7 +249,7 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
   const containers = analysis.relations.some((stem) => CONTAINER_WORDS.has(stem));
   const commonWords = new Set(analysis.question.match(/\b\p{Ll}[\p{L}'’-]*/gu) ?? []);
   // Each query's leads; the best lead of each query that searched a name (or a side) goes first, then the
-  // beam takes the best of the rest by score.
+  // beam takes the best of the rest, each ranked against its own query's best lead.
   const candidates: Candidate[] = [];
   const firsts: Candidate[] = [];
   for (const searched of latest) {
@@ -258,14 +272,18 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
       // Past the first round, only leads tied to the question by a relation are followed: the others
       // (a name that merely stands near the subject) would spend queries without reaching evidence.
       if (state.rounds.length > 1 && !lead.related) continue;
-      candidates.push({ lead: held ? lead : { ...lead, score: lead.score * UNHELD_WEIGHT }, from: searched });
+      const weight =
+        (held ? 1 : UNHELD_WEIGHT) *
+        (searched.planned.kind === 'question' ? QUESTION_LEAD_WEIGHT : 1) *
+        (lead.related ? 1 : UNRELATED_LEAD_WEIGHT);
+      candidates.push({ lead, from: searched, rank: (lead.score / top) * weight });
     }
     const best = leads[0];
     if (best && held && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
-      firsts.push({ lead: best, from: searched });
+      firsts.push({ lead: best, from: searched, rank: best.score });
   }
-  candidates.sort((a, b) => b.lead.score - a.lead.score);
-  firsts.sort((a, b) => b.lead.score - a.lead.score);
+  candidates.sort((a, b) => b.rank - a.rank);
+  firsts.sort((a, b) => b.rank - a.rank);
   const chosen: typeof candidates = [];
   const taken = new Set<string>();
   const choose = (candidate: (typeof candidates)[number]) => {
