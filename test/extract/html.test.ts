@@ -229,6 +229,31 @@ describe('fallback and passthrough', () => {
     expect(result?.text).toBe('Short note: the office is closed today.');
   });
 
+  it('reads a short article without the cookie banner, the site header and the comments around it', async () => {
+    // One paragraph of 300-odd characters: under Readability's default threshold (500) its strict pass was
+    // thrown away for a looser one that kept the banner, the logo, the comments and a commenter as byline.
+    const html = page(
+      '<div id="wrapper"><div id="cookie-consent" class="cookie-banner" role="dialog"><p>We use cookies to ' +
+        'personalise content and ads. We also share information about your use of our site with our partners.</p>' +
+        '<button>Accept all</button></div><header class="site-header"><a class="logo" href="/">Open<strong>Pedia' +
+        '</strong></a></header><div id="col-main"><div class="entry"><h1>Olympia Brewing Company</h1>' +
+        '<div class="entry-content"><p>The Olympia Brewing Company was a brewery in the northwest United States, ' +
+        'located in Tumwater, Washington, near Olympia. Founded in 1896 by Leopold Friederich Schmidt, it was ' +
+        'bought by G. Heileman Brewing Company in 1983 and by Pabst Brewing Company in 1999.</p></div></div>' +
+        '<section class="comments" id="comments"><h2>2 comments</h2><div class="comment"><span class="author">' +
+        'tom_h</span> <time>18 days ago</time><p>This page needs more pictures honestly.</p></div>' +
+        '<div class="comment"><span class="author">NightOwl</span><p>Can someone explain the early years?</p>' +
+        '</div></section></div></div>',
+    );
+    const result = await extractContent(html, {
+      url: 'https://example.test/wiki/Olympia',
+      contentType: 'text/html',
+    });
+    expect(result?.text).toContain('The Olympia Brewing Company was a brewery');
+    expect(result?.text).not.toMatch(/cookies|OpenPedia|pictures|early years/u);
+    expect(result?.byline).toBeUndefined();
+  });
+
   it('returns null for a page with no text', async () => {
     expect(
       await extractContent(page('<div><img src="a.png"></div>'), { url: 'https://example.test/' }),

@@ -26,7 +26,7 @@ import { elementToMarkdown } from './markdown.ts';
 import { elementToText, tidyText } from './render.ts';
 import { removeBoilerplate, removeCallsToAction, type BoilerplateRule } from './boilerplate.ts';
 import { collapsedTextLength, indexText, normalizedText, SharedTextIndex } from './text-index.ts';
-import { runReadability } from './readability.ts';
+import { ARTICLE_CHAR_THRESHOLD, runReadability } from './readability.ts';
 import { withoutInertMarkup } from './inert-markup.ts';
 import { headlineTitle, titleWithoutSiteName } from './title.ts';
 import { authorFromProfileLink, authorName } from './byline.ts';
@@ -57,7 +57,7 @@ export interface HtmlExtractOptions {
  * Fewer characters than this from Readability counts as "found nothing" and triggers the fallback: a
  * sentence or two, the introduction above a list that Readability does not score.
  */
-const MIN_ARTICLE_CHARACTERS = 200;
+const MIN_ARTICLE_CHARACTERS = ARTICLE_CHAR_THRESHOLD;
 
 /**
  * Readability's article holding less than this share of the main area's text is a wrong pick: one block of a

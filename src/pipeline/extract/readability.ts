@@ -452,6 +452,16 @@ function recordAttempt(this: Attempt[], ...recorded: Attempt[]): number {
   return Array.prototype.push.apply(this, recorded);
 }
 
+/**
+ * Readability's `charThreshold`: an article its strict pass finds with fewer characters is thrown away for
+ * a looser pass, and when none reaches the threshold the longest is kept. Readability's default, 500, threw
+ * away a short page's article (one paragraph of a wiki page, a product note) for a pass that kept the cookie
+ * banner, the site's logo and the comments around it (and took a commenter for the byline). Below it, the
+ * extractor's own fallback takes over (html.ts counts fewer characters as "found nothing"); WCXB and the article
+ * benchmark give the same F1 with it (docs/benchmarks.md).
+ */
+export const ARTICLE_CHAR_THRESHOLD = 200;
+
 /** The document Readability is constructed on ({@link readabilityFor}): one small page, kept for the process. */
 let standIn: Document | undefined;
 
@@ -470,6 +480,7 @@ export function readabilityFor(document: Document): Readability<Element> {
   const reader = new Readability<Element>(standIn, {
     serializer: (node: Node) => node as Element,
     keepClasses: true,
+    charThreshold: ARTICLE_CHAR_THRESHOLD,
   });
   const fields = reader as unknown as { _doc: Document; _docJSDOMParser: unknown };
   fields._doc = document;
