@@ -2,8 +2,9 @@
  * Evidence across hops under one token budget. Ranking every page read against the question alone loses
  * the middle of a chain: "Love Affair is a 1939 film directed by Leo McCarey" shares few words with "Who is
  * the child of the director of Love Affair?". So each query searched first gets a share of the budget for
- * its own best passages (ranked against the query and the question), the passage where each followed lead
- * was found is kept, and what is left of the budget goes to the best passages for the question.
+ * its own best passages (ranked against the query and the question: the best of each page it read, then a
+ * second of each page once every query's first are in), the passage where each followed lead was found is
+ * kept, and what is left of the budget goes to the best passages for the question.
  */
 import { passageTokens } from '../rank/bm25-ranker.ts';
 import type { ExtractedContent, Passage, PassageRanker } from '../types.ts';
@@ -19,12 +20,12 @@ const MIN_QUERY_TOKENS = 250;
  */
 const PER_QUERY_SHARE = 0.8;
 /**
- * Most passages of one page in a query's own evidence. Two brought every fact of 2 and 3 more multi-hop
- * questions (on the benchmark's two samples) to the answerer, but a page's second passage is often its
- * comments or links, and the extractive answer quoted them (179 of 300 answers held the gold, against 182
- * with one).
+ * Most passages of one page in a query's own evidence. A hop's fact often stands in a page's second-best
+ * passage (the best one matched the name searched). The second passages are taken after every page's first
+ * ({@link selectEvidence}), so the order the answerer reads keeps each page's best first: taken in rank
+ * order instead, a page's second passage had pushed another page's best out of the extractive answer.
  */
-const MAX_PAGE_PASSAGES = 1;
+const MAX_PAGE_PASSAGES = 2;
 
 /** Chooses the passages the answerer reads, best first, within `maxTokens`. */
 export async function selectEvidence(
@@ -53,6 +54,7 @@ export async function selectEvidence(
     MIN_QUERY_TOKENS,
     Math.floor((maxTokens * PER_QUERY_SHARE) / Math.max(1, queries.length)),
   );
+  const later: Passage[] = [];
   for (const searched of queries) {
     // The sentence that named the lead (on the page before) is part of this hop's evidence.
     const lead = searched.planned.lead;
@@ -73,9 +75,11 @@ export async function selectEvidence(
       const taken = perPage.get(passage.url) ?? 0;
       if (taken >= MAX_PAGE_PASSAGES) continue;
       perPage.set(passage.url, taken + 1);
-      take(passage, maxTokens);
+      if (taken === 0) take(passage, maxTokens);
+      else later.push(passage);
     }
   }
+  for (const passage of later) take(passage, maxTokens);
   if (documents.length > 0) {
     for (const passage of await ranker.rank(question, documents, { maxTokens })) {
       if (!take(passage, maxTokens) && maxTokens - used < MIN_QUERY_TOKENS) break;
