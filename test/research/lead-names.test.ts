@@ -2,7 +2,8 @@
  * How research reads names off a page and a question: a place after a comma is a place, not an adjective
  * ("Kirkwood, Missouri designed by …"); "New York" keeps its "New"; "by the Norwegian playwright Henrik
  * Ibsen" ties the name to "by"; "Young" after "Neil Young" is Neil Young; a biography's opening dates stand
- * for "born" and "died"; a name that titles a page read is no site's name; initials do not cut a
+ * for "born" and "died"; an actor before "as" and the question's character is tied to the question ("Bill
+ * Pullman as Jack"); a name that titles a page read is no site's name; initials do not cut a
  * question's names; a search for a name reads the pages that hold the whole name first; and a name the
  * question completes with another hop ("the Margraviate of the country where …") is searched with that hop's
  * answer.
@@ -62,6 +63,26 @@ describe('lead scores', () => {
       (lead) => lead.name === 'Henrik Ibsen',
     );
     expect(ibsen?.related).toBe(true);
+  });
+
+  it('ties an actor to the question\'s character in a cast list ("Bill Pullman as Jack")', () => {
+    const film = source(
+      'Harbour Lights (film)',
+      'Harbour Lights is a 1995 comedy film directed by Ana Reyes and written by Tom Hale and Ida Voss. It ' +
+        'stars Mia Lund as Lucy, a ferry clerk, and Bill Pullman as Jack, the brother of a man she saves, ' +
+        'along with Peter Boyle as Ned.',
+    );
+    const question = 'The character Jack from Harbour Lights was born in what year?';
+    const known = new Set(['jack', 'harbour lights']);
+    const leads = findLeads([film], {
+      focus: ['Harbour Lights'],
+      vocabulary: relationVocabulary(analyzeQuestion(question).relations),
+      known: (name) => known.has(name.toLowerCase()),
+    });
+    const pullman = leads.find((lead) => lead.name === 'Bill Pullman');
+    const lund = leads.find((lead) => lead.name === 'Mia Lund');
+    expect(pullman?.related).toBe(true);
+    expect(pullman!.score).toBeGreaterThan(lund!.score);
   });
 
   it('counts a surname written alone for the full name, not as a lead of its own', () => {

@@ -403,6 +403,23 @@ function withoutCommonStart(
   return { name, first, last: mention.last, initial: false };
 }
 
+/**
+ * A name right before "as" and a name already known ("… and Bill Pullman as Jack, the brother …" for "the
+ * character Jack from While You Were Sleeping"): a cast list's actor for the question's character, tied to
+ * the question as a name after "by" is.
+ */
+function playsKnown(
+  mention: Mention,
+  mentions: readonly Mention[],
+  tokens: readonly Token[],
+  query: LeadQuery,
+): boolean {
+  const as = tokens[mention.last + 1];
+  if (as?.text !== 'as' || as.breakBefore) return false;
+  const role = mentions.find((m) => m.first === mention.last + 2);
+  return role !== undefined && query.known(role.name);
+}
+
 /** The leads of one prose sentence. */
 function sentenceLeads(
   unit: LeadUnit,
@@ -439,7 +456,8 @@ function sentenceLeads(
     const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
     const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
     const before = agentMarker(tokens, mention.first);
-    const agent = before !== undefined ? (before === 'by' ? 1 : 0.3) : 0;
+    let agent = before === undefined ? 0 : before === 'by' ? 1 : 0.3;
+    if (before === undefined && playsKnown(mention, mentions, tokens, query)) agent = 1;
     const place = places.get(mention) ?? 0;
     record(best, key, {
       name: mention.name,
