@@ -99,11 +99,18 @@ function firstQueries(
 }
 
 /**
- * A query's documents as lead sources: earlier results weigh more, and the question's own results (pages
- * that merely share its words) half as much as those of a search for a name.
+ * What the question's own results (pages that merely share its words) count against those of a search for a
+ * name: as lead sources ({@link sourcesOf}), and again in the beam, which ranks each lead against its own
+ * query's best and so divides the sources' weight out.
+ */
+const QUESTION_LEAD_WEIGHT = 0.5;
+
+/**
+ * A query's documents as lead sources: earlier results weigh more, and the question's own results
+ * {@link QUESTION_LEAD_WEIGHT} as much as those of a search for a name.
  */
 function sourcesOf(searched: SearchedQuery): LeadSource[] {
-  const kindWeight = searched.planned.kind === 'question' ? 0.5 : 1;
+  const kindWeight = searched.planned.kind === 'question' ? QUESTION_LEAD_WEIGHT : 1;
   return searched.documents.map((document, rank) => ({
     url: document.url,
     title: document.title,
@@ -218,11 +225,6 @@ function isCountry(name: string): boolean {
 /** What the leads of a lead's search that did not read the lead's own page count, against the others'. */
 const UNHELD_WEIGHT = 0.5;
 
-/**
- * What the leads of the question's own search count against those of a name's search: its pages merely
- * share the question's words.
- */
-const QUESTION_LEAD_WEIGHT = 0.5;
 /** What a first-round lead that nothing ties to the question (no relation word, no "by") counts. */
 const UNRELATED_LEAD_WEIGHT = 0.5;
 
