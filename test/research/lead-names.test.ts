@@ -3,10 +3,12 @@
  * ("Kirkwood, Missouri designed by …"); "New York" keeps its "New"; "by the Norwegian playwright Henrik
  * Ibsen" ties the name to "by"; "Young" after "Neil Young" is Neil Young; a biography's opening dates stand
  * for "born" and "died"; an actor before "as" and the question's character is tied to the question ("Bill
- * Pullman as Jack"); a name that titles a page read is no site's name; initials do not cut a
- * question's names; a search for a name reads the pages that hold the whole name first; and a name the
- * question completes with another hop ("the Margraviate of the country where …") is searched with that hop's
- * answer.
+ * Pullman as Jack"), and so is a name a comma sets off after "by" and its description ("by Melbourne
+ * drug-dealer, Dennis Allen"); a year after "the" opens an event's name ("the 1936 Summer Olympics"); a run
+ * of capitalised words too long for one name is read as the names either side of its first "of"; a name
+ * that titles a page read is no site's name; initials do not cut a question's names; a search for a name reads
+ * the pages that hold the whole name first; and a name the question completes with another hop ("the
+ * Margraviate of the country where …") is searched with that hop's answer.
  */
 import { describe, expect, it } from 'vitest';
 import { createExtractiveAnswerer } from '../../src/pipeline/answer/index.ts';
@@ -47,6 +49,21 @@ describe('names in sentences', () => {
     expect(names('Ahmed Rashid is a Pakistani journalist.')).not.toContain('Pakistani');
   });
 
+  it('opens an event\'s name with the year after "the", not a name of one word', () => {
+    expect(names('He competed in the road race at the 1936 Summer Olympics.')).toContain(
+      '1936 Summer Olympics',
+    );
+    expect(names('It is a remake of the 2007 Thai film Alone.')).toEqual(['Alone']);
+    expect(names('In 1990 Germany won the cup.')).toEqual(['Germany']);
+  });
+
+  it('reads a run too long for one name as the names on each side of its first "of"', () => {
+    const found = names('She served as the Director of The Frost Place Advanced Seminar from 2007 to 2010.');
+    expect(found).toContain('Frost Place Advanced Seminar');
+    // One word before the "of" is a title, not a name.
+    expect(found).not.toContain('Director');
+  });
+
   it('keeps "New" in a name it opens', () => {
     expect(names("He is stuck in New York's airport.")).toContain('New York');
     expect(names('The team moved to New Jersey in 1977.')).toContain('New Jersey');
@@ -63,6 +80,20 @@ describe('lead scores', () => {
       (lead) => lead.name === 'Henrik Ibsen',
     );
     expect(ibsen?.related).toBe(true);
+  });
+
+  it('ties to "by" the name a comma sets off after its description ("by Melbourne drug-dealer, Dennis Allen")', () => {
+    const band = source(
+      'The Kelpies',
+      'The Kelpies are an Australian rock band formed in Melbourne. Their keyboard player joined after Chris ' +
+        'Stockton was shot in the stomach by Melbourne drug-dealer, Dennis Allen, who was crashing a party.',
+    );
+    const question = 'In what year did the man who shot Chris Stockton, of The Kelpies, die?';
+    const leads = leadsFor(question, [band], ['The Kelpies']);
+    const allen = leads.find((lead) => lead.name === 'Dennis Allen');
+    const melbourne = leads.find((lead) => lead.name === 'Melbourne');
+    expect(allen?.related).toBe(true);
+    expect(allen!.score).toBeGreaterThan(melbourne!.score);
   });
 
   it('ties an actor to the question\'s character in a cast list ("Bill Pullman as Jack")', () => {

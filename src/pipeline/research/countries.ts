@@ -5,6 +5,13 @@
  * parts of the United Kingdom as the United Kingdom.
  */
 
+/**
+ * Endings of nationalities and languages ("American", "Hungarian", "Chinese", "British", "Icelandic",
+ * "Pakistani"): such a word before a lower-case noun ("American film") is an adjective, while a place
+ * before one ("Maharashtra state", "Ratnagiri district") is a name.
+ */
+export const DEMONYM = /(?:an|ans|ese|ish|ic|i|ch|sh)$/u;
+
 /** `Country: demonym, other names`, one a line; the first name is the country's. */
 const TABLE = `
 Afghanistan: Afghan

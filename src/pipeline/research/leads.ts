@@ -7,6 +7,7 @@
  */
 import { ENGLISH_STOP_WORDS } from '../../text/tokenize.ts';
 import { NAME_CONNECTORS } from '../query.ts';
+import { DEMONYM } from './countries.ts';
 import { matchesVocabulary, meaningStems } from './question.ts';
 import {
   headingNames,
@@ -144,13 +145,6 @@ function tokensOf(sentence: string): Token[] {
 }
 
 /**
- * Endings of nationalities and languages ("American", "Hungarian", "Chinese", "British", "Icelandic",
- * "Pakistani"): such a word before a lower-case noun ("American film") is an adjective, while a place
- * before one ("Maharashtra state", "Ratnagiri district") is a name.
- */
-const DEMONYM = /(?:an|ans|ese|ish|ic|i|ch|sh)$/u;
-
-/**
  * Words an adjective is not followed by: a verb's participle ("Missouri designed by …", "Delhi using …"),
  * so the word before them is a name.
  */
@@ -158,6 +152,9 @@ const NOT_AFTER_ADJECTIVE = /^\p{Ll}+(?:ed|ing)$/u;
 
 /** Words of {@link NOT_NAMES} that open names when a capitalised word follows ("New York"). */
 const NAME_OPENERS = new Set(['New']);
+
+/** A year as a name's first word ("the 1936 Summer Olympics"). */
+const YEAR = /^(?:1[5-9]\d{2}|20\d{2})$/u;
 
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) || /^\p{N}+\p{Lu}/u.test(word);
 
@@ -180,6 +177,10 @@ export function mentionsOf(sentence: string): Mention[] {
   const mentions: Mention[] = [];
   let run: Token[] = [];
   const flush = () => {
+    emit(run);
+    run = [];
+  };
+  const emit = (run: Token[]) => {
     while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
     // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
     // "New" opens names ("New York", "New Jersey"): it is kept when a capitalised word follows.
@@ -189,6 +190,20 @@ export function mentionsOf(sentence: string): Mention[] {
         CONNECTORS.has(run[0]!.text.toLowerCase()))
     )
       run.shift();
+    // A year opens a name of two words or more ("the 2003 Italian Grand Prix"), not one ("the 2007 Thai film").
+    if (run.length === 2 && YEAR.test(run[0]!.text)) run.shift();
+    // A run longer than a name is a name joined to another, or to a title, by a connector ("Director of
+    // The Frost Place Advanced Seminar"): each side of its first connector is read on its own, and one
+    // word before it is a title ("Director", "Governor"), not a name.
+    const split =
+      run.length > MAX_NAME_WORDS
+        ? run.findIndex((token, i) => i > 0 && CONNECTORS.has(token.text.toLowerCase()))
+        : -1;
+    if (split > 0) {
+      if (split > 1) emit(run.slice(0, split));
+      emit(run.slice(split + 1));
+      return;
+    }
     if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
       const first = run[0]!;
       const last = run.at(-1)!;
@@ -209,7 +224,18 @@ export function mentionsOf(sentence: string): Mention[] {
         mentions.push({ name, first: first.index, last: last.index, initial: first.index === 0 });
       }
     }
-    run = [];
+  };
+  const yearOpensName = (token: Token): boolean => {
+    const [before, next] = [tokens[token.index - 1], tokens[token.index + 1]];
+    return (
+      run.length === 0 &&
+      YEAR.test(token.text) &&
+      before?.text.toLowerCase() === 'the' &&
+      next !== undefined &&
+      !token.breakBefore &&
+      !next.breakBefore &&
+      isCapitalised(next.text)
+    );
   };
   // A name right after "Kirkwood," is the next place of a list ("Kirkwood, Missouri"), not an adjective.
   const afterPlace = (token: Token) => {
@@ -223,8 +249,13 @@ export function mentionsOf(sentence: string): Mention[] {
   for (const token of tokens) {
     if (token.breakBefore) flush();
     const lower = token.text.toLowerCase();
-    // A number right after a name is part of it ("Vortex 300", "Apollo 11"), never its start.
-    if (isCapitalised(token.text) || (run.length > 0 && !token.breakBefore && /^\p{N}+$/u.test(token.text)))
+    // A number right after a name is part of it ("Vortex 300", "Apollo 11"), never its start, except a
+    // year after "the" that opens an event's name ("the 1936 Summer Olympics", "the 2003 Italian Grand Prix").
+    if (
+      isCapitalised(token.text) ||
+      (run.length > 0 && !token.breakBefore && /^\p{N}+$/u.test(token.text)) ||
+      yearOpensName(token)
+    )
       run.push(token);
     else if (run.length > 0 && CONNECTORS.has(lower)) run.push(token);
     else flush();
@@ -302,6 +333,24 @@ function agentMarker(tokens: readonly Token[], first: number): string | undefine
       (/^\p{Ll}/u.test(token.text) && !ENGLISH_STOP_WORDS.has(lower)) ||
       DEMONYM.test(token.text);
     if (!describes) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Where the description of a name set off by a comma after "by" starts ("shot … by Melbourne drug-dealer,
+ * Dennis Allen": the token after "by"), when the name at `first` is such a name: a comma right before it,
+ * a lower-case word (the description's noun) right before the comma, and "by" at most
+ * {@link MAX_DESCRIPTION_WORDS} words back, across words of any case. Undefined otherwise.
+ */
+function appositiveAfterBy(tokens: readonly Token[], first: number, sentence: string): number | undefined {
+  const name = tokens[first];
+  const noun = tokens[first - 1];
+  if (!name?.breakBefore || !noun || !/^\p{Ll}/u.test(noun.text)) return undefined;
+  if (!/^\s*,\s*$/u.test(sentence.slice(noun.at + noun.text.length, name.at))) return undefined;
+  for (let i = first - 2; i >= 0 && first - 1 - i <= MAX_DESCRIPTION_WORDS; i--) {
+    if (tokens[i + 1]!.breakBefore) return undefined;
+    if (tokens[i]!.text.toLowerCase() === 'by') return i + 1;
   }
   return undefined;
 }
@@ -439,6 +488,12 @@ function sentenceLeads(
   const sentenceWeight =
     reading.weight * (1 + relationAt.length) * (mentionsFocus ? 2 : 1) * (1 / (1 + 0.25 * index));
   const mentions = mentionsOf(sentence);
+  // Names set off by a comma after "by", by where their description starts.
+  const appositive = new Map<number, number>();
+  for (const m of mentions) {
+    const start = appositiveAfterBy(tokens, m.first, sentence);
+    if (start !== undefined) appositive.set(m.first, start);
+  }
   const places = query.containers ? placeLists(mentions, tokens, sentence) : new Map<Mention, number>();
   for (const found of mentions) {
     const mention = withoutCommonStart(found, query.commonWords, tokens);
@@ -455,8 +510,12 @@ function sentenceLeads(
     );
     const nearness = distance === Infinity ? 0 : 1 / (1 + distance / 3);
     const ownRelation = meaningStems(mention.name).some((s) => matchesVocabulary(s, query.vocabulary));
-    const before = agentMarker(tokens, mention.first);
-    let agent = before === undefined ? 0 : before === 'by' ? 1 : 0.3;
+    const before = appositive.has(mention.first) ? 'by' : agentMarker(tokens, mention.first);
+    // The words describing such a name ("Melbourne" of "by Melbourne drug-dealer, Dennis Allen") are not the agent.
+    const describing = [...appositive].some(
+      ([nameAt, start]) => mention.first >= start && mention.last < nameAt,
+    );
+    let agent = before === undefined || describing ? 0 : before === 'by' ? 1 : 0.3;
     if (before === undefined && playsKnown(mention, mentions, tokens, query)) agent = 1;
     const place = places.get(mention) ?? 0;
     record(best, key, {
