@@ -5,8 +5,9 @@
  * for "born" and "died"; an actor before "as" and the question's character is tied to the question ("Bill
  * Pullman as Jack"), and so is a name a comma sets off after "by" and its description ("by Melbourne
  * drug-dealer, Dennis Allen"); a year after "the" opens an event's name ("the 1936 Summer Olympics"); a run
- * of capitalised words too long for one name is read as the names either side of its first "of"; a name
- * that titles a page read is no site's name; initials do not cut a question's names; a search for a name reads
+ * of capitalised words too long for one name is read as the names either side of its first "of"; a
+ * people's word before a lower-case word ("the American film") is no name of the question; a name that
+ * titles a page read is no site's name; initials do not cut a question's names; a search for a name reads
  * the pages that hold the whole name first; and a name the question completes with another hop ("the
  * Margraviate of the country where …") is searched with that hop's answer.
  */
@@ -155,6 +156,19 @@ describe('lead scores', () => {
 });
 
 describe('the names of a question', () => {
+  it("leave out a people's word before a lower-case word: it names no page to search", () => {
+    const analysis = analyzeQuestion(
+      'Who directed the 2009 American science fiction film starring the actor who played Dexter Morgan?',
+    );
+    expect(analysis.entities).toEqual(['Dexter Morgan']);
+    expect(analysis.relations).not.toContain('american');
+    expect(analyzeQuestion('Which club signed Gennaro Gattuso for what Scottish team?').entities).toEqual([
+      'Gennaro Gattuso',
+    ]);
+    // A people's word that is itself a name's start stays ("American Idol").
+    expect(analyzeQuestion('Who won American Idol in 2004?').entities).toEqual(['American Idol']);
+  });
+
   it('are not cut at an initial or a title', () => {
     expect(salientEntities('Where was Hyman B. Samuels born?')).toEqual(['Hyman B Samuels']);
     expect(salientEntities('What did Mr. Smith see in St. Louis?')).toEqual(['Mr Smith', 'St Louis']);

@@ -5,6 +5,7 @@
  */
 import { salientEntities } from '../query.ts';
 import { ENGLISH_STOP_WORDS, stem } from '../../text/tokenize.ts';
+import { countriesIn, DEMONYM } from './countries.ts';
 
 /** A question as the model-free research planner reads it. */
 export interface QuestionAnalysis {
@@ -164,16 +165,27 @@ function comparisonSides(question: string, entities: readonly string[]): string[
   return left !== undefined && right !== undefined ? [left, right] : [];
 }
 
+/**
+ * A people's word written before a lower-case word ("the 2009 American science fiction film", "what
+ * Scottish team"): it says what kind of thing is asked for, it names no page to search.
+ */
+function isPeoplesAdjective(name: string, question: string): boolean {
+  if (/\s/u.test(name) || !DEMONYM.test(name) || countriesIn(name).length === 0) return false;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+  return new RegExp(`(?<![\\p{L}])${escaped}\\s+\\p{Ll}`, 'u').test(question);
+}
+
 /** Reads a research question (see {@link QuestionAnalysis}). */
 export function analyzeQuestion(question: string): QuestionAnalysis {
   const trimmed = question.trim();
-  const entities = questionEntities(trimmed);
+  const written = questionEntities(trimmed);
+  const entities = written.filter((name) => !isPeoplesAdjective(name, trimmed));
   const sides = comparisonSides(trimmed, entities);
   // A name's words are not relations, but the same word outside it is: "the state where …" keeps "state"
   // beside "the United States". A name not written as such (a title's period dropped) removes its words.
   let unnamed = trimmed;
   const unplaced: string[] = [];
-  for (const name of [...entities].sort((a, b) => b.length - a.length)) {
+  for (const name of [...written].sort((a, b) => b.length - a.length)) {
     if (unnamed.includes(name)) unnamed = unnamed.split(name).join(' , ');
     else unplaced.push(...meaningStems(name));
   }
