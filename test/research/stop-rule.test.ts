@@ -5,6 +5,7 @@
  * outermost relation and the kind of thing asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coveredByOne, questionParts } from '../../src/pipeline/research/coverage.ts';
 import { analyzeQuestion } from '../../src/pipeline/research/question.ts';
 import { coveredByRelations } from '../../src/pipeline/research/stop-rule.ts';
 import { RESEARCH_DEFAULTS } from '../../src/pipeline/research/types.ts';
@@ -112,5 +113,29 @@ describe('a lead whose page was already read', () => {
     );
     expect(result.steps?.[0]?.stopped).toBeUndefined();
     expect(result.steps?.length).toBeGreaterThan(1);
+  });
+});
+
+describe('one sentence covering a question', () => {
+  const page = (title: string, text: string) => ({
+    url: `https://wiki.test/${encodeURIComponent(title)}`,
+    title,
+    text,
+    markdown: text,
+  });
+  const coversWith = (question: string, text: string) =>
+    coveredByOne(question, questionParts(analyzeQuestion(question)), [page('Page', text)]);
+
+  it('reads a sentence with the one after it that opens with a pronoun', () => {
+    const drone = 'The Kestrel 500 is our survey drone. It flies for 42 minutes and costs EUR 1,890.';
+    expect(coversWith('What does the Kestrel 500 survey drone cost?', drone)).toBe(true);
+  });
+
+  it('not with a whole run of "She …" sentences, which names everything in a life', () => {
+    const life =
+      'Ada Morrow is an American poet. She grew up near Philadelphia and moved to New York City in 1983. ' +
+      'She taught at Rutgers University. She served as the Director of The Frost Place Advanced Seminar ' +
+      'from 2007 to 2010.';
+    expect(coversWith('Where is the seminar Ada Morrow directed in 2007-2010 located?', life)).toBe(false);
   });
 });

@@ -30,6 +30,13 @@ const PAGE_INTRO =
   /^(?:this|the following|on this|in this)\s+(?:[\p{L}-]+\s+)?(?:page|guide|document|section|chapter)\b/iu;
 /** Units read per document when judging coverage. */
 const MAX_UNITS = 60;
+/**
+ * Sentences opening with a pronoun read with the one before when judging coverage: one ("The Kestrel 500 is
+ * our survey drone. It flies for 42 minutes."). A biography's run of "She …" sentences read as one names
+ * everything in a life ("… moved to New York City … She served as the Director of The Frost Place Advanced
+ * Seminar from 2007–2010" is no answer to where that seminar is located).
+ */
+const COVERING_FOLLOWERS = 1;
 /** Stems of a part that one unit must hold (all of them for a shorter part) for research to have found something. */
 const FOUND_STEMS = 2;
 
@@ -78,7 +85,9 @@ function enough(part: QuestionPart, held: number): boolean {
 /** The stems of every unit of the documents. */
 function unitStemsOf(documents: readonly ExtractedContent[]): string[][] {
   return documents.flatMap((doc) =>
-    leadUnits(doc.text, doc.markdown, MAX_UNITS).map((unit) => meaningStems(`${doc.title} ${unit.words}`)),
+    leadUnits(doc.text, doc.markdown, MAX_UNITS, COVERING_FOLLOWERS).map((unit) =>
+      meaningStems(`${doc.title} ${unit.words}`),
+    ),
   );
 }
 

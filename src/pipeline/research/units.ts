@@ -65,10 +65,11 @@ const PRONOUN_START = /^(?:it|its|they|their|he|his|she|her|this|these)\b/iu;
  * pronoun: they say more of the same subject ("The Kestrel 500 is our survey drone. It flies for 42
  * minutes."). Each sentence stays a unit of its own, and its names are its own.
  */
-function withPronounSentences(units: readonly LeadUnit[]): LeadUnit[] {
+function withPronounSentences(units: readonly LeadUnit[], followers: number): LeadUnit[] {
   return units.map((unit, i) => {
     let words = unit.words;
-    for (let next = i + 1; next < units.length && PRONOUN_START.test(units[next]!.words); next++)
+    const end = Math.min(units.length, i + 1 + followers);
+    for (let next = i + 1; next < end && PRONOUN_START.test(units[next]!.words); next++)
       words = `${words} ${units[next]!.words}`;
     return words === unit.words ? unit : { ...unit, words };
   });
@@ -118,10 +119,16 @@ function tableUnits(table: string): LeadUnit[] {
  * The units of a document, in document order, at most `max`: prose sentences and list items of its
  * Markdown (or of its plain text when it has none), and table rows.
  */
-export function leadUnits(text: string, markdown: string | undefined, max: number): LeadUnit[] {
+export function leadUnits(
+  text: string,
+  markdown: string | undefined,
+  max: number,
+  followers = Infinity,
+): LeadUnit[] {
   if (markdown === undefined || !markdown.trim()) {
     return withPronounSentences(
       splitSentences(text).map((sentence) => ({ sentence, words: sentence })),
+      followers,
     ).slice(0, max);
   }
   const units: LeadUnit[] = [];
@@ -132,7 +139,7 @@ export function leadUnits(text: string, markdown: string | undefined, max: numbe
     if (block.kind === 'heading') heading = block.text;
     else if (block.kind === 'table') units.push(...tableUnits(block.text).map(under));
     else if (block.kind === 'paragraph' || block.kind === 'quote') {
-      units.push(...withPronounSentences(splitSentences(block.text).map(proseUnit)).map(under));
+      units.push(...withPronounSentences(splitSentences(block.text).map(proseUnit), followers).map(under));
     } else if (block.kind === 'list') {
       for (const item of block.items ?? [])
         for (const sentence of splitSentences(item)) units.push(under(proseUnit(sentence)));
