@@ -104,3 +104,39 @@ describe('the next hop to a page titled without the middle initial', () => {
     expect(output.sources).toContain('https://wiki.test/Tomas_Verlaine');
   });
 });
+
+/**
+ * The hop's page names its subject in full ("Tomas Heinz Morrow") where research's query, which adds the
+ * names it followed to the question, writes "Tomas Morrow Franz Morrow": the sentence names the page's own
+ * subject, not another Tomas, and is quoted.
+ */
+const BIRTHDAY_QUESTION = "When is Ada Morrow's husband's birthday?";
+const BIRTHDAY_INPUT: AnswerInput = {
+  ...researchInput(BIRTHDAY_QUESTION),
+  query: `${BIRTHDAY_QUESTION} Tomas Morrow Franz Morrow`,
+  passages: [
+    page(
+      'Ada Morrow',
+      'Ada Morrow (born 4 June 1952 in Wexham) is a film producer. From 1988 to 2008 she was married to Tomas Morrow, grandson of the banker Franz Morrow. They have two sons.',
+      3,
+    ),
+    page(
+      'Tomas Morrow',
+      'Tomas Heinz Morrow (born Harrow 10 May 1943) is a banker. He is chairman of the Morrow Bank and the Morrow Trust. He is the youngest son of Franz Morrow and Ida Morrow.',
+      2,
+    ),
+    page(
+      'Franz Morrow',
+      'Franz Morrow founded the Morrow Bank in 1920. Morrow and his wife Ida Morrow had four children.',
+      1.5,
+    ),
+  ],
+};
+
+describe('the next hop to a page naming its subject in full', () => {
+  it("quotes the husband's birth sentence, which names him with his middle name", async () => {
+    const output = await answer(BIRTHDAY_INPUT);
+    expect(output.answer).toContain('born Harrow 10 May 1943');
+    expect(output.sources).toContain('https://wiki.test/Tomas_Morrow');
+  });
+});

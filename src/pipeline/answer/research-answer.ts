@@ -9,6 +9,7 @@ import { tokenize } from '../../text/tokenize.ts';
 import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
 import { holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
 import { TYPE_FIT } from '../research/chain-end.ts';
+import { namesEveryWord } from '../research/verdict.ts';
 import { namedIn, repeats, sortInReadingOrder, within, type Candidate } from './candidate.ts';
 
 /** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
@@ -56,9 +57,13 @@ export function nextHop(
   let hop: Candidate | undefined;
   let hopHeld = 0;
   for (const c of candidates) {
-    if (chosen.includes(c) || c.namesOther || c.intro) continue;
+    if (chosen.includes(c) || c.intro) continue;
     const name = titleName(c.title);
     if (name.split(/\s+/u).length > 6) continue;
+    // The hop's page is about another name than the question's: a sentence naming another thing is its
+    // page's own only when it names the page's subject ("Wolfgang Heinz Porsche (born …)" on Wolfgang
+    // Porsche's page, for "Susanne Porsche's husband").
+    if (c.namesOther && !namesEveryWord(c.plain, name)) continue;
     if (!naming.some((said) => said.url !== c.url && namedWithInitials(said.text, name))) continue;
     // A word or the words its evidence uses count whole, a synonym its share ("rank" is not "place").
     const held = lacking.reduce(

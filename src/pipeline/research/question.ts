@@ -57,6 +57,7 @@ const RELATED_WORDS: Readonly<Record<string, readonly string[]>> = {
   founder: ['founded', 'established'],
   founded: ['established', 'founder', 'formed'],
   born: ['birth'],
+  birthday: ['born', 'birth'],
   birthplace: ['born', 'birth'],
   birth: ['born'],
   die: ['died', 'death', 'dead'],
