@@ -74,6 +74,21 @@ describe("the next hop for a relation the page words in its evidence's words", (
     expect(output.answer).toContain('Born in Wexham');
     expect(output.sources).toContain('https://wiki.test/Tam_Reilly');
   });
+
+  it('prefers the sentence holding a place to one holding more of the words and no place', async () => {
+    const output = await answer({
+      ...BIRTH_INPUT,
+      passages: [
+        BIRTH_INPUT.passages[0]!,
+        page(
+          'Tam Reilly',
+          'Tam Reilly (born 3 May 1950) is an Irish folk singer and fiddler. Born in Wexham, Reilly learned the fiddle from his uncle as a boy.',
+          0.6,
+        ),
+      ],
+    });
+    expect(output.answer).toContain('Born in Wexham');
+  });
 });
 
 /**

@@ -8,7 +8,6 @@ import type { AnswerInput } from '../types.ts';
 import { tokenize } from '../../text/tokenize.ts';
 import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
 import { holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
-import { TYPE_FIT } from '../research/chain-end.ts';
 import { namesEveryWord } from '../research/verdict.ts';
 import { namedIn, repeats, sortInReadingOrder, within, type Candidate } from './candidate.ts';
 
@@ -38,9 +37,16 @@ function titleName(title: string): string {
 }
 
 /**
+ * What holding the kind of thing asked adds to a next hop's fit: more than every lacking word together, so a
+ * sentence holding it comes first.
+ */
+const TYPE_FIRST = 1000;
+
+/**
  * The next hop after research: the sentence of a page that a chosen sentence or a chain sentence of another
- * page names by its title, holding the most of the query's words that no chosen or chain sentence holds
- * (the best-scored of those holding as many); undefined when none holds one.
+ * page names by its title, holding the kind of thing asked (a place for "where", a year for "when") and then
+ * the most of the query's words that no chosen or chain sentence holds (the best-scored of those holding as
+ * many); undefined when none holds one.
  */
 export function nextHop(
   chosen: readonly Candidate[],
@@ -75,7 +81,9 @@ export function nextHop(
       0,
     );
     if (held === 0) continue;
-    const fit = held + (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIT : 0);
+    // The kind of thing asked first: "(born John Winston Lennon; 9 October 1940 …) was an English
+    // singer" holds more of "place of birth of the performer" than "Born in Liverpool, Lennon …", and no place.
+    const fit = (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIRST : 0) + held;
     if (fit > hopHeld || (fit === hopHeld && c.score > hop!.score)) [hop, hopHeld] = [c, fit];
   }
   return hop;

@@ -8,7 +8,7 @@ import { answerTypeOf, holdsAnswerType, type AnswerType } from './answer-type.ts
 import { stem } from '../../text/tokenize.ts';
 
 /** What an end holding the kind of thing asked (a year for "when") adds to the words it holds. */
-export const TYPE_FIT = 0.5;
+const TYPE_FIT = 0.5;
 /** What an end naming a thing of the class asked ("North Canadian River" for "What river…") adds. */
 export const CLASS_FIT = 1.5;
 
