@@ -2,7 +2,8 @@
  * The beam of leads is not filled by a chain that lost its subject: a lead's search that read no page of
  * the lead's own gives leads that count half and never go first, so the chain whose link held is followed.
  * Nor by one long page: each query's leads are ranked against that query's best, so the second lead of a
- * short page is followed before the third of a page that names its things again and again.
+ * short page is followed before the third of a page that names its things again and again. Between leads
+ * ranked alike, one read on a page about a name of the question goes first.
  */
 import { describe, expect, it } from 'vitest';
 import { nameKey } from '../../src/pipeline/research/leads.ts';
@@ -121,5 +122,44 @@ describe('the beam of leads', () => {
     };
     const plan = await createRulesPlanner({ leadsPerRound: 3 }).next(state, new AbortController().signal);
     expect(plan.queries.map((q) => q.lead?.name)).toEqual(['Arvenland', 'Veridia City', 'Lorania']);
+  });
+
+  it("takes, between leads ranked alike, the one read on a page about the question's own name", async () => {
+    const analysis = analyzeQuestion(
+      'Where is the district that Rannoch Knoll is part of located in Norland?',
+    );
+    const lost = (name: string, document: ExtractedContent): SearchedQuery => ({
+      planned: {
+        query: `${name} located`,
+        thread: 0,
+        kind: 'lead',
+        focus: [name],
+        results: 3,
+        origin: 'Rannoch Knoll',
+        lead: { name, score: 1, url: document.url, title: 'Elsewhere', sentence: '', related: true },
+      },
+      hits: [],
+      documents: [document],
+    });
+    // Neither search read its lead's own page; one read a page about another district, the other the page
+    // of the hill the question names.
+    const other = lost(
+      'Upper Fell District',
+      page('Kesk District', 'Kesk District is a district located in Varmland, part of Varsky Province.'),
+    );
+    const hill = lost(
+      'Walter Knoll',
+      page('Rannoch Knoll', 'Rannoch Knoll is a hill in the northern part of the Fell District.'),
+    );
+    const known = new Set(['rannoch knoll', 'norland', 'upper fell district', 'walter knoll']);
+    const state: ResearchState = {
+      analysis,
+      rounds: [[other, hill]],
+      searched: () => false,
+      known: (name) => known.has(nameKey(name)),
+      queriesLeft: 8,
+    };
+    const plan = await createRulesPlanner({ leadsPerRound: 1 }).next(state, new AbortController().signal);
+    expect(plan.queries.map((q) => q.lead?.name)).toEqual(['Fell District']);
   });
 });

@@ -8,7 +8,7 @@
 import { bridgeText, readLeadPage } from './chain.ts';
 import { countriesIn } from './countries.ts';
 import { compositeNames, nextHopWords } from './hops.ts';
-import { findLeads, nameKey, type Lead, type LeadSource } from './leads.ts';
+import { findLeads, nameKey, titledBy, type Lead, type LeadSource } from './leads.ts';
 import { matchesVocabulary, meaningStems, relationVocabulary, type QuestionAnalysis } from './question.ts';
 import { resolveResearchSettings } from './settings.ts';
 import { chainAlreadyRead, covered } from './stop-rule.ts';
@@ -284,7 +284,10 @@ function nextFromLeads(state: ResearchState, leadResults: number, leadsPerRound:
     if (best && held && searched.planned.kind !== 'question' && (state.rounds.length === 1 || best.related))
       firsts.push({ lead: best, from: searched, rank: best.score });
   }
-  candidates.sort((a, b) => b.rank - a.rank);
+  // Between leads ranked alike, one read on a page about a name of the question comes first.
+  const questionKeys = analysis.entities.map(nameKey);
+  const onQuestionPage = (c: Candidate) => (questionKeys.some((key) => titledBy(c.lead.title, key)) ? 1 : 0);
+  candidates.sort((a, b) => b.rank - a.rank || onQuestionPage(b) - onQuestionPage(a));
   firsts.sort((a, b) => b.rank - a.rank);
   const chosen: typeof candidates = [];
   const taken = new Set<string>();
