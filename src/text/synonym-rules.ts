@@ -10,6 +10,7 @@
  * matches "badge". Applied at query time only, so changing the rules needs no re-index.
  */
 import { tokenize } from './tokenize.ts';
+import { escapeRegExp } from './regexp.ts';
 
 /** One rule: a question naming a phrase of `from` may be answered by a text naming a phrase of `to`. */
 export interface SynonymRule {
@@ -78,7 +79,7 @@ function indexOfPhrase(sequence: Terms, phrase: Terms): number {
 
 /** A regular expression finding `phrase` in a query as written (any case, a plural ending on its last word). */
 function phrasePattern(phrase: string): RegExp {
-  const words = phrase.split(' ').map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const words = phrase.split(' ').map(escapeRegExp);
   return new RegExp(`(?<![\\p{L}\\p{N}])${words.join('\\s+')}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu');
 }
 

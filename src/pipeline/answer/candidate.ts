@@ -3,6 +3,7 @@
  * command), and what its choice of units shares with the answer after research (research-answer.ts).
  */
 import type { UnitKind } from './units.ts';
+import { escapeRegExp } from '../../text/regexp.ts';
 
 /** A unit the extractive answerer may quote, with its words and its score against the query. */
 export interface Candidate {
@@ -64,7 +65,7 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 /** Whether `text` names `cell` (a name: capitalised or a number) as a whole phrase ("Kestrel 50" is not in "Kestrel 500"). */
 export function namedIn(text: string, cell: string): boolean {
   if (!/^[\p{Lu}\p{N}]/u.test(cell) || cell.length < 2) return false;
-  const escaped = cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(cell);
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 

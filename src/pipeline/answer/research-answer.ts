@@ -5,6 +5,7 @@
  * fill.
  */
 import type { AnswerInput } from '../types.ts';
+import { escapeRegExp } from '../../text/regexp.ts';
 import { tokenize } from '../../text/tokenize.ts';
 import { matchesVocabulary, relationVocabulary } from '../research/question.ts';
 import { holdsAnswerType, type AnswerType } from '../research/answer-type.ts';
@@ -14,7 +15,7 @@ import { namedIn, repeats, sortInReadingOrder, within, type Candidate } from './
 /** Whether `text` names the person or thing `name` whole, a middle initial allowed ("Nathan H. Juran" for "Nathan Juran"). */
 function namedWithInitials(text: string, name: string): boolean {
   if (namedIn(text, name)) return true;
-  const words = name.split(/\s+/u).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const words = name.split(/\s+/u).map(escapeRegExp);
   if (words.length < 2 || !/^\p{Lu}/u.test(name)) return false;
   const pattern = words.join(String.raw`\s+(?:\p{Lu}\.\s+)?`);
   return new RegExp(`(?<![\\p{L}\\p{N}])${pattern}(?![\\p{L}\\p{N}])`, 'u').test(text);
@@ -37,12 +38,6 @@ function titleName(title: string): string {
 }
 
 /**
- * What holding the kind of thing asked adds to a next hop's fit: more than every lacking word together, so a
- * sentence holding it comes first.
- */
-const TYPE_FIRST = 1000;
-
-/**
  * The next hop after research: the sentence of a page that a chosen sentence or a chain sentence of another
  * page names by its title, holding the kind of thing asked (a place for "where", a year for "when") and then
  * the most of the query's words that no chosen or chain sentence holds (the best-scored of those holding as
@@ -60,6 +55,9 @@ export function nextHop(
   const naming = [...chosen.map((c) => ({ text: c.plain, url: c.url })), ...opening];
   // A relation is held by the words its evidence uses too ("born in Liverpool" for "place of birth").
   const related = lacking.map((term) => relationVocabulary([term]));
+  // Holding the kind of thing asked outweighs every lacking word together (each counts at most one), so a
+  // sentence holding it comes first.
+  const typeFirst = lacking.length + 1;
   let hop: Candidate | undefined;
   let hopHeld = 0;
   for (const c of candidates) {
@@ -83,7 +81,7 @@ export function nextHop(
     if (held === 0) continue;
     // The kind of thing asked first: "(born John Winston Lennon; 9 October 1940 …) was an English
     // singer" holds more of "place of birth of the performer" than "Born in Liverpool, Lennon …", and no place.
-    const fit = (asked !== undefined && holdsAnswerType(c.plain, asked) ? TYPE_FIRST : 0) + held;
+    const fit = (asked !== undefined && holdsAnswerType(c.plain, asked) ? typeFirst : 0) + held;
     if (fit > hopHeld || (fit === hopHeld && c.score > hop!.score)) [hop, hopHeld] = [c, fit];
   }
   return hop;

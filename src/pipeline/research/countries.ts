@@ -4,6 +4,7 @@
  * country" or "of the same nationality". A compact table of the countries most written about, with the
  * parts of the United Kingdom as the United Kingdom.
  */
+import { escapeRegExp } from '../../text/regexp.ts';
 
 /**
  * Endings of nationalities and languages ("American", "Hungarian", "Chinese", "British", "Icelandic",
@@ -107,7 +108,7 @@ const ENTRIES: readonly Entry[] = TABLE.trim()
     const words = [country, ...names.split(', ')]
       .filter(Boolean)
       .sort((a, b) => b.length - a.length)
-      .map((word) => word.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&'));
+      .map(escapeRegExp);
     // A people's word born elsewhere ("Vietnamese-born French director") is where they came from, not
     // what they are: "-born" after it is not a mention.
     return {

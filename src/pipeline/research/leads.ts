@@ -180,36 +180,36 @@ export function mentionsOf(sentence: string): Mention[] {
     emit(run);
     run = [];
   };
-  const emit = (run: Token[]) => {
-    while (run.length > 0 && CONNECTORS.has(run.at(-1)!.text.toLowerCase())) run.pop();
+  const emit = (part: Token[]) => {
+    while (part.length > 0 && CONNECTORS.has(part.at(-1)!.text.toLowerCase())) part.pop();
     // "In the United States", "During the Reign of Terror", "From OpenPedia": the opening word is not a name.
     // "New" opens names ("New York", "New Jersey"): it is kept when a capitalised word follows.
     while (
-      run.length > 1 &&
-      ((NOT_NAMES.has(run[0]!.text.toLowerCase()) && !NAME_OPENERS.has(run[0]!.text)) ||
-        CONNECTORS.has(run[0]!.text.toLowerCase()))
+      part.length > 1 &&
+      ((NOT_NAMES.has(part[0]!.text.toLowerCase()) && !NAME_OPENERS.has(part[0]!.text)) ||
+        CONNECTORS.has(part[0]!.text.toLowerCase()))
     )
-      run.shift();
+      part.shift();
     // A year opens a name of two words or more ("the 2003 Italian Grand Prix"), not one ("the 2007 Thai film").
-    if (run.length === 2 && YEAR.test(run[0]!.text)) run.shift();
+    if (part.length === 2 && YEAR.test(part[0]!.text)) part.shift();
     // A run longer than a name is a name joined to another, or to a title, by a connector ("Director of
     // The Frost Place Advanced Seminar"): each side of its first connector is read on its own, and one
     // word before it is a title ("Director", "Governor"), not a name.
     const split =
-      run.length > MAX_NAME_WORDS
-        ? run.findIndex((token, i) => i > 0 && CONNECTORS.has(token.text.toLowerCase()))
+      part.length > MAX_NAME_WORDS
+        ? part.findIndex((token, i) => i > 0 && CONNECTORS.has(token.text.toLowerCase()))
         : -1;
     if (split > 0) {
-      if (split > 1) emit(run.slice(0, split));
-      emit(run.slice(split + 1));
+      if (split > 1) emit(part.slice(0, split));
+      emit(part.slice(split + 1));
       return;
     }
-    if (run.length > 0 && run.length <= MAX_NAME_WORDS) {
-      const first = run[0]!;
-      const last = run.at(-1)!;
+    if (part.length > 0 && part.length <= MAX_NAME_WORDS) {
+      const first = part[0]!;
+      const last = part.at(-1)!;
       const name = sentence.slice(first.at, last.at + last.text.length);
       const next = tokens[last.index + 1];
-      const single = run.length === 1;
+      const single = part.length === 1;
       const adjective =
         single &&
         DEMONYM.test(first.text) &&

@@ -4,6 +4,7 @@
  * …?"), and the relation words that the answer's evidence should contain ("director", "born", "label").
  */
 import { salientEntities } from '../query.ts';
+import { escapeRegExp } from '../../text/regexp.ts';
 import { ENGLISH_STOP_WORDS, stem } from '../../text/tokenize.ts';
 import { countriesIn, DEMONYM } from './countries.ts';
 
@@ -172,8 +173,7 @@ function comparisonSides(question: string, entities: readonly string[]): string[
  */
 function isPeoplesAdjective(name: string, question: string): boolean {
   if (/\s/u.test(name) || !DEMONYM.test(name) || countriesIn(name).length === 0) return false;
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
-  return new RegExp(`(?<![\\p{L}])${escaped}\\s+\\p{Ll}`, 'u').test(question);
+  return new RegExp(`(?<![\\p{L}])${escapeRegExp(name)}\\s+\\p{Ll}`, 'u').test(question);
 }
 
 /** Reads a research question (see {@link QuestionAnalysis}). */

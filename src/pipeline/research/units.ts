@@ -117,7 +117,8 @@ function tableUnits(table: string): LeadUnit[] {
 
 /**
  * The units of a document, in document order, at most `max`: prose sentences and list items of its
- * Markdown (or of its plain text when it has none), and table rows.
+ * Markdown (or of its plain text when it has none), and table rows. A sentence's words take those of at most
+ * `followers` sentences after it that open with a pronoun (@default all of them).
  */
 export function leadUnits(
   text: string,
